@@ -1,0 +1,193 @@
+// compilescope-cli: the headless front end (GPU servers have no display).
+//   compilescope-cli run MODEL [options]      run settings, write JSON/HTML reports
+// Exit codes: 0 every setting ran, 2 some failed (report still written), 1 bad arguments.
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "app_paths.h"
+#include "cli_progress.h"
+#include "probe_command.h"
+#include "report_html.h"
+#include "report_json.h"
+#include "session_runner.h"
+#include "stats.h"
+#include "units.h"
+
+namespace {
+
+using namespace cs::core;
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadArguments = 1;
+constexpr int kExitSomeFailed = 2;
+
+std::atomic<bool> interrupted{false};
+
+int usage(const QString& message) {
+    std::fprintf(stderr,
+                 "%s\n\nusage: compilescope-cli run MODEL [--settings eager,default] [--device auto|cpu|cuda]\n"
+                 "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--python PATH]\n"
+                 "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
+                 "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
+                 "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n",
+                 message.toLocal8Bit().constData());
+    return kExitBadArguments;
+}
+
+void printSummary(const Report& report) {
+    std::fprintf(stderr, "\n%-34s %-9s %10s %10s %10s %12s\n", "setting", "status", "median", "p90",
+                 "p99", "first call");
+    for (const auto& run : report.runs) {
+        const auto stats = computeStats(run.measuredLatencies());
+        const auto warm = run.warmupLatencies();
+        auto cell = [](std::optional<double> ns) { return ns ? formatDuration(*ns) : std::string("—"); };
+        std::fprintf(stderr, "%-34s %-9s %10s %10s %10s %12s\n", run.setting.label().c_str(),
+                     toString(run.status), cell(stats ? std::optional(stats->median) : std::nullopt).c_str(),
+                     cell(stats ? std::optional(stats->p90) : std::nullopt).c_str(),
+                     cell(stats ? std::optional(stats->p99) : std::nullopt).c_str(),
+                     cell(warm.empty() ? std::nullopt : std::optional<double>(warm.front())).c_str());
+        if (run.error)
+            std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(), run.error->message.c_str());
+    }
+}
+
+bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath) {
+    bool ok = true;
+    std::string error;
+    if (!jsonPath.isEmpty()) {
+        if (saveTextFile(jsonPath.toStdString(), writeReportJson(report), &error))
+            std::printf("JSON report: %s\n", QFileInfo(jsonPath).absoluteFilePath().toLocal8Bit().constData());
+        else
+            ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
+    }
+    if (!htmlPath.isEmpty()) {
+        if (saveTextFile(htmlPath.toStdString(), writeReportHtml(report), &error))
+            std::printf("HTML report: %s\n", QFileInfo(htmlPath).absoluteFilePath().toLocal8Bit().constData());
+        else
+            ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
+    }
+    std::fflush(stdout);
+    return ok;
+}
+
+int runCommand(QCoreApplication& app, const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.addPositionalArgument("command", "run");
+    parser.addPositionalArgument("model", "model spec");
+    const QCommandLineOption settings("settings", "comma-separated modes", "list", "eager,default");
+    const QCommandLineOption device("device", "auto, cpu or cuda", "device", "auto");
+    const QCommandLineOption warmup("warmup", "warmup calls, including the compiling one", "n", "5");
+    const QCommandLineOption iters("iters", "measured calls", "n", "100");
+    const QCommandLineOption json("json", "write the JSON report here", "path");
+    const QCommandLineOption html("html", "write the HTML report here", "path");
+    const QCommandLineOption python("python", "Python interpreter for the probe", "path");
+    const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name", "inductor");
+    const QCommandLineOption dynamic("dynamic", "auto, true or false", "value", "auto");
+    const QCommandLineOption fullgraph("fullgraph", "fail on the first graph break");
+    const QCommandLineOption autocast("autocast", "none, bf16 or fp16", "dtype", "none");
+    const QCommandLineOption sweep("sweep", "run get_input_sweep() after measuring");
+    const QCommandLineOption warmCache("warm-cache", "keep torch's compile caches (a second start)");
+    const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s", "900");
+    const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
+    parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic, fullgraph,
+                       autocast, sweep, warmCache, timeout, noCupti});
+    if (!parser.parse(arguments))
+        return usage(parser.errorText());
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2)
+        return usage("run needs exactly one MODEL");
+
+    Setting base;
+    bool numbersOk = true, ok = false;
+    base.device = parser.value(device).toStdString();
+    base.backend = parser.value(backend).toStdString();
+    base.dynamic = parser.value(dynamic).toStdString();
+    base.autocast = parser.value(autocast).toStdString();
+    base.fullgraph = parser.isSet(fullgraph);
+    base.sweep = parser.isSet(sweep);
+    base.warmCache = parser.isSet(warmCache);
+    base.warmup = parser.value(warmup).toInt(&ok);
+    numbersOk &= ok;
+    base.iters = parser.value(iters).toInt(&ok);
+    numbersOk &= ok;
+    const int timeoutSeconds = parser.value(timeout).toInt(&ok);
+    numbersOk &= ok && timeoutSeconds > 0;
+    if (!numbersOk)
+        return usage("--warmup, --iters and --timeout take whole numbers");
+
+    SessionRequest request;
+    if (auto problem = parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
+        return usage(QString::fromStdString(*problem));
+    const QString model = positional[1];
+    const bool isFile = !model.startsWith("torchvision:");
+    if (isFile && !QFileInfo::exists(model))
+        return usage("model file not found: " + model);
+    request.modelSpec = isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
+    request.timeoutSeconds = timeoutSeconds;
+    request.probe.python = parser.isSet(python) ? parser.value(python).toStdString() : defaultPython();
+    request.probe.probeRoot = probeRoot();
+    request.probe.cuptiLibrary = cuptiLibraryPath();
+    request.probe.cupti = !parser.isSet(noCupti);
+    if (request.probe.probeRoot.empty())
+        return usage("cannot find the probe package (compilescope_probe); is the install complete?");
+
+    SessionRunner runner;
+    cs::app::CliProgress progress(runner);
+    QObject::connect(&runner, &SessionRunner::runUpdated, [&](int) { progress.update(); });
+    QObject::connect(&runner, &SessionRunner::runFinished, [&](int index) {
+        progress.finishLine();
+        const Run& run = runner.report().runs[static_cast<size_t>(index)];
+        std::fprintf(stderr, "%s: %s\n", run.setting.label().c_str(), toString(run.status));
+    });
+    int exitCode = kExitOk;
+    QObject::connect(&runner, &SessionRunner::sessionFinished, [&] {
+        const Report& report = runner.report();
+        printSummary(report);
+        const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
+                                       [](const Run& r) { return r.status == RunStatus::Ok; });
+        const bool written = writeOutputs(report, parser.value(json), parser.value(html));
+        exitCode = allOk && written ? kExitOk : kExitSomeFailed;
+        app.exit(exitCode);
+    });
+    QTimer interruptPoll;
+    QObject::connect(&interruptPoll, &QTimer::timeout, [&] {
+        if (interrupted.exchange(false)) {
+            std::fprintf(stderr, "\ninterrupted: stopping the probe, keeping what was measured\n");
+            runner.cancel();
+        }
+    });
+    interruptPoll.start(100);
+    std::signal(SIGINT, [](int) { interrupted = true; });
+    std::signal(SIGTERM, [](int) { interrupted = true; });
+
+    std::fprintf(stderr, "compilescope: %s with %s, %zu setting(s)\n", request.modelSpec.c_str(),
+                 request.probe.python.c_str(), request.settings.size());
+    QTimer::singleShot(0, [&] { runner.start(request); });
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("compilescope-cli");
+    QCoreApplication::setApplicationVersion(COMPILESCOPE_VERSION);
+    const QStringList arguments = app.arguments();
+    if (arguments.size() < 2)
+        return usage("no command given");
+    const QString command = arguments[1];
+    if (command == "--version") {
+        std::printf("compilescope-cli %s\n", COMPILESCOPE_VERSION);
+        return kExitOk;
+    }
+    if (command == "run")
+        return runCommand(app, arguments);
+    return usage("unknown command: " + command);
+}

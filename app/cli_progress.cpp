@@ -1,0 +1,45 @@
+#include "cli_progress.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+#include "session_runner.h"
+
+namespace cs::app {
+
+CliProgress::CliProgress(const core::SessionRunner& runner)
+    : runner_(runner), terminal_(::isatty(STDERR_FILENO) == 1) {
+    sinceLast_.start();
+}
+
+void CliProgress::update() {
+    const QString text = runner_.progressText();
+    if (text.isEmpty())
+        return;
+    const qint64 seconds = runner_.currentElapsedMs() / 1000;
+    const QString line = QStringLiteral("[%1%] %2  %3:%4")
+                             .arg(int(runner_.progressFraction() * 100), 3)
+                             .arg(text)
+                             .arg(seconds / 60, 2, 10, QChar('0'))
+                             .arg(seconds % 60, 2, 10, QChar('0'));
+    if (terminal_) {
+        std::fprintf(stderr, "\r\033[K%s", line.toLocal8Bit().constData());
+    } else {
+        // Off a terminal, print when the phase changes or every 10 s at most.
+        if (text.section(QChar(' '), 0, -2) == lastShown_.section(QChar(' '), 0, -2) &&
+            sinceLast_.elapsed() < 10000)
+            return;
+        std::fprintf(stderr, "%s\n", line.toLocal8Bit().constData());
+        sinceLast_.restart();
+    }
+    lastShown_ = text;
+    std::fflush(stderr);
+}
+
+void CliProgress::finishLine() {
+    if (terminal_)
+        std::fprintf(stderr, "\r\033[K");
+    lastShown_.clear();
+}
+
+} // namespace cs::app

@@ -1,0 +1,65 @@
+// Runs a model under several settings, one fresh probe process after another,
+// and keeps the report they build. Shared by the GUI and the CLI.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+#include "probe_command.h"
+#include "probe_process.h"
+#include "session.h"
+
+namespace cs::core {
+
+struct SessionRequest {
+    std::string modelSpec;
+    std::vector<Setting> settings;
+    ProbeOptions probe;
+    int timeoutSeconds = 900; // per setting
+};
+
+class SessionRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionRunner(QObject* parent = nullptr);
+    ~SessionRunner() override;
+
+    // Starts a new session; the previous report is replaced.
+    void start(const SessionRequest& request);
+    // Stops the running probe; finished runs are kept, unstarted ones marked cancelled.
+    void cancel();
+    bool isRunning() const { return current_ >= 0; }
+
+    const Report& report() const { return report_; }
+    Report& report() { return report_; }
+    int currentRun() const { return current_; }
+    qint64 currentElapsedMs() const { return process_ ? process_->elapsedMs() : 0; }
+
+    // One line saying where the session is: setting k of n, phase, iteration.
+    QString progressText() const;
+    // 0..1 over the whole session, from iterations done.
+    double progressFraction() const;
+
+signals:
+    void runStarted(int index);
+    void runUpdated(int index);
+    void runFinished(int index);
+    void consoleOutput(int index, const QString& text);
+    void sessionFinished();
+
+private:
+    void startNext();
+
+    SessionRequest request_;
+    Report report_;
+    int current_ = -1;
+    std::unique_ptr<ProbeProcess> process_;
+    bool cancelling_ = false;
+};
+
+// The run's phase right now, in words ("compiling", "measuring 40/100").
+std::string describeProgress(const Run& run);
+
+} // namespace cs::core

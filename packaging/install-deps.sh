@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what compilescope needs on Debian 12: system packages (apt) and the
+# project venv with PyPI's torch. Idempotent: a second run installs nothing.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${COMPILESCOPE_VENV:-$root/.venv}"
+
+apt_packages=(
+  build-essential cmake pkg-config
+  qt6-base-dev qt6-svg-dev libqt6svg6-dev libgl-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libgraphviz-dev graphviz
+  nlohmann-json3-dev
+  libgtest-dev libbenchmark-dev
+  python3 python3-venv python3-dev
+  xvfb xauth chromium fonts-dejavu-core
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "compilescope: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The venv uses Debian's python3 so Inductor's C++ backend finds Python.h.
+if [ ! -x "$venv/bin/python" ]; then
+  echo "compilescope: creating $venv"
+  /usr/bin/python3 -m venv "$venv"
+fi
+py_requirements=(torch numpy pytest jsonschema)
+if ! "$venv/bin/python" -c "import torch, numpy, pytest, jsonschema" 2>/dev/null; then
+  echo "compilescope: installing ${py_requirements[*]} into $venv (torch is large; once only)"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q "${py_requirements[@]}"
+fi
