@@ -1,0 +1,605 @@
+"""Graphs, graph breaks and recompiles, captured from the same compilation
+that the chosen setting runs (see docs/capture.md for the choices).
+
+Sources, all guarded so an older torch degrades instead of crashing:
+- a recording backend: every FX graph Dynamo hands to the backend, and the
+  `compile_subgraph_reason` on it (exactly what torch._dynamo.explain reads);
+- a handler on the structured trace logger ("torch.__trace"): the
+  `dynamo_graph_break_reason` artifact of every break, with the live
+  `Unsupported` exception (gb_type, real_stack), which also covers breaks
+  that left no graph behind;
+- guard_fail_fn and torch's CompilationMetrics: recompiles and their reasons;
+- the "torch._dynamo.convert_frame" logger: the recompile-limit warning.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+import time
+from typing import Any, Callable
+
+from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text, source_line
+
+Emit = Callable[..., None]
+
+_GB_ID_RE = re.compile(r"/gb/gb(\d{4})\.html", re.IGNORECASE)
+_BREAK_AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)")
+_REASON_RE = re.compile(r"Graph Break Reason: (?P<reason>.*?)(?:\n\s*\n|\nUser code traceback:|\Z)", re.S)
+_LIMIT_RE = re.compile(
+    r"hit config\.(?P<kind>\w+) \((?P<limit>\d+)\)\s*\n\s*function: '(?P<func>[^']*)' \((?P<file>.*):(?P<line>\d+)\)"
+    r"\s*\n\s*last reason: (?P<reason>.*?)\n",
+    re.S,
+)
+
+
+def _qualified(target: Any) -> str:
+    if isinstance(target, str):
+        return target
+    try:
+        from torch.fx.node import _get_qualified_name
+
+        return _get_qualified_name(target)
+    except Exception:
+        pass
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
+    module = getattr(target, "__module__", None)
+    if name:
+        return f"{module}.{name}" if module else name
+    return str(target)
+
+
+def _dtype_text(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _describe_value(value: Any) -> tuple[Any, Any]:
+    """(shape, dtype) of a node's example value; symbolic sizes keep their
+    symbol (`s0`), tuple outputs give lists."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        try:
+            shape = "[" + ", ".join(str(d) for d in value.shape) + "]"
+        except Exception:
+            shape = None
+        return shape, _dtype_text(value.dtype)
+    if isinstance(value, (list, tuple)):
+        shapes, dtypes = [], []
+        for v in value:
+            s, d = _describe_value(v)
+            shapes.append(s)
+            dtypes.append(d)
+        return shapes, dtypes
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return None, type(value).__name__
+    if value is None:
+        return None, None
+    if isinstance(value, (int, float, bool)):
+        return None, type(value).__name__
+    return None, None
+
+
+def _module_path(nn_module_stack: Any) -> str | None:
+    """`L['self'].layers[0]` / `L['self']._modules['layers']._modules['0']`
+    → `layers.0` (the innermost module the node came from)."""
+    if not nn_module_stack:
+        return None
+    try:
+        last = list(nn_module_stack.values())[-1]
+        path = last[0] if isinstance(last, (tuple, list)) else str(last)
+    except Exception:
+        return None
+    path = re.sub(r"^(?:L|G)\[['\"][^'\"]*['\"]\]", "", path)
+    path = re.sub(r"\._modules\[['\"]([^'\"]*)['\"]\]", r".\1", path)
+    path = re.sub(r"\[['\"]([^'\"]*)['\"]\]", r".\1", path)
+    path = re.sub(r"\[(\d+)\]", r".\1", path)
+    return path.lstrip(".") or None
+
+
+def _gb_id(text: str | None) -> str | None:
+    m = _GB_ID_RE.search(text or "")
+    return f"GB{m.group(1)}" if m else None
+
+
+def _explanation_and_hints(reason: str) -> dict:
+    """torch's break messages read `gb_type / Explanation: ... / Hint: ...`,
+    with the details of this break filled in; the registry only has templates."""
+    explanation = None
+    hints: list[str] = []
+    for raw in (reason or "").splitlines():
+        line = raw.strip()
+        if line.startswith("Explanation:"):
+            explanation = line[len("Explanation:"):].strip()
+        elif line.startswith("Hint:"):
+            hints.append(line[len("Hint:"):].strip())
+    if explanation is None and not hints:
+        return {}
+    return {"explanation": explanation, "hints": hints}
+
+
+class _Registry:
+    """torch's own graph_break_registry.json (explanation and hints per break
+    type), read from the user's torch; absent on older torch."""
+
+    def __init__(self) -> None:
+        self._by_type: dict[str, tuple[str, dict]] | None = None
+
+    def _load(self) -> None:
+        self._by_type = {}
+        try:
+            import torch._dynamo
+
+            path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            for gb_id, entries in data.items():
+                for entry in entries if isinstance(entries, list) else [entries]:
+                    t = entry.get("Gb_type")
+                    if t:
+                        self._by_type[t] = (gb_id, entry)
+        except Exception:
+            pass
+
+    def lookup(self, gb_type: str | None, gb_id: str | None) -> dict:
+        if self._by_type is None:
+            self._load()
+        assert self._by_type is not None
+        found = self._by_type.get(gb_type or "")
+        if found is None and gb_id:
+            found = next(((i, e) for i, e in self._by_type.values() if i == gb_id), None)
+        if not found:
+            return {}
+        gb_id2, entry = found
+        return {"gb_id": gb_id2, "explanation": entry.get("Explanation"), "hints": entry.get("Hints") or []}
+
+
+class _TraceHandler(logging.Handler):
+    """Keeps the few structured-trace envelopes the capture needs. Runs inside
+    torch's compile, so it does as little as possible."""
+
+    def __init__(self, capture: "Capture") -> None:
+        super().__init__(level=logging.DEBUG)
+        self.capture = capture
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            metadata = getattr(record, "metadata", None)
+            if not metadata:
+                return
+            artifact = metadata.get("artifact")
+            if artifact and artifact.get("name") == "dynamo_graph_break_reason":
+                exc = sys.exc_info()[1]
+                cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
+                self.capture._on_break_artifact(cid, getattr(record, "payload", None), exc)
+        except Exception:  # never disturb torch's compile
+            pass
+
+
+class _LimitHandler(logging.Handler):
+    def __init__(self, capture: "Capture") -> None:
+        super().__init__(level=logging.WARNING)
+        self.capture = capture
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if "hit config." not in str(record.msg):
+                return
+            self.capture._on_limit(record)
+        except Exception:
+            pass
+
+
+class Capture:
+    def __init__(self, emit: Emit, classifier: FrameClassifier, root: tuple | None = None) -> None:
+        self.emit = emit
+        # (function, file, line) of the model's forward: names the frame when
+        # torch compiles its own wrapper (wrap_inline's `inner`) around a module.
+        self.root = root
+        self.classifier = classifier
+        self.registry = _Registry()
+        self.graph_count = 0
+        self.break_count = 0
+        self.overhead_ns = 0  # time spent recording inside torch's compile
+        self.failures: list[str] = []
+        self._pending: list[tuple[str, dict]] = []  # ("graph"|"graph_break", payload) for this call
+        self._artifacts: list[dict] = []
+        self._guard_fails: list[tuple[str, Any]] = []
+        self._limits: list[dict] = []
+        self._call_inputs = ""
+        self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
+        self.metrics_seen = 0
+
+    # -- installation -------------------------------------------------------
+    def install(self) -> None:
+        trace = logging.getLogger("torch.__trace")
+        h = _TraceHandler(self)
+        old_level = trace.level
+        trace.addHandler(h)
+        trace.setLevel(logging.DEBUG)
+        self._handlers.append((trace, h, old_level))
+        conv = logging.getLogger("torch._dynamo.convert_frame")
+        lh = _LimitHandler(self)
+        conv.addHandler(lh)
+        self._handlers.append((conv, lh, None))
+
+    def uninstall(self) -> None:
+        for logger, h, level in self._handlers:
+            logger.removeHandler(h)
+            if level is not None:
+                logger.setLevel(level)
+        self._handlers.clear()
+
+    # -- hooks called by torch during a compile ------------------------------
+    def guard_fail_fn(self, failure: Any) -> None:
+        try:
+            code = getattr(failure, "orig_code", None)
+            reason = getattr(failure, "reason", None) or str(failure)
+            self._guard_fails.append((reason, code))
+        except Exception:
+            pass
+
+    def _on_break_artifact(self, compile_id: str, payload: Any, exc: BaseException | None) -> None:
+        text = payload if isinstance(payload, str) else ""
+        info: dict[str, Any] = {"compile_id": compile_id, "used": False}
+        stack = getattr(exc, "real_stack", None) if exc is not None else None
+        gb_type = getattr(exc, "gb_type", None) if exc is not None else None
+        if stack:
+            info["stack"] = list(stack)
+        else:
+            tail = text.split("User code traceback:", 1)
+            info["stack"] = parse_stack_text(tail[1] if len(tail) > 1 else text)
+            if not info["stack"]:
+                m = _BREAK_AT_RE.search(text)
+                if m:
+                    info["stack"] = parse_stack_text(f'File "{m.group("file")}", line {m.group("line")}, in ?')
+        msg = getattr(exc, "msg", None) if exc is not None else None
+        if not msg:
+            m = _REASON_RE.search(text)
+            msg = m.group("reason").strip() if m else text.strip()
+        info["reason"] = str(msg)
+        info["gb_type"] = gb_type or (str(msg).splitlines()[0].strip() if msg else None)
+        info["gb_id"] = _gb_id(str(msg)) or _gb_id(text)
+        self._artifacts.append(info)
+
+    def _on_limit(self, record: logging.LogRecord) -> None:
+        args = record.args if isinstance(record.args, tuple) else ()
+        text = record.getMessage()
+        m = _LIMIT_RE.search(text + "\n")
+        entry: dict[str, Any] = {}
+        if m:
+            entry = {
+                "function": m.group("func"),
+                "file": m.group("file"),
+                "line": int(m.group("line")),
+                "limit": int(m.group("limit")),
+                "limit_name": m.group("kind"),
+                "reason": m.group("reason").strip(),
+            }
+        elif len(args) >= 4:
+            entry = {"function": str(args[2]), "limit": args[1], "limit_name": str(args[0]), "reason": str(args[3])}
+        else:
+            entry = {"function": "", "limit": None, "reason": text}
+        self._limits.append(entry)
+
+    def record_graph(self, gm: Any) -> None:
+        """Called by the recording backend before it delegates. Copies what
+        it needs: compile_fx may mutate the graph afterwards."""
+        t0 = time.perf_counter_ns()
+        try:
+            self._record_graph(gm)
+        except Exception as e:  # capture must never break the user's compile
+            self.failures.append(f"graph capture failed: {type(e).__name__}: {e}")
+        finally:
+            self.overhead_ns += time.perf_counter_ns() - t0
+
+    def _record_graph(self, gm: Any) -> None:
+        index = self.graph_count
+        self.graph_count += 1
+        meta = getattr(gm, "meta", {}) or {}
+        cid = meta.get("dynamo_compile_id")
+        if cid is None:
+            try:
+                import torch._guards
+
+                cid = torch._guards.CompileContext.current_compile_id()
+            except Exception:
+                cid = None
+        compile_id = str(cid) if cid is not None else None
+        reason = getattr(gm, "compile_subgraph_reason", None)
+        function = file = None
+        line = 0
+        try:
+            from torch._dynamo.symbolic_convert import InstructionTranslator
+
+            tx = InstructionTranslator.current_tx()
+            code = getattr(tx, "f_code", None)
+            if code is not None:
+                function, file, line = code.co_name, code.co_filename, code.co_firstlineno
+        except Exception:
+            pass
+        if self.root and function == "inner" and (file or "").endswith("external_utils.py"):
+            function, file, line = self.root
+        if function is None and reason is not None and getattr(reason, "user_stack", None):
+            fs = reason.user_stack[0]
+            function, file, line = fs.name, fs.filename, fs.lineno
+        nodes = []
+        for node in gm.graph.nodes:
+            nm = node.meta
+            value = nm.get("example_value", nm.get("val"))
+            shape, dtype = _describe_value(value)
+            frames = parse_stack_text(nm.get("stack_trace"))
+            fs = innermost_user(frames, self.classifier)
+            nodes.append(
+                {
+                    "name": node.name,
+                    "op": node.op,
+                    "target": _qualified(node.target),
+                    "shape": shape,
+                    "dtype": dtype,
+                    "file": fs.filename if fs else None,
+                    "line": fs.lineno if fs else None,
+                    "module": _module_path(nm.get("nn_module_stack")),
+                    "inputs": [n.name for n in node.all_input_nodes],
+                }
+            )
+        graph = {
+            "index": index,
+            "compile_id": compile_id,
+            "function": function,
+            "file": file,
+            "line": line,
+            "nodes": nodes,
+        }
+        # A graph that follows a break is that break's graph_after.
+        for kind, payload in reversed(self._pending):
+            if kind == "graph_break":
+                if payload["graph_after"] == -1:
+                    payload["graph_after"] = index
+                break
+            if kind == "graph":
+                break
+        self._pending.append(("graph", graph))
+        if reason is not None and getattr(reason, "graph_break", False):
+            artifact = self._take_artifact(compile_id)
+            stack = list(getattr(reason, "user_stack", None) or [])
+            if not stack and artifact:
+                stack = artifact.get("stack") or []
+            self._pending.append(("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id)))
+
+    def _take_artifact(self, compile_id: str | None) -> dict | None:
+        for art in reversed(self._artifacts):
+            if not art["used"] and art["compile_id"] == compile_id:
+                art["used"] = True
+                return art
+        return None
+
+    def _break(self, reason: str, stack: list, artifact: dict | None, before: int, compile_id: str | None) -> dict:
+        frames, user_frame = frame_dicts(stack, self.classifier)
+        gb_type = (artifact or {}).get("gb_type") or (reason.splitlines()[0].strip() if reason else None)
+        gb_id = (artifact or {}).get("gb_id") or _gb_id(reason)
+        extra = self.registry.lookup(gb_type, gb_id)
+        parsed = _explanation_and_hints(reason)
+        if parsed:  # this break's own words beat the registry's templates
+            extra.update(parsed)
+        out = {
+            "reason": reason,
+            "gb_type": gb_type,
+            "gb_id": extra.get("gb_id") or gb_id,
+            "frames": frames,
+            "user_frame": user_frame,
+            "graph_before": before,
+            "graph_after": -1,
+            "compile_id": compile_id,
+        }
+        if extra.get("explanation"):
+            out["explanation"] = extra["explanation"]
+            out["hints"] = extra.get("hints") or []
+        return out
+
+    # -- per call -------------------------------------------------------------
+    def begin_call(self, inputs_text: str) -> None:
+        self._call_inputs = inputs_text
+        self._pending = []
+        self._artifacts = []
+        self._guard_fails = []
+        self._limits = []
+
+    def end_call(self, metrics: list[Any]) -> None:
+        """Emit what this call compiled: graphs and breaks in execution order,
+        then recompiles and recompile-limit hits."""
+        # Breaks that left no graph behind (a break at the top of a frame, a
+        # frame skipped for a break in a loop) come only from the trace.
+        seen = set()
+        for kind, p in self._pending:
+            if kind == "graph_break" and p["user_frame"] >= 0:
+                f = p["frames"][p["user_frame"]]
+                seen.add((f["file"], f["line"], p["gb_type"]))
+        for art in self._artifacts:
+            if art["used"]:
+                continue
+            b = self._break(art["reason"], art.get("stack") or [], art, -1, art["compile_id"])
+            key = None
+            if b["user_frame"] >= 0:
+                f = b["frames"][b["user_frame"]]
+                key = (f["file"], f["line"], b["gb_type"])
+            if key is not None and key in seen:
+                continue  # the same break, met again when its frame ran on its own
+            if key is not None:
+                seen.add(key)
+            self._insert_orphan_break(b)
+        for kind, payload in self._pending:
+            if kind == "graph_break":
+                payload["index"] = self.break_count
+                self.break_count += 1
+                self.emit("graph_break", **payload)
+            else:
+                self.emit("graph", **payload)
+        self._pending = []
+        self._emit_recompiles(metrics)
+        for entry in self._limits:
+            self.emit("recompile_limit", **entry)
+        self._limits = []
+        for msg in self.failures:
+            self.emit("log", level="warning", message=msg)
+        self.failures = []
+
+    def _insert_orphan_break(self, b: dict) -> None:
+        # Place it before the first graph compiled from a later frame of the
+        # same compile (frame ids grow as frames are compiled), else at the end.
+        try:
+            frame_id = int(str(b["compile_id"]).split("/")[0])
+        except ValueError:
+            frame_id = None
+        pos = len(self._pending)
+        if frame_id is not None:
+            for i, (kind, p) in enumerate(self._pending):
+                if kind != "graph":
+                    continue
+                try:
+                    fid = int(str(p["compile_id"]).split("/")[0])
+                except ValueError:
+                    continue
+                if fid > frame_id:
+                    pos = i
+                    break
+        if pos < len(self._pending):
+            b["graph_after"] = self._pending[pos][1]["index"]
+        self._pending.insert(pos, ("graph_break", b))
+
+    def _emit_recompiles(self, metrics: list[Any]) -> None:
+        by_code: dict[Any, list[str]] = {}
+        for reason, code in self._guard_fails:
+            by_code.setdefault(code, []).append(reason)
+        done_codes = set()
+        for m in metrics:
+            reason = getattr(m, "recompile_reason", None)
+            if not reason:
+                continue
+            name = getattr(m, "co_name", None)
+            file = getattr(m, "co_filename", None)
+            line = getattr(m, "co_firstlineno", None)
+            reasons = []
+            for code, rs in by_code.items():
+                if code is not None and code.co_name == name and code.co_filename == file:
+                    reasons = rs
+                    done_codes.add(code)
+                    break
+            self.emit(
+                "recompile",
+                function=name,
+                file=file,
+                line=line,
+                reason=reason,
+                reasons=reasons or [reason],
+                cache_size=self._cache_size(m),
+                compile_id=str(getattr(m, "compile_id", "") or ""),
+                input_shapes=self._call_inputs,
+            )
+        # Without CompilationMetrics.recompile_reason (older torch), guard
+        # failures are all we have: one recompile per code object.
+        for code, rs in by_code.items():
+            if code in done_codes or any(getattr(m, "recompile_reason", None) for m in metrics):
+                continue
+            self.emit(
+                "recompile",
+                function=getattr(code, "co_name", None),
+                file=getattr(code, "co_filename", None),
+                line=getattr(code, "co_firstlineno", None),
+                reason=rs[0],
+                reasons=rs,
+                cache_size=self._entries(code),
+                compile_id=None,
+                input_shapes=self._call_inputs,
+            )
+
+    @staticmethod
+    def _entries(code: Any) -> int | None:
+        try:
+            from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+            return len(_debug_get_cache_entry_list(code))
+        except Exception:
+            return None
+
+    @staticmethod
+    def _cache_size(m: Any) -> int | None:
+        # CompilationMetrics.cache_size counts the entries that existed when
+        # the compile started; the one just made makes it one more.
+        size = getattr(m, "cache_size", None)
+        if isinstance(size, int):
+            return size + 1
+        return None
+
+
+def fullgraph_break(exc: BaseException, capture: Capture) -> dict:
+    """The graph_break object for an Unsupported raised under fullgraph=True."""
+    stack = list(getattr(exc, "real_stack", None) or [])
+    if not stack:
+        fs = getattr(exc, "innermost_user_frame_summary", None)
+        if fs is not None:
+            stack = [fs]
+    msg = getattr(exc, "msg", None) or str(exc)
+    artifact = {"gb_type": getattr(exc, "gb_type", None), "gb_id": _gb_id(str(exc))}
+    b = capture._break(str(msg), stack, artifact, capture.graph_count - 1 if capture.graph_count else -1, None)
+    b["graph_before"] = -1
+    b["index"] = capture.break_count
+    return b
+
+
+def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None) -> Any:
+    """A backend that records each graph and then does exactly what
+    torch.compile(backend=backend, mode=mode) would do."""
+    import torch
+
+    if backend == "inductor":
+        base = getattr(torch, "_TorchCompileInductorWrapper", None)
+        if base is not None:
+
+            class RecordingInductor(base):  # type: ignore[misc, valid-type]
+                def __call__(self, model_: Any, inputs_: Any, **kwargs: Any) -> Any:
+                    capture.record_graph(model_)
+                    return super().__call__(model_, inputs_, **kwargs)
+
+            return RecordingInductor(None if mode == "default" else mode, None, dynamic)
+
+        # Very old torch: no wrapper class; compile_fx with the mode's options.
+        from torch._inductor.compile_fx import compile_fx
+
+        patches = {}
+        if mode != "default":
+            try:
+                from torch._inductor import list_mode_options
+
+                patches = list_mode_options(mode, dynamic)
+            except Exception:
+                patches = {}
+
+        def recording_compile_fx(gm: Any, example_inputs: Any) -> Any:
+            capture.record_graph(gm)
+            return compile_fx(gm, example_inputs, config_patches=patches)
+
+        return recording_compile_fx
+
+    base = getattr(torch, "_TorchCompileWrapper", None)
+    if base is not None:
+
+        class RecordingWrapper(base):  # type: ignore[misc, valid-type]
+            def __call__(self, model_: Any, inputs_: Any, **kwargs: Any) -> Any:
+                capture.record_graph(model_)
+                return super().__call__(model_, inputs_, **kwargs)
+
+        return RecordingWrapper(backend, None, None, dynamic)
+
+    from torch._dynamo.backends.registry import lookup_backend
+
+    inner = lookup_backend(backend)
+
+    def recording(gm: Any, example_inputs: Any) -> Any:
+        capture.record_graph(gm)
+        return inner(gm, example_inputs)
+
+    return recording

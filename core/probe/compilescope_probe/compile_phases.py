@@ -1,0 +1,147 @@
+"""Compile time split into named phases from torch's own counters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PHASES = (
+    "dynamo_tracing",
+    "aot_autograd",
+    "inductor_codegen",
+    "cpp_triton_compile",
+    "autotune",
+    "cudagraph_recording",
+    "other",
+)
+
+
+class MetricsFeed:
+    """Hands out the CompilationMetrics torch recorded since the last read.
+
+    torch keeps only the last 64 entries, so the feed reads (and clears) them
+    after every call of the model."""
+
+    def __init__(self) -> None:
+        self.available = False
+        self._get = self._clear = None
+        try:
+            from torch._dynamo import utils
+
+            self._get = getattr(utils, "get_compilation_metrics", None)
+            self._clear = getattr(utils, "clear_compilation_metrics", None)
+            self.available = callable(self._get) and callable(self._clear)
+        except Exception:
+            pass
+        self.dropped_possible = False
+        if self.available:
+            self.take()  # anything from import time is not ours
+
+    def take(self) -> list[Any]:
+        if not self.available:
+            return []
+        try:
+            entries = list(self._get())  # type: ignore[misc]
+            self._clear()  # type: ignore[misc]
+        except Exception:
+            return []
+        if len(entries) >= 64:
+            self.dropped_possible = True
+        return entries
+
+
+def _time_metrics() -> dict[str, list[float]]:
+    try:
+        from torch._dynamo import utils
+
+        return getattr(utils, "compilation_time_metrics", {}) or {}
+    except Exception:
+        return {}
+
+
+def _cumulative() -> dict[str, float]:
+    try:
+        from torch._dynamo import utils
+
+        return dict(getattr(utils, "cumulative_time_spent_ns", {}) or {})
+    except Exception:
+        return {}
+
+
+class CompileClock:
+    """Snapshots torch's timers around a call and splits its wall time."""
+
+    def __init__(self) -> None:
+        self._lens: dict[str, int] = {}
+        self._cum: dict[str, float] = {}
+
+    def start(self) -> None:
+        self._lens = {k: len(v) for k, v in _time_metrics().items()}
+        self._cum = _cumulative()
+
+    def _new(self, name: str) -> float:
+        values = _time_metrics().get(name, [])
+        return float(sum(values[self._lens.get(name, 0):]))
+
+    def split(self, wall_ns: int, metrics: list[Any], capture_overhead_ns: int = 0) -> dict[str, Any]:
+        """Phases (seconds) that add up to `wall_ns`; never negative."""
+        us = lambda attr: sum(int(getattr(m, attr, None) or 0) for m in metrics)  # noqa: E731
+        s = lambda attr: sum(float(getattr(m, attr, None) or 0.0) for m in metrics)  # noqa: E731
+        source: list[str] = []
+        if metrics:
+            source.append("torch._dynamo.utils.get_compilation_metrics")
+            dynamo = us("dynamo_cumulative_compile_time_us") / 1e6 or s("entire_frame_compile_time_s")
+            backend = us("aot_autograd_cumulative_compile_time_us") / 1e6 or s("backend_compile_time_s")
+            inductor = us("inductor_cumulative_compile_time_us") / 1e6 or s("inductor_compile_time_s")
+            triton = us("triton_compile_time_us") / 1e6
+            autotune_compile = us("compile_time_autotune_time_us") / 1e6
+            autotune_run = us("runtime_triton_autotune_time_us") / 1e6
+            cudagraph = us("runtime_cudagraphify_time_us") / 1e6
+            logging_overhead = us("structured_logging_overhead_us") / 1e6
+        else:
+            # No CompilationMetrics: the cumulative dynamo_timed counters.
+            now = _cumulative()
+            d = {k: (now.get(k, 0.0) - self._cum.get(k, 0.0)) / 1e9 for k in now}
+            if any(d.values()):
+                source.append("torch._dynamo.utils.cumulative_time_spent_ns")
+            dynamo = d.get("entire_frame_compile", 0.0)
+            backend = d.get("backend_compile", 0.0)
+            inductor = d.get("inductor_compile", 0.0)
+            triton = d.get("async_compile.wait", 0.0)
+            autotune_compile = autotune_run = cudagraph = logging_overhead = 0.0
+        cpp_files = self._new("compile_file")
+        if cpp_files:
+            source.append("compilation_time_metrics[compile_file]")
+        capture_s = capture_overhead_ns / 1e9
+
+        # Nesting: dynamo ⊃ backend (AOTAutograd ⊃ Inductor ⊃ code gen ⊃ C++/Triton compile).
+        backend = min(backend, dynamo) if dynamo else backend
+        inductor = min(inductor, backend) if backend else inductor
+        cpp = min(cpp_files + triton, inductor)
+        autotune_in = min(autotune_compile, max(0.0, inductor - cpp))
+        phases = {
+            "dynamo_tracing": max(0.0, dynamo - backend),
+            # the probe's own graph recording runs inside the backend call
+            "aot_autograd": max(0.0, backend - inductor - capture_s),
+            "inductor_codegen": max(0.0, inductor - cpp - autotune_in),
+            "cpp_triton_compile": cpp,
+            "autotune": autotune_in + autotune_run,
+            "cudagraph_recording": cudagraph,
+        }
+        wall_s = wall_ns / 1e9
+        named = sum(phases.values())
+        scaled = False
+        if named > wall_s and named > 0:
+            # Counters overlapping the call's edges; keep the proportions.
+            factor = wall_s / named
+            phases = {k: v * factor for k, v in phases.items()}
+            named = wall_s
+            scaled = True
+        phases["other"] = max(0.0, wall_s - named)
+        return {
+            "phases": [{"name": n, "seconds": phases[n]} for n in PHASES],
+            "first_call_ns": wall_ns,
+            "source": " + ".join(source) if source else "none",
+            "compiles": len(metrics),
+            "probe_overhead_s": capture_s + logging_overhead,
+            "scaled": scaled,
+        }

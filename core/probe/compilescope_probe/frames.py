@@ -1,0 +1,113 @@
+"""Telling the user's own source frames from library (torch, stdlib, site-packages) frames."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sysconfig
+import traceback
+from typing import Any, Iterable
+
+_PROBE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _library_roots() -> list[str]:
+    roots = {_PROBE_DIR}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            path = sysconfig.get_paths().get(key)
+        except Exception:
+            path = None
+        if path:
+            roots.add(os.path.realpath(path))
+    return sorted(roots)
+
+
+class FrameClassifier:
+    """A frame is the user's unless it lies in the stdlib, site-packages,
+    torch or this probe. The model's own file (and its folder) always count as
+    the user's, even when installed somewhere library-like."""
+
+    def __init__(self, model_file: str | None = None) -> None:
+        self.model_file = os.path.realpath(model_file) if model_file else None
+        self.model_dir = os.path.dirname(self.model_file) if self.model_file else None
+        self.roots = _library_roots()
+        self._cache: dict[str, bool] = {}
+
+    def add_library_root(self, path: str) -> None:
+        self.roots.append(os.path.realpath(path))
+        self._cache.clear()
+
+    def is_user(self, filename: str | None) -> bool:
+        if not filename:
+            return False
+        hit = self._cache.get(filename)
+        if hit is not None:
+            return hit
+        self._cache[filename] = result = self._classify(filename)
+        return result
+
+    def _classify(self, filename: str) -> bool:
+        if filename.startswith("<"):  # <frozen ...>, <string>, <eval_with_key>
+            return False
+        real = os.path.realpath(filename)
+        if self.model_file and real == self.model_file:
+            return True
+        if self.model_dir and os.path.dirname(real) == self.model_dir:
+            return True
+        parts = real.split(os.sep)
+        if "site-packages" in parts or "dist-packages" in parts:
+            return False
+        return not any(real == r or real.startswith(r + os.sep) for r in self.roots)
+
+
+def source_line(filename: str, line: int | None) -> str:
+    if not filename or not line:
+        return ""
+    return linecache.getline(filename, int(line)).strip()
+
+
+def frame_dicts(summaries: Iterable[Any], classifier: FrameClassifier) -> tuple[list[dict], int]:
+    """FrameSummary-likes (outermost first) → protocol frames and the index
+    of the innermost user frame (-1 when every frame is library code)."""
+    frames = []
+    for fs in summaries:
+        filename = getattr(fs, "filename", None) or ""
+        lineno = getattr(fs, "lineno", None) or 0
+        code = getattr(fs, "line", None) or source_line(filename, lineno)
+        frames.append(
+            {
+                "file": filename,
+                "line": int(lineno),
+                "function": getattr(fs, "name", "") or "",
+                "code": (code or "").strip(),
+                "user": classifier.is_user(filename),
+            }
+        )
+    user_frame = -1
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i]["user"]:
+            user_frame = i
+            break
+    return frames, user_frame
+
+
+_STACK_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+
+
+def parse_stack_text(text: str | None) -> list[traceback.FrameSummary]:
+    """Frames from a formatted traceback (FX node stack_trace), outermost first."""
+    if not text:
+        return []
+    out = []
+    for m in _STACK_RE.finditer(text):
+        out.append(traceback.FrameSummary(m.group("file"), int(m.group("line")), m.group("func"), lookup_line=False))
+    return out
+
+
+def innermost_user(frames: list[traceback.FrameSummary], classifier: FrameClassifier):
+    for fs in reversed(frames):
+        if classifier.is_user(fs.filename):
+            return fs
+    return frames[-1] if frames else None

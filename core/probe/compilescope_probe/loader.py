@@ -1,0 +1,278 @@
+"""Turning a model spec (.py file, torchvision:NAME, .pt2 archive) into a
+model, its inputs and an optional input sweep."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import re
+import sys
+import traceback
+from typing import Any
+
+from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
+from .frames import FrameClassifier
+
+
+@dataclasses.dataclass
+class LoadedModel:
+    spec: str
+    name: str
+    file: str | None
+    model: Any
+    inputs: tuple
+    sweep: list[tuple] | None
+
+
+def _as_input_tuple(value: Any, what: str, file: str) -> tuple:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return (value,)
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    raise ProbeError(
+        "missing_get_inputs",
+        f"{what} in {file} returned {type(value).__name__}; it must return a tensor "
+        f"or a tuple/list of the model's positional arguments.",
+    )
+
+
+def _raised(kind: str, func: str, file: str, exc: BaseException, classifier: FrameClassifier) -> ProbeError:
+    loc = user_location(exc, classifier)
+    where = f" at {loc[0]}:{loc[1]}" if loc else ""
+    return ProbeError(
+        kind,
+        f"{func} in {file} raised {exc_summary(exc)}{where}. Fix it so that {func} runs on its own.",
+        tb=format_exc(exc),
+    )
+
+
+def _import_file(path: str, classifier: FrameClassifier):
+    name = "compilescope_user_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ProbeError("model_import_error", f"Python cannot import {path}: is it a .py file?")
+    module = importlib.util.module_from_spec(spec)
+    # Sibling imports of the model file work as they would when run directly.
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        line = e.lineno or 0
+        text = (e.text or "").strip()
+        raise ProbeError(
+            "model_syntax_error",
+            f"Syntax error in {e.filename or path}:{line}: {e.msg}"
+            + (f" (`{text}`)" if text else "")
+            + ". Fix that line and run again.",
+            tb=format_exc(e),
+            file=e.filename or path,
+            line=line,
+        ) from None
+    except ModuleNotFoundError as e:
+        missing = e.name or "a module"
+        loc = user_location(e, classifier)
+        where = f" (at {loc[0]}:{loc[1]})" if loc else ""
+        raise ProbeError(
+            "model_import_error",
+            f"Importing {path} failed: module '{missing}' is not installed in {sys.executable}{where}. "
+            f"Install it with {pip_hint(missing.split('.')[0])}, or pick the interpreter of the "
+            f"environment your model runs in.",
+            tb=format_exc(e),
+        ) from None
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        loc = user_location(e, classifier)
+        where = f" at {loc[0]}:{loc[1]}" if loc else ""
+        raise ProbeError(
+            "model_import_error",
+            f"Importing {path} failed: {exc_summary(e)}{where}. The file must import cleanly "
+            f"(try `python {path}`).",
+            tb=format_exc(e),
+        ) from None
+    return module
+
+
+def load_py(path: str, classifier: FrameClassifier) -> LoadedModel:
+    module = _import_file(path, classifier)
+    get_model = getattr(module, "get_model", None)
+    if not callable(get_model):
+        raise ProbeError(
+            "missing_get_model",
+            f"{path} does not define get_model(). Add a function get_model() that returns "
+            f"the torch.nn.Module (or function) to compile.",
+        )
+    get_inputs = getattr(module, "get_inputs", None)
+    if not callable(get_inputs):
+        raise ProbeError(
+            "missing_get_inputs",
+            f"{path} does not define get_inputs(). Add a function get_inputs() that returns "
+            f"the model's example inputs: a tensor or a tuple of tensors.",
+        )
+    try:
+        model = get_model()
+    except Exception as e:
+        raise _raised("get_model_raised", "get_model()", path, e, classifier) from None
+    if not callable(model):
+        raise ProbeError(
+            "missing_get_model",
+            f"get_model() in {path} returned {type(model).__name__}, which cannot be called; "
+            f"return a torch.nn.Module or a function.",
+        )
+    try:
+        inputs = _as_input_tuple(get_inputs(), "get_inputs()", path)
+    except ProbeError:
+        raise
+    except Exception as e:
+        raise _raised("get_model_raised", "get_inputs()", path, e, classifier) from None
+    sweep = None
+    get_sweep = getattr(module, "get_input_sweep", None)
+    if callable(get_sweep):
+        try:
+            raw = get_sweep()
+        except Exception as e:
+            raise _raised("get_model_raised", "get_input_sweep()", path, e, classifier) from None
+        if not isinstance(raw, (list, tuple)):
+            raise ProbeError(
+                "missing_get_inputs",
+                f"get_input_sweep() in {path} returned {type(raw).__name__}; it must return a list of input tuples.",
+            )
+        sweep = [_as_input_tuple(item, "get_input_sweep()", path) for item in raw]
+    name = type(model).__name__ if not hasattr(model, "__name__") else model.__name__
+    name = f"{os.path.splitext(os.path.basename(path))[0]} ({name})"
+    return LoadedModel(path, name, path, model, inputs, sweep)
+
+
+def load_torchvision(name: str) -> LoadedModel:
+    import torch
+
+    try:
+        import torchvision  # noqa: F401
+        from torchvision import models
+    except ImportError as e:
+        raise ProbeError(
+            "model_import_error",
+            f"torchvision is not installed in {sys.executable}, so torchvision:{name} cannot be built. "
+            f"Install it with {pip_hint('torchvision')}, or pick a .py model.",
+            tb=format_exc(e),
+        ) from None
+    try:
+        available = set(models.list_models())
+    except Exception:
+        available = set()
+    if available and name not in available:
+        close = sorted(n for n in available if name.lower()[:3] in n)[:8]
+        raise ProbeError(
+            "model_not_found",
+            f"torchvision has no model named '{name}'."
+            + (f" Similar names: {', '.join(close)}." if close else "")
+            + " See torchvision.models.list_models().",
+        )
+    try:
+        model = models.get_model(name, weights=None)  # random weights: nothing is downloaded
+    except Exception as e:
+        raise ProbeError(
+            "get_model_raised",
+            f"torchvision.models.get_model('{name}', weights=None) raised {exc_summary(e)}.",
+            tb=format_exc(e),
+        ) from None
+    size = 224
+    try:  # the crop size the pretrained weights were made for, from metadata only
+        weights = models.get_model_weights(name).DEFAULT
+        crop = getattr(weights.transforms(), "crop_size", None)
+        if crop:
+            size = int(crop[0] if isinstance(crop, (list, tuple)) else crop)
+    except Exception:
+        pass
+    model.eval()
+    return LoadedModel(f"torchvision:{name}", name, None, model, (torch.randn(1, 3, size, size),), None)
+
+
+def load_pt2(path: str) -> LoadedModel:
+    import torch
+
+    try:
+        ep = torch.export.load(path)
+        module = ep.module()
+    except Exception as e:
+        raise ProbeError(
+            "model_import_error",
+            f"torch.export.load('{path}') failed: {exc_summary(e)}. The archive must come from "
+            f"torch.export.save with a compatible torch.",
+            tb=format_exc(e),
+        ) from None
+    example = getattr(ep, "example_inputs", None)
+    if not example:
+        raise ProbeError(
+            "missing_get_inputs",
+            f"{path} carries no example inputs. Save it with torch.export.save on a torch that keeps "
+            f"them, or write a .py spec whose get_model() loads the archive.",
+        )
+    args, kwargs = example
+    if kwargs:
+        raise ProbeError(
+            "missing_get_inputs",
+            f"{path} was exported with keyword inputs ({', '.join(kwargs)}); the probe passes positional "
+            f"inputs only. Wrap it in a .py spec.",
+        )
+    return LoadedModel(path, os.path.basename(path), None, module, tuple(args), None)
+
+
+def load(spec: str, classifier: FrameClassifier) -> LoadedModel:
+    if spec.startswith("torchvision:"):
+        return load_torchvision(spec.split(":", 1)[1].strip())
+    path = os.path.abspath(os.path.expanduser(spec))
+    if not os.path.isfile(path):
+        hint = " (it is a folder)" if os.path.isdir(path) else ""
+        raise ProbeError(
+            "model_not_found",
+            f"Model file not found: {path}{hint}. Give the path of a .py file that defines get_model() "
+            f"and get_inputs(), torchvision:NAME, or a .pt2 archive.",
+        )
+    if path.endswith(".pt2"):
+        return load_pt2(path)
+    return load_py(path, classifier)
+
+
+def move_to(value: Any, device: Any) -> Any:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, tuple):
+        return tuple(move_to(v, device) for v in value)
+    if isinstance(value, list):
+        return [move_to(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: move_to(v, device) for k, v in value.items()}
+    return value
+
+
+def describe_inputs(inputs: tuple) -> list[dict]:
+    import torch
+
+    out = []
+    for v in inputs:
+        if isinstance(v, torch.Tensor):
+            out.append({"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")})
+        else:
+            out.append({"shape": None, "dtype": type(v).__name__})
+    return out
+
+
+def shapes_text(inputs: tuple) -> str:
+    import torch
+
+    parts = []
+    for v in inputs:
+        if isinstance(v, torch.Tensor):
+            parts.append("[" + ", ".join(str(d) for d in v.shape) + "]")
+        else:
+            parts.append(type(v).__name__)
+    return ", ".join(parts)

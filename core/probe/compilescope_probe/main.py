@@ -1,0 +1,590 @@
+"""The probe's entry point: `python -m compilescope_probe --model SPEC ...`.
+
+Runs one compile setting of one model and writes the events of
+docs/protocol.md. Nothing but the standard library is imported until `hello`
+has been written."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import shutil
+import signal
+import sys
+import sysconfig
+import tempfile
+import time
+from typing import Any, Iterator
+
+from . import __version__
+from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
+from .events import EventWriter, redirect_stdout
+from .frames import FrameClassifier
+from .host_memory import RssSampler
+from .hostinfo import cpu_name, hello_fields
+from .settings import BadArguments, Settings, build_parser, parse
+
+
+def protocol_version() -> int:
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return int(json.load(f)["protocol"])
+    except (OSError, ValueError, KeyError):
+        return 1
+
+
+class Probe:
+    def __init__(self, writer: EventWriter, settings: Settings) -> None:
+        self.w = writer
+        self.s = settings
+        self.torch: Any = None
+        self.device: Any = None
+        self.cache_dir: str | None = None
+        self.remove_cache_dir = False
+        self.sampler = RssSampler()
+        self.classifier = FrameClassifier(
+            os.path.abspath(settings.model) if settings.model.endswith(".py") else None
+        )
+        self.capture: Any = None
+        self.feed: Any = None
+        self.cupti: Any = None
+        self.measured = 0
+        self.call_index = 0
+        self.timer: Any = None
+
+    # -- events ----------------------------------------------------------------
+    def emit(self, type_: str, **fields: Any) -> None:
+        self.w.emit(type_, **fields)
+
+    def log(self, level: str, message: str) -> None:
+        self.w.log(level, message)
+
+    def error(self, e: ProbeError) -> None:
+        self.emit("error", kind=e.kind, message=e.message, traceback=e.tb, fatal=e.fatal, **e.fields)
+
+    # -- set-up ----------------------------------------------------------------
+    def setup_cache(self) -> None:
+        # Before `import torch`: Inductor and Triton read these at import.
+        if self.s.cache_dir:
+            self.cache_dir = os.path.abspath(os.path.expanduser(self.s.cache_dir))
+            os.makedirs(self.cache_dir, exist_ok=True)
+        elif not self.s.warm_cache:
+            self.cache_dir = tempfile.mkdtemp(prefix="compilescope-cache-")
+            self.remove_cache_dir = True
+        if self.cache_dir:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = self.cache_dir
+            os.environ["TRITON_CACHE_DIR"] = os.path.join(self.cache_dir, "triton")
+
+    def cleanup_cache(self) -> None:
+        if self.remove_cache_dir and self.cache_dir:
+            shutil.rmtree(self.cache_dir, ignore_errors=True)
+            self.remove_cache_dir = False
+
+    def install_signals(self) -> None:
+        def on_signal(signum: int, _frame: Any) -> None:
+            # Ends the probe at once: the runner decides what the run was.
+            if not self.w.busy:
+                self.w.log("warning", f"probe stopped by signal {signum}")
+            self.w.closed = True
+            self.cleanup_cache()
+            os._exit(128 + signum)
+
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            try:
+                signal.signal(sig, on_signal)
+            except (ValueError, OSError):
+                pass
+
+    def hello(self) -> None:
+        fields = hello_fields(self.s.as_event(), self.s.device)
+        self.emit(
+            "hello",
+            protocol=protocol_version(),
+            probe_version=__version__,
+            cache_dir=self.cache_dir,
+            **fields,
+        )
+
+    # -- the run -----------------------------------------------------------------
+    def run(self) -> int:
+        self.setup_cache()
+        self.hello()
+        self.install_signals()
+        self.sampler.start()
+        status = "failed"
+        try:
+            try:
+                import torch
+            except Exception as e:
+                raise ProbeError(
+                    "no_torch",
+                    f"torch cannot be imported by {sys.executable} ({exc_summary(e)}). "
+                    f"Install it with {pip_hint('torch')}, or pick the Python interpreter of "
+                    f"an environment that has torch.",
+                    tb=format_exc(e),
+                ) from None
+            self.torch = torch
+            status = self.execute()
+        except ProbeError as e:
+            self.error(e)
+        except KeyboardInterrupt:
+            self.log("warning", "interrupted")
+        except Exception as e:  # a bug in the probe: say so, keep what was measured
+            self.emit(
+                "error",
+                kind="internal",
+                message=f"compilescope probe failed: {exc_summary(e)}. This is a bug in compilescope; "
+                f"please report it with the traceback.",
+                traceback=format_exc(e),
+                fatal=True,
+            )
+        finally:
+            self.finish()
+            self.emit("done", status=status)
+            self.cleanup_cache()
+        return 0 if status == "ok" else 3
+
+    def finish(self) -> None:
+        if self.capture is not None:
+            try:
+                self.capture.uninstall()
+            except Exception:
+                pass
+        if self.cupti is not None:
+            try:
+                self.cupti.summarize(self.emit, self.measured)
+            except Exception as e:
+                self.log("warning", f"CUPTI summary failed: {exc_summary(e)}")
+            try:
+                self.cupti.stop()
+            except Exception as e:
+                self.log("warning", f"CUPTI stop failed: {exc_summary(e)}")
+        self.sampler.sample_now()
+        self.sampler.stop()
+        self.flush_rss()
+
+    def flush_rss(self) -> None:
+        samples = self.sampler.drain()
+        if samples:
+            self.emit("memory", kind="host_rss", samples=samples)
+
+    @contextlib.contextmanager
+    def phase(self, name: str, end_fields: dict | None = None) -> Iterator[dict]:
+        extra: dict = dict(end_fields or {})
+        self.edge(name, "begin", {})
+        try:
+            yield extra
+        finally:
+            self.edge(name, "end", extra)
+
+    def edge(self, name: str, edge: str, fields: dict) -> None:
+        self.emit("phase", name=name, edge=edge, **fields)
+        if self.cupti is not None:
+            try:
+                self.cupti.mark_phase(name, edge)
+            except Exception as e:
+                self.log("warning", f"CUPTI mark_phase failed: {exc_summary(e)}")
+        if self.device is not None and self.device.type == "cuda":
+            self.memory_stats(name, edge)
+        if edge == "end":
+            self.sampler.sample_now()
+            self.flush_rss()
+
+    def memory_stats(self, name: str, edge: str) -> None:
+        torch = self.torch
+        try:
+            st = torch.cuda.memory_stats()
+            self.emit(
+                "memory_stats",
+                phase=name,
+                edge=edge,
+                allocated=st.get("allocated_bytes.all.current", 0),
+                reserved=st.get("reserved_bytes.all.current", 0),
+                peak_allocated=st.get("allocated_bytes.all.peak", 0),
+                peak_reserved=st.get("reserved_bytes.all.peak", 0),
+            )
+            if edge == "begin":
+                torch.cuda.reset_peak_memory_stats()  # so each phase's end reports its own peak
+        except Exception as e:
+            self.log("warning", f"torch.cuda.memory_stats failed: {exc_summary(e)}")
+
+    def resolve_device(self) -> Any:
+        torch = self.torch
+        want = self.s.device
+        has_cuda = False
+        try:
+            has_cuda = bool(torch.cuda.is_available())
+        except Exception:
+            pass
+        if want == "cuda" and not has_cuda:
+            build = getattr(torch.version, "cuda", None)
+            why = f"built with CUDA {build}, but no usable GPU or driver" if build else "a CPU-only build"
+            raise ProbeError(
+                "no_cuda",
+                f"--device cuda was asked for, but torch {torch.__version__} in {sys.executable} "
+                f"cannot use CUDA ({why}). Run with --device cpu or auto, or install a CUDA build of torch.",
+            )
+        if want == "cuda" or (want == "auto" and has_cuda):
+            return torch.device("cuda", 0)
+        return torch.device("cpu")
+
+    def start_cupti(self) -> None:
+        if self.device.type != "cuda" or self.s.no_cupti:
+            # Say why the GPU panels are empty rather than leave them blank.
+            why = "CUPTI off: --no-cupti" if self.s.no_cupti else f"CUPTI off: the run is on {self.device}, not CUDA"
+            self.emit("cupti_status", active=False, message=why, library=None)
+            return
+        try:
+            from . import cupti  # written alongside; may be missing from a build
+        except ImportError as e:
+            self.log("warning", f"CUPTI collector not available in this probe ({e}); no device memory timeline")
+            return
+        try:
+            self.cupti = cupti.start(self.emit)
+        except Exception as e:
+            self.cupti = None
+            self.log("warning", f"CUPTI collector failed to start: {exc_summary(e)}")
+
+    def check_inductor_prerequisites(self) -> None:
+        missing = []
+        compiler = None
+        try:
+            from torch._inductor import cpp_builder
+
+            compiler = cpp_builder.get_cpp_compiler()
+        except Exception:
+            compiler = None
+        if not compiler:
+            for name in (os.environ.get("CXX"), "g++", "c++", "clang++"):
+                if name and shutil.which(name):
+                    compiler = name
+                    break
+        if not compiler:
+            missing.append("a C++ compiler (install g++, e.g. `sudo apt-get install g++`, or set $CXX)")
+        include = sysconfig.get_paths().get("include") or ""
+        if not os.path.isfile(os.path.join(include, "Python.h")):
+            ver = f"{sys.version_info.major}.{sys.version_info.minor}"
+            missing.append(
+                f"Python's headers (Python.h not in {include or 'the include path'}; "
+                f"e.g. `sudo apt-get install python{ver}-dev`)"
+            )
+        if missing:
+            raise ProbeError(
+                "no_compiler",
+                "Inductor compiles kernels to native code and needs " + " and ".join(missing)
+                + ". Install them, or run this setting with --backend aot_eager or --mode eager.",
+            )
+
+    def execute(self) -> str:
+        torch = self.torch
+        s = self.s
+        self.classifier.add_library_root(os.path.dirname(torch.__file__))
+        self.device = self.resolve_device()
+        self.start_cupti()
+        from . import loader
+
+        with self.phase("load"):
+            loaded = loader.load(s.model, self.classifier)
+            model = loaded.model
+            if isinstance(model, torch.nn.Module):
+                model = model.to(self.device)
+                model.eval()  # inference: dropout off, batch norm uses running stats
+            inputs = loader.move_to(loaded.inputs, self.device)
+            sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
+            device_name = cpu_name()
+            if self.device.type == "cuda":
+                try:
+                    device_name = torch.cuda.get_device_name(self.device)
+                except Exception:
+                    device_name = "CUDA device"
+            self.emit(
+                "model",
+                spec=loaded.spec,
+                file=loaded.file,
+                name=loaded.name,
+                parameters=params,
+                inputs=loader.describe_inputs(inputs),
+                sweep=len(sweep) if sweep else 0,
+                device=str(self.device),
+                device_name=device_name,
+            )
+        fn = self.build(model)
+        self.timer = self.make_timer()
+        with self.grad_and_autocast():
+            self.harness(fn, model, inputs, sweep)
+        return "ok"
+
+    def build(self, model: Any) -> Any:
+        s = self.s
+        if not s.compiled:
+            if s.fullgraph or s.dynamic != "auto" or s.backend != "inductor":
+                self.log("info", "mode eager runs the model as is; backend, dynamic and fullgraph do not apply")
+            return model
+        if s.backend == "inductor":
+            self.check_inductor_prerequisites()
+        elif s.mode != "default":
+            self.log("warning", f"mode {s.mode} configures Inductor; backend {s.backend} ignores it")
+        if self.device.type == "cpu" and s.mode in ("reduce-overhead", "max-autotune"):
+            self.log(
+                "info",
+                f"mode {s.mode} asks for CUDA graphs, which exist only on CUDA: on CPU torch compiles "
+                f"without them",
+            )
+        import torch._dynamo
+
+        from .capture import Capture, make_backend
+        from .compile_phases import MetricsFeed
+
+        self.capture = Capture(self.emit, self.classifier, _root_location(model))
+        self.capture.install()
+        self.feed = MetricsFeed()
+        backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
+        try:
+            return torch._dynamo.optimize(
+                backend=backend,
+                nopython=s.fullgraph,
+                dynamic=s.dynamic_value,
+                guard_fail_fn=self.capture.guard_fail_fn,
+            )(model)
+        except TypeError:
+            # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
+            return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+
+    def make_timer(self) -> Any:
+        from .harness import CpuTimer, CudaTimer
+
+        return CudaTimer(self.torch) if self.device.type == "cuda" else CpuTimer()
+
+    @contextlib.contextmanager
+    def grad_and_autocast(self) -> Iterator[None]:
+        torch = self.torch
+        with torch.no_grad():
+            if self.s.autocast == "none":
+                yield
+                return
+            dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.s.autocast]
+            try:
+                ctx = torch.autocast(device_type=self.device.type, dtype=dtype)
+            except Exception as e:
+                raise ProbeError(
+                    "bad_arguments",
+                    f"--autocast {self.s.autocast} is not supported on {self.device.type} by torch "
+                    f"{torch.__version__}: {exc_summary(e)}",
+                ) from None
+            with ctx:
+                yield
+
+    # -- calls ---------------------------------------------------------------------
+    def call(self, fn: Any, model: Any, inputs: tuple, *, warmup: bool, first: bool, emit: bool = True) -> list:
+        from .loader import shapes_text
+
+        metrics: list = []
+        if self.capture is not None:
+            self.capture.begin_call(shapes_text(inputs))
+        try:
+            latency, wall, out = self.timer(fn, inputs)
+        except Exception as e:
+            if self.feed is not None:
+                metrics = self.feed.take()
+            if self.capture is not None:
+                self.capture.end_call(metrics)
+            raise self.failure(e, model, inputs) from None
+        if self.feed is not None:
+            metrics = self.feed.take()
+        if self.capture is not None:
+            self.capture.end_call(metrics)
+        del out
+        if emit:
+            self.emit(
+                "iteration",
+                index=self.call_index,
+                latency_ns=int(latency),
+                wall_ns=int(wall),
+                warmup=warmup,
+                first_call=first,
+            )
+            self.call_index += 1
+        self._last_wall = wall
+        return metrics
+
+    def failure(self, e: BaseException, model: Any, inputs: tuple) -> ProbeError:
+        torch = self.torch
+        exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
+        Unsupported = getattr(exc_mod, "Unsupported", ()) if exc_mod else ()
+        if self.s.fullgraph and Unsupported and isinstance(e, Unsupported):
+            from .capture import fullgraph_break
+
+            b = fullgraph_break(e, self.capture)
+            uf = b["frames"][b["user_frame"]] if b["user_frame"] >= 0 else (b["frames"][-1] if b["frames"] else None)
+            where = f" at {uf['file']}:{uf['line']}" if uf else ""
+            return ProbeError(
+                "fullgraph_break",
+                f"fullgraph=True, but Dynamo must break the graph{where}: {b['gb_type'] or exc_summary(e)}. "
+                f"Remove the construct there, or compile without --fullgraph to see every break.",
+                tb=format_exc(e),
+                graph_break=b,
+            )
+        oom_types = tuple(t for t in (getattr(torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
+        if isinstance(e, oom_types) or "out of memory" in str(e).lower():
+            return ProbeError(
+                "out_of_memory",
+                f"Out of memory on {self.device}: {exc_summary(e)}. Use smaller inputs (batch size), "
+                f"a smaller model, or a mode that holds less memory.",
+                tb=format_exc(e),
+            )
+        compiled = self.capture is not None
+        if compiled:
+            bcf = getattr(exc_mod, "BackendCompilerFailed", None) if exc_mod else None
+            text = str(e)
+            if "Python.h" in text or "No such file or directory: 'g++'" in text or "InvalidCxxCompiler" in text:
+                return ProbeError(
+                    "no_compiler",
+                    f"Inductor could not build its kernels: {exc_summary(e)}. Install a C++ compiler and "
+                    f"Python's headers, or use --backend aot_eager.",
+                    tb=format_exc(e),
+                )
+            # Does the model fail without torch.compile too? Then it is the model.
+            eager_exc = None
+            if not (bcf and isinstance(e, bcf)):
+                try:
+                    model(*inputs)
+                except Exception as e2:
+                    eager_exc = e2
+            if eager_exc is None:
+                loc = user_location(e, self.classifier)
+                where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
+                return ProbeError(
+                    "compile_failed",
+                    f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
+                    f"torch.compile; try --backend aot_eager to narrow it down, and report it to PyTorch.",
+                    tb=format_exc(e),
+                )
+            e = eager_exc
+        loc = user_location(e, self.classifier)
+        where = f" at {loc[0]}:{loc[1]}" if loc else ""
+        return ProbeError(
+            "model_raised",
+            f"The model raised {exc_summary(e)}{where}. It fails without torch.compile too: fix the "
+            f"model or its inputs (get_inputs()).",
+            tb=format_exc(e),
+            **({"file": loc[0], "line": loc[1]} if loc else {}),
+        )
+
+    def harness(self, fn: Any, model: Any, inputs: tuple, sweep: list | None) -> None:
+        s = self.s
+        from .compile_phases import CompileClock
+
+        clock = CompileClock()
+        with self.phase("compile"):
+            clock.start()
+            metrics = self.call(fn, model, inputs, warmup=True, first=True)
+            first_wall = self._last_wall
+        overhead = self.capture.overhead_ns if self.capture else 0
+        if s.compiled:
+            ct = clock.split(first_wall, metrics, overhead)
+            self.report_cudagraph_skips(metrics)
+        else:
+            ct = clock.split(first_wall, [], 0)
+            ct["source"] = "none: mode eager compiles nothing"
+        self.emit("compile_time", **ct)
+
+        with self.phase("warmup"):
+            for _ in range(s.warmup - 1):
+                self.call(fn, model, inputs, warmup=True, first=False)
+
+        with self.phase("measure") as end:
+            gc.collect()
+            gc_was = gc.isenabled()
+            gc.disable()  # as timeit does: a collection inside one call is noise
+            try:
+                for _ in range(s.iters):
+                    self.call(fn, model, inputs, warmup=False, first=False)
+                    self.measured += 1
+                end["harness_overhead_ns"] = self.harness_overhead(inputs)
+            finally:
+                if gc_was:
+                    gc.enable()
+
+        if s.sweep:
+            self.run_sweep(fn, model, sweep)
+
+    def harness_overhead(self, inputs: tuple) -> int:
+        from .harness import harness_overhead_ns
+
+        try:
+            return harness_overhead_ns(self.timer, inputs)
+        except Exception:
+            return 0
+
+    def report_cudagraph_skips(self, metrics: list) -> None:
+        for m in metrics:
+            why = getattr(m, "cudagraph_skip_reason", None)
+            if why:
+                self.log("info", f"torch skipped CUDA graphs: {why}")
+
+    def run_sweep(self, fn: Any, model: Any, sweep: list | None) -> None:
+        from .loader import shapes_text
+
+        with self.phase("sweep"):
+            if not sweep:
+                self.log("warning", "--sweep given, but the model defines no get_input_sweep(); nothing to sweep")
+                return
+            for i, item in enumerate(sweep):
+                self.log("info", f"sweep {i + 1}/{len(sweep)}: inputs {shapes_text(item)}")
+                try:
+                    self.call(fn, model, item, warmup=False, first=False, emit=False)
+                except ProbeError as e:
+                    e.fatal = False  # what was measured before stands
+                    e.message = f"sweep input {i + 1} ({shapes_text(item)}): {e.message}"
+                    self.error(e)
+                    return
+
+
+def _root_location(model: Any) -> tuple | None:
+    import inspect
+
+    try:
+        target = type(model).forward if not inspect.isfunction(model) else model
+        target = inspect.unwrap(target)
+        _, line = inspect.getsourcelines(target)
+        file = inspect.getsourcefile(target)
+        owner = type(model).__name__ if not inspect.isfunction(model) else ""
+        return (f"{owner}.forward" if owner else target.__name__, file, line)
+    except Exception:
+        return None
+
+
+def _help_requested(argv: list[str]) -> bool:
+    return any(a in ("-h", "--help") for a in argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if _help_requested(args):
+        build_parser().print_help(sys.stderr)
+        return 0
+    writer = EventWriter(redirect_stdout())
+    try:
+        settings = parse(args)
+    except BadArguments as e:
+        writer.emit(
+            "hello",
+            protocol=protocol_version(),
+            probe_version=__version__,
+            argv=args,
+            **hello_fields(None, "auto"),
+        )
+        writer.emit(
+            "error",
+            kind="bad_arguments",
+            message=f"Bad probe arguments: {e}. " + " ".join(build_parser().format_usage().split()),
+            traceback="",
+            fatal=True,
+        )
+        writer.emit("done", status="failed")
+        return 3
+    return Probe(writer, settings).run()
