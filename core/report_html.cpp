@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "palette.h"
 #include "stats.h"
 #include "units.h"
 
@@ -69,9 +70,6 @@ std::string htmlEscape(std::string_view text) {
 
 namespace {
 
-const char* kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-                          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-
 std::string latencySvg(const Report& report) {
     // Per-iteration latency of every run, one polyline each, log-free linear axes.
     double maxY = 0;
@@ -98,14 +96,12 @@ std::string latencySvg(const Report& report) {
     }
     svg << "<text x=\"" << left + plotW / 2 << "\" y=\"" << h - 6
         << "\" text-anchor=\"middle\">measured iteration</text>";
-    size_t colour = 0;
-    for (const auto& run : report.runs) {
+    for (size_t r = 0; r < report.runs.size(); ++r) {
+        const auto& run = report.runs[r];
         auto samples = run.measuredLatencies();
-        if (samples.size() < 2) {
-            ++colour;
+        if (samples.size() < 2)
             continue;
-        }
-        svg << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << kPalette[colour++ % 10]
+        svg << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << runColor(report, static_cast<int>(r))
             << "\" points=\"";
         for (size_t i = 0; i < samples.size(); ++i) {
             const double x = left + plotW * static_cast<double>(i) / static_cast<double>(maxN - 1);
@@ -146,9 +142,9 @@ std::string writeReportHtml(const Report& report) {
     html << "</table>\n<h2>Settings and latency</h2><table><tr><th class=\"l\">setting</th>"
          << "<th class=\"l\">status</th><th>iterations</th><th>min</th><th>median</th>"
          << "<th>median 95% CI</th><th>mean</th><th>p90</th><th>p99</th><th>std</th><th>first call</th></tr>";
-    size_t colour = 0;
-    for (const auto& run : report.runs) {
-        html << "<tr><td class=\"l\"><span class=\"swatch\" style=\"background:" << kPalette[colour++ % 10]
+    for (size_t r = 0; r < report.runs.size(); ++r) {
+        const auto& run = report.runs[r];
+        html << "<tr><td class=\"l\"><span class=\"swatch\" style=\"background:" << runColor(report, static_cast<int>(r))
              << "\"></span>" << htmlEscape(run.setting.label()) << "</td><td class=\"l\">"
              << toString(run.status) << "</td>";
         const auto stats = computeStats(run.measuredLatencies());

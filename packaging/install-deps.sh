@@ -6,7 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${COMPILESCOPE_VENV:-$root/.venv}"
 
 apt_packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ccache
   qt6-base-dev qt6-svg-dev libqt6svg6-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libgraphviz-dev graphviz

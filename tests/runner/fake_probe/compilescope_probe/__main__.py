@@ -8,7 +8,11 @@ import time
 def main() -> None:
     args = sys.argv[1:]
     model = args[args.index("--model") + 1]
-    behaviour = model.split(":", 1)[1] if model.startswith("fake:") else "ok"
+    # fake:NAME, or a model file named NAME.py (the GUI only runs existing files).
+    if model.startswith("fake:"):
+        behaviour = model.split(":", 1)[1]
+    else:
+        behaviour = os.path.splitext(os.path.basename(model))[0]
     events = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
 
@@ -24,6 +28,10 @@ def main() -> None:
     emit("phase", name="measure", edge="begin")
     for i in range(5):
         emit("iteration", index=i, latency_ns=1000 + i, wall_ns=1000 + i, warmup=False)
+    if behaviour == "slow":
+        for i in range(5, 200):
+            time.sleep(0.02)
+            emit("iteration", index=i, latency_ns=1000 + i % 7, wall_ns=1000, warmup=False)
     if behaviour == "crash":
         os._exit(7)
     if behaviour == "segv":

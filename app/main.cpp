@@ -1,0 +1,76 @@
+// compilescope: the GUI. Usage: compilescope [MODEL.py | REPORT.json] [--run]
+//   [--modes eager,default] [--warmup N] [--iters N] [--backend B] [--screenshot OUT.png]
+// --screenshot grabs the window once the run (or the report) is shown, then quits:
+// how scripts/screenshots.sh looks at the GUI under Xvfb.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "main_window.h"
+#include "settings_panel.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("compilescope");
+    QApplication::setApplicationName("compilescope");
+    QApplication::setApplicationVersion(COMPILESCOPE_VERSION);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("A profiler and doctor for torch.compile");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("path", "a model (.py, .pt2, torchvision:NAME) or a report (.json)", "[path]");
+    const QCommandLineOption run("run", "start running the model at once");
+    const QCommandLineOption modes("modes", "modes to run, comma-separated", "list");
+    const QCommandLineOption warmup("warmup", "warmup calls", "n");
+    const QCommandLineOption iters("iters", "measured calls", "n");
+    const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name");
+    const QCommandLineOption tab("tab", "show this tab first", "name");
+    const QCommandLineOption screenshot("screenshot", "save a PNG of the window when done, then quit", "png");
+    parser.addOptions({run, modes, warmup, iters, backend, tab, screenshot});
+    parser.process(app);
+
+    cs::app::MainWindow window;
+    auto* panel = window.settingsPanel();
+    if (parser.isSet(modes)) {
+        const QStringList wanted = parser.value(modes).split(',', Qt::SkipEmptyParts);
+        for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
+            panel->setModeChecked(mode, wanted.contains(mode));
+    }
+    if (parser.isSet(warmup) || parser.isSet(iters)) {
+        const auto current = panel->settings();
+        const int w = parser.isSet(warmup) ? parser.value(warmup).toInt() : (current.empty() ? 5 : current[0].warmup);
+        const int n = parser.isSet(iters) ? parser.value(iters).toInt() : (current.empty() ? 100 : current[0].iters);
+        panel->setIterations(w, n);
+    }
+    if (parser.isSet(backend))
+        panel->setBackend(parser.value(backend));
+    window.show();
+
+    const QString shot = parser.value(screenshot);
+    auto grab = [&window, shot, tabName = parser.value(tab)] {
+        if (!tabName.isEmpty()) {
+            for (int i = 0; i < window.tabs()->count(); ++i) {
+                if (window.tabs()->tabText(i).compare(tabName, Qt::CaseInsensitive) == 0)
+                    window.tabs()->setCurrentIndex(i);
+            }
+        }
+        if (shot.isEmpty())
+            return;
+        window.setQuiet(true);
+        QTimer::singleShot(800, &window, [&window, shot] {
+            window.grab().save(shot);
+            QApplication::quit();
+        });
+    };
+    QObject::connect(&window, &cs::app::MainWindow::sessionFinished, &window, grab);
+    QObject::connect(&window, &cs::app::MainWindow::reportOpened, &window, grab);
+
+    const QStringList positional = parser.positionalArguments();
+    if (!positional.isEmpty())
+        window.openPath(positional.first());
+    if (parser.isSet(run))
+        QTimer::singleShot(0, &window, [&window] { window.startRun(); });
+    return app.exec();
+}

@@ -1,0 +1,413 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "app_paths.h"
+#include "console_view.h"
+#include "interpreter_probe.h"
+#include "latency_tab.h"
+#include "report_document.h"
+#include "report_io.h"
+#include "session_runner.h"
+#include "settings_panel.h"
+#include "welcome_page.h"
+
+namespace cs::app {
+
+namespace {
+constexpr int kMaxRecent = 10;
+bool isReportPath(const QString& path) {
+    return path.endsWith(".json", Qt::CaseInsensitive);
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), document_(new widgets::ReportDocument(this)),
+      runner_(new core::SessionRunner(this)), interpreters_(new core::InterpreterProbe(this)) {
+    setObjectName("mainWindow");
+    setAcceptDrops(true);
+    resize(1280, 820);
+
+    settings_ = new widgets::SettingsPanel(interpreters_, this);
+    auto* settingsDock = new QDockWidget(tr("Run"), this);
+    settingsDock->setObjectName("settingsDock");
+    settingsDock->setWidget(settings_);
+    settingsDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, settingsDock);
+
+    console_ = new widgets::ConsoleView(document_, this);
+    auto* consoleDock = new QDockWidget(tr("Console"), this);
+    consoleDock->setObjectName("consoleDock");
+    consoleDock->setWidget(console_);
+    addDockWidget(Qt::BottomDockWidgetArea, consoleDock);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    latency_ = new widgets::LatencyTab(document_, tabs_);
+    tabs_->addTab(latency_, tr("Latency"));
+
+    auto* welcome = new widgets::WelcomePage(this);
+    centre_ = new QStackedWidget(this);
+    centre_->addWidget(welcome);
+    centre_->addWidget(tabs_);
+    setCentralWidget(centre_);
+
+    status_ = new QLabel(tr("Ready"), this);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(240);
+    progress_->setVisible(false);
+    statusBar()->addWidget(status_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    clock_ = new QTimer(this);
+    clock_->setInterval(500);
+    connect(clock_, &QTimer::timeout, this, &MainWindow::updateStatus);
+
+    buildMenus();
+
+    connect(welcome, &widgets::WelcomePage::openModelRequested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
+                                                          tr("Models (*.py *.pt2);;All files (*)"));
+        if (!path.isEmpty())
+            openPath(path);
+    });
+    connect(welcome, &widgets::WelcomePage::runDemoRequested, this, [this] {
+        settings_->setModelSpec(QString::fromStdString(core::demoModelPath()));
+        startRun();
+    });
+    connect(welcome, &widgets::WelcomePage::openReportRequested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open report"), {},
+                                                          tr("compilescope reports (*.json)"));
+        if (!path.isEmpty())
+            openReport(path);
+    });
+    connect(settings_, &widgets::SettingsPanel::runRequested, this, &MainWindow::startRun);
+    connect(settings_, &widgets::SettingsPanel::cancelRequested, this, &MainWindow::cancelRun);
+    connect(settings_, &widgets::SettingsPanel::openModelRequested, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
+                                                          tr("Models (*.py *.pt2);;All files (*)"));
+        if (!path.isEmpty())
+            openPath(path);
+    });
+
+    connect(runner_, &core::SessionRunner::runUpdated, document_, &widgets::ReportDocument::notifyRunChanged);
+    connect(runner_, &core::SessionRunner::runStarted, this, [this](int index) {
+        document_->notifyRunChanged(index);
+        updateStatus();
+    });
+    connect(runner_, &core::SessionRunner::runFinished, this, [this](int index) {
+        document_->notifyRunChanged(index);
+        const auto& run = runner_->report().runs[static_cast<size_t>(index)];
+        if (run.error)
+            console_->appendNotice(QStringLiteral("%1: %2 — %3")
+                                       .arg(QString::fromStdString(run.setting.label()),
+                                            QString::fromLatin1(core::toString(run.status)),
+                                            QString::fromStdString(run.error->message)));
+    });
+    connect(runner_, &core::SessionRunner::consoleOutput, console_, &widgets::ConsoleView::appendOutput);
+    connect(runner_, &core::SessionRunner::sessionFinished, this, [this] {
+        clock_->stop();
+        document_->freezeLive();
+        settings_->setRunning(false);
+        cancelAction_->setEnabled(false);
+        progress_->setVisible(false);
+        int failed = 0;
+        for (const auto& run : document_->report().runs)
+            failed += run.status != core::RunStatus::Ok;
+        status_->setText(failed ? tr("Done: %1 of %2 settings did not finish").arg(failed).arg(document_->report().runs.size())
+                                : tr("Done: %1 settings").arg(document_->report().runs.size()));
+        emit sessionFinished();
+    });
+    connect(document_, &widgets::ReportDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(document_, &widgets::ReportDocument::reportReset, this, &MainWindow::updateTitle);
+
+    QSettings state;
+    restoreGeometry(state.value("window/geometry").toByteArray());
+    restoreState(state.value("window/state").toByteArray());
+    settings_->restoreState();
+    if (settings_->modelSpec().isEmpty())
+        settings_->setModelSpec(QString::fromStdString(core::demoModelPath()));
+    showResults(false);
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open model or report"), {},
+            tr("Models and reports (*.py *.pt2 *.json);;Reports (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openPath(path);
+    });
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Save Report…"), QKeySequence::Save, this, [this] {
+        QString path = document_->path();
+        if (path.isEmpty())
+            path = QFileDialog::getSaveFileName(this, tr("Save report"), "report.json", tr("JSON report (*.json)"));
+        if (!path.isEmpty())
+            saveReport(path);
+    });
+    file->addAction(tr("Save Report &As…"), QKeySequence::SaveAs, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save report"), "report.json", tr("JSON report (*.json)"));
+        if (!path.isEmpty())
+            saveReport(path);
+    });
+    file->addAction(tr("&Export HTML…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export HTML report"), "report.html", tr("HTML (*.html)"));
+        if (!path.isEmpty())
+            exportHtml(path);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startRun);
+    cancelAction_ = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
+    cancelAction_->setEnabled(false);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About compilescope"), this, [this] {
+        QString torch = tr("not run yet");
+        for (const auto& r : document_->report().runs) {
+            if (!r.probe.torch.empty()) {
+                torch = QString::fromStdString(r.probe.torch);
+                break;
+            }
+        }
+        QMessageBox::about(this, tr("About compilescope"),
+                           tr("<h3>compilescope %1</h3><p>A profiler and doctor for torch.compile.</p>"
+                              "<p>Qt %2<br>torch (of the last run): %3</p>")
+                               .arg(COMPILESCOPE_VERSION, qVersion(), torch));
+    });
+}
+
+void MainWindow::openPath(const QString& path) {
+    if (isReportPath(path)) {
+        openReport(path);
+        return;
+    }
+    settings_->setModelSpec(path);
+    addRecent(path);
+    status_->setText(tr("Model: %1 — press F5 to run").arg(path));
+}
+
+void MainWindow::startRun() {
+    if (runner_->isRunning())
+        return;
+    const QString model = settings_->modelSpec();
+    const auto settings = settings_->settings();
+    if (model.isEmpty() || settings.empty()) {
+        showError(tr("Nothing to run"), tr("Choose a model and at least one mode."));
+        return;
+    }
+    const bool isFile = !model.startsWith("torchvision:");
+    if (isFile && !QFileInfo::exists(model)) {
+        showError(tr("Model not found"), tr("The model file %1 does not exist. Choose another with Open…").arg(model));
+        return;
+    }
+    if (!confirmDiscard())
+        return;
+    core::SessionRequest request;
+    request.modelSpec = isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
+    request.settings = settings;
+    request.probe.python = settings_->python().toStdString();
+    request.probe.probeRoot = core::probeRoot();
+    request.probe.cuptiLibrary = core::cuptiLibraryPath();
+    settings_->saveState();
+    addRecent(model);
+    console_->clear();
+    runner_->start(request);
+    document_->showLive(&runner_->report()); // after start: the runs exist now
+    settings_->setRunning(true);
+    cancelAction_->setEnabled(true);
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    showResults(true);
+    clock_->start();
+    updateStatus();
+}
+
+void MainWindow::cancelRun() {
+    if (!runner_->isRunning())
+        return;
+    status_->setText(tr("Cancelling…"));
+    runner_->cancel();
+}
+
+QString MainWindow::statusText() const {
+    return status_->text();
+}
+
+void MainWindow::updateStatus() {
+    if (!runner_->isRunning())
+        return;
+    const qint64 seconds = runner_->currentElapsedMs() / 1000;
+    status_->setText(QStringLiteral("%1  %2:%3")
+                         .arg(runner_->progressText())
+                         .arg(seconds / 60, 2, 10, QChar('0'))
+                         .arg(seconds % 60, 2, 10, QChar('0')));
+    progress_->setValue(static_cast<int>(runner_->progressFraction() * 1000));
+}
+
+void MainWindow::openReport(const QString& path) {
+    if (runner_->isRunning()) {
+        showError(tr("A run is in progress"), tr("Cancel it (Esc) or wait for it to finish before opening a report."));
+        return;
+    }
+    if (!confirmDiscard())
+        return;
+    status_->setText(tr("Opening %1…").arg(path));
+    readReportAsync(this, path, [this, path](core::ReportReadResult result) {
+        if (!result.ok) {
+            showError(tr("Cannot open report"), QString::fromStdString(result.error));
+            status_->setText(tr("Could not open %1").arg(path));
+            return;
+        }
+        document_->showReport(std::move(result.report), path);
+        addRecent(path);
+        showResults(true);
+        QStringList warnings;
+        for (const auto& w : result.warnings)
+            warnings << QString::fromStdString(w);
+        status_->setText(warnings.isEmpty() ? tr("Opened %1").arg(path) : warnings.join("; "));
+        if (!warnings.isEmpty())
+            console_->appendNotice(warnings.join('\n'));
+        emit reportOpened();
+    });
+}
+
+void MainWindow::saveReport(const QString& path) {
+    saveReportAsync(this, document_->report(), path, ReportFormat::Json, [this, path](const QString& error) {
+        if (!error.isEmpty()) {
+            showError(tr("Report not saved"), error);
+            return;
+        }
+        document_->setPath(path);
+        document_->setModified(false);
+        addRecent(path);
+        status_->setText(tr("Saved %1").arg(path));
+    });
+}
+
+void MainWindow::exportHtml(const QString& path) {
+    saveReportAsync(this, document_->report(), path, ReportFormat::Html, [this, path](const QString& error) {
+        if (!error.isEmpty())
+            showError(tr("HTML not exported"), error);
+        else
+            status_->setText(tr("Exported %1").arg(path));
+    });
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+    lastError_ = message;
+    if (quiet_) {
+        status_->setText(title + ": " + message);
+        return;
+    }
+    QMessageBox::warning(this, title, message);
+}
+
+void MainWindow::updateTitle() {
+    QString name = QFileInfo(document_->path()).fileName();
+    if (name.isEmpty()) {
+        const auto& model = document_->report().model;
+        name = QFileInfo(QString::fromStdString(model.spec)).fileName();
+        if (name.isEmpty())
+            name = QFileInfo(settings_->modelSpec()).fileName();
+    }
+    setWindowTitle(QStringLiteral("%1%2 — compilescope").arg(name, document_->isModified() ? "*" : ""));
+}
+
+void MainWindow::showResults(bool results) {
+    centre_->setCurrentIndex(results ? 1 : 0);
+}
+
+bool MainWindow::confirmDiscard() {
+    if (quiet_ || !document_->isModified() || document_->isEmpty() || runner_->isRunning())
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved results"),
+                                              tr("The current results are not saved. Discard them?"),
+                                              QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("recent").toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recent", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!recentMenu_)
+        return;
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recent").toStringList();
+    for (const QString& path : recent)
+        recentMenu_->addAction(path, this, [this, path] { openPath(path); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (runner_->isRunning() && !quiet_) {
+        const auto answer = QMessageBox::question(this, tr("A run is in progress"),
+                                                  tr("Stop the running probe and quit?"));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+    }
+    if (!runner_->isRunning() && !confirmDiscard()) {
+        event->ignore();
+        return;
+    }
+    runner_->cancel();
+    QSettings state;
+    state.setValue("window/geometry", saveGeometry());
+    state.setValue("window/state", saveState());
+    settings_->saveState();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        openPath(urls.first().toLocalFile());
+}
+
+} // namespace cs::app

@@ -1,0 +1,91 @@
+// The main window composes: settings dock, result tabs, console, status bar.
+// It owns the session and the document and hands them to the views.
+#pragma once
+
+#include <QMainWindow>
+
+#include "session.h"
+
+class QAction;
+class QLabel;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+class QTimer;
+
+namespace cs::core {
+class InterpreterProbe;
+class SessionRunner;
+}
+
+namespace cs::widgets {
+class ConsoleView;
+class LatencyTab;
+class ReportDocument;
+class SettingsPanel;
+}
+
+namespace cs::app {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a model (.py/.pt2/torchvision:) in the settings, or a report (.json).
+    void openPath(const QString& path);
+    void startRun();
+    void cancelRun();
+    void openReport(const QString& path);
+    void saveReport(const QString& path);
+    void exportHtml(const QString& path);
+
+    widgets::ReportDocument* document() const { return document_; }
+    widgets::SettingsPanel* settingsPanel() const { return settings_; }
+    core::SessionRunner* runner() const { return runner_; }
+    QTabWidget* tabs() const { return tabs_; }
+    QProgressBar* progressBar() const { return progress_; }
+    QString statusText() const;
+    // A report that failed to open, or the last error shown; for tests.
+    QString lastError() const { return lastError_; }
+    // No modal dialogs (tests, scripted screenshots): errors go to the status bar.
+    void setQuiet(bool quiet) { quiet_ = quiet; }
+
+signals:
+    void sessionFinished();
+    void reportOpened();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void showError(const QString& title, const QString& message);
+    void updateTitle();
+    void updateStatus();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void showResults(bool results);
+    bool confirmDiscard();
+
+    widgets::ReportDocument* document_;
+    core::SessionRunner* runner_;
+    core::InterpreterProbe* interpreters_;
+    widgets::SettingsPanel* settings_;
+    widgets::ConsoleView* console_;
+    QStackedWidget* centre_;
+    QTabWidget* tabs_;
+    widgets::LatencyTab* latency_;
+    QLabel* status_;
+    QProgressBar* progress_;
+    QTimer* clock_;
+    QMenu* recentMenu_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QString lastError_;
+    bool quiet_ = false;
+};
+
+} // namespace cs::app

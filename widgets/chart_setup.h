@@ -1,0 +1,32 @@
+// Shared wiring for every QCustomPlot chart: zoom and pan, a legend, hover
+// values, axis units, and a context menu to save as PNG or SVG.
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+#include <functional>
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace cs::widgets {
+
+// Formats an axis value as text with units (e.g. durations in ns → "1.2 ms").
+using ValueFormatter = std::function<QString(double)>;
+
+void setupChart(QCustomPlot* plot);
+// Tick labels on the y axis in human units.
+void setDurationAxis(QCustomPlot* plot, const QString& label);
+void setBytesAxis(QCustomPlot* plot, const QString& label);
+// Shows the nearest point's values in a tooltip while the mouse moves.
+void enableHoverValues(QCustomPlot* plot, ValueFormatter xText, ValueFormatter yText);
+// A chart with nothing to show says why, in the middle, instead of a blank.
+void setEmptyMessage(QCustomPlot* plot, const QString& message);
+
+bool saveChartSvg(QCustomPlot* plot, const QString& path);
+QColor toQColor(const std::string& hex);
+QString durationText(double ns);
+QString bytesText(double bytes);
+
+} // namespace cs::widgets
