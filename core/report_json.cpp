@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "comparison_json.h"
 #include "stats.h"
 
 namespace cs::core {
@@ -164,6 +165,8 @@ json runToJson(const Run& run) {
         compilePhases.push_back({{"name", p.name}, {"seconds", p.seconds}});
     j["compile_phases"] = {{"phases", compilePhases}, {"first_call_ns", run.firstCallNs},
                            {"source", run.compilePhasesSource}};
+    // Derived (docs/measuring.md); recomputed from the iterations on read.
+    j["warmup"] = warmupToJson(analyzeWarmup(run));
 
     json series = json::array();
     for (const auto& m : run.memory) {
@@ -208,7 +211,9 @@ json reportToJson(const Report& report) {
             {"environment",
              {{"python", e.python}, {"torch", e.torch}, {"cuda", e.cuda}, {"device", e.device},
               {"cpu", e.cpu}, {"host", e.host}, {"platform", e.platform}}},
-            {"runs", runs}};
+            {"runs", runs},
+            // Derived from the runs (docs/measuring.md); ignored and recomputed on read.
+            {"comparison", comparisonToJson(compareRuns(report))}};
 }
 
 std::string writeReportJson(const Report& report, int indent) {
