@@ -1,5 +1,7 @@
 // compilescope-cli: the headless front end (GPU servers have no display).
 //   compilescope-cli run MODEL [options]      run settings, write JSON/HTML reports
+//   compilescope-cli compare MODEL [options]  the same, default settings eager and every
+//                                             compile mode; ends with the comparison table
 // Exit codes: 0 every setting ran, 2 some failed (report still written), 1 bad arguments.
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -13,6 +15,8 @@
 
 #include "app_paths.h"
 #include "cli_progress.h"
+#include "comparison.h"
+#include "comparison_text.h"
 #include "probe_command.h"
 #include "report_html.h"
 #include "report_json.h"
@@ -32,11 +36,13 @@ std::atomic<bool> interrupted{false};
 
 int usage(const QString& message) {
     std::fprintf(stderr,
-                 "%s\n\nusage: compilescope-cli run MODEL [--settings eager,default] [--device auto|cpu|cuda]\n"
+                 "%s\n\nusage: compilescope-cli run|compare MODEL [--settings eager,default] [--device auto|cpu|cuda]\n"
                  "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--python PATH]\n"
                  "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
                  "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
-                 "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n",
+                 "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
+                 "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
+                 "another, each in a fresh probe, and prints speedup and break-even against eager.\n",
                  message.toLocal8Bit().constData());
     return kExitBadArguments;
 }
@@ -77,11 +83,14 @@ bool writeOutputs(const Report& report, const QString& jsonPath, const QString& 
     return ok;
 }
 
-int runCommand(QCoreApplication& app, const QStringList& arguments) {
+constexpr const char* kCompareSettings = "eager,default,reduce-overhead,max-autotune";
+
+int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare) {
     QCommandLineParser parser;
-    parser.addPositionalArgument("command", "run");
+    parser.addPositionalArgument("command", "run or compare");
     parser.addPositionalArgument("model", "model spec");
-    const QCommandLineOption settings("settings", "comma-separated modes", "list", "eager,default");
+    const QCommandLineOption settings("settings", "comma-separated modes", "list",
+                                      compare ? kCompareSettings : "eager,default");
     const QCommandLineOption device("device", "auto, cpu or cuda", "device", "auto");
     const QCommandLineOption warmup("warmup", "warmup calls, including the compiling one", "n", "5");
     const QCommandLineOption iters("iters", "measured calls", "n", "100");
@@ -141,15 +150,39 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     SessionRunner runner;
     cs::app::CliProgress progress(runner);
     QObject::connect(&runner, &SessionRunner::runUpdated, [&](int) { progress.update(); });
+    QObject::connect(&runner, &SessionRunner::runStarted, [&](int index) {
+        if (!compare)
+            return;
+        progress.finishLine();
+        std::fprintf(stderr, "[%d/%zu] %s: starting a fresh probe\n", index + 1, runner.report().runs.size(),
+                     runner.report().runs[static_cast<size_t>(index)].setting.label().c_str());
+    });
     QObject::connect(&runner, &SessionRunner::runFinished, [&](int index) {
         progress.finishLine();
         const Run& run = runner.report().runs[static_cast<size_t>(index)];
-        std::fprintf(stderr, "%s: %s\n", run.setting.label().c_str(), toString(run.status));
+        if (!compare) {
+            std::fprintf(stderr, "%s: %s\n", run.setting.label().c_str(), toString(run.status));
+            return;
+        }
+        // Per-setting status as it finishes: what it measured, or why it stopped.
+        const auto stats = computeStats(run.measuredLatencies());
+        const auto warmup = analyzeWarmup(run);
+        std::string line = run.setting.label() + ": " + toString(run.status);
+        if (warmup.firstCallNs >= 0)
+            line += ", first call " + formatDuration(static_cast<double>(warmup.firstCallNs));
+        if (stats)
+            line += ", median " + formatDuration(stats->median) + " over " + std::to_string(stats->count) + " calls";
+        if (run.error && run.status != RunStatus::Ok)
+            line += " — " + run.error->message.substr(0, run.error->message.find('\n'));
+        std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, runner.report().runs.size(), line.c_str());
     });
     int exitCode = kExitOk;
     QObject::connect(&runner, &SessionRunner::sessionFinished, [&] {
         const Report& report = runner.report();
-        printSummary(report);
+        if (compare) // the table is what compare produces: stdout, so it can be piped
+            std::printf("\n%s", comparisonTable(compareRuns(report)).c_str());
+        else
+            printSummary(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });
         const bool written = writeOutputs(report, parser.value(json), parser.value(html));
@@ -187,7 +220,7 @@ int main(int argc, char** argv) {
         std::printf("compilescope-cli %s\n", COMPILESCOPE_VERSION);
         return kExitOk;
     }
-    if (command == "run")
-        return runCommand(app, arguments);
+    if (command == "run" || command == "compare")
+        return runCommand(app, arguments, command == "compare");
     return usage("unknown command: " + command);
 }

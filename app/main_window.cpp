@@ -18,6 +18,7 @@
 #include <QTimer>
 
 #include "app_paths.h"
+#include "compare_tab.h"
 #include "console_view.h"
 #include "interpreter_probe.h"
 #include "latency_tab.h"
@@ -25,6 +26,7 @@
 #include "report_io.h"
 #include "session_runner.h"
 #include "settings_panel.h"
+#include "warmup_tab.h"
 #include "welcome_page.h"
 
 namespace cs::app {
@@ -58,6 +60,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
+    tabs_->addTab(new widgets::CompareTab(document_, tabs_), tr("Compare"));
+    tabs_->addTab(new widgets::WarmupTab(document_, tabs_), tr("Warmup"));
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
 
@@ -97,6 +101,7 @@ MainWindow::MainWindow(QWidget* parent)
             openReport(path);
     });
     connect(settings_, &widgets::SettingsPanel::runRequested, this, &MainWindow::startRun);
+    connect(settings_, &widgets::SettingsPanel::compareAllRequested, this, &MainWindow::startCompareAll);
     connect(settings_, &widgets::SettingsPanel::cancelRequested, this, &MainWindow::cancelRun);
     connect(settings_, &widgets::SettingsPanel::openModelRequested, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
@@ -184,6 +189,8 @@ void MainWindow::buildMenus() {
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startRun);
+    run->addAction(tr("Compare &All Modes"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this, &MainWindow::startCompareAll)
+        ->setToolTip(tr("Run eager and every compile mode, each in a fresh process, and compare them"));
     cancelAction_ = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
     cancelAction_->setEnabled(false);
 
@@ -218,10 +225,22 @@ void MainWindow::openPath(const QString& path) {
 }
 
 void MainWindow::startRun() {
+    startSession(settings_->settings());
+}
+
+void MainWindow::startCompareAll() {
+    startSession(settings_->allModeSettings());
+    if (!runner_->isRunning())
+        return;
+    // The comparison fills in as each setting finishes.
+    if (auto* compare = tabs_->findChild<widgets::CompareTab*>())
+        tabs_->setCurrentWidget(compare);
+}
+
+void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     if (runner_->isRunning())
         return;
     const QString model = settings_->modelSpec();
-    const auto settings = settings_->settings();
     if (model.isEmpty() || settings.empty()) {
         showError(tr("Nothing to run"), tr("Choose a model and at least one mode."));
         return;

@@ -36,6 +36,8 @@ public:
     // Opens a model (.py/.pt2/torchvision:) in the settings, or a report (.json).
     void openPath(const QString& path);
     void startRun();
+    // Runs eager and every compile mode with the panel's other settings.
+    void startCompareAll();
     void cancelRun();
     void openReport(const QString& path);
     void saveReport(const QString& path);
@@ -63,6 +65,7 @@ protected:
 
 private:
     void buildMenus();
+    void startSession(const std::vector<core::Setting>& settings);
     void showError(const QString& title, const QString& message);
     void updateTitle();
     void updateStatus();

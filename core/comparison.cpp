@@ -41,7 +41,7 @@ std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs) {
         deviations.push_back(std::fabs(static_cast<double>(ns) - band.median));
     band.mad = medianOf(std::move(deviations));
     band.halfWidth = std::max(kBandMads * band.mad, kBandMinFraction * band.median);
-    band.low = band.median - band.halfWidth;
+    band.low = std::max(0.0, band.median - band.halfWidth); // no call takes less than nothing
     band.high = band.median + band.halfWidth;
     return band;
 }

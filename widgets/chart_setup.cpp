@@ -24,6 +24,17 @@ private:
     ValueFormatter format_;
 };
 
+class LogUnitTicker : public QCPAxisTickerLog {
+public:
+    explicit LogUnitTicker(ValueFormatter format) : format_(std::move(format)) {}
+
+protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override { return format_(tick); }
+
+private:
+    ValueFormatter format_;
+};
+
 QCPItemText* emptyLabel(QCustomPlot* plot) {
     for (int i = 0; i < plot->itemCount(); ++i) {
         auto* text = qobject_cast<QCPItemText*>(plot->item(i));
@@ -92,6 +103,12 @@ void setDurationAxis(QCustomPlot* plot, const QString& label) {
 void setBytesAxis(QCustomPlot* plot, const QString& label) {
     plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new UnitTicker(bytesText)));
     plot->yAxis->setLabel(label);
+}
+
+void setLogDurationAxis(QCPAxis* axis, const QString& label) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new LogUnitTicker(durationText)));
+    axis->setLabel(label);
 }
 
 void enableHoverValues(QCustomPlot* plot, ValueFormatter xText, ValueFormatter yText) {

@@ -8,6 +8,7 @@
 #include <functional>
 
 class QCustomPlot;
+class QCPAxis;
 class QCPGraph;
 
 namespace cs::widgets {
@@ -19,6 +20,8 @@ void setupChart(QCustomPlot* plot);
 // Tick labels on the y axis in human units.
 void setDurationAxis(QCustomPlot* plot, const QString& label);
 void setBytesAxis(QCustomPlot* plot, const QString& label);
+// A logarithmic axis of durations (ns), ticks at powers of ten in human units.
+void setLogDurationAxis(QCPAxis* axis, const QString& label);
 // Shows the nearest point's values in a tooltip while the mouse moves.
 void enableHoverValues(QCustomPlot* plot, ValueFormatter xText, ValueFormatter yText);
 // A chart with nothing to show says why, in the middle, instead of a blank.

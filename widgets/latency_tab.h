@@ -1,13 +1,18 @@
-// Latency: per-call latency of every run (live) above their statistics.
+// Latency: per-call latency of every run (live), its distribution
+// (histogram, box plot) overlaid across settings, and their statistics
+// with the harness's own overhead.
 #pragma once
 
 #include <QWidget>
 
+class QLabel;
 class QTableView;
 
 namespace cs::widgets {
 
 class IterationChart;
+class LatencyBoxPlot;
+class LatencyHistogram;
 class ReportDocument;
 class RunsModel;
 
@@ -16,11 +21,20 @@ class LatencyTab : public QWidget {
 public:
     explicit LatencyTab(ReportDocument* document, QWidget* parent = nullptr);
     IterationChart* chart() const { return chart_; }
+    LatencyHistogram* histogram() const { return histogram_; }
+    LatencyBoxPlot* boxPlot() const { return boxPlot_; }
     QTableView* table() const { return table_; }
     RunsModel* model() const { return model_; }
+    QLabel* overhead() const { return overhead_; }
 
 private:
+    void updateOverhead();
+
+    ReportDocument* document_;
     IterationChart* chart_;
+    LatencyHistogram* histogram_;
+    LatencyBoxPlot* boxPlot_;
+    QLabel* overhead_;
     QTableView* table_;
     RunsModel* model_;
 };

@@ -35,7 +35,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     if (orientation != Qt::Horizontal)
         return {};
     static const char* names[] = {"setting", "status", "calls", "median", "median 95% CI", "p90",
-                                  "p99", "mean", "std", "outliers", "first call", "error"};
+                                  "p99", "mean", "std", "outliers", "first call", "harness overhead", "error"};
     static const char* tips[] = {
         "How the model was compiled (mode, backend, dynamic, fullgraph)",
         "ok, failed, crashed, timeout or cancelled",
@@ -44,7 +44,8 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
         "95% confidence interval of the median (distribution-free)",
         "90th percentile latency", "99th percentile latency", "Mean latency (skewed by outliers)",
         "Sample standard deviation", "Calls outside 1.5 IQR of the quartiles",
-        "Latency of the first call, where torch.compile compiles", "What went wrong"};
+        "Latency of the first call, where torch.compile compiles",
+        "The timing loop around an empty function: part of every latency, not subtracted", "What went wrong"};
     if (section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::DisplayRole)
@@ -91,6 +92,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
         if (warm.empty())
             return {};
         return number(static_cast<double>(warm.front()));
+    case Overhead:
+        if (run->harnessOverheadNs < 0)
+            return {};
+        return number(static_cast<double>(run->harnessOverheadNs));
     default: break;
     }
     if (!stats)

@@ -11,7 +11,7 @@ class ReportDocument;
 class RunsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Setting, Status, Calls, Median, MedianCi, P90, P99, Mean, Std, Outliers, FirstCall, Error, ColumnCount };
+    enum Column { Setting, Status, Calls, Median, MedianCi, P90, P99, Mean, Std, Outliers, FirstCall, Overhead, Error, ColumnCount };
 
     explicit RunsModel(ReportDocument* document, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;

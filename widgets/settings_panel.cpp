@@ -153,10 +153,16 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     buttons->addWidget(run_);
     buttons->addWidget(cancel_);
     layout->addLayout(buttons);
+    compareAll_ = new QPushButton(tr("Compare all modes"), this);
+    compareAll_->setObjectName("compareAll");
+    compareAll_->setToolTip(tr("Run eager and every compile mode, each in a fresh process, with the other settings "
+                               "above, and compare them side by side (speedup, break-even, memory)"));
+    layout->addWidget(compareAll_);
     layout->addStretch(1);
 
     connect(open, &QPushButton::clicked, this, &SettingsPanel::openModelRequested);
     connect(run_, &QPushButton::clicked, this, &SettingsPanel::runRequested);
+    connect(compareAll_, &QPushButton::clicked, this, &SettingsPanel::compareAllRequested);
     connect(cancel_, &QPushButton::clicked, this, &SettingsPanel::cancelRequested);
     connect(model_, &QLineEdit::textChanged, this, &SettingsPanel::updateRunEnabled);
     connect(gallery_, &QComboBox::activated, this, [this](int index) {
@@ -256,6 +262,26 @@ std::vector<core::Setting> SettingsPanel::settings() const {
     return out;
 }
 
+std::vector<core::Setting> SettingsPanel::allModeSettings() const {
+    std::vector<core::Setting> out;
+    core::Setting shared;
+    shared.backend = backend_->currentText().toStdString();
+    shared.dynamic = dynamic_->currentText().toStdString();
+    shared.fullgraph = fullgraph_->isChecked();
+    shared.device = device_->currentText().toStdString();
+    shared.autocast = autocast_->currentText().toStdString();
+    shared.warmup = warmup_->value();
+    shared.iters = iters_->value();
+    shared.sweep = sweep_->isChecked();
+    shared.warmCache = warmCache_->isChecked();
+    for (const auto& mode : core::knownModes()) {
+        core::Setting s = shared;
+        s.mode = mode;
+        out.push_back(s);
+    }
+    return out;
+}
+
 void SettingsPanel::setRunning(bool running) {
     running_ = running;
     cancel_->setEnabled(running);
@@ -265,6 +291,8 @@ void SettingsPanel::setRunning(bool running) {
 void SettingsPanel::updateRunEnabled() {
     const bool anyMode = std::any_of(modes_.begin(), modes_.end(), [](QCheckBox* c) { return c->isChecked(); });
     run_->setEnabled(!running_ && anyMode && !modelSpec().isEmpty());
+    if (compareAll_)
+        compareAll_->setEnabled(!running_ && !modelSpec().isEmpty());
 }
 
 void SettingsPanel::setModeChecked(const QString& mode, bool checked) {

@@ -30,6 +30,8 @@ public:
     void setPython(const QString& path);
     // One setting per checked mode, sharing the other choices.
     std::vector<core::Setting> settings() const;
+    // One setting per known mode, eager first: what "Compare all modes" runs.
+    std::vector<core::Setting> allModeSettings() const;
     void setRunning(bool running);
 
     void saveState() const;   // QSettings
@@ -42,6 +44,7 @@ public:
 
 signals:
     void runRequested();
+    void compareAllRequested();
     void cancelRequested();
     void openModelRequested();
 
@@ -67,6 +70,7 @@ private:
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
     QPushButton* run_;
+    QPushButton* compareAll_ = nullptr;
     QPushButton* cancel_;
     bool running_ = false;
 };

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "comparison.h"
+#include "comparison_text.h"
 #include "report_json.h"
 
 using namespace cs::core;
@@ -11,7 +12,7 @@ namespace {
 // A run whose calls have these latencies (wall = latency, as on CPU).
 Run makeRun(const std::string& mode, const std::vector<int64_t>& warmup, const std::vector<int64_t>& measured,
             RunStatus status = RunStatus::Ok) {
-    Run run;
+    cs::core::Run run;
     run.setting.mode = mode;
     run.status = status;
     run.probe.device = "cpu";
@@ -55,7 +56,7 @@ TEST(SteadyBand, ThreeMadsWhenTheSpreadIsLarge) {
 }
 
 TEST(Warmup, EndsAtTheFirstCallInTheBand) {
-    Run run = makeRun("default", {5000, 300, 115, 105}, {100, 102, 98, 101, 99, 100, 150});
+    cs::core::Run run = makeRun("default", {5000, 300, 115, 105}, {100, 102, 98, 101, 99, 100, 150});
     auto w = analyzeWarmup(run);
     ASSERT_TRUE(w.band);
     EXPECT_DOUBLE_EQ(w.band->high, 110);
@@ -113,7 +114,7 @@ TEST(Warmup, CurveShowsAtLeastTwentyCalls) {
 }
 
 TEST(Warmup, PhasesAddUpToTheFirstCall) {
-    Run run = makeRun("default", {2'000'000'000, 100}, repeat(100, 9));
+    cs::core::Run run = makeRun("default", {2'000'000'000, 100}, repeat(100, 9));
     run.firstCallNs = 2'000'000'000;
     run.compilePhases = {{"dynamo_tracing", 1.0}, {"aot_autograd", 0.5}, {"other", 0.3}};
     auto w = analyzeWarmup(run);
@@ -147,7 +148,7 @@ TEST(Comparison, SpeedupAndBreakEvenAgainstEager) {
     report.runs.push_back(makeRun("default", {10000, 60, 50}, repeat(50, 10)));
     // slower per call than eager: never pays back.
     report.runs.push_back(makeRun("max-autotune", {20000, 120}, repeat(120, 10)));
-    Run failed = makeRun("reduce-overhead", {}, {}, RunStatus::Failed);
+    cs::core::Run failed = makeRun("reduce-overhead", {}, {}, RunStatus::Failed);
     failed.error = ErrorInfo{"compile_failed", "torch.compile failed", "Traceback"};
     report.runs.push_back(failed);
 
@@ -231,7 +232,7 @@ TEST(Comparison, NothingToMarkWithOneCandidate) {
 
 TEST(Comparison, NoBaselineWithoutAMeasuredEagerRun) {
     Report report;
-    Run eager = makeRun("eager", {300}, {}, RunStatus::Crashed);
+    cs::core::Run eager = makeRun("eager", {300}, {}, RunStatus::Crashed);
     report.runs.push_back(eager);
     report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
     auto c = compareRuns(report);
@@ -250,7 +251,7 @@ TEST(Comparison, CompileCheaperThanEagerWarmupBreaksEvenAtOnce) {
 }
 
 TEST(Comparison, PeakMemoryPrefersTheDeviceAllocator) {
-    Run run = makeRun("default", {10}, repeat(10, 3));
+    cs::core::Run run = makeRun("default", {10}, repeat(10, 3));
     run.memory.push_back({"host_rss", {{1, 5000}}, {}});
     std::string kind;
     EXPECT_EQ(*peakMemory(run, &kind), 5000);
@@ -261,11 +262,11 @@ TEST(Comparison, PeakMemoryPrefersTheDeviceAllocator) {
     run.memoryStats.push_back({"measure", "end", 100, 200, 300, 4096});
     EXPECT_EQ(*peakMemory(run, &kind), 4096);
     EXPECT_EQ(kind, "device reserved");
-    EXPECT_FALSE(peakMemory(Run{}));
+    EXPECT_FALSE(peakMemory(cs::core::Run{}));
 }
 
 TEST(Comparison, WhatTorchDid) {
-    Run run = makeRun("reduce-overhead", {10}, repeat(10, 3));
+    cs::core::Run run = makeRun("reduce-overhead", {10}, repeat(10, 3));
     auto notes = whatTorchDid(run);
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("CUDA graphs"), std::string::npos);
@@ -295,7 +296,7 @@ TEST(ComparisonJson, DerivedOnWriteRecomputedOnRead) {
     EXPECT_EQ(rows[2]["break_even_iterations"], "never");
     EXPECT_TRUE(rows[0]["break_even_iterations"].is_null()); // the baseline
     EXPECT_DOUBLE_EQ(rows[1]["speedup"]["value"].get<double>(), 2.0);
-    EXPECT_EQ(rows[1]["best"], nlohmann::json({"median", "speedup"}));
+    EXPECT_EQ(rows[1]["best"], nlohmann::json({"median", "p99", "speedup"}));
 
     const auto& warmup = doc["runs"][1]["warmup"];
     EXPECT_EQ(warmup["steady_from_call"], 2);
@@ -311,4 +312,33 @@ TEST(ComparisonJson, DerivedOnWriteRecomputedOnRead) {
     auto read = readReportJson(doc.dump(), "tampered.json");
     ASSERT_TRUE(read.ok) << read.error;
     EXPECT_EQ(writeReportJson(read.report), text);
+}
+
+TEST(ComparisonText, NeverBaselineAndTheVerdict) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 120, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 60, 50}, repeat(50, 10)));
+    report.runs.push_back(makeRun("max-autotune", {20000, 120}, repeat(120, 10)));
+    cs::core::Run failed = makeRun("reduce-overhead", {}, {}, RunStatus::Timeout);
+    failed.error = ErrorInfo{"timeout", "Stopped after 900 s.\nmore", ""};
+    report.runs.push_back(failed);
+    auto c = compareRuns(report);
+    EXPECT_EQ(breakEvenText(c.rows[0]), "baseline");
+    EXPECT_EQ(breakEvenText(c.rows[1]), "195 calls");
+    EXPECT_EQ(breakEvenText(c.rows[2]), "never");
+    EXPECT_EQ(breakEvenText(c.rows[3]), "—");
+    EXPECT_EQ(speedupText(c.rows[1]), "2.00× (2.00–2.00)");
+    const std::string summary = comparisonSummary(c);
+    EXPECT_NE(summary.find("default is 2.00× faster than eager per call"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("after 195 calls"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("max-autotune is 1.20× slower"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("never pays back"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("reduce-overhead did not finish (timeout): Stopped after 900 s."), std::string::npos)
+        << summary;
+    const std::string table = comparisonTable(c);
+    EXPECT_NE(table.find("never"), std::string::npos);
+    EXPECT_NE(table.find("timeout: Stopped after 900 s."), std::string::npos);
+
+    report.runs[0].status = RunStatus::Failed;
+    EXPECT_NE(comparisonSummary(compareRuns(report)).find("include eager"), std::string::npos);
 }

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Is compilescope's steady-state median right? A cross-check against
+torch.utils.benchmark.
+
+For each gallery model (MLP, conv net) and setting (eager, default) this
+runs `compilescope-cli run` (a fresh probe per setting, as the app does) and,
+in this process, `torch.utils.benchmark.Timer(...).blocked_autorange()` on the
+same model, inputs and setting, one right after the other so that both see
+the same machine. Rounds repeat that; the verdict uses the median over rounds
+of compilescope median / Timer median, which must be within --tolerance of 1.
+
+Run with the project venv (it needs torch), e.g.
+    .venv/bin/python benchmarks/accuracy.py --cli build/app/compilescope-cli
+Exit status: 0 when every model/setting agrees within the tolerance, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "resources" / "models"
+SETTINGS = ("eager", "default")
+
+
+def load_gallery(name: str):
+    path = GALLERY / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"accuracy_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return path, module
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def compilescope_medians(cli: str, model: Path, args: argparse.Namespace) -> dict[str, float]:
+    """Median latency per setting from a compilescope-cli run (its JSON report)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        cmd = [cli, "run", str(model), "--settings", ",".join(SETTINGS), "--device", "cpu",
+               "--warmup", str(args.warmup), "--iters", str(args.iters), "--python", sys.executable,
+               "--json", str(out)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0 or not out.exists():
+            raise SystemExit(f"compilescope-cli failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        report = json.loads(out.read_text())
+    medians = {}
+    for run in report["runs"]:
+        if run["status"] != "ok":
+            raise SystemExit(f"{model.name} {run['label']}: {run['status']}: {run['error']}")
+        medians[run["setting"]["mode"]] = run["latency"]["stats"]["median_ns"]
+    return medians
+
+
+class TimerSide:
+    """The same model, inputs and setting, timed by torch.utils.benchmark."""
+
+    def __init__(self, name: str, module, warmup: int) -> None:
+        import torch
+
+        self.torch = torch
+        torch.manual_seed(0)
+        self.model = module.get_model().eval()
+        inputs = module.get_inputs()
+        self.inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+        self.fns = {"eager": self.model}
+        with torch.no_grad():
+            compiled = torch.compile(self.model)  # mode default, as the probe compiles it
+            for _ in range(max(1, warmup)):
+                compiled(*self.inputs)
+        self.fns["default"] = compiled
+        self.name = name
+
+    def median_ns(self, setting: str, min_run_time: float) -> float:
+        from torch.utils import benchmark
+
+        timer = benchmark.Timer(stmt="fn(*inputs)", globals={"fn": self.fns[setting], "inputs": self.inputs},
+                                label=self.name, sub_label=setting)
+        with self.torch.no_grad():  # the probe measures inference under no_grad too
+            self.fns[setting](*self.inputs)
+            measurement = timer.blocked_autorange(min_run_time=min_run_time)
+        return measurement.median * 1e9
+
+
+def fmt(ns: float) -> str:
+    return f"{ns / 1e3:.1f} µs" if ns < 1e6 else f"{ns / 1e6:.3f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cli", default=str(ROOT / "build" / "app" / "compilescope-cli"))
+    parser.add_argument("--models", default="mlp,convnet")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=300)
+    parser.add_argument("--min-run-time", type=float, default=2.0, help="seconds per blocked_autorange")
+    parser.add_argument("--tolerance", type=float, default=0.05)
+    parser.add_argument("--json", help="write every figure here")
+    args = parser.parse_args()
+    if not Path(args.cli).exists():
+        print(f"{args.cli} does not exist: build first (scripts/build.sh) or pass --cli", file=sys.stderr)
+        return 2
+
+    import torch
+
+    machine = {
+        "cpu": cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform(),
+        "load_before": os.getloadavg(),
+    }
+    print(f"# {machine['cpu']}, {machine['cores']} cores, torch {machine['torch']} "
+          f"({machine['torch_threads']} threads), load {machine['load_before'][0]:.1f}", flush=True)
+
+    rows = []
+    for name in args.models.split(","):
+        path, module = load_gallery(name)
+        timer_side = TimerSide(name, module, args.warmup)
+        for r in range(args.rounds):
+            started = time.time()
+            cs = compilescope_medians(args.cli, path, args)
+            for setting in SETTINGS:
+                tm = timer_side.median_ns(setting, args.min_run_time)
+                ratio = cs[setting] / tm
+                rows.append({"model": name, "setting": setting, "round": r + 1, "compilescope_ns": cs[setting],
+                             "timer_ns": tm, "ratio": ratio, "load": os.getloadavg()[0]})
+                print(f"{name:8} {setting:8} round {r + 1}: compilescope {fmt(cs[setting]):>11}  "
+                      f"Timer {fmt(tm):>11}  ratio {ratio:.3f}  (load {rows[-1]['load']:.1f}, "
+                      f"{time.time() - started:.0f} s)", flush=True)
+
+    print("\n| model | setting | compilescope median | Timer median | ratio (median of rounds) | rounds | verdict |")
+    print("|---|---|---|---|---|---|---|")
+    ok = True
+    summary = []
+    for name in args.models.split(","):
+        for setting in SETTINGS:
+            mine = [x for x in rows if x["model"] == name and x["setting"] == setting]
+            ratio = statistics.median(x["ratio"] for x in mine)
+            within = abs(ratio - 1) <= args.tolerance
+            ok &= within
+            summary.append({"model": name, "setting": setting, "ratio": ratio, "within": within})
+            print(f"| {name} | {setting} | {fmt(statistics.median(x['compilescope_ns'] for x in mine))} | "
+                  f"{fmt(statistics.median(x['timer_ns'] for x in mine))} | {ratio:.3f} | "
+                  f"{', '.join(format(x['ratio'], '.3f') for x in mine)} | "
+                  f"{'within' if within else 'OUTSIDE'} {args.tolerance:.0%} |")
+    machine["load_after"] = os.getloadavg()
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": machine, "rows": rows, "summary": summary}, indent=1))
+    if ok:
+        print(f"\nPASS: compilescope's median within {args.tolerance:.0%} of torch.utils.benchmark "
+              f"for every model and setting")
+    else:
+        print(f"\nFAIL: some medians differ by more than {args.tolerance:.0%}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+#include "compare_tab.h"
+
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "comparison_model.h"
+#include "comparison_text.h"
+#include "report_document.h"
+#include "table_setup.h"
+
+namespace cs::widgets {
+
+CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
+    : QWidget(parent), document_(document), model_(new ComparisonModel(document, this)),
+      summary_(new QLabel(this)), table_(new QTableView(this)), details_(new QPlainTextEdit(this)) {
+    summary_->setObjectName("compareSummary");
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setMargin(6);
+    proxy_ = setupTableView(table_, model_);
+    table_->setObjectName("compareTable");
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    auto* legend = new QLabel(
+        tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra warmup over "
+           "eager is paid back by the time saved per call (\"never\" when nothing is saved). "
+           "<b>reduce-overhead</b> replays CUDA graphs to cut per-call overhead; on CPU it compiles like default. "
+           "Hover a cell for raw values."),
+        this);
+    legend->setWordWrap(true);
+    legend->setMargin(6);
+    details_->setObjectName("compareDetails");
+    details_->setReadOnly(true);
+    details_->setVisible(false);
+    details_->setMaximumHeight(180);
+    details_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(summary_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(details_);
+    layout->addWidget(legend);
+
+    connect(model_, &ComparisonModel::recomputed, this, [this] {
+        summary_->setText(QString::fromStdString(core::comparisonSummary(model_->comparison())));
+        showDetails(document_->selection().run);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                const int row = proxy_->mapToSource(current).row();
+                const int run = model_->comparison().rows[static_cast<size_t>(row)].run;
+                document_->selectRun(run);
+                showDetails(run);
+            });
+    summary_->setText(QString::fromStdString(core::comparisonSummary(model_->comparison())));
+}
+
+void CompareTab::showDetails(int run) {
+    const auto* row = model_->comparison().row(run);
+    if (!row || !row->error || row->status == core::RunStatus::Ok) {
+        details_->setVisible(false);
+        return;
+    }
+    QString text = QStringLiteral("%1 — %2 (%3)\n%4")
+                       .arg(QString::fromStdString(row->label), QString::fromLatin1(core::toString(row->status)),
+                            QString::fromStdString(row->error->kind), QString::fromStdString(row->error->message));
+    if (!row->error->traceback.empty())
+        text += "\n\n" + QString::fromStdString(row->error->traceback);
+    details_->setPlainText(text);
+    details_->setVisible(true);
+}
+
+} // namespace cs::widgets

@@ -1,0 +1,38 @@
+// Compare: every setting side by side against eager — graphs, breaks,
+// recompiles, warmup, latency, speedup, break-even, memory — best per column
+// marked, a verdict in words above, a failed setting's error one click away.
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QPlainTextEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace cs::widgets {
+
+class ComparisonModel;
+class ReportDocument;
+
+class CompareTab : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareTab(ReportDocument* document, QWidget* parent = nullptr);
+    QTableView* table() const { return table_; }
+    ComparisonModel* model() const { return model_; }
+    QLabel* summary() const { return summary_; }
+    QPlainTextEdit* details() const { return details_; }
+
+private:
+    void showDetails(int run);
+
+    ReportDocument* document_;
+    ComparisonModel* model_;
+    QLabel* summary_;
+    QTableView* table_;
+    QSortFilterProxyModel* proxy_;
+    QPlainTextEdit* details_;
+};
+
+} // namespace cs::widgets

@@ -1,0 +1,28 @@
+// One box per setting: quartiles, median, Tukey whiskers and every outlier.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+class QCustomPlot;
+
+namespace cs::widgets {
+
+class ReportDocument;
+
+class LatencyBoxPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit LatencyBoxPlot(ReportDocument* document, QWidget* parent = nullptr);
+    QCustomPlot* plot() const { return plot_; }
+    void refresh();
+
+private:
+    void showHover(const QPoint& pos, const QPoint& globalPos);
+
+    ReportDocument* document_;
+    QCustomPlot* plot_;
+    QTimer throttle_;
+};
+
+} // namespace cs::widgets

@@ -1,0 +1,27 @@
+// Distribution of steady-state latency per setting, overlaid on shared log
+// bins, as a share of each setting's measured calls.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+class QCustomPlot;
+
+namespace cs::widgets {
+
+class ReportDocument;
+
+class LatencyHistogram : public QWidget {
+    Q_OBJECT
+public:
+    explicit LatencyHistogram(ReportDocument* document, QWidget* parent = nullptr);
+    QCustomPlot* plot() const { return plot_; }
+    void refresh();
+
+private:
+    ReportDocument* document_;
+    QCustomPlot* plot_;
+    QTimer throttle_;
+};
+
+} // namespace cs::widgets

@@ -1,0 +1,34 @@
+// Warmup: what the first calls cost per setting — the first call split into
+// compile phases (stacked bars) and the first-calls curve down to steady state.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+
+namespace cs::widgets {
+
+class CompilePhaseChart;
+class FirstCallsChart;
+class ReportDocument;
+
+class WarmupTab : public QWidget {
+    Q_OBJECT
+public:
+    explicit WarmupTab(ReportDocument* document, QWidget* parent = nullptr);
+    CompilePhaseChart* phaseChart() const { return phases_; }
+    FirstCallsChart* firstCallsChart() const { return firstCalls_; }
+    QLabel* summary() const { return summary_; }
+
+private:
+    void updateSummary();
+
+    ReportDocument* document_;
+    QLabel* summary_;
+    CompilePhaseChart* phases_;
+    FirstCallsChart* firstCalls_;
+    QTimer throttle_;
+};
+
+} // namespace cs::widgets
