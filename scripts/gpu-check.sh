@@ -97,12 +97,15 @@ build_with_gxx() {
         libfile=$(cd "$libdir" && ls libcupti.so.* | sort | head -1)
     fi
     local flags="-std=c++20 -O2 -g -fPIC -Wall -Wextra -Wpedantic -fvisibility=hidden -I$SRC $inc"
-    # shellcheck disable=SC2086
-    g++ $flags -shared -o "$LIB" "$SRC"/collector.cpp "$SRC"/name_table.cpp \
-        "$SRC"/record_convert.cpp "$SRC"/record_store.cpp \
-        -L"$libdir" -l:"$libfile" -Wl,-rpath,"$libdir" -Wl,--no-undefined -ldl -pthread &&
-    g++ $flags -o "$BUILD/compilescope_cupti_selftest" "$SRC"/tests/convert_selftest.cpp \
-        "$SRC"/name_table.cpp "$SRC"/record_convert.cpp "$SRC"/record_store.cpp
+    local f objs=()
+    for f in collector name_table record_convert record_store tests/convert_selftest; do
+        # shellcheck disable=SC2086
+        g++ $flags -c "$SRC/$f.cpp" -o "$BUILD/${f##*/}.o" || return 1
+        objs+=("$BUILD/${f##*/}.o")
+    done
+    g++ -shared -o "$LIB" "${objs[@]:0:4}" -L"$libdir" -l:"$libfile" -Wl,-rpath,"$libdir" \
+        -Wl,--no-undefined -ldl -pthread &&
+    g++ -o "$BUILD/compilescope_cupti_selftest" "${objs[@]:1:4}" -pthread
 }
 
 build_collector() {  # returns 0 with $LIB built and self-tested, else 2

@@ -360,7 +360,7 @@ int mark_phase(const char* name, uint32_t edge, uint64_t t_ns) {
     r.name_id = s.names.intern(name);
     r.start_ns = r.end_ns = t_ns != 0 ? t_ns : monotonic_now_ns();
     r.flags = edge == 1 ? CS_FLAG_PHASE_END : 0;
-    s.store.push(r);
+    s.store.push_uncapped(r);
     return CS_CUPTI_OK;
 }
 

@@ -124,7 +124,8 @@ CS_CUPTI_API uint64_t cs_cupti_now_ns(void);
 /*
  * Enable kernel, memcpy, memset, MEMORY2 and MEMORY_POOL activity.
  * buffer_bytes: size of each buffer handed to CUPTI (0: 8 MiB).
- * max_records: records kept before new ones are counted as dropped (0: 2^21).
+ * max_records: records waiting to be read before new ones are counted as
+ * dropped (0: 2^21); phase marks are always kept.
  * Kernel and MEMORY2 are required; memcpy, memset and memory-pool records
  * are optional (kinds_missing says which CUPTI refused).
  */
