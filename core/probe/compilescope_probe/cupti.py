@@ -344,6 +344,7 @@ class _Stats(ctypes.Structure):
         ("buffers_completed", ctypes.c_uint64),
         ("records_ignored", ctypes.c_uint64),
         ("records_untimed", ctypes.c_uint64),
+        ("buffers_truncated", ctypes.c_uint64),
         ("clock_offset_ns", ctypes.c_int64),
         ("clock_mode", ctypes.c_uint32),
         ("cupti_version", ctypes.c_uint32),
@@ -493,6 +494,9 @@ class Collector:
         if stats.get("buffers_denied"):
             out.append(f"{stats['buffers_denied']} CUPTI buffer requests could not be met "
                        "(out of host memory): records were lost")
+        if stats.get("buffers_truncated"):
+            out.append(f"{stats['buffers_truncated']} CUPTI buffers held a record that could not "
+                       "be read; the records after it in each were lost uncounted")
         if summary.get("untimed"):
             out.append(f"{summary['untimed']} GPU records came without timestamps and are left "
                        "out of the phase figures")

@@ -105,6 +105,8 @@ typedef struct cs_cupti_stats {
     uint64_t buffers_completed;
     uint64_t records_ignored;    /* kinds we do not convert */
     uint64_t records_untimed;    /* converted with CS_FLAG_NO_TIMESTAMP */
+    uint64_t buffers_truncated;  /* buffers whose walk stopped at a bad record:
+                                    the rest of each is lost, uncounted */
     int64_t clock_offset_ns;     /* added to CUPTI timestamps (0 in callback mode) */
     uint32_t clock_mode;         /* CS_CLOCK_* */
     uint32_t cupti_version;      /* cuptiGetVersion of the loaded libcupti */
