@@ -299,9 +299,9 @@ class Probe:
         from . import loader
 
         with self.phase("load"):
-            loaded = loader.load(s.model, self.classifier)
+            loaded = loader.load(s.model, self.classifier, self.device)
             model = loaded.model
-            if isinstance(model, torch.nn.Module):
+            if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
                 model = model.to(self.device)
                 model.eval()  # inference: dropout off, batch norm uses running stats
             inputs = loader.move_to(loaded.inputs, self.device)
