@@ -94,3 +94,20 @@ def test_split_never_goes_negative():
     assert s["other"] == 0 and ct["scaled"] is True
     # proportions kept: tracing 1 s and AOTAutograd 2 s of 3 s named
     assert s["aot_autograd"] == pytest.approx(2 * s["dynamo_tracing"])
+
+
+def test_compile_work_in_later_warmup_calls_is_reported():
+    from conftest import fixture_model
+
+    run = run_probe(fixture_model("lazy_init"), "--backend", "aot_eager", "--warmup", "3", "--iters", "1")
+    assert_well_formed(run)
+    first, later = run.of("compile_time")
+    assert first["scope"] == "first_call" and later["scope"] == "warmup"
+    recompiles = [e for e in run.phase_span("warmup") if e["type"] == "recompile"]
+    assert len(recompiles) == 1 and "ready" in recompiles[0]["reason"]
+    assert later in run.events[run.events.index(first):]
+    warmup_walls = [i["wall_ns"] for i in run.of("iteration")[1:3]]
+    assert later["first_call_ns"] == sum(warmup_walls)
+    s = {p["name"]: p["seconds"] for p in later["phases"]}
+    assert s["dynamo_tracing"] > 0 and sum(s.values()) == pytest.approx(sum(warmup_walls) / 1e9)
+    assert later["compiles"] == 1
