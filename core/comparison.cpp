@@ -30,6 +30,13 @@ double WarmupAnalysis::phasesSeconds() const {
     return total;
 }
 
+double WarmupAnalysis::laterSeconds() const {
+    double total = 0;
+    for (const auto& p : laterPhases)
+        total += p.seconds;
+    return total;
+}
+
 std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs) {
     if (measuredNs.empty())
         return std::nullopt;
@@ -109,6 +116,10 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
         w.phases.push_back({"other", std::max(0.0, wall - named)});
     }
     w.phasesSource = run.compilePhasesSource;
+    for (const auto& p : run.warmupCompilePhases) {
+        if (p.name != "other" && p.seconds > 0)
+            w.laterPhases.push_back(p);
+    }
     return w;
 }
 

@@ -58,6 +58,11 @@ struct WarmupAnalysis {
     std::vector<CompilePhase> phases;
     std::string phasesSource;
     double phasesSeconds() const;
+    // Compile work the later warmup calls did (the probe's compile_time of
+    // scope "warmup": CUDA-graph recording, runtime autotuning, recompiles):
+    // named phases only; that scope's "other" is mostly running those calls.
+    std::vector<CompilePhase> laterPhases;
+    double laterSeconds() const;
 };
 
 WarmupAnalysis analyzeWarmup(const Run& run);

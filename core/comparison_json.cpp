@@ -41,6 +41,9 @@ json warmupToJson(const WarmupAnalysis& w) {
     json phases = json::array();
     for (const auto& p : w.phases)
         phases.push_back({{"name", p.name}, {"seconds", p.seconds}});
+    json later = json::array();
+    for (const auto& p : w.laterPhases)
+        later.push_back({{"name", p.name}, {"seconds", p.seconds}});
     return {{"steady_band", band},
             {"steady_from_call", orNull(w.steadyFrom)},
             {"warmup_wall_ns", w.warmupWallNs},
@@ -48,6 +51,7 @@ json warmupToJson(const WarmupAnalysis& w) {
             {"first_call_ns", w.firstCallNs},
             {"phases", phases},
             {"phases_source", w.phasesSource},
+            {"later_warmup_phases", later},
             {"first_calls", curve}};
 }
 

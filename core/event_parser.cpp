@@ -297,6 +297,13 @@ void applyEvent(Run& run, const json& event) {
         r.limitHit = type == ev::recompile_limit;
         r.limit = get<int>(event, "limit", 0);
         run.recompiles.push_back(std::move(r));
+    } else if (type == ev::compile_time && getString(event, "scope") == "warmup") {
+        run.warmupCompilePhases.clear();
+        if (auto it = event.find("phases"); it != event.end() && it->is_array()) {
+            for (const auto& p : *it)
+                run.warmupCompilePhases.push_back({getString(p, "name"), get<double>(p, "seconds", 0)});
+        }
+        run.warmupCompileNs = get<int64_t>(event, "first_call_ns", -1);
     } else if (type == ev::compile_time) {
         run.compilePhases.clear();
         if (auto it = event.find("phases"); it != event.end() && it->is_array()) {

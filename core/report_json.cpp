@@ -165,6 +165,12 @@ json runToJson(const Run& run) {
         compilePhases.push_back({{"name", p.name}, {"seconds", p.seconds}});
     j["compile_phases"] = {{"phases", compilePhases}, {"first_call_ns", run.firstCallNs},
                            {"source", run.compilePhasesSource}};
+    if (run.warmupCompileNs >= 0) {
+        json later = json::array();
+        for (const auto& p : run.warmupCompilePhases)
+            later.push_back({{"name", p.name}, {"seconds", p.seconds}});
+        j["compile_phases"]["later_warmup"] = {{"phases", later}, {"wall_ns", run.warmupCompileNs}};
+    }
     // Derived (docs/measuring.md); recomputed from the iterations on read.
     j["warmup"] = warmupToJson(analyzeWarmup(run));
 
@@ -342,6 +348,11 @@ Run runFromJson(const json& j, std::vector<std::string>& warnings, size_t index)
         run.compilePhases.push_back({value<std::string>(p, "name", ""), value<double>(p, "seconds", 0)});
     run.firstCallNs = value<int64_t>(compile, "first_call_ns", -1);
     run.compilePhasesSource = value<std::string>(compile, "source", "");
+    if (auto later = compile.find("later_warmup"); later != compile.end() && later->is_object()) {
+        for (const auto& p : later->value("phases", json::array()))
+            run.warmupCompilePhases.push_back({value<std::string>(p, "name", ""), value<double>(p, "seconds", 0)});
+        run.warmupCompileNs = value<int64_t>(*later, "wall_ns", -1);
+    }
 
     const json memory = j.value("memory", json::object());
     for (const auto& m : memory.value("series", json::array())) {

@@ -219,6 +219,11 @@ struct Run {
     std::vector<CompilePhase> compilePhases;
     int64_t firstCallNs = -1;
     std::string compilePhasesSource;
+    // A second compile_time (scope "warmup"): compile work done by the later
+    // warmup calls (CUDA-graph recording, runtime autotuning, recompiles),
+    // splitting those calls' wall time the same way.
+    std::vector<CompilePhase> warmupCompilePhases;
+    int64_t warmupCompileNs = -1;
     std::vector<MemorySeries> memory;
     std::vector<MemoryStats> memoryStats;
     KernelSummary kernels;

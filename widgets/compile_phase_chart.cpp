@@ -47,7 +47,7 @@ CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
     setupChart(plot_);
-    setDurationAxis(plot_, tr("first call, by compile phase"));
+    setDurationAxis(plot_, tr("compile time of the first calls, by phase"));
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Vertical);
@@ -80,14 +80,18 @@ void CompilePhaseChart::refresh() {
     std::vector<core::WarmupAnalysis> warmups;
     std::vector<QString> names; // phase names in stacking order: known ones first
     std::map<QString, double> totals;
+    // Per setting and phase: the first call's share plus what later warmup
+    // calls compiled (CUDA-graph recording happens on the second or third call).
+    std::vector<std::map<QString, double>> seconds;
     for (const auto& run : report.runs) {
         warmups.push_back(core::analyzeWarmup(run));
-        for (const auto& p : warmups.back().phases) {
-            const QString name = QString::fromStdString(p.name);
-            if (!totals.count(name))
-                totals[name] = 0;
-            totals[name] += p.seconds;
-        }
+        auto& mine = seconds.emplace_back();
+        for (const auto& p : warmups.back().phases)
+            mine[QString::fromStdString(p.name)] += p.seconds;
+        for (const auto& p : warmups.back().laterPhases)
+            mine[QString::fromStdString(p.name)] += p.seconds;
+        for (const auto& [name, value] : mine)
+            totals[name] += value;
     }
     for (const auto& p : kPhases) {
         if (totals.count(p.name))
@@ -117,11 +121,9 @@ void CompilePhaseChart::refresh() {
         bars->setPen(QPen(plot_->palette().color(QPalette::Base), 0.5));
         bars->setWidth(0.6);
         for (size_t r = 0; r < warmups.size(); ++r) {
-            for (const auto& p : warmups[r].phases) {
-                if (QString::fromStdString(p.name) == name) {
-                    bars->addData(static_cast<double>(r + 1), p.seconds * 1e9);
-                    stackHeights[r] += p.seconds * 1e9;
-                }
+            if (auto it = seconds[r].find(name); it != seconds[r].end() && it->second > 0) {
+                bars->addData(static_cast<double>(r + 1), it->second * 1e9);
+                stackHeights[r] += it->second * 1e9;
             }
         }
         if (below)
@@ -186,15 +188,18 @@ void CompilePhaseChart::showHover(const QPoint& pos, const QPoint& globalPos) {
         const auto run = static_cast<size_t>(it->key) - 1;
         if (run >= report.runs.size())
             continue;
-        const auto firstCall = core::analyzeWarmup(report.runs[run]).firstCallNs;
-        const double share = firstCall > 0 ? 100.0 * it->value / static_cast<double>(firstCall) : 0;
-        QToolTip::showText(globalPos,
-                           tr("%1 — %2\n%3 (%4% of the first call, %5)")
-                               .arg(QString::fromStdString(report.runs[run].setting.label()), bars->name(),
-                                    durationText(it->value))
-                               .arg(share, 0, 'f', 1)
-                               .arg(durationText(static_cast<double>(firstCall))),
-                           plot_);
+        const auto w = core::analyzeWarmup(report.runs[run]);
+        const QString phase = bars->property("phase").toString();
+        double later = 0;
+        for (const auto& p : w.laterPhases)
+            later += QString::fromStdString(p.name) == phase ? p.seconds * 1e9 : 0;
+        QString text = tr("%1 — %2: %3").arg(QString::fromStdString(report.runs[run].setting.label()), bars->name(),
+                                             durationText(it->value));
+        if (later > 0)
+            text += "\n" + tr("%1 in the first call, %2 in later warmup calls")
+                               .arg(durationText(it->value - later), durationText(later));
+        text += "\n" + tr("first call: %1").arg(durationText(static_cast<double>(w.firstCallNs)));
+        QToolTip::showText(globalPos, text, plot_);
         return;
     }
     QToolTip::hideText();

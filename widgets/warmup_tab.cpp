@@ -64,6 +64,13 @@ void WarmupTab::updateSummary() {
                 line += tr(", most of it %1 (%2)")
                             .arg(CompilePhaseChart::phaseTitle(QString::fromStdString(largest->name)),
                                  durationText(largest->seconds * 1e9));
+            if (w.laterSeconds() > 0) {
+                QStringList later;
+                for (const auto& p : w.laterPhases)
+                    later << CompilePhaseChart::phaseTitle(QString::fromStdString(p.name));
+                line += tr("; later warmup calls compiled %1 more (%2)")
+                            .arg(durationText(w.laterSeconds() * 1e9), later.join(", "));
+            }
             if (w.steadyFrom)
                 line += tr("; steady from call %1, %2 until then (%3 beyond steady state)")
                             .arg(*w.steadyFrom + 1)

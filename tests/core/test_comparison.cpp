@@ -3,6 +3,7 @@
 
 #include "comparison.h"
 #include "comparison_text.h"
+#include "event_parser.h"
 #include "report_json.h"
 
 using namespace cs::core;
@@ -341,4 +342,32 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
 
     report.runs[0].status = RunStatus::Failed;
     EXPECT_NE(comparisonSummary(compareRuns(report)).find("include eager"), std::string::npos);
+}
+
+TEST(Warmup, LaterWarmupCompileKeepsTheFirstCallPhases) {
+    // reduce-overhead records CUDA graphs on a later call: a second compile_time, scope warmup.
+    cs::core::Run run = replayStream(
+        R"J({"type":"iteration","t_ns":1,"index":0,"latency_ns":3000000000,"wall_ns":3000000000,"warmup":true,"first_call":true})J" "\n"
+        R"J({"type":"compile_time","t_ns":2,"scope":"first_call","phases":[{"name":"dynamo_tracing","seconds":1.0},{"name":"other","seconds":2.0}],"first_call_ns":3000000000,"source":"m"})J" "\n"
+        R"J({"type":"iteration","t_ns":3,"index":1,"latency_ns":500000000,"wall_ns":500000000,"warmup":true})J" "\n"
+        R"J({"type":"compile_time","t_ns":4,"scope":"warmup","phases":[{"name":"cudagraph_recording","seconds":0.4},{"name":"other","seconds":0.1}],"first_call_ns":500000000,"source":"m"})J" "\n"
+        R"J({"type":"iteration","t_ns":5,"index":2,"latency_ns":1000,"wall_ns":1000})J" "\n");
+    EXPECT_EQ(run.firstCallNs, 3'000'000'000);
+    ASSERT_EQ(run.compilePhases.size(), 2u);
+    EXPECT_EQ(run.compilePhases[0].name, "dynamo_tracing");
+    EXPECT_EQ(run.warmupCompileNs, 500'000'000);
+    ASSERT_EQ(run.warmupCompilePhases.size(), 2u);
+    auto w = analyzeWarmup(run);
+    EXPECT_DOUBLE_EQ(w.phasesSeconds(), 3.0);
+    ASSERT_EQ(w.laterPhases.size(), 1u); // named phases only
+    EXPECT_EQ(w.laterPhases[0].name, "cudagraph_recording");
+    EXPECT_DOUBLE_EQ(w.laterSeconds(), 0.4);
+    EXPECT_EQ(w.steadyFrom.value_or(-1), 2);
+
+    // The report keeps both scopes through a save and a read.
+    Report report;
+    report.runs.push_back(run);
+    auto read = readReportJson(writeReportJson(report), "memory");
+    ASSERT_TRUE(read.ok);
+    EXPECT_EQ(read.report.runs[0], run);
 }
