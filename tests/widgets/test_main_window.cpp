@@ -9,8 +9,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "compare_tab.h"
+#include "comparison_model.h"
 #include "latency_tab.h"
 #include "main_window.h"
+#include "probe_command.h"
 #include "qt_warning_guard.h"
 #include "report_document.h"
 #include "report_json.h"
@@ -76,6 +79,41 @@ private slots:
         QVERIFY(runs[0].measuredLatencies().size() > 20);
         QCOMPARE(QString(core::toString(runs[1].status)), QString("cancelled"));
         QVERIFY(!window.runner()->isRunning());
+    }
+
+    void compareAllModesAndCancelKeepsFinishedSettings() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.settingsPanel()->setModelSpec(TEST_MODELS "/slow.py");
+        window.settingsPanel()->setModeChecked("eager", true); // the panel's own choice is left alone
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+        window.startCompareAll();
+        QVERIFY(window.runner()->isRunning());
+        auto* compare = window.findChild<widgets::CompareTab*>();
+        QVERIFY(compare);
+        QCOMPARE(window.tabs()->currentWidget(), compare);
+        const auto& runs = window.runner()->report().runs;
+        QCOMPARE(runs.size(), core::knownModes().size());
+        for (size_t i = 0; i < runs.size(); ++i)
+            QCOMPARE(runs[i].setting.mode, core::knownModes()[i]);
+        // Cancel while the second setting measures: the first stays whole.
+        QTRY_VERIFY_WITH_TIMEOUT(runs[1].measuredLatencies().size() > 20, 30000);
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QVERIFY(finished.wait(5000));
+        const auto& kept = window.document()->report().runs;
+        QCOMPARE(QString(core::toString(kept[0].status)), QString("ok"));
+        QCOMPARE(kept[0].measuredLatencies().size(), size_t(200));
+        QCOMPARE(QString(core::toString(kept[1].status)), QString("cancelled"));
+        QVERIFY(kept[1].measuredLatencies().size() > 20);
+        for (size_t i = 2; i < kept.size(); ++i)
+            QCOMPARE(QString(core::toString(kept[i].status)), QString("cancelled"));
+        // Every setting keeps its row in the comparison, the finished eager as its baseline.
+        compare->model()->recompute();
+        QCOMPARE(compare->model()->rowCount(), static_cast<int>(kept.size()));
+        QCOMPARE(compare->model()->index(0, widgets::ComparisonModel::Speedup).data().toString(), QString("baseline"));
+        QCOMPARE(compare->model()->index(1, widgets::ComparisonModel::Status).data().toString(), QString("cancelled"));
     }
 
     void saveAndReopenShowsTheSameReport() {
