@@ -232,6 +232,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         }
     });
     interruptPoll.start(100);
+    // A reader that goes away (a closed pipe) must not kill the run: finish it and write the reports.
+    std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGINT, [](int) { interrupted = true; });
     std::signal(SIGTERM, [](int) { interrupted = true; });
 

@@ -3,6 +3,7 @@
 #include <QProcessEnvironment>
 
 #include <csignal>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -11,8 +12,13 @@ namespace cs::core {
 ProbeProcess::ProbeProcess(Run* run, ProbeLaunch launch, int timeoutSeconds, QObject* parent)
     : QObject(parent), run_(run), launch_(std::move(launch)), timeoutSeconds_(timeoutSeconds) {
     process_.setProcessChannelMode(QProcess::SeparateChannels);
-    // Own process group, so cancel reaches the compiler workers torch forks.
-    process_.setChildProcessModifier([] { ::setpgid(0, 0); });
+    // Own process group, so cancel reaches the compiler workers torch forks;
+    // and a probe whose app dies (killed, or SIGPIPE when its reader went away)
+    // stops too instead of compiling on as an orphan.
+    process_.setChildProcessModifier([] {
+        ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    });
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const auto& [key, value] : launch_.environment) {
         QString v = QString::fromStdString(value);
