@@ -167,13 +167,16 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     }
     QObject::connect(&primer, &SessionRunner::runFinished, [&](int index) {
         const Run& run = primer.report().runs[static_cast<size_t>(index)];
-        std::fprintf(stderr, "[prime %d/%zu] %s: %s, compiled in %s\n", index + 1, priming.settings.size(),
-                     run.setting.label().c_str(), toString(run.status),
-                     run.firstCallNs >= 0 ? formatDuration(static_cast<double>(run.firstCallNs)).c_str() : "—");
+        std::fprintf(stderr, "[prime %d/%zu] %s: %s, compiled in %s\n", index + 1,
+                     priming.settings.size(), run.setting.label().c_str(), toString(run.status),
+                     run.firstCallNs >= 0
+                         ? formatDuration(static_cast<double>(run.firstCallNs)).c_str()
+                         : "—");
     });
     QObject::connect(&primer, &SessionRunner::sessionFinished, [&] {
         const auto& primed = primer.report().runs;
-        if (std::any_of(primed.begin(), primed.end(), [](const Run& r) { return r.status == RunStatus::Cancelled; })) {
+        if (std::any_of(primed.begin(), primed.end(),
+                        [](const Run& r) { return r.status == RunStatus::Cancelled; })) {
             std::fprintf(stderr, "interrupted while priming the compile cache; nothing measured\n");
             app.exit(kExitSomeFailed);
             return;
@@ -187,7 +190,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         if (!compare)
             return;
         progress.finishLine();
-        std::fprintf(stderr, "[%d/%zu] %s: starting a fresh probe\n", index + 1, runner.report().runs.size(),
+        std::fprintf(stderr, "[%d/%zu] %s: starting a fresh probe\n", index + 1,
+                     runner.report().runs.size(),
                      runner.report().runs[static_cast<size_t>(index)].setting.label().c_str());
     });
     QObject::connect(&runner, &SessionRunner::runFinished, [&](int index) {
@@ -204,7 +208,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         if (warmup.firstCallNs >= 0)
             line += ", first call " + formatDuration(static_cast<double>(warmup.firstCallNs));
         if (stats)
-            line += ", median " + formatDuration(stats->median) + " over " + std::to_string(stats->count) + " calls";
+            line += ", median " + formatDuration(stats->median) + " over " +
+                    std::to_string(stats->count) + " calls";
         if (run.error && run.status != RunStatus::Ok)
             line += " — " + run.error->message.substr(0, run.error->message.find('\n'));
         std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, runner.report().runs.size(), line.c_str());
@@ -232,7 +237,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         }
     });
     interruptPoll.start(100);
-    // A reader that goes away (a closed pipe) must not kill the run: finish it and write the reports.
+    // A reader that goes away (a closed pipe) must not kill the run: it ends and writes reports.
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGINT, [](int) { interrupted = true; });
     std::signal(SIGTERM, [](int) { interrupted = true; });
@@ -244,7 +249,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
             runner.start(request);
             return;
         }
-        std::fprintf(stderr, "--warm-cache: compiling %zu setting(s) once to fill torch's compile cache\n",
+        std::fprintf(stderr,
+                     "--warm-cache: compiling %zu setting(s) once to fill torch's compile cache\n",
                      priming.settings.size());
         primer.start(priming);
     });

@@ -101,7 +101,8 @@ MainWindow::MainWindow(QWidget* parent)
             openReport(path);
     });
     connect(settings_, &widgets::SettingsPanel::runRequested, this, &MainWindow::startRun);
-    connect(settings_, &widgets::SettingsPanel::compareAllRequested, this, &MainWindow::startCompareAll);
+    connect(settings_, &widgets::SettingsPanel::compareAllRequested, this,
+            &MainWindow::startCompareAll);
     connect(settings_, &widgets::SettingsPanel::cancelRequested, this, &MainWindow::cancelRun);
     connect(settings_, &widgets::SettingsPanel::openModelRequested, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
@@ -189,8 +190,10 @@ void MainWindow::buildMenus() {
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startRun);
-    run->addAction(tr("Compare &All Modes"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this, &MainWindow::startCompareAll)
-        ->setToolTip(tr("Run eager and every compile mode, each in a fresh process, and compare them"));
+    run->addAction(tr("Compare &All Modes"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this,
+                   &MainWindow::startCompareAll)
+        ->setToolTip(
+            tr("Run eager and every compile mode, each in a fresh process, and compare them"));
     cancelAction_ = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
     cancelAction_->setEnabled(false);
 

@@ -9,6 +9,18 @@ same model, inputs and setting, one right after the other so that both see
 the same machine. Rounds repeat that; the verdict uses the median over rounds
 of compilescope median / Timer median, which must be within --tolerance of 1.
 
+The two estimate the same thing only on a quiet machine: compilescope takes
+the median of single calls, blocked_autorange the median of block means
+(blocks of several calls). Where the process is often preempted, a block
+mean carries the lost time slices and a single-call median does not. The
+script prints each side's spread (p90/median of the single calls) so a
+disagreement can be told apart from noise.
+
+Both sides use the same number of intra-op threads (--threads, default 1):
+torch.utils.benchmark.Timer runs single-threaded unless told otherwise, and
+on a shared machine two OpenMP threads that wait on each other at every
+barrier make both timings swing by factors from one second to the next.
+
 Run with the project venv (it needs torch), e.g.
     .venv/bin/python benchmarks/accuracy.py --cli build/app/compilescope-cli
 Exit status: 0 when every model/setting agrees within the tolerance, 1 otherwise.
@@ -51,32 +63,34 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def compilescope_medians(cli: str, model: Path, args: argparse.Namespace) -> dict[str, float]:
-    """Median latency per setting from a compilescope-cli run (its JSON report)."""
+def compilescope_stats(cli: str, model: Path, args: argparse.Namespace) -> dict[str, dict]:
+    """Latency statistics per setting from a compilescope-cli run (its JSON report)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
         cmd = [cli, "run", str(model), "--settings", ",".join(SETTINGS), "--device", "cpu",
                "--warmup", str(args.warmup), "--iters", str(args.iters), "--python", sys.executable,
                "--json", str(out)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))  # the probe's torch threads
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
         if proc.returncode != 0 or not out.exists():
             raise SystemExit(f"compilescope-cli failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
         report = json.loads(out.read_text())
-    medians = {}
+    stats = {}
     for run in report["runs"]:
         if run["status"] != "ok":
             raise SystemExit(f"{model.name} {run['label']}: {run['status']}: {run['error']}")
-        medians[run["setting"]["mode"]] = run["latency"]["stats"]["median_ns"]
-    return medians
+        stats[run["setting"]["mode"]] = run["latency"]["stats"]
+    return stats
 
 
 class TimerSide:
     """The same model, inputs and setting, timed by torch.utils.benchmark."""
 
-    def __init__(self, name: str, module, warmup: int) -> None:
+    def __init__(self, name: str, module, warmup: int, threads: int) -> None:
         import torch
 
         self.torch = torch
+        self.threads = threads
         torch.manual_seed(0)
         self.model = module.get_model().eval()
         inputs = module.get_inputs()
@@ -89,15 +103,15 @@ class TimerSide:
         self.fns["default"] = compiled
         self.name = name
 
-    def median_ns(self, setting: str, min_run_time: float) -> float:
+    def measure(self, setting: str, min_run_time: float):
         from torch.utils import benchmark
 
         timer = benchmark.Timer(stmt="fn(*inputs)", globals={"fn": self.fns[setting], "inputs": self.inputs},
-                                label=self.name, sub_label=setting)
+                                label=self.name, sub_label=setting, num_threads=self.threads)
         with self.torch.no_grad():  # the probe measures inference under no_grad too
             self.fns[setting](*self.inputs)
             measurement = timer.blocked_autorange(min_run_time=min_run_time)
-        return measurement.median * 1e9
+        return measurement
 
 
 def fmt(ns: float) -> str:
@@ -113,14 +127,17 @@ def main() -> int:
     parser.add_argument("--iters", type=int, default=300)
     parser.add_argument("--min-run-time", type=float, default=2.0, help="seconds per blocked_autorange")
     parser.add_argument("--tolerance", type=float, default=0.05)
+    parser.add_argument("--threads", type=int, default=1, help="intra-op threads on both sides")
     parser.add_argument("--json", help="write every figure here")
     args = parser.parse_args()
     if not Path(args.cli).exists():
         print(f"{args.cli} does not exist: build first (scripts/build.sh) or pass --cli", file=sys.stderr)
         return 2
 
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torch
 
+    torch.set_num_threads(args.threads)
     machine = {
         "cpu": cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
         "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform(),
@@ -132,18 +149,24 @@ def main() -> int:
     rows = []
     for name in args.models.split(","):
         path, module = load_gallery(name)
-        timer_side = TimerSide(name, module, args.warmup)
+        timer_side = TimerSide(name, module, args.warmup, args.threads)
         for r in range(args.rounds):
             started = time.time()
-            cs = compilescope_medians(args.cli, path, args)
+            cs = compilescope_stats(args.cli, path, args)
             for setting in SETTINGS:
-                tm = timer_side.median_ns(setting, args.min_run_time)
-                ratio = cs[setting] / tm
-                rows.append({"model": name, "setting": setting, "round": r + 1, "compilescope_ns": cs[setting],
-                             "timer_ns": tm, "ratio": ratio, "load": os.getloadavg()[0]})
-                print(f"{name:8} {setting:8} round {r + 1}: compilescope {fmt(cs[setting]):>11}  "
-                      f"Timer {fmt(tm):>11}  ratio {ratio:.3f}  (load {rows[-1]['load']:.1f}, "
-                      f"{time.time() - started:.0f} s)", flush=True)
+                m = timer_side.measure(setting, args.min_run_time)
+                tm = m.median * 1e9
+                mine = cs[setting]
+                ratio = mine["median_ns"] / tm
+                rows.append({"model": name, "setting": setting, "round": r + 1,
+                             "compilescope_ns": mine["median_ns"], "compilescope_mean_ns": mine["mean_ns"],
+                             "compilescope_spread": mine["p90_ns"] / mine["median_ns"], "timer_ns": tm,
+                             "timer_number_per_run": m.number_per_run, "timer_blocks": len(m.times),
+                             "ratio": ratio, "load": os.getloadavg()[0]})
+                print(f"{name:8} {setting:8} round {r + 1}: compilescope median {fmt(mine['median_ns']):>10} "
+                      f"(mean {fmt(mine['mean_ns'])}, p90/median {rows[-1]['compilescope_spread']:.2f})  "
+                      f"Timer {fmt(tm):>10} ({m.number_per_run} calls/block)  ratio {ratio:.3f}  "
+                      f"(load {rows[-1]['load']:.1f}, {time.time() - started:.0f} s)", flush=True)
 
     print("\n| model | setting | compilescope median | Timer median | ratio (median of rounds) | rounds | verdict |")
     print("|---|---|---|---|---|---|---|")

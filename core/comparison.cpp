@@ -191,7 +191,8 @@ namespace {
 // best are all marked; with fewer than two candidates, or all of them equal,
 // there is nothing to tell apart and nothing is marked.
 void markBest(std::vector<ComparisonRow>& rows, CompareColumn column,
-              const std::function<std::optional<double>(const ComparisonRow&)>& value, bool higherIsBetter) {
+              const std::function<std::optional<double>(const ComparisonRow&)>& value,
+              bool higherIsBetter) {
     std::optional<double> best, worst;
     int candidates = 0;
     for (const auto& r : rows) {
@@ -203,7 +204,9 @@ void markBest(std::vector<ComparisonRow>& rows, CompareColumn column,
                 worst = v;
         }
     }
-    auto same = [](double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); };
+    auto same = [](double a, double b) {
+        return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
+    };
     if (candidates < 2 || !best || same(*worst, *best))
         return;
     for (auto& r : rows) {
@@ -237,7 +240,8 @@ Comparison compareRuns(const Report& report) {
             row.warmupWallNs = w.warmupWallNs;
             row.warmupNs = w.extraNs;
         }
-        if (c.baseline < 0 && run.setting.mode == "eager" && run.status == RunStatus::Ok && row.stats)
+        if (c.baseline < 0 && run.setting.mode == "eager" && run.status == RunStatus::Ok &&
+            row.stats)
             c.baseline = row.run;
         c.rows.push_back(std::move(row));
     }
@@ -264,29 +268,49 @@ Comparison compareRuns(const Report& report) {
                report.runs[static_cast<size_t>(r.run)].setting.mode != "eager";
     };
     using Value = std::optional<double>;
-    markBest(c.rows, CompareColumn::Graphs,
-             [&](const ComparisonRow& r) { return compiled(r) ? Value(r.graphs) : std::nullopt; }, false);
-    markBest(c.rows, CompareColumn::Breaks,
-             [&](const ComparisonRow& r) { return compiled(r) ? Value(r.breaks) : std::nullopt; }, false);
-    markBest(c.rows, CompareColumn::Recompiles,
-             [&](const ComparisonRow& r) { return compiled(r) ? Value(r.recompiles) : std::nullopt; }, false);
-    markBest(c.rows, CompareColumn::Warmup,
-             [&](const ComparisonRow& r) {
-                 return finished(r) && r.warmupWallNs ? Value(static_cast<double>(*r.warmupWallNs)) : std::nullopt;
-             },
-             false);
-    markBest(c.rows, CompareColumn::Median,
-             [&](const ComparisonRow& r) { return finished(r) && r.stats ? Value(r.stats->median) : std::nullopt; },
-             false);
-    markBest(c.rows, CompareColumn::P99,
-             [&](const ComparisonRow& r) { return finished(r) && r.stats ? Value(r.stats->p99) : std::nullopt; },
-             false);
-    markBest(c.rows, CompareColumn::Speedup,
-             [&](const ComparisonRow& r) { return compiled(r) && r.speedup ? Value(r.speedup->value) : std::nullopt; },
-             true);
-    markBest(c.rows, CompareColumn::BreakEven,
-             [&](const ComparisonRow& r) { return compiled(r) && r.breakEven ? Value(*r.breakEven) : std::nullopt; },
-             false);
+    markBest(
+        c.rows, CompareColumn::Graphs,
+        [&](const ComparisonRow& r) { return compiled(r) ? Value(r.graphs) : std::nullopt; },
+        false);
+    markBest(
+        c.rows, CompareColumn::Breaks,
+        [&](const ComparisonRow& r) { return compiled(r) ? Value(r.breaks) : std::nullopt; },
+        false);
+    markBest(
+        c.rows, CompareColumn::Recompiles,
+        [&](const ComparisonRow& r) { return compiled(r) ? Value(r.recompiles) : std::nullopt; },
+        false);
+    markBest(
+        c.rows, CompareColumn::Warmup,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.warmupWallNs ? Value(static_cast<double>(*r.warmupWallNs))
+                                                 : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::Median,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.stats ? Value(r.stats->median) : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::P99,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.stats ? Value(r.stats->p99) : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::Speedup,
+        [&](const ComparisonRow& r) {
+            return compiled(r) && r.speedup ? Value(r.speedup->value) : std::nullopt;
+        },
+        true);
+    markBest(
+        c.rows, CompareColumn::BreakEven,
+        [&](const ComparisonRow& r) {
+            return compiled(r) && r.breakEven ? Value(*r.breakEven) : std::nullopt;
+        },
+        false);
     // Host RSS and device memory are not comparable: mark only within one kind.
     std::string memoryKind;
     bool oneKind = true;
@@ -298,12 +322,14 @@ Comparison compareRuns(const Report& report) {
         oneKind &= r.memoryKind == memoryKind;
     }
     if (oneKind) {
-        markBest(c.rows, CompareColumn::Memory,
-                 [&](const ComparisonRow& r) {
-                     return finished(r) && r.peakMemoryBytes ? Value(static_cast<double>(*r.peakMemoryBytes))
-                                                             : std::nullopt;
-                 },
-                 false);
+        markBest(
+            c.rows, CompareColumn::Memory,
+            [&](const ComparisonRow& r) {
+                return finished(r) && r.peakMemoryBytes
+                           ? Value(static_cast<double>(*r.peakMemoryBytes))
+                           : std::nullopt;
+            },
+            false);
     }
     return c;
 }

@@ -69,7 +69,17 @@ WarmupAnalysis analyzeWarmup(const Run& run);
 std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs);
 
 // Columns of the comparison where one value is best.
-enum class CompareColumn { Graphs, Breaks, Recompiles, Warmup, Median, P99, Speedup, BreakEven, Memory };
+enum class CompareColumn {
+    Graphs,
+    Breaks,
+    Recompiles,
+    Warmup,
+    Median,
+    P99,
+    Speedup,
+    BreakEven,
+    Memory
+};
 inline constexpr size_t kCompareColumnCount = 9;
 
 struct ComparisonRow {
@@ -86,8 +96,8 @@ struct ComparisonRow {
     // Calls until the extra warmup over eager is paid back by what each call
     // saves; nullopt = never (or not applicable: see saves and isBaseline).
     std::optional<double> breakEven;
-    bool saves = false;       // faster per call than eager
-    bool isBaseline = false;  // this row is the eager run every speedup is against
+    bool saves = false;      // faster per call than eager
+    bool isBaseline = false; // this row is the eager run every speedup is against
     std::optional<int64_t> peakMemoryBytes;
     std::string memoryKind; // "device reserved", "device", "host RSS"
     std::optional<ErrorInfo> error;
@@ -99,7 +109,7 @@ struct ComparisonRow {
 };
 
 struct Comparison {
-    int baseline = -1; // run index of the eager run; -1 when none measured
+    int baseline = -1;               // run index of the eager run; -1 when none measured
     std::vector<ComparisonRow> rows; // one per run, in report order
     const ComparisonRow* row(int run) const;
 };

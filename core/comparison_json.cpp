@@ -12,15 +12,24 @@ template <typename T> json orNull(const std::optional<T>& value) {
 
 const char* columnName(CompareColumn column) {
     switch (column) {
-    case CompareColumn::Graphs: return "graphs";
-    case CompareColumn::Breaks: return "breaks";
-    case CompareColumn::Recompiles: return "recompiles";
-    case CompareColumn::Warmup: return "warmup";
-    case CompareColumn::Median: return "median";
-    case CompareColumn::P99: return "p99";
-    case CompareColumn::Speedup: return "speedup";
-    case CompareColumn::BreakEven: return "break_even";
-    case CompareColumn::Memory: return "peak_memory";
+    case CompareColumn::Graphs:
+        return "graphs";
+    case CompareColumn::Breaks:
+        return "breaks";
+    case CompareColumn::Recompiles:
+        return "recompiles";
+    case CompareColumn::Warmup:
+        return "warmup";
+    case CompareColumn::Median:
+        return "median";
+    case CompareColumn::P99:
+        return "p99";
+    case CompareColumn::Speedup:
+        return "speedup";
+    case CompareColumn::BreakEven:
+        return "break_even";
+    case CompareColumn::Memory:
+        return "peak_memory";
     }
     return "unknown";
 }
@@ -30,13 +39,19 @@ const char* columnName(CompareColumn column) {
 json warmupToJson(const WarmupAnalysis& w) {
     json band = nullptr;
     if (w.band) {
-        band = {{"median_ns", w.band->median}, {"mad_ns", w.band->mad}, {"half_width_ns", w.band->halfWidth},
-                {"low_ns", w.band->low},       {"high_ns", w.band->high}};
+        band = {{"median_ns", w.band->median},
+                {"mad_ns", w.band->mad},
+                {"half_width_ns", w.band->halfWidth},
+                {"low_ns", w.band->low},
+                {"high_ns", w.band->high}};
     }
     json curve = json::array();
     for (const auto& c : w.curve) {
-        curve.push_back({{"index", c.index}, {"latency_ns", c.latencyNs}, {"wall_ns", c.wallNs},
-                         {"warmup", c.warmup}, {"in_band", c.inBand}});
+        curve.push_back({{"index", c.index},
+                         {"latency_ns", c.latencyNs},
+                         {"wall_ns", c.wallNs},
+                         {"warmup", c.warmup},
+                         {"in_band", c.inBand}});
     }
     json phases = json::array();
     for (const auto& p : w.phases)
@@ -60,7 +75,8 @@ json comparisonToJson(const Comparison& c) {
     for (const auto& r : c.rows) {
         json speedup = nullptr;
         if (r.speedup) {
-            speedup = {{"value", r.speedup->value}, {"ci95", {r.speedup->low, r.speedup->high}},
+            speedup = {{"value", r.speedup->value},
+                       {"ci95", {r.speedup->low, r.speedup->high}},
                        {"significant", r.speedup->significant}};
         }
         json best = json::array();
@@ -74,26 +90,27 @@ json comparisonToJson(const Comparison& c) {
             breakEven = *r.breakEven;
         else if (r.speedup && !r.saves)
             breakEven = "never";
-        rows.push_back({{"run", r.run},
-                        {"label", r.label},
-                        {"status", toString(r.status)},
-                        {"baseline", r.isBaseline},
-                        {"graphs", r.graphs},
-                        {"breaks", r.breaks},
-                        {"recompiles", r.recompiles},
-                        {"warmup_wall_ns", orNull(r.warmupWallNs)},
-                        {"warmup_extra_ns", orNull(r.warmupNs)},
-                        {"median_ns", r.stats ? json(r.stats->median) : json(nullptr)},
-                        {"p99_ns", r.stats ? json(r.stats->p99) : json(nullptr)},
-                        {"speedup", speedup},
-                        {"saves", r.saves},
-                        {"break_even_iterations", breakEven},
-                        {"peak_memory_bytes", orNull(r.peakMemoryBytes)},
-                        {"memory_kind", r.memoryKind},
-                        {"error", r.error ? json{{"kind", r.error->kind}, {"message", r.error->message}}
-                                          : json(nullptr)},
-                        {"notes", r.notes},
-                        {"best", best}});
+        rows.push_back(
+            {{"run", r.run},
+             {"label", r.label},
+             {"status", toString(r.status)},
+             {"baseline", r.isBaseline},
+             {"graphs", r.graphs},
+             {"breaks", r.breaks},
+             {"recompiles", r.recompiles},
+             {"warmup_wall_ns", orNull(r.warmupWallNs)},
+             {"warmup_extra_ns", orNull(r.warmupNs)},
+             {"median_ns", r.stats ? json(r.stats->median) : json(nullptr)},
+             {"p99_ns", r.stats ? json(r.stats->p99) : json(nullptr)},
+             {"speedup", speedup},
+             {"saves", r.saves},
+             {"break_even_iterations", breakEven},
+             {"peak_memory_bytes", orNull(r.peakMemoryBytes)},
+             {"memory_kind", r.memoryKind},
+             {"error", r.error ? json{{"kind", r.error->kind}, {"message", r.error->message}}
+                               : json(nullptr)},
+             {"notes", r.notes},
+             {"best", best}});
     }
     return {{"baseline_run", c.baseline >= 0 ? json(c.baseline) : json(nullptr)},
             {"definition", "docs/measuring.md"},

@@ -66,15 +66,16 @@ std::string comparisonSummary(const Comparison& c) {
             const auto& sp = *row.speedup;
             const bool faster = sp.value >= 1;
             const double factor = faster ? sp.value : 1 / sp.value;
-            sentence = row.label + " is " + format("%.2f×", factor) + (faster ? " faster" : " slower") +
-                       " than eager per call";
+            sentence = row.label + " is " + format("%.2f×", factor) +
+                       (faster ? " faster" : " slower") + " than eager per call";
             if (!sp.significant)
                 sentence += " (within noise: the medians' 95% intervals overlap)";
             if (row.breakEven && *row.breakEven <= 0)
                 sentence += ", and its warmup costs no more than eager's.";
             else if (row.breakEven)
-                sentence += ", and pays back its extra warmup of " + formatDuration(*row.warmupNs - *eager.warmupNs) +
-                            " after " + callsText(*row.breakEven) + ".";
+                sentence += ", and pays back its extra warmup of " +
+                            formatDuration(*row.warmupNs - *eager.warmupNs) + " after " +
+                            callsText(*row.breakEven) + ".";
             else if (!row.saves)
                 sentence += ": its compile never pays back.";
             else
@@ -90,15 +91,18 @@ std::string comparisonSummary(const Comparison& c) {
 }
 
 std::string comparisonTable(const Comparison& c) {
-    auto cell = [](const std::optional<double>& ns) { return ns ? formatDuration(*ns) : std::string("—"); };
+    auto cell = [](const std::optional<double>& ns) {
+        return ns ? formatDuration(*ns) : std::string("—");
+    };
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-13s %11s\n", "setting", "status",
-                  "graphs", "breaks", "recmp", "warmup", "median", "p99", "speedup (95% CI)", "break-even",
-                  "peak mem");
+    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-13s %11s\n",
+                  "setting", "status", "graphs", "breaks", "recmp", "warmup", "median", "p99",
+                  "speedup (95% CI)", "break-even", "peak mem");
     out += line;
     for (const auto& r : c.rows) {
-        const std::string memory = r.peakMemoryBytes ? formatBytes(static_cast<double>(*r.peakMemoryBytes)) : "—";
+        const std::string memory =
+            r.peakMemoryBytes ? formatBytes(static_cast<double>(*r.peakMemoryBytes)) : "—";
         // printf pads by bytes: "×", "–" and "µ" take two or three; pad those cells by hand.
         auto pad = [](std::string text, size_t width) {
             size_t glyphs = 0;
@@ -115,16 +119,19 @@ std::string comparisonTable(const Comparison& c) {
             return glyphs < width ? std::string(width - glyphs, ' ') + text : text;
         };
         out += pad(r.label, 28) + " " + pad(toString(r.status), 9) + " " +
-               padLeft(std::to_string(r.graphs), 6) + " " + padLeft(std::to_string(r.breaks), 6) + " " +
-               padLeft(std::to_string(r.recompiles), 5) + " " +
-               padLeft(cell(r.warmupWallNs ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
-                                           : std::nullopt),
+               padLeft(std::to_string(r.graphs), 6) + " " + padLeft(std::to_string(r.breaks), 6) +
+               " " + padLeft(std::to_string(r.recompiles), 5) + " " +
+               padLeft(cell(r.warmupWallNs
+                                ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
+                                : std::nullopt),
                        10) +
-               " " + padLeft(cell(r.stats ? std::optional(r.stats->median) : std::nullopt), 10) + " " +
-               padLeft(cell(r.stats ? std::optional(r.stats->p99) : std::nullopt), 10) + " " +
-               pad(speedupText(r), 22) + " " + pad(breakEvenText(r), 13) + " " + padLeft(memory, 11) + "\n";
+               " " + padLeft(cell(r.stats ? std::optional(r.stats->median) : std::nullopt), 10) +
+               " " + padLeft(cell(r.stats ? std::optional(r.stats->p99) : std::nullopt), 10) + " " +
+               pad(speedupText(r), 22) + " " + pad(breakEvenText(r), 13) + " " +
+               padLeft(memory, 11) + "\n";
         if (r.error && r.status != RunStatus::Ok)
-            out += "    " + r.error->kind + ": " + r.error->message.substr(0, r.error->message.find('\n')) + "\n";
+            out += "    " + r.error->kind + ": " +
+                   r.error->message.substr(0, r.error->message.find('\n')) + "\n";
         for (const auto& note : r.notes)
             out += "    note: " + note + "\n";
     }

@@ -301,7 +301,8 @@ void applyEvent(Run& run, const json& event) {
         run.warmupCompilePhases.clear();
         if (auto it = event.find("phases"); it != event.end() && it->is_array()) {
             for (const auto& p : *it)
-                run.warmupCompilePhases.push_back({getString(p, "name"), get<double>(p, "seconds", 0)});
+                run.warmupCompilePhases.push_back(
+                    {getString(p, "name"), get<double>(p, "seconds", 0)});
         }
         run.warmupCompileNs = get<int64_t>(event, "first_call_ns", -1);
     } else if (type == ev::compile_time) {

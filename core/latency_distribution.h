@@ -13,7 +13,7 @@ struct BoxSummary {
     double q1 = 0;
     double median = 0;
     double q3 = 0;
-    double upperWhisker = 0; // largest sample within 1.5 IQR above q3
+    double upperWhisker = 0;      // largest sample within 1.5 IQR above q3
     std::vector<double> outliers; // beyond the whiskers, as LatencyStats counts them
 };
 

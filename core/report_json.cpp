@@ -350,7 +350,8 @@ Run runFromJson(const json& j, std::vector<std::string>& warnings, size_t index)
     run.compilePhasesSource = value<std::string>(compile, "source", "");
     if (auto later = compile.find("later_warmup"); later != compile.end() && later->is_object()) {
         for (const auto& p : later->value("phases", json::array()))
-            run.warmupCompilePhases.push_back({value<std::string>(p, "name", ""), value<double>(p, "seconds", 0)});
+            run.warmupCompilePhases.push_back(
+                {value<std::string>(p, "name", ""), value<double>(p, "seconds", 0)});
         run.warmupCompileNs = value<int64_t>(*later, "wall_ns", -1);
     }
 

@@ -27,9 +27,11 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     auto* legend = new QLabel(
-        tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra warmup over "
+        tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra "
+           "warmup over "
            "eager is paid back by the time saved per call (\"never\" when nothing is saved). "
-           "<b>reduce-overhead</b> replays CUDA graphs to cut per-call overhead; on CPU it compiles like default. "
+           "<b>reduce-overhead</b> replays CUDA graphs to cut per-call overhead; on CPU it "
+           "compiles like default. "
            "Hover a cell for raw values."),
         this);
     legend->setWordWrap(true);
@@ -70,8 +72,10 @@ void CompareTab::showDetails(int run) {
         return;
     }
     QString text = QStringLiteral("%1 — %2 (%3)\n%4")
-                       .arg(QString::fromStdString(row->label), QString::fromLatin1(core::toString(row->status)),
-                            QString::fromStdString(row->error->kind), QString::fromStdString(row->error->message));
+                       .arg(QString::fromStdString(row->label),
+                            QString::fromLatin1(core::toString(row->status)),
+                            QString::fromStdString(row->error->kind),
+                            QString::fromStdString(row->error->message));
     if (!row->error->traceback.empty())
         text += "\n\n" + QString::fromStdString(row->error->traceback);
     details_->setPlainText(text);

@@ -17,14 +17,14 @@ class ReportDocument;
 
 class CompareTab : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit CompareTab(ReportDocument* document, QWidget* parent = nullptr);
     QTableView* table() const { return table_; }
     ComparisonModel* model() const { return model_; }
     QLabel* summary() const { return summary_; }
     QPlainTextEdit* details() const { return details_; }
 
-private:
+  private:
     void showDetails(int run);
 
     ReportDocument* document_;

@@ -13,9 +13,20 @@ class ReportDocument;
 
 class ComparisonModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Column {
-        Setting, Status, Graphs, Breaks, Recompiles, Warmup, Median, P99, Speedup, BreakEven, Memory, Notes,
+        Setting,
+        Status,
+        Graphs,
+        Breaks,
+        Recompiles,
+        Warmup,
+        Median,
+        P99,
+        Speedup,
+        BreakEven,
+        Memory,
+        Notes,
         ColumnCount
     };
     // Set on a cell that holds its column's best value (a bool).
@@ -25,15 +36,16 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     const core::Comparison& comparison() const { return comparison_; }
     void recompute();
 
-signals:
+  signals:
     void recomputed();
 
-private:
+  private:
     QVariant display(const core::ComparisonRow& row, int column) const;
     QVariant sortValue(const core::ComparisonRow& row, int column) const;
     QVariant toolTip(const core::ComparisonRow& row, int column) const;

@@ -57,11 +57,13 @@ CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
     plot_->plotLayout()->addElement(0, 1, side);
     plot_->plotLayout()->setColumnStretchFactor(1, 0.001);
     side->addElement(0, 0, plot_->legend);
-    side->addElement(1, 0, new QCPLayoutElement(plot_)); // keeps the legend at the top, at its own height
+    side->addElement(1, 0,
+                     new QCPLayoutElement(plot_)); // keeps the legend at the top, at its own height
     side->setRowStretchFactor(0, 0.001);
     plot_->legend->setMargins(QMargins(6, 4, 6, 4));
-    connect(plot_, &QCustomPlot::mouseMove, this,
-            [this](QMouseEvent* event) { showHover(event->pos(), event->globalPosition().toPoint()); });
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        showHover(event->pos(), event->globalPosition().toPoint());
+    });
     connect(document_, &ReportDocument::reportReset, this, &CompilePhaseChart::refresh);
     throttle_.setSingleShot(true);
     throttle_.setInterval(250);
@@ -108,7 +110,8 @@ void CompilePhaseChart::refresh() {
     QCPBars* below = nullptr;
     for (const QString& name : names) {
         if (totals[name] <= 0)
-            continue; // a phase this torch never spent time in (CUDA graphs on CPU) adds only clutter
+            continue; // a phase this torch never spent time in (CUDA graphs on CPU) adds only
+                      // clutter
         auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
         bars->setName(phaseTitle(name));
         bars->setProperty("phase", name);
@@ -135,7 +138,8 @@ void CompilePhaseChart::refresh() {
         const auto& run = report.runs[r];
         QString label = QString::fromStdString(run.setting.label());
         if (warmups[r].firstCallNs < 0)
-            label += "\n" + tr("(no first call: %1)").arg(QString::fromLatin1(core::toString(run.status)));
+            label += "\n" +
+                     tr("(no first call: %1)").arg(QString::fromLatin1(core::toString(run.status)));
         ticker->addTick(static_cast<double>(r + 1), label);
         top = std::max(top, stackHeights[r]);
         if (stackHeights[r] <= 0)
@@ -193,8 +197,9 @@ void CompilePhaseChart::showHover(const QPoint& pos, const QPoint& globalPos) {
         double later = 0;
         for (const auto& p : w.laterPhases)
             later += QString::fromStdString(p.name) == phase ? p.seconds * 1e9 : 0;
-        QString text = tr("%1 — %2: %3").arg(QString::fromStdString(report.runs[run].setting.label()), bars->name(),
-                                             durationText(it->value));
+        QString text = tr("%1 — %2: %3")
+                           .arg(QString::fromStdString(report.runs[run].setting.label()),
+                                bars->name(), durationText(it->value));
         if (later > 0)
             text += "\n" + tr("%1 in the first call, %2 in later warmup calls")
                                .arg(durationText(it->value - later), durationText(later));

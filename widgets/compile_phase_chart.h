@@ -13,7 +13,7 @@ class ReportDocument;
 
 class CompilePhaseChart : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit CompilePhaseChart(ReportDocument* document, QWidget* parent = nullptr);
     QCustomPlot* plot() const { return plot_; }
     void refresh();
@@ -21,7 +21,7 @@ public:
     // "Dynamo tracing" for "dynamo_tracing"; unknown names pass through.
     static QString phaseTitle(const QString& name);
 
-private:
+  private:
     void showHover(const QPoint& pos, const QPoint& globalPos);
 
     ReportDocument* document_;

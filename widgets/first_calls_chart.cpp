@@ -21,7 +21,8 @@ FirstCallsChart::FirstCallsChart(ReportDocument* document, QWidget* parent)
     setLogDurationAxis(plot_->yAxis, tr("latency of the call (log scale)"));
     plot_->xAxis->setLabel(tr("call (1 = the first call, where torch.compile compiles)"));
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    enableHoverValues(plot_, [](double x) { return tr("call %1").arg(int(std::lround(x))); }, durationText);
+    enableHoverValues(
+        plot_, [](double x) { return tr("call %1").arg(int(std::lround(x))); }, durationText);
     throttle_.setSingleShot(true);
     throttle_.setInterval(250);
     connect(&throttle_, &QTimer::timeout, this, &FirstCallsChart::refresh);
@@ -70,10 +71,11 @@ void FirstCallsChart::refresh() {
             QCPGraph* end = plot_->addGraph();
             end->setName(tr("%1: steady state from this call").arg(label));
             end->setLineStyle(QCPGraph::lsNone);
-            end->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(color.darker(150), 1.5),
-                                                 QBrush(color), 11));
+            end->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
+                                                 QPen(color.darker(150), 1.5), QBrush(color), 11));
             end->addData(*w.steadyFrom + 1,
-                         static_cast<double>(std::max<int64_t>(w.curve[static_cast<size_t>(*w.steadyFrom)].latencyNs, 1)));
+                         static_cast<double>(std::max<int64_t>(
+                             w.curve[static_cast<size_t>(*w.steadyFrom)].latencyNs, 1)));
             end->removeFromLegend();
         }
     }

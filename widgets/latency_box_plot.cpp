@@ -20,8 +20,9 @@ LatencyBoxPlot::LatencyBoxPlot(ReportDocument* document, QWidget* parent)
     plot_->legend->setVisible(false); // the axis names each box
     plot_->axisRect()->setRangeDrag(Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Vertical);
-    connect(plot_, &QCustomPlot::mouseMove, this,
-            [this](QMouseEvent* event) { showHover(event->pos(), event->globalPosition().toPoint()); });
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        showHover(event->pos(), event->globalPosition().toPoint());
+    });
     throttle_.setSingleShot(true);
     throttle_.setInterval(300);
     connect(&throttle_, &QTimer::timeout, this, &LatencyBoxPlot::refresh);
@@ -59,10 +60,12 @@ void LatencyBoxPlot::refresh() {
         plottable->setWidth(0.5);
         plottable->addData(key, box->lowerWhisker, box->q1, box->median, box->q3, box->upperWhisker,
                            QVector<double>(box->outliers.begin(), box->outliers.end()));
-        const double runLow = box->outliers.empty() ? box->lowerWhisker
-                                                    : std::min(box->lowerWhisker, box->outliers.front());
-        const double runHigh = box->outliers.empty() ? box->upperWhisker
-                                                     : std::max(box->upperWhisker, box->outliers.back());
+        const double runLow = box->outliers.empty()
+                                  ? box->lowerWhisker
+                                  : std::min(box->lowerWhisker, box->outliers.front());
+        const double runHigh = box->outliers.empty()
+                                   ? box->upperWhisker
+                                   : std::max(box->upperWhisker, box->outliers.back());
         low = plot_->plottableCount() == 1 ? runLow : std::min(low, runLow);
         high = std::max(high, runHigh);
     }
@@ -88,7 +91,8 @@ void LatencyBoxPlot::refresh() {
         if (logScale)
             plot_->yAxis->setRange(low / 1.3, high * 1.3);
         else
-            plot_->yAxis->setRange(std::max(0.0, low - (high - low) * 0.1), high + (high - low) * 0.1 + 1);
+            plot_->yAxis->setRange(std::max(0.0, low - (high - low) * 0.1),
+                                   high + (high - low) * 0.1 + 1);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -101,7 +105,8 @@ void LatencyBoxPlot::showHover(const QPoint& pos, const QPoint& globalPos) {
         const auto it = box->data()->constBegin();
         QToolTip::showText(globalPos,
                            tr("%1\nmedian %2\nquartiles %3 – %4\nwhiskers %5 – %6\n%7 outliers")
-                               .arg(box->name(), durationText(it->median), durationText(it->lowerQuartile),
+                               .arg(box->name(), durationText(it->median),
+                                    durationText(it->lowerQuartile),
                                     durationText(it->upperQuartile), durationText(it->minimum),
                                     durationText(it->maximum))
                                .arg(it->outliers.size()),

@@ -12,12 +12,12 @@ class ReportDocument;
 
 class LatencyBoxPlot : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit LatencyBoxPlot(ReportDocument* document, QWidget* parent = nullptr);
     QCustomPlot* plot() const { return plot_; }
     void refresh();
 
-private:
+  private:
     void showHover(const QPoint& pos, const QPoint& globalPos);
 
     ReportDocument* document_;

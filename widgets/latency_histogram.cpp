@@ -19,7 +19,8 @@ LatencyHistogram::LatencyHistogram(ReportDocument* document, QWidget* parent)
     setLogDurationAxis(plot_->xAxis, tr("latency per call (log scale)"));
     plot_->yAxis->setLabel(tr("% of measured calls"));
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    enableHoverValues(plot_, durationText, [](double y) { return tr("%1% of calls").arg(y, 0, 'f', 1); });
+    enableHoverValues(plot_, durationText,
+                      [](double y) { return tr("%1% of calls").arg(y, 0, 'f', 1); });
     throttle_.setSingleShot(true);
     throttle_.setInterval(300);
     connect(&throttle_, &QTimer::timeout, this, &LatencyHistogram::refresh);
@@ -56,8 +57,9 @@ void LatencyHistogram::refresh() {
         }
     }
     if (plot_->graphCount() == 0) {
-        setEmptyMessage(plot_, report.runs.empty() ? tr("Run a model to see how its latency is spread")
-                                                   : tr("No measured iterations yet"));
+        setEmptyMessage(plot_, report.runs.empty()
+                                   ? tr("Run a model to see how its latency is spread")
+                                   : tr("No measured iterations yet"));
         plot_->xAxis->setRange(1e3, 1e7);
         plot_->yAxis->setRange(0, 100);
     } else {

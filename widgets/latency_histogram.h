@@ -13,12 +13,12 @@ class ReportDocument;
 
 class LatencyHistogram : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit LatencyHistogram(ReportDocument* document, QWidget* parent = nullptr);
     QCustomPlot* plot() const { return plot_; }
     void refresh();
 
-private:
+  private:
     ReportDocument* document_;
     QCustomPlot* plot_;
     QTimer throttle_;

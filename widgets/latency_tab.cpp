@@ -19,8 +19,9 @@ namespace cs::widgets {
 
 LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), chart_(new IterationChart(document, this)),
-      histogram_(new LatencyHistogram(document, this)), boxPlot_(new LatencyBoxPlot(document, this)),
-      overhead_(new QLabel(this)), table_(new QTableView(this)), model_(new RunsModel(document, this)) {
+      histogram_(new LatencyHistogram(document, this)),
+      boxPlot_(new LatencyBoxPlot(document, this)), overhead_(new QLabel(this)),
+      table_(new QTableView(this)), model_(new RunsModel(document, this)) {
     auto* distribution = new QSplitter(Qt::Horizontal, this);
     distribution->setObjectName("latencyDistributionSplitter");
     distribution->addWidget(histogram_);
@@ -32,8 +33,9 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     overhead_->setObjectName("harnessOverhead");
     overhead_->setWordWrap(true);
     overhead_->setTextFormat(Qt::RichText);
-    overhead_->setToolTip(tr("The same timing loop around a function that does nothing (median of 200 calls). "
-                             "It is part of every measured latency and is not subtracted."));
+    overhead_->setToolTip(
+        tr("The same timing loop around a function that does nothing (median of 200 calls). "
+           "It is part of every measured latency and is not subtracted."));
     bottomLayout->addWidget(overhead_);
     bottomLayout->addWidget(table_, 1);
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -69,11 +71,12 @@ void LatencyTab::updateOverhead() {
                           QString::fromStdString(run.setting.label()).toHtmlEscaped(),
                           durationText(static_cast<double>(run.harnessOverheadNs)));
     }
-    overhead_->setText(parts.isEmpty()
-                           ? tr("Harness overhead per call: measured after the last measured call.")
-                           : tr("Harness overhead per call (an empty function through the same timing loop; "
-                                "not subtracted): ") +
-                                 parts.join(QStringLiteral(" &nbsp; ")));
+    overhead_->setText(
+        parts.isEmpty()
+            ? tr("Harness overhead per call: measured after the last measured call.")
+            : tr("Harness overhead per call (an empty function through the same timing loop; "
+                 "not subtracted): ") +
+                  parts.join(QStringLiteral(" &nbsp; ")));
 }
 
 } // namespace cs::widgets

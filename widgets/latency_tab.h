@@ -18,7 +18,7 @@ class RunsModel;
 
 class LatencyTab : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit LatencyTab(ReportDocument* document, QWidget* parent = nullptr);
     IterationChart* chart() const { return chart_; }
     LatencyHistogram* histogram() const { return histogram_; }
@@ -27,7 +27,7 @@ public:
     RunsModel* model() const { return model_; }
     QLabel* overhead() const { return overhead_; }
 
-private:
+  private:
     void updateOverhead();
 
     ReportDocument* document_;

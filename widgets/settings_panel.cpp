@@ -155,8 +155,9 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     layout->addLayout(buttons);
     compareAll_ = new QPushButton(tr("Compare all modes"), this);
     compareAll_->setObjectName("compareAll");
-    compareAll_->setToolTip(tr("Run eager and every compile mode, each in a fresh process, with the other settings "
-                               "above, and compare them side by side (speedup, break-even, memory)"));
+    compareAll_->setToolTip(
+        tr("Run eager and every compile mode, each in a fresh process, with the other settings "
+           "above, and compare them side by side (speedup, break-even, memory)"));
     layout->addWidget(compareAll_);
     layout->addStretch(1);
 

@@ -15,13 +15,15 @@ namespace cs::widgets {
 
 WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), summary_(new QLabel(this)),
-      phases_(new CompilePhaseChart(document, this)), firstCalls_(new FirstCallsChart(document, this)) {
+      phases_(new CompilePhaseChart(document, this)),
+      firstCalls_(new FirstCallsChart(document, this)) {
     summary_->setObjectName("warmupSummary");
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     summary_->setMargin(6);
-    summary_->setToolTip(tr("Warmup ends at the first call at or below the top of the steady-state band: "
-                            "median ± max(3 MAD, 10%) of the measured calls (docs/measuring.md)"));
+    summary_->setToolTip(
+        tr("Warmup ends at the first call at or below the top of the steady-state band: "
+           "median ± max(3 MAD, 10%) of the measured calls (docs/measuring.md)"));
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName("warmupSplitter");
     splitter->addWidget(phases_);
@@ -57,13 +59,15 @@ void WarmupTab::updateSummary() {
             // The largest named phase says where the time went.
             const core::CompilePhase* largest = nullptr;
             for (const auto& p : w.phases) {
-                if (p.name != "other" && p.seconds > 0 && (!largest || p.seconds > largest->seconds))
+                if (p.name != "other" && p.seconds > 0 &&
+                    (!largest || p.seconds > largest->seconds))
                     largest = &p;
             }
             if (largest)
-                line += tr(", most of it %1 (%2)")
-                            .arg(CompilePhaseChart::phaseTitle(QString::fromStdString(largest->name)),
-                                 durationText(largest->seconds * 1e9));
+                line +=
+                    tr(", most of it %1 (%2)")
+                        .arg(CompilePhaseChart::phaseTitle(QString::fromStdString(largest->name)),
+                             durationText(largest->seconds * 1e9));
             if (w.laterSeconds() > 0) {
                 QStringList later;
                 for (const auto& p : w.laterPhases)
@@ -83,10 +87,11 @@ void WarmupTab::updateSummary() {
         }
         lines << line;
     }
-    summary_->setText(lines.isEmpty() ? tr("Run a model to see what its first calls cost.")
-                                      : lines.join("<br>") +
-                                            tr("<br><small>◆ on the curve: where warmup ends. Dotted: the "
-                                               "steady median.</small>"));
+    summary_->setText(lines.isEmpty()
+                          ? tr("Run a model to see what its first calls cost.")
+                          : lines.join("<br>") +
+                                tr("<br><small>◆ on the curve: where warmup ends. Dotted: the "
+                                   "steady median.</small>"));
 }
 
 } // namespace cs::widgets

@@ -15,13 +15,13 @@ class ReportDocument;
 
 class WarmupTab : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit WarmupTab(ReportDocument* document, QWidget* parent = nullptr);
     CompilePhaseChart* phaseChart() const { return phases_; }
     FirstCallsChart* firstCallsChart() const { return firstCalls_; }
     QLabel* summary() const { return summary_; }
 
-private:
+  private:
     void updateSummary();
 
     ReportDocument* document_;

@@ -11,8 +11,8 @@ using namespace cs::core;
 namespace {
 
 // A run whose calls have these latencies (wall = latency, as on CPU).
-Run makeRun(const std::string& mode, const std::vector<int64_t>& warmup, const std::vector<int64_t>& measured,
-            RunStatus status = RunStatus::Ok) {
+Run makeRun(const std::string& mode, const std::vector<int64_t>& warmup,
+            const std::vector<int64_t>& measured, RunStatus status = RunStatus::Ok) {
     cs::core::Run run;
     run.setting.mode = mode;
     run.status = status;
@@ -57,7 +57,8 @@ TEST(SteadyBand, ThreeMadsWhenTheSpreadIsLarge) {
 }
 
 TEST(Warmup, EndsAtTheFirstCallInTheBand) {
-    cs::core::Run run = makeRun("default", {5000, 300, 115, 105}, {100, 102, 98, 101, 99, 100, 150});
+    cs::core::Run run =
+        makeRun("default", {5000, 300, 115, 105}, {100, 102, 98, 101, 99, 100, 150});
     auto w = analyzeWarmup(run);
     ASSERT_TRUE(w.band);
     EXPECT_DOUBLE_EQ(w.band->high, 110);
@@ -200,7 +201,9 @@ TEST(Comparison, BestPerColumn) {
     report.runs[2].memory.push_back({"host_rss", {{1, 600}}, {{"compile", 650}}});
     report.runs[3].memory.push_back({"host_rss", {{1, 800}}, {}});
     auto c = compareRuns(report);
-    auto best = [&](int row, CompareColumn column) { return c.rows[static_cast<size_t>(row)].isBest(column); };
+    auto best = [&](int row, CompareColumn column) {
+        return c.rows[static_cast<size_t>(row)].isBest(column);
+    };
     EXPECT_TRUE(best(1, CompareColumn::Median));
     EXPECT_TRUE(best(3, CompareColumn::Median)); // ties for best are all marked
     EXPECT_FALSE(best(0, CompareColumn::Median));
@@ -227,8 +230,9 @@ TEST(Comparison, NothingToMarkWithOneCandidate) {
     report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
     report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
     auto c = compareRuns(report);
-    EXPECT_FALSE(c.rows[1].isBest(CompareColumn::Speedup)); // one compiled row: nothing to compare with
-    EXPECT_TRUE(c.rows[1].isBest(CompareColumn::Median));   // eager and default
+    EXPECT_FALSE(
+        c.rows[1].isBest(CompareColumn::Speedup)); // one compiled row: nothing to compare with
+    EXPECT_TRUE(c.rows[1].isBest(CompareColumn::Median)); // eager and default
 }
 
 TEST(Comparison, NoBaselineWithoutAMeasuredEagerRun) {
@@ -330,11 +334,13 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
     EXPECT_EQ(breakEvenText(c.rows[3]), "—");
     EXPECT_EQ(speedupText(c.rows[1]), "2.00× (2.00–2.00)");
     const std::string summary = comparisonSummary(c);
-    EXPECT_NE(summary.find("default is 2.00× faster than eager per call"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("default is 2.00× faster than eager per call"), std::string::npos)
+        << summary;
     EXPECT_NE(summary.find("after 195 calls"), std::string::npos) << summary;
     EXPECT_NE(summary.find("max-autotune is 1.20× slower"), std::string::npos) << summary;
     EXPECT_NE(summary.find("never pays back"), std::string::npos) << summary;
-    EXPECT_NE(summary.find("reduce-overhead did not finish (timeout): Stopped after 900 s."), std::string::npos)
+    EXPECT_NE(summary.find("reduce-overhead did not finish (timeout): Stopped after 900 s."),
+              std::string::npos)
         << summary;
     const std::string table = comparisonTable(c);
     EXPECT_NE(table.find("never"), std::string::npos);
@@ -347,11 +353,16 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
 TEST(Warmup, LaterWarmupCompileKeepsTheFirstCallPhases) {
     // reduce-overhead records CUDA graphs on a later call: a second compile_time, scope warmup.
     cs::core::Run run = replayStream(
-        R"J({"type":"iteration","t_ns":1,"index":0,"latency_ns":3000000000,"wall_ns":3000000000,"warmup":true,"first_call":true})J" "\n"
-        R"J({"type":"compile_time","t_ns":2,"scope":"first_call","phases":[{"name":"dynamo_tracing","seconds":1.0},{"name":"other","seconds":2.0}],"first_call_ns":3000000000,"source":"m"})J" "\n"
-        R"J({"type":"iteration","t_ns":3,"index":1,"latency_ns":500000000,"wall_ns":500000000,"warmup":true})J" "\n"
-        R"J({"type":"compile_time","t_ns":4,"scope":"warmup","phases":[{"name":"cudagraph_recording","seconds":0.4},{"name":"other","seconds":0.1}],"first_call_ns":500000000,"source":"m"})J" "\n"
-        R"J({"type":"iteration","t_ns":5,"index":2,"latency_ns":1000,"wall_ns":1000})J" "\n");
+        R"J({"type":"iteration","t_ns":1,"index":0,"latency_ns":3000000000,"wall_ns":3000000000,"warmup":true,"first_call":true})J"
+        "\n"
+        R"J({"type":"compile_time","t_ns":2,"scope":"first_call","phases":[{"name":"dynamo_tracing","seconds":1.0},{"name":"other","seconds":2.0}],"first_call_ns":3000000000,"source":"m"})J"
+        "\n"
+        R"J({"type":"iteration","t_ns":3,"index":1,"latency_ns":500000000,"wall_ns":500000000,"warmup":true})J"
+        "\n"
+        R"J({"type":"compile_time","t_ns":4,"scope":"warmup","phases":[{"name":"cudagraph_recording","seconds":0.4},{"name":"other","seconds":0.1}],"first_call_ns":500000000,"source":"m"})J"
+        "\n"
+        R"J({"type":"iteration","t_ns":5,"index":2,"latency_ns":1000,"wall_ns":1000})J"
+        "\n");
     EXPECT_EQ(run.firstCallNs, 3'000'000'000);
     ASSERT_EQ(run.compilePhases.size(), 2u);
     EXPECT_EQ(run.compilePhases[0].name, "dynamo_tracing");

@@ -25,20 +25,23 @@ SessionRequest compareRequest(const std::string& behaviour, int timeoutSeconds) 
     return request;
 }
 
-QString status(const Run& run) { return QString::fromLatin1(toString(run.status)); }
+QString status(const Run& run) {
+    return QString::fromLatin1(toString(run.status));
+}
 
 } // namespace
 
 class CompareSessionTest : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void cancelMidSettingKeepsFinishedOnes() {
         SessionRunner runner;
         QSignalSpy done(&runner, &SessionRunner::sessionFinished);
         bool cancelled = false;
         // Cancel once the second setting is measuring (the fake "slow" probe takes ~4 s).
         QObject::connect(&runner, &SessionRunner::runUpdated, &runner, [&](int index) {
-            if (index == 1 && !cancelled && runner.report().runs[1].measuredLatencies().size() >= 10) {
+            if (index == 1 && !cancelled &&
+                runner.report().runs[1].measuredLatencies().size() >= 10) {
                 cancelled = true;
                 runner.cancel();
             }

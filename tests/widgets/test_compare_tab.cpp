@@ -42,8 +42,9 @@ core::Report fixtureWithACrash() {
     crashed.setting = read.report.runs.front().setting;
     crashed.setting.mode = "max-autotune";
     crashed.status = core::RunStatus::Crashed;
-    crashed.error = core::ErrorInfo{"crashed", "The probe exited with code -9 after 0 measured iterations.",
-                                    "Traceback (most recent call last):\n  ..."};
+    crashed.error =
+        core::ErrorInfo{"crashed", "The probe exited with code -9 after 0 measured iterations.",
+                        "Traceback (most recent call last):\n  ..."};
     read.report.runs.push_back(crashed);
     return read.report;
 }
@@ -60,14 +61,15 @@ int rowOf(const ComparisonModel& model, const QString& label) {
 
 class CompareTabTest : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase() { cs::test::installWarningGuard(); }
     void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
 
     void tableMatchesCore() {
         widgets::ReportDocument document;
         widgets::CompareTab tab(&document);
-        QAbstractItemModelTester tester(tab.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(tab.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         const core::Report report = fixtureWithACrash();
         document.showReport(report, kFixture);
         tab.resize(1100, 500);
@@ -87,7 +89,8 @@ private slots:
         QCOMPARE(cell(eager, ComparisonModel::Speedup), QString("baseline"));
         QCOMPARE(cell(eager, ComparisonModel::BreakEven), QString("baseline"));
         const auto& row = expected.rows[static_cast<size_t>(compiled)];
-        QCOMPARE(cell(compiled, ComparisonModel::Speedup), QString::fromStdString(core::speedupText(row)));
+        QCOMPARE(cell(compiled, ComparisonModel::Speedup),
+                 QString::fromStdString(core::speedupText(row)));
         // Break-even: a number of calls when default saves time per call, "never" when it does not.
         const double eagerMedian = expected.rows[static_cast<size_t>(eager)].stats->median;
         if (row.stats->median < eagerMedian)
@@ -114,20 +117,23 @@ private slots:
         // The best of each column is marked, as core says.
         for (int r = 0; r < model.rowCount(); ++r) {
             const auto& er = expected.rows[static_cast<size_t>(r)];
-            QCOMPARE(model.index(r, ComparisonModel::Median).data(ComparisonModel::BestRole).toBool(),
-                     er.isBest(core::CompareColumn::Median));
+            QCOMPARE(
+                model.index(r, ComparisonModel::Median).data(ComparisonModel::BestRole).toBool(),
+                er.isBest(core::CompareColumn::Median));
             QCOMPARE(model.index(r, ComparisonModel::Median).data(Qt::FontRole).isValid(),
                      er.isBest(core::CompareColumn::Median));
         }
         int bestMedians = 0;
         for (int r = 0; r < model.rowCount(); ++r)
-            bestMedians += model.index(r, ComparisonModel::Median).data(ComparisonModel::BestRole).toBool();
+            bestMedians +=
+                model.index(r, ComparisonModel::Median).data(ComparisonModel::BestRole).toBool();
         QVERIFY(bestMedians >= 1);
 
         // Each setting keeps its colour.
         for (int r = 0; r < model.rowCount(); ++r) {
-            QCOMPARE(model.index(r, ComparisonModel::Setting).data(Qt::DecorationRole).value<QColor>(),
-                     QColor(QString::fromStdString(core::runColor(report, r))));
+            QCOMPARE(
+                model.index(r, ComparisonModel::Setting).data(Qt::DecorationRole).value<QColor>(),
+                QColor(QString::fromStdString(core::runColor(report, r))));
         }
 
         // Sorting by median puts the fastest first and the crashed (no median) last.
@@ -136,11 +142,13 @@ private slots:
         QVERIFY(proxy);
         double previous = 0;
         for (int r = 0; r < 3; ++r) {
-            const double v = proxy->index(r, ComparisonModel::Median).data(widgets::SortRole).toDouble();
+            const double v =
+                proxy->index(r, ComparisonModel::Median).data(widgets::SortRole).toDouble();
             QVERIFY(v >= previous);
             previous = v;
         }
-        QCOMPARE(proxy->index(3, ComparisonModel::Setting).data().toString(), QString("max-autotune"));
+        QCOMPARE(proxy->index(3, ComparisonModel::Setting).data().toString(),
+                 QString("max-autotune"));
 
         // Selecting the crashed row shows its error and traceback; selecting another hides them.
         tab.table()->selectRow(3);
@@ -170,7 +178,8 @@ private slots:
         double firstCallsTotal = 0;
         for (const auto& run : report.runs) {
             const auto w = core::analyzeWarmup(run);
-            firstCallsTotal += std::max<double>(0, static_cast<double>(w.firstCallNs)) + w.laterSeconds() * 1e9;
+            firstCallsTotal +=
+                std::max<double>(0, static_cast<double>(w.firstCallNs)) + w.laterSeconds() * 1e9;
         }
         double drawn = 0;
         for (int i = 0; i < bars->plottableCount(); ++i) {
@@ -192,7 +201,8 @@ private slots:
         QVERIFY(tab.summary()->text().contains("steady from call"));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS")) {
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/warmup_tab.png");
-            tab.phaseChart()->plot()->savePng(qEnvironmentVariable("CS_SCREENSHOTS") + "/phases2x.png", 0, 0, 2.0);
+            tab.phaseChart()->plot()->savePng(
+                qEnvironmentVariable("CS_SCREENSHOTS") + "/phases2x.png", 0, 0, 2.0);
         }
     }
 
@@ -212,7 +222,8 @@ private slots:
         QCOMPARE(box->data()->constBegin()->median, stats->median);
         QCOMPARE(static_cast<size_t>(box->data()->constBegin()->outliers.size()), stats->outliers);
         QVERIFY(tab.overhead()->text().contains("Harness overhead per call"));
-        const QString overhead = tab.model()->index(0, widgets::RunsModel::Overhead).data().toString();
+        const QString overhead =
+            tab.model()->index(0, widgets::RunsModel::Overhead).data().toString();
         QVERIFY2(report.runs[0].harnessOverheadNs > 0 && !overhead.isEmpty(), qPrintable(overhead));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/latency_tab.png");
