@@ -1,0 +1,45 @@
+#include "run_picker.h"
+
+#include <QSignalBlocker>
+
+#include "compiled_run.h"
+#include "report_document.h"
+
+namespace cs::widgets {
+
+RunPicker::RunPicker(ReportDocument* document, QWidget* parent) : QComboBox(parent), document_(document) {
+    setObjectName("runPicker");
+    setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    setToolTip(tr("The compile setting whose graphs, breaks and recompiles are shown"));
+    connect(document_, &ReportDocument::reportReset, this, &RunPicker::refresh);
+    connect(document_, &ReportDocument::runChanged, this, &RunPicker::refresh);
+    connect(document_, &ReportDocument::selectionChanged, this, &RunPicker::refresh);
+    connect(this, &QComboBox::activated, this, [this](int index) {
+        const int run = itemData(index).toInt();
+        if (run != compiledRunIndex(*document_))
+            document_->selectRun(run);
+    });
+    refresh();
+}
+
+void RunPicker::refresh() {
+    const QSignalBlocker block(this);
+    clear();
+    const auto& runs = document_->report().runs;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto& run = runs[i];
+        if (!isCompiledRun(run))
+            continue;
+        addItem(tr("%1 — %n graph(s)", "", static_cast<int>(run.graphs.size()))
+                        .arg(QString::fromStdString(run.setting.label())) +
+                    tr(", %n break(s)", "", static_cast<int>(run.graphBreaks.size())) +
+                    tr(", %n recompile(s)", "", static_cast<int>(run.recompiles.size())),
+                static_cast<int>(i));
+    }
+    if (count() == 0)
+        addItem(tr("no compiled run"), -1);
+    setCurrentIndex(std::max(0, findData(compiledRunIndex(*document_))));
+    setEnabled(count() > 1);
+}
+
+} // namespace cs::widgets
