@@ -18,7 +18,10 @@
 #include <QTimer>
 
 #include "app_paths.h"
+#include "breaks_tab.h"
 #include "console_view.h"
+#include "graph_tab.h"
+#include "graph_terms.h"
 #include "interpreter_probe.h"
 #include "latency_tab.h"
 #include "report_document.h"
@@ -58,6 +61,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::GraphTab(document_, tabs_), tr("Graph")), widgets::compiledGraphTerm());
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")), widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
 
