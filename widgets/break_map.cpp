@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kMargin = 8;
 constexpr int kBoxWidth = 178;
-constexpr int kBreakWidth = 190;
+constexpr int kBreakWidth = 230;
 constexpr int kLink = 22; // space between two boxes without a break
 const QColor kBreakColor(0xc6, 0x28, 0x28);
 
@@ -56,7 +56,8 @@ BreakMap::BreakMap(ReportDocument* document, QWidget* parent)
         scrollToHighlight();
         viewport()->update();
     });
-    connect(horizontalScrollBar(), &QScrollBar::valueChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(horizontalScrollBar(), &QScrollBar::valueChanged, viewport(),
+            qOverload<>(&QWidget::update));
     rebuild();
 }
 
@@ -83,13 +84,18 @@ void BreakMap::rebuild() {
     message_.clear();
     const core::Run* run = document_->run(run_);
     if (!run) {
-        message_ = document_->isEmpty() ? tr("Run a model with a compile setting to see its compiled regions.")
-                                        : tr("Only the eager baseline ran: nothing was compiled.");
+        message_ = document_->isEmpty()
+                       ? tr("Run a model with a compile setting to see its compiled regions.")
+                       : tr("Only the eager baseline ran: nothing was compiled.");
     } else if (run->graphs.empty() && run->graphBreaks.empty()) {
-        message_ = run->finished() ? tr("%1 captured no graph.").arg(QString::fromStdString(run->setting.label()))
-                                   : tr("%1: no graph captured yet…").arg(QString::fromStdString(run->setting.label()));
+        message_ =
+            run->finished()
+                ? tr("%1 captured no graph.").arg(QString::fromStdString(run->setting.label()))
+                : tr("%1: no graph captured yet…")
+                      .arg(QString::fromStdString(run->setting.label()));
     }
-    const int height = sizeHint().height() - 2 * kMargin - horizontalScrollBar()->sizeHint().height();
+    const int height =
+        sizeHint().height() - 2 * kMargin - horizontalScrollBar()->sizeHint().height();
     int x = kMargin;
     auto add = [&](bool isBreak, int index) {
         if (!tokens_.empty() && !isBreak && !tokens_.back().isBreak)
@@ -202,7 +208,8 @@ bool BreakMap::viewportEvent(QEvent* event) {
         auto* help = static_cast<QHelpEvent*>(event);
         const int i = tokenAt(help->pos());
         if (i >= 0)
-            QToolTip::showText(help->globalPos(), tooltipFor(tokens_[static_cast<size_t>(i)]), viewport());
+            QToolTip::showText(help->globalPos(), tooltipFor(tokens_[static_cast<size_t>(i)]),
+                               viewport());
         else
             QToolTip::showText(help->globalPos(), graphBreakTerm(), viewport());
         return true;
@@ -229,9 +236,11 @@ QString BreakMap::tooltipFor(const Token& t) const {
         return text + QStringLiteral("<br><i>%1</i>").arg(graphBreakTerm().toHtmlEscaped());
     }
     const auto& g = run->graphs[static_cast<size_t>(t.index)];
-    QString text = tr("<b>Graph %1</b> (compile %2): %3, %4 nodes<br>%5:%6<br>Click to show it in the Graph tab.")
+    QString text = tr("<b>Graph %1</b> (compile %2): %3, %4 nodes<br>%5:%6<br>Click to show it in "
+                      "the Graph tab.")
                        .arg(t.index)
-                       .arg(QString::fromStdString(g.compileId), QString::fromStdString(g.function).toHtmlEscaped())
+                       .arg(QString::fromStdString(g.compileId),
+                            QString::fromStdString(g.function).toHtmlEscaped())
                        .arg(g.nodes.size())
                        .arg(QString::fromStdString(g.file).toHtmlEscaped())
                        .arg(g.line);
@@ -292,18 +301,23 @@ void BreakMap::paintEvent(QPaintEvent*) {
             const QRect text = r.adjusted(28, 6, -12, -6);
             p.setFont(bold);
             p.setPen(kBreakColor);
-            p.drawText(QRect(text.left(), text.top(), text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
-                       QFontMetrics(bold).elidedText(tr("break: ") + shortReason(br), Qt::ElideRight, text.width()));
+            p.drawText(
+                QRect(text.left(), text.top(), text.width(), lineH),
+                Qt::AlignLeft | Qt::AlignVCenter,
+                QFontMetrics(bold).elidedText(shortReason(br), Qt::ElideRight, text.width()));
             p.setFont(font());
             p.setPen(pal.color(QPalette::Text));
-            const QString where = place.line > 0
-                                      ? QStringLiteral("%1:%2").arg(QFileInfo(place.file).fileName()).arg(place.line)
-                                      : tr("no location");
-            p.drawText(QRect(text.left(), text.top() + lineH, text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+            const QString where =
+                place.line > 0
+                    ? QStringLiteral("%1:%2").arg(QFileInfo(place.file).fileName()).arg(place.line)
+                    : tr("no location");
+            p.drawText(QRect(text.left(), text.top() + lineH, text.width(), lineH),
+                       Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(where, Qt::ElideMiddle, text.width()));
             p.setPen(pal.color(QPalette::PlaceholderText));
             const QString third = place.inLibrary ? tr("in library code") : place.code;
-            p.drawText(QRect(text.left(), text.top() + 2 * lineH, text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+            p.drawText(QRect(text.left(), text.top() + 2 * lineH, text.width(), lineH),
+                       Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(third, Qt::ElideRight, text.width()));
             continue;
         }
@@ -315,18 +329,24 @@ void BreakMap::paintEvent(QPaintEvent*) {
         const QRect text = r.adjusted(10, 6, -10, -6);
         p.setFont(bold);
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRect(text.left(), text.top(), text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(bold).elidedText(tr("graph %1 · %2").arg(t.index).arg(QString::fromStdString(g.function)),
-                                                 Qt::ElideRight, text.width()));
+        p.drawText(QRect(text.left(), text.top(), text.width(), lineH),
+                   Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetrics(bold).elidedText(
+                       tr("graph %1 · %2").arg(t.index).arg(QString::fromStdString(g.function)),
+                       Qt::ElideRight, text.width()));
         p.setFont(font());
-        QString second = tr("%n node(s)", "", static_cast<int>(g.nodes.size()));
+        QString second = counted(static_cast<qsizetype>(g.nodes.size()), tr("node"), tr("nodes"));
         if (compileAttempt(g.compileId) > 0)
             second += tr(" · recompile %1").arg(QString::fromStdString(g.compileId));
-        p.drawText(QRect(text.left(), text.top() + lineH, text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRect(text.left(), text.top() + lineH, text.width(), lineH),
+                   Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(second, Qt::ElideRight, text.width()));
         p.setPen(pal.color(QPalette::PlaceholderText));
-        p.drawText(QRect(text.left(), text.top() + 2 * lineH, text.width(), lineH), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(g.file)).fileName()).arg(g.line),
+        p.drawText(QRect(text.left(), text.top() + 2 * lineH, text.width(), lineH),
+                   Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(QStringLiteral("%1:%2")
+                                     .arg(QFileInfo(QString::fromStdString(g.file)).fileName())
+                                     .arg(g.line),
                                  Qt::ElideMiddle, text.width()));
     }
 }

@@ -14,7 +14,7 @@ class ReportDocument;
 
 class BreakMap : public QAbstractScrollArea {
     Q_OBJECT
-public:
+  public:
     struct Token {
         bool isBreak = false;
         int index = 0; // graph index, or break index
@@ -37,13 +37,13 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
-protected:
+  protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     bool viewportEvent(QEvent* event) override;
 
-private:
+  private:
     void rebuild();
     void scrollToHighlight();
     int tokenAt(const QPoint& viewportPos) const;

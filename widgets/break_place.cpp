@@ -37,11 +37,13 @@ QString libraryNote(const BreakPlace& place) {
     if (!place.inLibrary)
         return {};
     if (!place.hasUserFrame)
-        return QObject::tr("The break is in library code (%1); no frame of your code was on the stack, "
-                           "so the innermost frame is shown.")
+        return QObject::tr(
+                   "The break is in library code (%1); no frame of your code was on the stack, "
+                   "so the innermost frame is shown.")
             .arg(place.libraryFrame);
-    return QObject::tr("The break is in library code (%1); shown is the innermost line of your code "
-                       "that called into it.")
+    return QObject::tr(
+               "The break is in library code (%1); shown is the innermost line of your code "
+               "that called into it.")
         .arg(place.libraryFrame);
 }
 

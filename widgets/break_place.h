@@ -20,7 +20,8 @@ struct BreakPlace {
 };
 
 BreakPlace breakPlace(const core::GraphBreak& graphBreak);
-// torch's break type when present ("Failed to trace builtin operator"), else the reason's first line.
+// torch's break type when present ("Failed to trace builtin operator"), else the reason's first
+// line.
 QString shortReason(const core::GraphBreak& graphBreak);
 // One sentence for the views: "in library code (…), reached from this line of your code".
 QString libraryNote(const BreakPlace& place);

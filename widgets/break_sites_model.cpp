@@ -66,7 +66,8 @@ void BreakSitesModel::rebuild() {
 }
 
 const BreakSitesModel::Site* BreakSitesModel::site(int row) const {
-    return row >= 0 && row < static_cast<int>(sites_.size()) ? &sites_[static_cast<size_t>(row)] : nullptr;
+    return row >= 0 && row < static_cast<int>(sites_.size()) ? &sites_[static_cast<size_t>(row)]
+                                                             : nullptr;
 }
 
 int BreakSitesModel::rowForBreak(int graphBreak) const {
@@ -112,11 +113,16 @@ QVariant BreakSitesModel::headerData(int section, Qt::Orientation orientation, i
         return tr(names[section]);
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case Reason: return graphBreakTerm();
-        case Location: return tr("The innermost line of your code on the stack when the graph broke");
-        case Function: return tr("The function that line is in");
-        case Count: return tr("How many graph breaks happened at this site with this reason");
-        default: return {};
+        case Reason:
+            return graphBreakTerm();
+        case Location:
+            return tr("The innermost line of your code on the stack when the graph broke");
+        case Function:
+            return tr("The function that line is in");
+        case Count:
+            return tr("How many graph breaks happened at this site with this reason");
+        default:
+            return {};
         }
     }
     return {};
@@ -126,26 +132,36 @@ QVariant BreakSitesModel::data(const QModelIndex& index, int role) const {
     const Site* s = site(index.row());
     if (!s)
         return {};
-    const QString where = s->line > 0 ? QStringLiteral("%1:%2").arg(QFileInfo(s->file).fileName()).arg(s->line)
-                                      : tr("unknown");
+    const QString where =
+        s->line > 0 ? QStringLiteral("%1:%2").arg(QFileInfo(s->file).fileName()).arg(s->line)
+                    : tr("unknown");
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Reason: return s->reason;
-        case Location: return s->inLibrary ? where + tr(" (break in library code)") : where;
-        case Function: return s->function;
-        case Count: return static_cast<int>(s->breaks.size());
-        default: return {};
+        case Reason:
+            return s->reason;
+        case Location:
+            return s->inLibrary ? where + tr(" (break in library code)") : where;
+        case Function:
+            return s->function;
+        case Count:
+            return static_cast<int>(s->breaks.size());
+        default:
+            return {};
         }
     case SortRole:
         switch (index.column()) {
-        case Location: return QStringLiteral("%1:%2").arg(s->file).arg(s->line, 8, 10, QChar('0'));
-        case Count: return static_cast<int>(s->breaks.size());
-        default: return data(index, Qt::DisplayRole);
+        case Location:
+            return QStringLiteral("%1:%2").arg(s->file).arg(s->line, 8, 10, QChar('0'));
+        case Count:
+            return static_cast<int>(s->breaks.size());
+        default:
+            return data(index, Qt::DisplayRole);
         }
     case Qt::ToolTipRole:
         switch (index.column()) {
-        case Reason: return s->fullReason;
+        case Reason:
+            return s->fullReason;
         case Location: {
             QString tip = QStringLiteral("%1:%2").arg(s->file).arg(s->line);
             if (!s->code.isEmpty())
@@ -154,11 +170,13 @@ QVariant BreakSitesModel::data(const QModelIndex& index, int role) const {
                 tip += QStringLiteral("\n") + s->libraryNote;
             return tip;
         }
-        default: return {};
+        default:
+            return {};
         }
     case Qt::TextAlignmentRole:
         return index.column() == Count ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    default: return {};
+    default:
+        return {};
     }
 }
 

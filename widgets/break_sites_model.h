@@ -13,7 +13,7 @@ class ReportDocument;
 
 class BreakSitesModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Column { Reason, Location, Function, Count, ColumnCount };
     struct Site {
         QString reason;     // short: torch's break type or the first line
@@ -39,9 +39,10 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
-private:
+  private:
     void rebuild();
 
     ReportDocument* document_;

@@ -32,11 +32,12 @@ QLabel* heading(const QString& text, const QString& tip, QWidget* parent) {
 } // namespace
 
 BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
-    : QWidget(parent), document_(document), runPicker_(new RunPicker(document, this)), summary_(new QLabel(this)),
-      breakMap_(new BreakMap(document, this)), sites_(new BreakSitesModel(document, this)),
-      table_(new QTableView(this)), reason_(new QTextBrowser(this)),
-      source_(new SourcePane(document, sites_, this)), recompiles_(new RecompilesModel(document, this)),
-      recompilesTable_(new QTableView(this)), recompilesNote_(new QLabel(this)) {
+    : QWidget(parent), document_(document), runPicker_(new RunPicker(document, this)),
+      summary_(new QLabel(this)), breakMap_(new BreakMap(document, this)),
+      sites_(new BreakSitesModel(document, this)), table_(new QTableView(this)),
+      reason_(new QTextBrowser(this)), source_(new SourcePane(document, sites_, this)),
+      recompiles_(new RecompilesModel(document, this)), recompilesTable_(new QTableView(this)),
+      recompilesNote_(new QLabel(this)) {
     setObjectName("breaksTab");
     setToolTip(graphBreakTerm());
     table_->setObjectName("breakSitesTable");
@@ -53,9 +54,12 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
     sitesProxy_ = setupTableView(table_, sites_);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Reason, QHeaderView::Stretch);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Location, QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Function, QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Count, QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Location,
+                                                     QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Function,
+                                                     QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Count,
+                                                     QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(false);
     reason_->setObjectName("breakReason");
     reason_->setMaximumHeight(150);
@@ -75,11 +79,15 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
     top->setStretchFactor(1, 1);
 
     setupTableView(recompilesTable_, recompiles_);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Reason, QHeaderView::Stretch);
+    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Reason,
+                                                               QHeaderView::Stretch);
     recompilesTable_->horizontalHeader()->setStretchLastSection(false);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Function, QHeaderView::ResizeToContents);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::CacheSize, QHeaderView::ResizeToContents);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Inputs, QHeaderView::ResizeToContents);
+    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Function,
+                                                               QHeaderView::ResizeToContents);
+    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::CacheSize,
+                                                               QHeaderView::ResizeToContents);
+    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Inputs,
+                                                               QHeaderView::ResizeToContents);
     recompilesNote_->setWordWrap(true);
     recompilesNote_->setObjectName("recompilesNote");
     auto* bottom = new QWidget(this);
@@ -117,6 +125,14 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
         onSelection(document_->selection());
     });
     connect(recompiles_, &RecompilesModel::modelReset, this, &BreaksTab::updateSummary);
+    // A run with recompiles but no breaks (a shape sweep) gives the recompiles the room.
+    connect(document_, &ReportDocument::reportReset, this, [this, split] {
+        const int height = split->height();
+        if (sites_->rowCount() == 0 && recompiles_->rowCount() > 0)
+            split->setSizes({height / 3, height - height / 3});
+        else
+            split->setSizes({height * 3 / 4, height / 4});
+    });
     updateSummary();
     onSelection(document_->selection());
 }
@@ -141,9 +157,12 @@ void BreaksTab::onSelection(const Selection& sel) {
     syncing_ = true;
     if (row >= 0) {
         const QModelIndex index = sitesProxy_->mapFromSource(sites_->index(row, 0));
-        table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                             QItemSelectionModel::Rows);
         table_->scrollTo(index);
     } else {
+        // Also forget the current row, so that clicking it again is a change.
+        table_->selectionModel()->clearCurrentIndex();
         table_->selectionModel()->clearSelection();
     }
     syncing_ = false;
@@ -153,8 +172,9 @@ void BreaksTab::onSelection(const Selection& sel) {
 void BreaksTab::showReason(int row) {
     const auto* site = sites_->site(row);
     if (!site) {
-        reason_->setPlainText(sites_->rowCount() ? tr("Select a break to read what torch said about it.")
-                                                 : QString());
+        reason_->setPlainText(sites_->rowCount()
+                                  ? tr("Select a break to read what torch said about it.")
+                                  : QString());
         return;
     }
     QString html = QStringLiteral("<b>%1</b> — %2:%3 in %4")
@@ -165,28 +185,40 @@ void BreaksTab::showReason(int row) {
         html += QStringLiteral("<pre>%1</pre>").arg(site->code.toHtmlEscaped());
     if (site->inLibrary)
         html += QStringLiteral("<p><i>%1</i></p>").arg(site->libraryNote.toHtmlEscaped());
-    html += QStringLiteral("<pre style='white-space: pre-wrap'>%1</pre>").arg(site->fullReason.toHtmlEscaped());
+    html += QStringLiteral("<pre style='white-space: pre-wrap'>%1</pre>")
+                .arg(site->fullReason.toHtmlEscaped());
     reason_->setHtml(html);
 }
 
 void BreaksTab::updateSummary() {
     const auto* run = document_->run(sites_->run());
     if (!run) {
-        summary_->setText(document_->isEmpty() ? tr("No run yet.") : tr("Only the eager baseline ran: nothing was compiled."));
+        summary_->setText(document_->isEmpty()
+                              ? tr("No run yet.")
+                              : tr("Only the eager baseline ran: nothing was compiled."));
         recompilesNote_->clear();
         return;
     }
-    summary_->setText(tr("%n graph(s)", "", static_cast<int>(run->graphs.size())) + QStringLiteral(", ") +
-                      tr("%n graph break(s)", "", static_cast<int>(run->graphBreaks.size())) +
-                      tr(" at %n site(s)", "", sites_->rowCount()) + QStringLiteral(", ") +
-                      tr("%n recompile(s)", "", static_cast<int>(run->recompiles.size())));
+    QString breaks = counted(static_cast<qsizetype>(run->graphBreaks.size()), tr("graph break"),
+                             tr("graph breaks"));
+    if (!run->graphBreaks.empty())
+        breaks += tr(" at %1").arg(counted(sites_->rowCount(), tr("site"), tr("sites")));
+    summary_->setText(
+        tr("%1, %2, %3")
+            .arg(counted(static_cast<qsizetype>(run->graphs.size()), tr("graph"), tr("graphs")),
+                 breaks,
+                 counted(static_cast<qsizetype>(run->recompiles.size()), tr("recompile"),
+                         tr("recompiles"))));
     if (recompiles_->hasLimitHit())
-        recompilesNote_->setText(tr("⚠ The recompile limit was hit: %1 Mark the changing dimension dynamic "
-                                    "(torch._dynamo.mark_dynamic or dynamic=True), or keep input shapes fixed.")
-                                     .arg(recompileLimitTerm()));
+        recompilesNote_->setText(
+            tr("⚠ The recompile limit was hit: %1 Mark the changing dimension dynamic "
+               "(torch._dynamo.mark_dynamic or dynamic=True), or keep input shapes fixed.")
+                .arg(recompileLimitTerm()));
     else if (run->recompiles.empty())
-        recompilesNote_->setText(run->setting.sweep ? tr("No recompiles: every call matched the guards of code already compiled.")
-                                                    : tr("No recompiles. Run with an input sweep to see how shape changes recompile."));
+        recompilesNote_->setText(
+            run->setting.sweep
+                ? tr("No recompiles: every call matched the guards of code already compiled.")
+                : tr("No recompiles. Run with an input sweep to see how shape changes recompile."));
     else
         recompilesNote_->clear();
 }

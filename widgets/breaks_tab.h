@@ -24,7 +24,7 @@ struct Selection;
 
 class BreaksTab : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit BreaksTab(ReportDocument* document, QWidget* parent = nullptr);
 
     BreakMap* breakMap() const { return breakMap_; }
@@ -37,7 +37,7 @@ public:
     // The site row selected in the table (model row), -1 when none.
     int selectedSite() const;
 
-private:
+  private:
     void onSelection(const Selection& selection);
     void updateSummary();
     void showReason(int row);

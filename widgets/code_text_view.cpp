@@ -13,14 +13,14 @@ const QColor kBreakColor(0xc6, 0x28, 0x28);
 
 // The gutter only forwards painting to the view, which knows the blocks.
 class Gutter : public QWidget {
-public:
+  public:
     explicit Gutter(CodeTextView* view) : QWidget(view), view_(view) {}
     QSize sizeHint() const override { return {view_->gutterWidth(), 0}; }
 
-protected:
+  protected:
     void paintEvent(QPaintEvent* event) override { view_->paintGutter(event, this); }
 
-private:
+  private:
     CodeTextView* view_;
 };
 
@@ -32,7 +32,8 @@ CodeTextView::CodeTextView(QWidget* parent) : QPlainTextEdit(parent), gutter_(ne
     setLineWrapMode(QPlainTextEdit::NoWrap);
     setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { setViewportMargins(gutterWidth(), 0, 0, 0); });
+    connect(this, &QPlainTextEdit::blockCountChanged, this,
+            [this] { setViewportMargins(gutterWidth(), 0, 0, 0); });
     connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
         if (dy)
             gutter_->scroll(0, dy);
@@ -72,6 +73,14 @@ void CodeTextView::setCurrentLine(int line) {
     gutter_->update();
 }
 
+void CodeTextView::scrollToLine(int line) {
+    const QTextBlock block = document()->findBlockByNumber(line - 1);
+    if (line > 0 && block.isValid()) {
+        setTextCursor(QTextCursor(block));
+        centerCursor();
+    }
+}
+
 void CodeTextView::updateHighlights() {
     QList<QTextEdit::ExtraSelection> selections;
     for (int line : breakLines_) {
@@ -86,7 +95,8 @@ void CodeTextView::updateHighlights() {
         s.cursor = QTextCursor(block);
         selections << s;
     }
-    if (const QTextBlock block = document()->findBlockByNumber(currentLine_ - 1); currentLine_ > 0 && block.isValid()) {
+    if (const QTextBlock block = document()->findBlockByNumber(currentLine_ - 1);
+        currentLine_ > 0 && block.isValid()) {
         QTextEdit::ExtraSelection s;
         QColor highlight = palette().color(QPalette::Highlight);
         highlight.setAlpha(90);
@@ -130,8 +140,8 @@ void CodeTextView::paintGutter(QPaintEvent* event, QWidget* gutter) {
             }
             p.setPen(number == currentLine_ ? palette().color(QPalette::Text)
                                             : palette().color(QPalette::PlaceholderText));
-            p.drawText(QRect(14, top, gutter->width() - 18, height), Qt::AlignRight | Qt::AlignVCenter,
-                       QString::number(number));
+            p.drawText(QRect(14, top, gutter->width() - 18, height),
+                       Qt::AlignRight | Qt::AlignVCenter, QString::number(number));
         }
         block = block.next();
         top = bottom;

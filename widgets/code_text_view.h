@@ -11,7 +11,7 @@ namespace cs::widgets {
 
 class CodeTextView : public QPlainTextEdit {
     Q_OBJECT
-public:
+  public:
     explicit CodeTextView(QWidget* parent = nullptr);
 
     void setLines(const QStringList& lines);
@@ -20,17 +20,19 @@ public:
     // 1-based; -1 for none. Scrolls it into the middle of the view.
     void setCurrentLine(int line);
     int currentLine() const { return currentLine_; }
+    // Brings a line into the middle of the view without selecting it.
+    void scrollToLine(int line);
     int gutterWidth() const;
     void paintGutter(QPaintEvent* event, QWidget* gutter);
 
-signals:
+  signals:
     void lineClicked(int line);
 
-protected:
+  protected:
     void resizeEvent(QResizeEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
 
-private:
+  private:
     void updateHighlights();
 
     QWidget* gutter_;

@@ -96,7 +96,8 @@ LayoutSolution DotLayout::run(const LayoutProblem& problem) {
     std::vector<Agedge_t*> edges(problem.edges.size(), nullptr);
     for (size_t e = 0; e < problem.edges.size(); ++e) {
         const auto [from, to] = problem.edges[e];
-        edges[e] = agedge(g, nodes[static_cast<size_t>(from)], nodes[static_cast<size_t>(to)], nullptr, 1);
+        edges[e] =
+            agedge(g, nodes[static_cast<size_t>(from)], nodes[static_cast<size_t>(to)], nullptr, 1);
     }
 
     if (gvLayout(gvc, g, "dot") != 0) {

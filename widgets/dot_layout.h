@@ -9,7 +9,7 @@
 namespace cs::widgets {
 
 class DotLayout {
-public:
+  public:
     // Above this many boxes dot is asked for cheaper settings (straight edges, bounded passes).
     static constexpr int kFastSettingsAbove = 150;
 

@@ -64,7 +64,8 @@ void GraphCanvasItem::setMarks(std::vector<uint8_t> marks) {
 }
 
 uint8_t GraphCanvasItem::marks(int item) const {
-    return item >= 0 && item < static_cast<int>(marks_.size()) ? marks_[static_cast<size_t>(item)] : 0;
+    return item >= 0 && item < static_cast<int>(marks_.size()) ? marks_[static_cast<size_t>(item)]
+                                                               : 0;
 }
 
 void GraphCanvasItem::setHovered(int item) {
@@ -110,7 +111,8 @@ QRectF GraphCanvasItem::boundingRect() const {
     return picture_ ? picture_->bounds : QRectF();
 }
 
-void GraphCanvasItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) {
+void GraphCanvasItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
+                            QWidget* widget) {
     if (!picture_)
         return;
     QElapsedTimer clock;
@@ -147,8 +149,9 @@ void GraphCanvasItem::paintClusters(QPainter* painter, const QRectF& exposed, do
         if (!c.rect.intersects(exposed))
             continue;
         const QRectF title(c.rect.left() + 8, c.rect.top() + 3, c.rect.width() - 16, fm.height());
-        painter->drawText(title, Qt::AlignLeft | Qt::AlignVCenter,
-                          fm.elidedText(QStringLiteral("▾ ") + c.label, Qt::ElideRight, title.width()));
+        painter->drawText(
+            title, Qt::AlignLeft | Qt::AlignVCenter,
+            fm.elidedText(QStringLiteral("▾ ") + c.label, Qt::ElideRight, title.width()));
     }
 }
 
@@ -180,7 +183,8 @@ void GraphCanvasItem::paintEdges(QPainter* painter, const QRectF& exposed, doubl
         drawArrowHead(painter, e.curve);
         if (e.count > 1) {
             painter->setPen(palette.color(QPalette::Text));
-            painter->drawText(e.curve[e.curve.size() / 2] + QPointF(4, 0), QStringLiteral("×%1").arg(e.count));
+            painter->drawText(e.curve[e.curve.size() / 2] + QPointF(4, 0),
+                              QStringLiteral("×%1").arg(e.count));
         }
     }
 }
@@ -206,8 +210,9 @@ void GraphCanvasItem::paintBoxes(QPainter* painter, const QRectF& exposed, doubl
         painter->setPen(Qt::black);
         for (const auto& item : items) {
             if (item.rect.intersects(exposed))
-                painter->drawText(item.rect, Qt::AlignCenter,
-                                  fm.elidedText(item.title, Qt::ElideMiddle, item.rect.width() - 8));
+                painter->drawText(
+                    item.rect, Qt::AlignCenter,
+                    fm.elidedText(item.title, Qt::ElideMiddle, item.rect.width() - 8));
         }
         return;
     }
@@ -228,12 +233,15 @@ void GraphCanvasItem::paintBoxes(QPainter* painter, const QRectF& exposed, doubl
         const double top = item.rect.top() + (item.rect.height() - 3 * line) / 2;
         QRectF row(item.rect.left() + 6, top, width, line);
         painter->setPen(Qt::black);
-        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, fm.elidedText(item.title, Qt::ElideMiddle, width));
+        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
+                          fm.elidedText(item.title, Qt::ElideMiddle, width));
         row.translate(0, line);
         painter->setPen(secondary);
-        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, fm.elidedText(item.detail, Qt::ElideRight, width));
+        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
+                          fm.elidedText(item.detail, Qt::ElideRight, width));
         row.translate(0, line);
-        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, fm.elidedText(item.shape, Qt::ElideRight, width));
+        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
+                          fm.elidedText(item.shape, Qt::ElideRight, width));
     }
 }
 

@@ -17,7 +17,7 @@
 namespace cs::widgets {
 
 class GraphCanvasItem : public QGraphicsItem {
-public:
+  public:
     enum Mark : uint8_t {
         Match = 1,
         CurrentMatch = 2,
@@ -49,11 +49,14 @@ public:
     int paintCount() const { return paintCount_; }
     double lastPaintMs() const { return lastPaintMs_; }
 
-private:
-    void paintClusters(QPainter* painter, const QRectF& exposed, double scale, const QPalette& palette) const;
-    void paintEdges(QPainter* painter, const QRectF& exposed, double scale, const QPalette& palette) const;
+  private:
+    void paintClusters(QPainter* painter, const QRectF& exposed, double scale,
+                       const QPalette& palette) const;
+    void paintEdges(QPainter* painter, const QRectF& exposed, double scale,
+                    const QPalette& palette) const;
     void paintBoxes(QPainter* painter, const QRectF& exposed, double scale) const;
-    void paintMarks(QPainter* painter, const QRectF& exposed, double scale, const QPalette& palette) const;
+    void paintMarks(QPainter* painter, const QRectF& exposed, double scale,
+                    const QPalette& palette) const;
 
     std::shared_ptr<const GraphPicture> picture_;
     std::vector<uint8_t> marks_;

@@ -33,7 +33,8 @@ GraphHierarchy::GraphHierarchy(std::shared_ptr<const core::Graph> graph, int fan
     for (size_t i = 0; i < n; ++i) {
         for (const auto& name : nodes[i].inputs) {
             // Inputs name earlier nodes; a name we do not know (or the node itself) is dropped.
-            if (auto it = byName_.find(name); it != byName_.end() && it->second != static_cast<int>(i)) {
+            if (auto it = byName_.find(name);
+                it != byName_.end() && it->second != static_cast<int>(i)) {
                 inputs_[i].push_back(it->second);
                 users_[static_cast<size_t>(it->second)].push_back(static_cast<int>(i));
             }
@@ -109,7 +110,8 @@ void GraphHierarchy::chunkWideGroups(int fanout) {
     for (int g = 0; g < original; ++g) {
         std::vector<Child> level = groups_[static_cast<size_t>(g)].children;
         while (static_cast<int>(level.size()) > fanout) {
-            const size_t count = (level.size() + static_cast<size_t>(fanout) - 1) / static_cast<size_t>(fanout);
+            const size_t count =
+                (level.size() + static_cast<size_t>(fanout) - 1) / static_cast<size_t>(fanout);
             const size_t size = (level.size() + count - 1) / count;
             std::vector<Child> next;
             for (size_t begin = 0; begin < level.size(); begin += size) {
@@ -165,8 +167,17 @@ void GraphHierarchy::finishGroups() {
                 g.kinds[static_cast<size_t>(kinds_[static_cast<size_t>(c.index)])] += 1;
             }
         }
-        if (g.run)
-            g.label = "nodes " + std::to_string(g.firstNode) + "–" + std::to_string(g.lastNode);
+        if (g.run) {
+            // A run of modules is named by its first and last module, a run of nodes by index.
+            const Child& first = g.children.front();
+            const Child& last = g.children.back();
+            if (first.group && last.group && !groups_[static_cast<size_t>(first.index)].run &&
+                !groups_[static_cast<size_t>(last.index)].run)
+                g.label = groups_[static_cast<size_t>(first.index)].label + " … " +
+                          groups_[static_cast<size_t>(last.index)].label;
+            else
+                g.label = "nodes " + std::to_string(g.firstNode) + "–" + std::to_string(g.lastNode);
+        }
     };
     visit(0, 0);
 }
@@ -193,11 +204,20 @@ int GraphHierarchy::findNode(const std::string& name) const {
 std::string GraphHierarchy::kindSummary(int id) const {
     const Group& g = group(id);
     std::vector<std::pair<int, size_t>> counts;
+    // Inputs and the output say little about what a group computes; ops first.
     for (size_t k = 0; k < g.kinds.size(); ++k) {
-        if (g.kinds[k] > 0)
+        const auto kind = static_cast<NodeKind>(k);
+        if (g.kinds[k] > 0 && kind != NodeKind::Placeholder && kind != NodeKind::Output)
             counts.emplace_back(g.kinds[k], k);
     }
-    std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (counts.empty()) {
+        for (size_t k = 0; k < g.kinds.size(); ++k) {
+            if (g.kinds[k] > 0)
+                counts.emplace_back(g.kinds[k], k);
+        }
+    }
+    std::stable_sort(counts.begin(), counts.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string text;
     for (size_t i = 0; i < counts.size() && i < 2; ++i) {
         if (i)
@@ -269,7 +289,8 @@ VisibleGraph GraphHierarchy::visible(const Expansion& expanded) const {
                 const int index = static_cast<int>(out.clusters.size());
                 out.clusters.push_back({c.index, cluster, depth, item, item});
                 visit(c.index, index, depth + 1);
-                out.clusters[static_cast<size_t>(index)].endItem = static_cast<int>(out.items.size());
+                out.clusters[static_cast<size_t>(index)].endItem =
+                    static_cast<int>(out.items.size());
             } else {
                 out.items.push_back({true, c.index});
                 markNodes(c.index, item);
@@ -292,7 +313,8 @@ VisibleGraph GraphHierarchy::visible(const Expansion& expanded) const {
     }
     out.edges.reserve(merged.size());
     for (const auto& [key, count] : merged)
-        out.edges.push_back({static_cast<int>(key >> 32), static_cast<int>(key & 0xffffffffu), count});
+        out.edges.push_back(
+            {static_cast<int>(key >> 32), static_cast<int>(key & 0xffffffffu), count});
     std::sort(out.edges.begin(), out.edges.end(), [](const auto& a, const auto& b) {
         return a.from != b.from ? a.from < b.from : a.to < b.to;
     });

@@ -44,7 +44,7 @@ struct VisibleGraph {
 };
 
 class GraphHierarchy {
-public:
+  public:
     struct Child {
         bool group = false;
         int index = 0;
@@ -68,7 +68,9 @@ public:
 
     const core::Graph& graph() const { return *graph_; }
     int nodeCount() const { return static_cast<int>(graph_->nodes.size()); }
-    const core::GraphNode& node(int index) const { return graph_->nodes[static_cast<size_t>(index)]; }
+    const core::GraphNode& node(int index) const {
+        return graph_->nodes[static_cast<size_t>(index)];
+    }
     NodeKind kindOf(int node) const { return kinds_[static_cast<size_t>(node)]; }
     const std::vector<int>& inputsOf(int node) const { return inputs_[static_cast<size_t>(node)]; }
     const std::vector<int>& usersOf(int node) const { return users_[static_cast<size_t>(node)]; }
@@ -88,7 +90,7 @@ public:
     Expansion fullExpansion() const;
     VisibleGraph visible(const Expansion& expanded) const;
 
-private:
+  private:
     void buildModuleGroups();
     void mergeSingleChildChains();
     void chunkWideGroups(int fanout);

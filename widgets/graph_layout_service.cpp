@@ -9,7 +9,8 @@ namespace cs::widgets {
 
 namespace {
 constexpr size_t kCacheSize = 12;
-constexpr size_t kCacheItems = 150000; // boxes over all cached pictures: bounds memory for huge graphs
+constexpr size_t kCacheItems =
+    150000; // boxes over all cached pictures: bounds memory for huge graphs
 } // namespace
 
 GraphLayoutService::GraphLayoutService(QObject* parent)
@@ -26,7 +27,7 @@ GraphLayoutService::~GraphLayoutService() {
 }
 
 std::shared_ptr<const GraphPicture> GraphLayoutService::cached(const GraphHierarchy* hierarchy,
-                                                                const Expansion& expansion) {
+                                                               const Expansion& expansion) {
     for (auto it = cache_.begin(); it != cache_.end(); ++it) {
         if ((*it)->hierarchy.get() == hierarchy && (*it)->expansion == expansion) {
             auto picture = *it;
@@ -42,12 +43,14 @@ void GraphLayoutService::request(Request request) {
     const int generation = ++generation_;
     latest_->store(generation);
     if (request.hierarchy && !request.expansion)
-        request.expansion = request.hierarchy->defaultExpansion(GraphPictureBuilder::kDefaultBudget);
+        request.expansion =
+            request.hierarchy->defaultExpansion(GraphPictureBuilder::kDefaultBudget);
     if (request.hierarchy) {
         if (auto picture = cached(request.hierarchy.get(), *request.expansion)) {
             ++inFlight_;
             QMetaObject::invokeMethod(
-                this, [this, generation, picture] { deliver(generation, picture); }, Qt::QueuedConnection);
+                this, [this, generation, picture] { deliver(generation, picture); },
+                Qt::QueuedConnection);
             return;
         }
     }
@@ -58,13 +61,17 @@ void GraphLayoutService::request(Request request) {
     pool_.start([guard, latest, generation, metrics, request = std::move(request)] {
         std::shared_ptr<const GraphPicture> picture;
         if (latest->load() == generation) {
-            auto hierarchy = request.hierarchy ? request.hierarchy
-                                               : std::make_shared<const GraphHierarchy>(request.graph);
-            const Expansion expansion = request.expansion
-                                            ? *request.expansion
-                                            : hierarchy->defaultExpansion(GraphPictureBuilder::kDefaultBudget);
-            picture = GraphPictureBuilder::build(hierarchy, expansion, metrics,
-                                                 [latest, generation] { return latest->load() != generation; });
+            auto hierarchy = request.hierarchy
+                                 ? request.hierarchy
+                                 : std::make_shared<const GraphHierarchy>(request.graph);
+            const Expansion expansion =
+                request.expansion
+                    ? *request.expansion
+                    : hierarchy->defaultExpansion(GraphPictureBuilder::kDefaultBudget);
+            picture =
+                GraphPictureBuilder::build(hierarchy, expansion, metrics, [latest, generation] {
+                    return latest->load() != generation;
+                });
         }
         // Posted to the application object, which outlives us; the guard is read on the GUI thread.
         QMetaObject::invokeMethod(

@@ -19,7 +19,7 @@ namespace cs::widgets {
 
 class GraphLayoutService : public QObject {
     Q_OBJECT
-public:
+  public:
     struct Request {
         std::shared_ptr<const core::Graph> graph;        // used when there is no hierarchy yet
         std::shared_ptr<const GraphHierarchy> hierarchy; // built on the worker when null
@@ -36,12 +36,13 @@ public:
     void clearCache();
     bool busy() const { return inFlight_ > 0; }
 
-signals:
+  signals:
     void pictureReady(std::shared_ptr<const GraphPicture> picture);
 
-private:
+  private:
     void deliver(int generation, std::shared_ptr<const GraphPicture> picture);
-    std::shared_ptr<const GraphPicture> cached(const GraphHierarchy* hierarchy, const Expansion& expansion);
+    std::shared_ptr<const GraphPicture> cached(const GraphHierarchy* hierarchy,
+                                               const Expansion& expansion);
 
     QThreadPool pool_;
     std::shared_ptr<std::atomic<int>> latest_;

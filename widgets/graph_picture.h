@@ -52,6 +52,7 @@ struct GraphPicture {
     QString note;   // why the engine was chosen, or why dot was not used
     double layoutMs = 0;
     double totalMs = 0;
+    Qt::HANDLE builtOnThread = nullptr; // tests check that this is not the GUI thread
 };
 
 } // namespace cs::widgets

@@ -1,6 +1,7 @@
 #include "graph_picture_builder.h"
 
 #include <QElapsedTimer>
+#include <QThread>
 
 #include <algorithm>
 
@@ -53,13 +54,15 @@ QString nodeShape(const core::GraphNode& node) {
 
 } // namespace
 
-std::shared_ptr<GraphPicture> GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy,
-                                                         Expansion expansion, const LabelMetrics& metrics,
-                                                         const CancelCheck& cancelled, Engine engine) {
+std::shared_ptr<GraphPicture>
+GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expansion expansion,
+                           const LabelMetrics& metrics, const CancelCheck& cancelled,
+                           Engine engine) {
     QElapsedTimer clock;
     clock.start();
     auto picture = std::make_shared<GraphPicture>();
     picture->hierarchy = hierarchy;
+    picture->builtOnThread = QThread::currentThreadId();
     const VisibleGraph visible = hierarchy->visible(expansion);
     picture->expansion = std::move(expansion);
     picture->itemOfNode = visible.itemOfNode;
@@ -84,10 +87,12 @@ std::shared_ptr<GraphPicture> GraphPictureBuilder::build(std::shared_ptr<const G
             item.kind = hierarchy->kindOf(v.index);
             item.title = QString::fromStdString(node.name);
             item.detail = nodeDetail(node);
+            if (item.detail == item.title) // "linear" calling linear: say which one
+                item.detail = QString::fromStdString(node.target);
             item.shape = nodeShape(node);
         }
-        const double text = std::max({metrics.width(item.title), metrics.width(item.detail),
-                                      metrics.width(item.shape)});
+        const double text = std::max(
+            {metrics.width(item.title), metrics.width(item.detail), metrics.width(item.shape)});
         const double width = std::clamp(text + 2 * kPad, kMinWidth, kMaxWidth);
         problem.sizes.emplace_back(width, height + (item.group ? 4 : 0));
         picture->items.push_back(std::move(item));
@@ -98,7 +103,9 @@ std::shared_ptr<GraphPicture> GraphPictureBuilder::build(std::shared_ptr<const G
     for (const auto& c : visible.clusters) {
         const auto& g = hierarchy->group(c.group);
         problem.clusters.push_back({c.parent, c.firstItem, c.endItem,
-                                    QStringLiteral("%1 (%2 nodes)").arg(QString::fromStdString(g.label)).arg(g.nodeCount)});
+                                    QStringLiteral("%1 (%2 nodes)")
+                                        .arg(QString::fromStdString(g.label))
+                                        .arg(g.nodeCount)});
     }
 
     const int count = static_cast<int>(problem.sizes.size());
@@ -109,11 +116,13 @@ std::shared_ptr<GraphPicture> GraphPictureBuilder::build(std::shared_ptr<const G
     if (useDot) {
         solution = DotLayout::run(problem);
         if (!solution.ok)
-            picture->note = solution.error + QStringLiteral("; used the fast layered layout instead");
+            picture->note =
+                solution.error + QStringLiteral("; used the fast layered layout instead");
     } else if (engine == Engine::Auto) {
-        picture->note = QStringLiteral("%1 boxes are more than dot lays out quickly (%2): fast layered layout")
-                            .arg(count)
-                            .arg(kDotMaxItems);
+        picture->note =
+            QStringLiteral("%1 boxes are more than dot lays out quickly (%2): fast layered layout")
+                .arg(count)
+                .arg(kDotMaxItems);
     }
     if (!solution.ok) {
         useDot = false;
@@ -127,7 +136,8 @@ std::shared_ptr<GraphPicture> GraphPictureBuilder::build(std::shared_ptr<const G
     QRectF bounds;
     for (size_t i = 0; i < picture->items.size(); ++i) {
         const QSizeF size = problem.sizes[i];
-        picture->items[i].rect = QRectF(solution.centres[i] - QPointF(size.width() / 2, size.height() / 2), size);
+        picture->items[i].rect =
+            QRectF(solution.centres[i] - QPointF(size.width() / 2, size.height() / 2), size);
         bounds |= picture->items[i].rect;
     }
     picture->edges.reserve(visible.edges.size());
@@ -162,8 +172,8 @@ std::shared_ptr<GraphPicture> GraphPictureBuilder::build(std::shared_ptr<const G
     picture->clusters.reserve(clusters);
     for (size_t c = 0; c < clusters; ++c) {
         const auto& vc = visible.clusters[c];
-        picture->clusters.push_back({vc.group, vc.depth, vc.firstItem, vc.endItem, rects[c],
-                                     problem.clusters[c].label});
+        picture->clusters.push_back(
+            {vc.group, vc.depth, vc.firstItem, vc.endItem, rects[c], problem.clusters[c].label});
         bounds |= rects[c];
     }
     picture->bounds = bounds.adjusted(-20, -20, 20, 20);

@@ -12,10 +12,11 @@
 namespace cs::widgets {
 
 class GraphPictureBuilder {
-public:
+  public:
     enum class Engine { Auto, Dot, Layered };
-    // dot stays under about half a second up to here on a 2-core machine (docs/BENCHMARKS.md).
-    static constexpr int kDotMaxItems = 300;
+    // dot stays well under half a second up to here on a loaded 2-core machine (BM_Dot in
+    // docs/BENCHMARKS.md: 130 ms at 600 boxes, 430 ms at 1,000, 1.6 s at 2,000).
+    static constexpr int kDotMaxItems = 600;
     // The default view shows at most this many boxes; bigger graphs start collapsed.
     static constexpr int kDefaultBudget = 160;
 

@@ -9,10 +9,9 @@ namespace cs::widgets {
 namespace {
 
 bool containsFolded(const std::string& haystack, const std::string& needle) {
-    const auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                                [](char a, char b) {
-                                    return std::tolower(static_cast<unsigned char>(a)) == b;
-                                });
+    const auto it = std::search(
+        haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
     return it != haystack.end();
 }
 

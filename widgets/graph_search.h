@@ -13,7 +13,7 @@
 namespace cs::widgets {
 
 class GraphSearch {
-public:
+  public:
     // Returns the number of matches; the current match is the first one (or none).
     int setQuery(std::shared_ptr<const GraphHierarchy> hierarchy, const QString& text);
     void clear();
@@ -28,7 +28,7 @@ public:
     // Makes the match at this node current, when it is one.
     bool setCurrentNode(int node);
 
-private:
+  private:
     QString query_;
     std::vector<int> matches_;
     int position_ = -1;

@@ -45,8 +45,9 @@ void insertSorted(Expansion& expansion, int group) {
 
 GraphTab::GraphTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), runPicker_(new RunPicker(document, this)),
-      breakMap_(new BreakMap(document, this)), view_(new GraphView(this)), details_(new NodeDetailsView(this)),
-      search_(new QLineEdit(this)), matchLabel_(new QLabel(this)), status_(new QLabel(this)),
+      breakMap_(new BreakMap(document, this)), view_(new GraphView(this)),
+      details_(new NodeDetailsView(this)), search_(new QLineEdit(this)),
+      matchLabel_(new QLabel(this)), status_(new QLabel(this)),
       service_(new GraphLayoutService(this)), sources_(new SourceFileLoader(this)) {
     setObjectName("graphTab");
     setToolTip(compiledGraphTerm());
@@ -55,12 +56,16 @@ GraphTab::GraphTab(ReportDocument* document, QWidget* parent)
     search_->setObjectName("graphSearch");
     search_->setPlaceholderText(tr("Find node by name or op (Ctrl+F)"));
     search_->setClearButtonEnabled(true);
-    search_->setMaximumWidth(320);
+    search_->setMinimumWidth(240);
+    search_->setMaximumWidth(360);
     auto* previous = toolButton(this, tr("◀"), tr("Previous match (Shift+F3, Shift+Enter)"));
     auto* next = toolButton(this, tr("▶"), tr("Next match (F3, Enter)"));
     auto* fit = toolButton(this, tr("Fit"), tr("Show the whole graph"));
-    auto* openAll = toolButton(this, tr("Open all"), tr("Open every group: all nodes, laid out with the fast layout when there are many"));
-    auto* overview = toolButton(this, tr("Overview"), tr("Close groups again down to an overview of modules"));
+    auto* openAll = toolButton(
+        this, tr("Open all"),
+        tr("Open every group: all nodes, laid out with the fast layout when there are many"));
+    auto* overview =
+        toolButton(this, tr("Overview"), tr("Close groups again down to an overview of modules"));
     matchLabel_->setMinimumWidth(80);
 
     auto* bar = new QHBoxLayout;
@@ -138,7 +143,8 @@ GraphTab::GraphTab(ReportDocument* document, QWidget* parent)
         if (it.group)
             return; // a group has no source line; its details show on hover
         selectingFromView_ = true;
-        document_->selectNode(shownRun_, shownGraph_, QString::fromStdString(hierarchy_->node(it.index).name));
+        document_->selectNode(shownRun_, shownGraph_,
+                              QString::fromStdString(hierarchy_->node(it.index).name));
         selectingFromView_ = false;
     });
     connect(view_, &GraphView::itemDoubleClicked, this, [this](int item) {
@@ -199,8 +205,9 @@ void GraphTab::onSelection(const Selection& sel) {
                 if (g < 0 || g >= graphs)
                     return false;
                 const auto& nodes = r->graphs[static_cast<size_t>(g)].nodes;
-                return std::any_of(nodes.begin(), nodes.end(),
-                                   [&](const core::GraphNode& n) { return n.line == sel.line && n.file == file; });
+                return std::any_of(nodes.begin(), nodes.end(), [&](const core::GraphNode& n) {
+                    return n.line == sel.line && n.file == file;
+                });
             };
             if (!hasLine(graph)) {
                 for (int g = 0; g < graphs; ++g) {
@@ -258,14 +265,18 @@ void GraphTab::showGraph(int run, int graph) {
     status_->clear();
     const core::Run* r = document_->run(run);
     if (!r) {
-        view_->setMessage(document_->isEmpty() ? tr("Run a model with a compile setting, or open a report, to see its graphs.")
-                                               : tr("Only the eager baseline ran: it compiles nothing, so there is no graph."));
+        view_->setMessage(
+            document_->isEmpty()
+                ? tr("Run a model with a compile setting, or open a report, to see its graphs.")
+                : tr("Only the eager baseline ran: it compiles nothing, so there is no graph."));
         return;
     }
     if (graph < 0) {
-        QString message = tr("%1 captured no graph.").arg(QString::fromStdString(r->setting.label()));
+        QString message =
+            tr("%1 captured no graph.").arg(QString::fromStdString(r->setting.label()));
         if (!r->finished())
-            message = tr("%1: waiting for the first compiled graph…").arg(QString::fromStdString(r->setting.label()));
+            message = tr("%1: waiting for the first compiled graph…")
+                          .arg(QString::fromStdString(r->setting.label()));
         else if (r->error)
             message += QStringLiteral("\n") + QString::fromStdString(r->error->message);
         view_->setMessage(message);
@@ -281,9 +292,12 @@ void GraphTab::showGraph(int run, int graph) {
         // A copy: the live report may grow (and move its graphs) while the layout thread reads.
         snapshot_ = std::make_shared<const core::Graph>(g);
     }
-    view_->setMessage(tr("Laying out %n node(s)…", "", static_cast<int>(g.nodes.size())));
+    view_->setMessage(
+        tr("Laying out %1…")
+            .arg(counted(static_cast<qsizetype>(g.nodes.size()), tr("node"), tr("nodes"))));
     const auto saved = expansions_.find(key);
-    requestLayout(saved != expansions_.end() ? std::optional<Expansion>(saved->second) : std::nullopt);
+    requestLayout(saved != expansions_.end() ? std::optional<Expansion>(saved->second)
+                                             : std::nullopt);
     if (!search_->text().isEmpty() && hierarchy_)
         runSearch();
 }
@@ -319,8 +333,9 @@ void GraphTab::onPicture(std::shared_ptr<const GraphPicture> picture) {
         focusNode_ = -1;
     } else if (focusGroup_ >= 0) {
         const auto& items = picture_->items;
-        const auto item = std::find_if(items.begin(), items.end(),
-                                       [this](const auto& it) { return it.group && it.index == focusGroup_; });
+        const auto item = std::find_if(items.begin(), items.end(), [this](const auto& it) {
+            return it.group && it.index == focusGroup_;
+        });
         const auto& clusters = picture_->clusters;
         const auto cluster = std::find_if(clusters.begin(), clusters.end(),
                                           [this](const auto& c) { return c.group == focusGroup_; });
@@ -342,12 +357,14 @@ void GraphTab::onPicture(std::shared_ptr<const GraphPicture> picture) {
         collapsed += item.group;
         shownNodes += !item.group;
     }
-    QString text = tr("%1 layout: %2 boxes, %3 of %4 nodes shown").arg(picture_->engine)
+    QString text = tr("%1 layout: %2 boxes, %3 of %4 nodes shown")
+                       .arg(picture_->engine)
                        .arg(picture_->items.size())
                        .arg(shownNodes)
                        .arg(hierarchy_->nodeCount());
     if (collapsed)
-        text += tr(", %n closed group(s) (double-click to open)", "", collapsed);
+        text += tr(", %1 (double-click to open)")
+                    .arg(counted(collapsed, tr("closed group"), tr("closed groups")));
     text += tr(" · layout %1 ms").arg(picture_->totalMs, 0, 'f', 0);
     if (!picture_->note.isEmpty())
         text += QStringLiteral(" · ") + picture_->note;
@@ -404,7 +421,8 @@ void GraphTab::expandAll() {
     if (!hierarchy_)
         return;
     firstPicture_ = true;
-    view_->setMessage(tr("Laying out all %n node(s)…", "", hierarchy_->nodeCount()));
+    view_->setMessage(
+        tr("Laying out all %1…").arg(counted(hierarchy_->nodeCount(), tr("node"), tr("nodes"))));
     requestLayout(hierarchy_->fullExpansion());
 }
 
@@ -514,7 +532,8 @@ void GraphTab::showContextMenu(int item, int cluster, const QPoint& globalPos) {
     if (around >= 0) {
         const auto& cl = picture_->clusters[static_cast<size_t>(around)];
         const int group = cl.group;
-        menu.addAction(tr("Close group %1").arg(cl.label), this, [this, group] { collapseGroup(group); });
+        menu.addAction(tr("Close group %1").arg(cl.label), this,
+                       [this, group] { collapseGroup(group); });
     }
     menu.addSeparator();
     menu.addAction(tr("Open all groups"), this, &GraphTab::expandAll);

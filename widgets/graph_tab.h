@@ -30,7 +30,7 @@ struct Selection;
 
 class GraphTab : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit GraphTab(ReportDocument* document, QWidget* parent = nullptr);
 
     GraphView* view() const { return view_; }
@@ -51,11 +51,11 @@ public:
     void expandAll();
     void collapseToOverview();
 
-signals:
+  signals:
     // A picture is on screen (after a layout or from the cache).
     void pictureShown();
 
-private:
+  private:
     void onSelection(const Selection& selection);
     void onReset();
     void onRunChanged(int run);

@@ -10,5 +10,7 @@ QString graphBreakTerm();
 QString recompileTerm();
 QString recompileLimitTerm();
 QString compiledGraphTerm();
+// "1 graph", "3 graphs", with the number in the locale's digits.
+QString counted(qsizetype n, const QString& singular, const QString& plural);
 
 } // namespace cs::widgets

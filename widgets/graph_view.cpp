@@ -31,7 +31,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), canvas_(new Graph
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
-    setOptimizationFlags(QGraphicsView::DontSavePainterState | QGraphicsView::DontAdjustForAntialiasing);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState |
+                         QGraphicsView::DontAdjustForAntialiasing);
     setRenderHint(QPainter::TextAntialiasing, true);
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
@@ -84,7 +85,15 @@ void GraphView::showStart() {
     const double widthFit = std::min(1.0, std::max(kLegibleZoom, view.width() / bounds.width()));
     setTransform(QTransform::fromScale(widthFit, widthFit));
     const double visibleHeight = view.height() / widthFit;
-    centerOn(bounds.center().x(), bounds.top() + visibleHeight / 2);
+    // Tall and narrow: start where the graph starts (its first box), not in the middle.
+    double x = bounds.center().x();
+    if (const auto* picture = canvas_->picture(); picture && !picture->items.empty()) {
+        const auto top = std::min_element(
+            picture->items.begin(), picture->items.end(),
+            [](const auto& a, const auto& b) { return a.rect.top() < b.rect.top(); });
+        x = top->rect.center().x();
+    }
+    centerOn(x, bounds.top() + visibleHeight / 2);
 }
 
 void GraphView::centreOnItem(int item) {
@@ -103,7 +112,8 @@ void GraphView::centreOnRect(const QRectF& rect) {
         return;
     const QSizeF view = viewport()->size();
     if (rect.width() * zoom() > view.width() || rect.height() * zoom() > view.height()) {
-        const double fit = std::min(view.width() / rect.width(), view.height() / rect.height()) * 0.95;
+        const double fit =
+            std::min(view.width() / rect.width(), view.height() / rect.height()) * 0.95;
         const double factor = std::clamp(fit, GraphCanvasItem::kDetailScale, 1.0);
         setTransform(QTransform::fromScale(factor, factor));
     }
@@ -167,7 +177,8 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 
 void GraphView::contextMenuEvent(QContextMenuEvent* event) {
     const QPointF pos = mapToScene(event->pos());
-    emit contextMenuRequested(canvas_->itemAt(pos), canvas_->clusterTitleAt(pos), event->globalPos());
+    emit contextMenuRequested(canvas_->itemAt(pos), canvas_->clusterTitleAt(pos),
+                              event->globalPos());
 }
 
 void GraphView::leaveEvent(QEvent* event) {
@@ -185,7 +196,8 @@ void GraphView::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->save();
     painter->resetTransform();
     painter->setPen(palette().color(QPalette::PlaceholderText));
-    painter->drawText(viewport()->rect().adjusted(24, 24, -24, -24), Qt::AlignCenter | Qt::TextWordWrap, message_);
+    painter->drawText(viewport()->rect().adjusted(24, 24, -24, -24),
+                      Qt::AlignCenter | Qt::TextWordWrap, message_);
     painter->restore();
 }
 
@@ -216,12 +228,15 @@ QString GraphView::tooltipFor(int item) const {
             .arg(QString::fromStdString(picture->hierarchy->kindSummary(it.index)).toHtmlEscaped());
     }
     const auto& node = picture->hierarchy->node(it.index);
-    QString text = QStringLiteral("<b>%1</b><br>%2 %3<br>%4")
-                       .arg(QString::fromStdString(node.name).toHtmlEscaped(),
-                            QString::fromStdString(node.op).toHtmlEscaped(),
-                            QString::fromStdString(node.target).toHtmlEscaped(), it.shape.toHtmlEscaped());
+    QString text =
+        QStringLiteral("<b>%1</b><br>%2 %3<br>%4")
+            .arg(QString::fromStdString(node.name).toHtmlEscaped(),
+                 QString::fromStdString(node.op).toHtmlEscaped(),
+                 QString::fromStdString(node.target).toHtmlEscaped(), it.shape.toHtmlEscaped());
     if (!node.file.empty())
-        text += QStringLiteral("<br>%1:%2").arg(QString::fromStdString(node.file).toHtmlEscaped()).arg(node.line);
+        text += QStringLiteral("<br>%1:%2")
+                    .arg(QString::fromStdString(node.file).toHtmlEscaped())
+                    .arg(node.line);
     return text;
 }
 

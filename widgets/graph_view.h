@@ -16,7 +16,7 @@ class GraphCanvasItem;
 
 class GraphView : public QGraphicsView {
     Q_OBJECT
-public:
+  public:
     explicit GraphView(QWidget* parent = nullptr);
 
     GraphCanvasItem* canvas() const { return canvas_; }
@@ -32,14 +32,14 @@ public:
     void zoomBy(double factor);
     double zoom() const;
 
-signals:
+  signals:
     void itemHovered(int item); // -1 when the mouse leaves the boxes
     void itemClicked(int item); // -1 for empty space
     void itemDoubleClicked(int item);
     void clusterDoubleClicked(int cluster);
     void contextMenuRequested(int item, int cluster, const QPoint& globalPos);
 
-protected:
+  protected:
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
@@ -50,7 +50,7 @@ protected:
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     bool viewportEvent(QEvent* event) override;
 
-private:
+  private:
     QString tooltipFor(int item) const;
 
     GraphCanvasItem* canvas_;

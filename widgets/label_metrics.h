@@ -12,7 +12,7 @@
 namespace cs::widgets {
 
 class LabelMetrics {
-public:
+  public:
     LabelMetrics() = default;
     explicit LabelMetrics(const QFont& font);
 
@@ -21,10 +21,10 @@ public:
     double lineHeight() const { return lineHeight_; }
     const QFont& font() const { return font_; }
 
-private:
+  private:
     QFont font_;
     std::array<double, 128> advance_{};
-    double wide_ = 7;   // any other character
+    double wide_ = 7; // any other character
     double lineHeight_ = 14;
 };
 

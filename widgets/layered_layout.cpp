@@ -90,7 +90,8 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
     std::vector<int> rank(n, 0);
     for (int v = 0; v < static_cast<int>(n); ++v) {
         for (int k = preds.begin(v); k < preds.end(v); ++k)
-            rank[static_cast<size_t>(v)] = std::max(rank[static_cast<size_t>(v)], rank[static_cast<size_t>(preds.at(k))] + 1);
+            rank[static_cast<size_t>(v)] =
+                std::max(rank[static_cast<size_t>(v)], rank[static_cast<size_t>(preds.at(k))] + 1);
     }
     // Sources (inputs, weights) sit just above their first user, not all in row 0.
     for (int v = 0; v < static_cast<int>(n); ++v) {
@@ -128,8 +129,9 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
             }
             key[static_cast<size_t>(v)] = count ? sum / count : centred[static_cast<size_t>(v)];
         }
-        std::stable_sort(layer.begin(), layer.end(),
-                         [&key](int a, int b) { return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)]; });
+        std::stable_sort(layer.begin(), layer.end(), [&key](int a, int b) {
+            return key[static_cast<size_t>(a)] < key[static_cast<size_t>(b)];
+        });
         updatePositions(layer);
     };
     for (int sweep = 0; sweep < 4; ++sweep) {
@@ -144,10 +146,22 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
             return out;
     }
 
-    // x: each layer in order, as close as the separation allows to its neighbours' mean.
+    // x: top-down, each box as close as the separation allows to the median of its
+    // predecessors that are not sources. Sources (weights, inputs) sit beside the
+    // chain and yield to it (tiny weight); otherwise every weight placed next to a
+    // linear would push the chain half a box sideways, block after block.
     std::vector<double> x(n, 0);
-    std::vector<char> placed(n, 0);
-    auto placeLayer = [&](const std::vector<int>& layer, const Adjacency& adj, bool first) {
+    std::vector<char> source(n, 0);
+    for (int v = 0; v < static_cast<int>(n); ++v)
+        source[static_cast<size_t>(v)] = preds.empty(v);
+    std::vector<double> around;
+    auto median = [&around] {
+        std::sort(around.begin(), around.end());
+        const size_t m = around.size();
+        return m % 2 ? around[m / 2] : (around[m / 2 - 1] + around[m / 2]) / 2;
+    };
+    // fromPreds: the top-down pass; otherwise sources move to their users and the rest stay.
+    auto placeLayer = [&](const std::vector<int>& layer, bool fromPreds) {
         const size_t m = layer.size();
         std::vector<double> offset(m, 0);
         for (size_t i = 1; i < m; ++i) {
@@ -160,41 +174,44 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
         std::vector<double> weight(m);
         for (size_t i = 0; i < m; ++i) {
             const int v = layer[i];
-            double sum = 0;
-            int count = 0;
-            for (int k = adj.begin(v); k < adj.end(v); ++k) {
-                if (placed[static_cast<size_t>(adj.at(k))]) {
-                    sum += x[static_cast<size_t>(adj.at(k))];
-                    ++count;
+            around.clear();
+            double desired = offset[i] - half;
+            double w = 1e-3;
+            if (fromPreds) {
+                for (int k = preds.begin(v); k < preds.end(v); ++k) {
+                    if (!source[static_cast<size_t>(preds.at(k))])
+                        around.push_back(x[static_cast<size_t>(preds.at(k))]);
                 }
-            }
-            double desired;
-            if (count) {
-                desired = sum / count;
-                weight[i] = 1.0;
-            } else if (!first) {
-                desired = x[static_cast<size_t>(v)];
-                weight[i] = 0.5;
+                if (around.empty()) {
+                    for (int k = preds.begin(v); k < preds.end(v); ++k)
+                        around.push_back(x[static_cast<size_t>(preds.at(k))]);
+                }
+                if (!around.empty()) {
+                    desired = median();
+                    w = 1.0;
+                }
+            } else if (source[static_cast<size_t>(v)] && !succs.empty(v)) {
+                for (int k = succs.begin(v); k < succs.end(v); ++k)
+                    around.push_back(x[static_cast<size_t>(succs.at(k))]);
+                desired = median();
+                w = 1e-3;
             } else {
-                desired = offset[i] - half;
-                weight[i] = 1e-3; // follow the others
+                desired = x[static_cast<size_t>(v)];
+                w = 1.0;
             }
             target[i] = desired - offset[i];
+            weight[i] = w;
         }
         const std::vector<double> fitted = isotonic(target, weight);
-        for (size_t i = 0; i < m; ++i) {
+        for (size_t i = 0; i < m; ++i)
             x[static_cast<size_t>(layer[i])] = fitted[i] + offset[i];
-            placed[static_cast<size_t>(layer[i])] = 1;
-        }
     };
     for (const auto& layer : layers)
-        placeLayer(layer, preds, true);
+        placeLayer(layer, true);
     if (stop())
         return out;
     for (int r = ranks - 1; r >= 0; --r)
-        placeLayer(layers[static_cast<size_t>(r)], succs, false);
-    for (const auto& layer : layers)
-        placeLayer(layer, preds, false);
+        placeLayer(layers[static_cast<size_t>(r)], false);
     if (stop())
         return out;
 
@@ -202,9 +219,11 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
     std::vector<double> rowTop(static_cast<size_t>(ranks), 0);
     std::vector<double> rowHeight(static_cast<size_t>(ranks), 0);
     for (size_t v = 0; v < n; ++v)
-        rowHeight[static_cast<size_t>(rank[v])] = std::max(rowHeight[static_cast<size_t>(rank[v])], problem.sizes[v].height());
+        rowHeight[static_cast<size_t>(rank[v])] =
+            std::max(rowHeight[static_cast<size_t>(rank[v])], problem.sizes[v].height());
     for (int r = 1; r < ranks; ++r)
-        rowTop[static_cast<size_t>(r)] = rowTop[static_cast<size_t>(r) - 1] + rowHeight[static_cast<size_t>(r) - 1] + kRankGap;
+        rowTop[static_cast<size_t>(r)] =
+            rowTop[static_cast<size_t>(r) - 1] + rowHeight[static_cast<size_t>(r) - 1] + kRankGap;
 
     double minX = std::numeric_limits<double>::max();
     double maxX = std::numeric_limits<double>::lowest();

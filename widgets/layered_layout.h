@@ -10,7 +10,7 @@
 namespace cs::widgets {
 
 class LayeredLayout {
-public:
+  public:
     static constexpr double kNodeGap = 24;
     static constexpr double kRankGap = 36;
 

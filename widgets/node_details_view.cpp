@@ -17,7 +17,8 @@ QString esc(const std::string& text) {
 }
 
 QString row(const QString& name, const QString& value) {
-    return QStringLiteral("<tr><td style='padding-right:8px'><i>%1</i></td><td>%2</td></tr>").arg(name, value);
+    return QStringLiteral("<tr><td style='padding-right:8px'><i>%1</i></td><td>%2</td></tr>")
+        .arg(name, value);
 }
 
 QString swatch(NodeKind kind) {
@@ -76,16 +77,19 @@ void NodeDetailsView::showItem(const GraphPicture* picture, int item, const Sour
         if (!g.path.empty())
             html += row(tr("module"), esc(g.path));
         html += row(tr("nodes"), QString::number(g.nodeCount));
-        html += row(tr("range"), tr("%1 … %2").arg(esc(h.node(g.firstNode).name), esc(h.node(g.lastNode).name)));
+        html += row(tr("range"),
+                    tr("%1 … %2").arg(esc(h.node(g.firstNode).name), esc(h.node(g.lastNode).name)));
         QString kinds;
         for (size_t k = 0; k < g.kinds.size(); ++k) {
             if (g.kinds[k])
-                kinds += swatch(static_cast<NodeKind>(k)) + QStringLiteral(" %1 %2<br>")
-                                                                .arg(g.kinds[k])
-                                                                .arg(nodeKindName(static_cast<NodeKind>(k)).toHtmlEscaped());
+                kinds += swatch(static_cast<NodeKind>(k)) +
+                         QStringLiteral(" %1 %2<br>")
+                             .arg(g.kinds[k])
+                             .arg(nodeKindName(static_cast<NodeKind>(k)).toHtmlEscaped());
         }
         html += row(tr("ops"), kinds) + QStringLiteral("</table>");
-        html += tr("<p>Double-click the box to open the group; double-click an open group's title to close it.</p>");
+        html += tr("<p>Double-click the box to open the group; double-click an open group's title "
+                   "to close it.</p>");
         details_->setHtml(html);
         return;
     }
@@ -93,7 +97,8 @@ void NodeDetailsView::showItem(const GraphPicture* picture, int item, const Sour
     html = QStringLiteral("<h3>%1</h3><table>").arg(esc(node.name));
     html += row(tr("op"), esc(node.op));
     html += row(tr("target"), esc(node.target));
-    html += row(tr("kind"), swatch(it.kind) + QStringLiteral(" ") + nodeKindName(it.kind).toHtmlEscaped());
+    html += row(tr("kind"),
+                swatch(it.kind) + QStringLiteral(" ") + nodeKindName(it.kind).toHtmlEscaped());
     html += row(tr("shape"), node.shape.empty() ? tr("—") : esc(node.shape));
     html += row(tr("dtype"), node.dtype.empty() ? tr("—") : esc(node.dtype));
     if (!node.module.empty())
@@ -101,7 +106,11 @@ void NodeDetailsView::showItem(const GraphPicture* picture, int item, const Sour
     html += row(tr("inputs"), nodeList(h, h.inputsOf(it.index)));
     html += row(tr("users"), nodeList(h, h.usersOf(it.index)));
     if (!node.file.empty() && node.line > 0)
-        html += row(tr("source"), QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(node.file)).fileName().toHtmlEscaped()).arg(node.line));
+        html +=
+            row(tr("source"),
+                QStringLiteral("%1:%2")
+                    .arg(QFileInfo(QString::fromStdString(node.file)).fileName().toHtmlEscaped())
+                    .arg(node.line));
     html += QStringLiteral("</table>");
     if (!node.file.empty() && node.line > 0) {
         if (!source)
@@ -113,7 +122,8 @@ void NodeDetailsView::showItem(const GraphPicture* picture, int item, const Sour
                         .arg(node.line)
                         .arg(source->lines[node.line - 1].trimmed().toHtmlEscaped());
     } else {
-        html += tr("<p><i>No source line: torch created this node (an input, the output or a parameter).</i></p>");
+        html += tr("<p><i>No source line: torch created this node (an input, the output or a "
+                   "parameter).</i></p>");
     }
     details_->setHtml(html);
 }

@@ -16,7 +16,7 @@ struct SourceText;
 
 class NodeDetailsView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit NodeDetailsView(QWidget* parent = nullptr);
 
     // source: the node's file when it has been read, else nullptr.
@@ -24,7 +24,7 @@ public:
     void showText(const QString& text);
     QString text() const;
 
-private:
+  private:
     QTextBrowser* details_;
     QLabel* legend_;
 };

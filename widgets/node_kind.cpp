@@ -52,29 +52,90 @@ NodeKind callFamily(std::string_view target) {
                      "dot", "einsum", "bilinear", "scaled_dot_product_attention", "_mm_plus_mm"}) ||
         name.find("attention") != std::string::npos)
         return NodeKind::MatMul;
-    if (oneOf(name, {"sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod",
-                     "var", "std", "var_mean", "norm", "softmax", "log_softmax", "logsumexp",
-                     "cumsum", "cumprod", "any", "all", "layer_norm", "batch_norm", "group_norm",
-                     "instance_norm", "rms_norm", "native_layer_norm", "native_batch_norm",
-                     "topk", "sort", "median", "count_nonzero"}))
+    if (oneOf(name, {"sum",
+                     "mean",
+                     "max",
+                     "min",
+                     "amax",
+                     "amin",
+                     "argmax",
+                     "argmin",
+                     "prod",
+                     "var",
+                     "std",
+                     "var_mean",
+                     "norm",
+                     "softmax",
+                     "log_softmax",
+                     "logsumexp",
+                     "cumsum",
+                     "cumprod",
+                     "any",
+                     "all",
+                     "layer_norm",
+                     "batch_norm",
+                     "group_norm",
+                     "instance_norm",
+                     "rms_norm",
+                     "native_layer_norm",
+                     "native_batch_norm",
+                     "topk",
+                     "sort",
+                     "median",
+                     "count_nonzero"}))
         return NodeKind::Reduction;
-    if (oneOf(name, {"view", "reshape", "permute", "transpose", "t", "contiguous", "flatten",
-                     "unflatten", "squeeze", "unsqueeze", "expand", "expand_as", "getitem",
-                     "cat", "concat", "stack", "chunk", "split", "narrow", "select", "slice",
-                     "repeat", "tile", "unbind", "view_as", "movedim", "as_strided", "clone",
-                     "index_select", "gather", "roll", "flip", "pad", "split_with_sizes"}))
+    if (oneOf(name, {"view",
+                     "reshape",
+                     "permute",
+                     "transpose",
+                     "t",
+                     "contiguous",
+                     "flatten",
+                     "unflatten",
+                     "squeeze",
+                     "unsqueeze",
+                     "expand",
+                     "expand_as",
+                     "getitem",
+                     "cat",
+                     "concat",
+                     "stack",
+                     "chunk",
+                     "split",
+                     "narrow",
+                     "select",
+                     "slice",
+                     "repeat",
+                     "tile",
+                     "unbind",
+                     "view_as",
+                     "movedim",
+                     "as_strided",
+                     "clone",
+                     "index_select",
+                     "gather",
+                     "roll",
+                     "flip",
+                     "pad",
+                     "split_with_sizes"}))
         return NodeKind::View;
-    if (oneOf(name, {"add", "sub", "mul", "div", "truediv", "floordiv", "mod", "neg", "pos",
-                     "abs", "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "hardtanh",
-                     "leaky_relu", "elu", "selu", "mish", "softplus", "exp", "log", "log1p",
-                     "sqrt", "rsqrt", "pow", "erf", "sin", "cos", "clamp", "clip", "where",
-                     "masked_fill", "dropout", "to", "float", "half", "bfloat16", "type_as",
-                     "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "invert", "not",
-                     "iadd", "isub", "imul", "itruediv", "reciprocal", "square", "lerp",
-                     "addcmul", "addcdiv", "fill", "zeros_like", "ones_like", "full_like",
-                     "sign", "floor", "ceil", "round", "maximum", "minimum", "hardswish",
-                     "hardsigmoid", "logical_not", "logical_and", "logical_or", "bitwise_and",
-                     "rsub", "tril", "triu", "alpha_dropout"}))
+    if (oneOf(name, {"add",          "sub",         "mul",         "div",         "truediv",
+                     "floordiv",     "mod",         "neg",         "pos",         "abs",
+                     "relu",         "relu6",       "gelu",        "silu",        "sigmoid",
+                     "tanh",         "hardtanh",    "leaky_relu",  "elu",         "selu",
+                     "mish",         "softplus",    "exp",         "log",         "log1p",
+                     "sqrt",         "rsqrt",       "pow",         "erf",         "sin",
+                     "cos",          "clamp",       "clip",        "where",       "masked_fill",
+                     "dropout",      "to",          "float",       "half",        "bfloat16",
+                     "type_as",      "eq",          "ne",          "lt",          "le",
+                     "gt",           "ge",          "and",         "or",          "xor",
+                     "invert",       "not",         "iadd",        "isub",        "imul",
+                     "itruediv",     "reciprocal",  "square",      "lerp",        "addcmul",
+                     "addcdiv",      "fill",        "zeros_like",  "ones_like",   "full_like",
+                     "sign",         "floor",       "ceil",        "round",       "maximum",
+                     "minimum",      "hardswish",   "hardsigmoid", "logical_not", "logical_and",
+                     "logical_or",   "bitwise_and", "rsub",        "tril",        "triu",
+                     "alpha_dropout"}))
         return NodeKind::Elementwise;
     return NodeKind::OtherCall;
 }
@@ -95,18 +156,30 @@ NodeKind classifyNode(const core::GraphNode& node) {
 
 QString nodeKindName(NodeKind kind) {
     switch (kind) {
-    case NodeKind::Placeholder: return QStringLiteral("input (placeholder)");
-    case NodeKind::MatMul: return QStringLiteral("matmul / linear");
-    case NodeKind::Conv: return QStringLiteral("convolution");
-    case NodeKind::Elementwise: return QStringLiteral("elementwise");
-    case NodeKind::Reduction: return QStringLiteral("reduction / norm");
-    case NodeKind::View: return QStringLiteral("view / reshape");
-    case NodeKind::OtherCall: return QStringLiteral("other call");
-    case NodeKind::Module: return QStringLiteral("module call");
-    case NodeKind::GetAttr: return QStringLiteral("attribute");
-    case NodeKind::Output: return QStringLiteral("output");
-    case NodeKind::Group: return QStringLiteral("collapsed group");
-    case NodeKind::Count: break;
+    case NodeKind::Placeholder:
+        return QStringLiteral("input (placeholder)");
+    case NodeKind::MatMul:
+        return QStringLiteral("matmul / linear");
+    case NodeKind::Conv:
+        return QStringLiteral("convolution");
+    case NodeKind::Elementwise:
+        return QStringLiteral("elementwise");
+    case NodeKind::Reduction:
+        return QStringLiteral("reduction / norm");
+    case NodeKind::View:
+        return QStringLiteral("view / reshape");
+    case NodeKind::OtherCall:
+        return QStringLiteral("other call");
+    case NodeKind::Module:
+        return QStringLiteral("module call");
+    case NodeKind::GetAttr:
+        return QStringLiteral("attribute");
+    case NodeKind::Output:
+        return QStringLiteral("output");
+    case NodeKind::Group:
+        return QStringLiteral("collapsed group");
+    case NodeKind::Count:
+        break;
     }
     return {};
 }

@@ -60,11 +60,16 @@ QVariant RecompilesModel::headerData(int section, Qt::Orientation orientation, i
         return tr(names[section]);
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case Function: return recompileTerm();
-        case Reason: return tr("The guard of the compiled code that the new call did not pass");
-        case CacheSize: return tr("Compiled variants of this function after this recompile");
-        case Inputs: return tr("Shapes of the inputs of the call that caused the recompile");
-        default: return {};
+        case Function:
+            return recompileTerm();
+        case Reason:
+            return tr("The guard of the compiled code that the new call did not pass");
+        case CacheSize:
+            return tr("Compiled variants of this function after this recompile");
+        case Inputs:
+            return tr("Shapes of the inputs of the call that caused the recompile");
+        default:
+            return {};
         }
     }
     return {};
@@ -80,15 +85,20 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Function: return r.limitHit ? tr("⚠ %1").arg(function) : function;
+        case Function:
+            return r.limitHit ? tr("⚠ %1").arg(function) : function;
         case Reason:
             return r.limitHit ? tr("RECOMPILE LIMIT HIT (limit %1): runs eagerly from now on — %2")
                                     .arg(r.limit)
                                     .arg(reason.section('\n', 0, 0))
                               : reason.section('\n', 0, 0);
-        case CacheSize: return r.limitHit ? tr("%1 (limit %2)").arg(r.cacheSize).arg(r.limit) : QString::number(r.cacheSize);
-        case Inputs: return QString::fromStdString(r.inputShapes);
-        default: return {};
+        case CacheSize:
+            return r.limitHit ? tr("%1 (limit %2)").arg(r.cacheSize).arg(r.limit)
+                              : QString::number(r.cacheSize);
+        case Inputs:
+            return QString::fromStdString(r.inputShapes);
+        default:
+            return {};
         }
     case SortRole:
         return index.column() == CacheSize ? QVariant(r.cacheSize) : data(index, Qt::DisplayRole);
@@ -99,8 +109,10 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
     case Qt::BackgroundRole:
         return r.limitHit ? QVariant(QBrush(QColor(0xff, 0xb3, 0x47, 110))) : QVariant();
     case Qt::TextAlignmentRole:
-        return index.column() == CacheSize ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    default: return {};
+        return index.column() == CacheSize ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                           : QVariant();
+    default:
+        return {};
     }
 }
 

@@ -11,7 +11,7 @@ class ReportDocument;
 
 class RecompilesModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Column { Function, Reason, CacheSize, Inputs, ColumnCount };
 
     explicit RecompilesModel(ReportDocument* document, QObject* parent = nullptr);
@@ -22,9 +22,10 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
-private:
+  private:
     void rebuild();
 
     ReportDocument* document_;

@@ -3,11 +3,13 @@
 #include <QSignalBlocker>
 
 #include "compiled_run.h"
+#include "graph_terms.h"
 #include "report_document.h"
 
 namespace cs::widgets {
 
-RunPicker::RunPicker(ReportDocument* document, QWidget* parent) : QComboBox(parent), document_(document) {
+RunPicker::RunPicker(ReportDocument* document, QWidget* parent)
+    : QComboBox(parent), document_(document) {
     setObjectName("runPicker");
     setSizeAdjustPolicy(QComboBox::AdjustToContents);
     setToolTip(tr("The compile setting whose graphs, breaks and recompiles are shown"));
@@ -30,11 +32,15 @@ void RunPicker::refresh() {
         const auto& run = runs[i];
         if (!isCompiledRun(run))
             continue;
-        addItem(tr("%1 — %n graph(s)", "", static_cast<int>(run.graphs.size()))
-                        .arg(QString::fromStdString(run.setting.label())) +
-                    tr(", %n break(s)", "", static_cast<int>(run.graphBreaks.size())) +
-                    tr(", %n recompile(s)", "", static_cast<int>(run.recompiles.size())),
-                static_cast<int>(i));
+        addItem(
+            tr("%1 — %2, %3, %4")
+                .arg(QString::fromStdString(run.setting.label()),
+                     counted(static_cast<qsizetype>(run.graphs.size()), tr("graph"), tr("graphs")),
+                     counted(static_cast<qsizetype>(run.graphBreaks.size()), tr("break"),
+                             tr("breaks")),
+                     counted(static_cast<qsizetype>(run.recompiles.size()), tr("recompile"),
+                             tr("recompiles"))),
+            static_cast<int>(i));
     }
     if (count() == 0)
         addItem(tr("no compiled run"), -1);

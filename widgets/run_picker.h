@@ -10,11 +10,11 @@ class ReportDocument;
 
 class RunPicker : public QComboBox {
     Q_OBJECT
-public:
+  public:
     explicit RunPicker(ReportDocument* document, QWidget* parent = nullptr);
     void refresh();
 
-private:
+  private:
     ReportDocument* document_;
 };
 

@@ -19,7 +19,7 @@ struct SourceText {
 
 class SourceFileLoader : public QObject {
     Q_OBJECT
-public:
+  public:
     static constexpr qint64 kMaxBytes = 8 * 1024 * 1024;
 
     explicit SourceFileLoader(QObject* parent = nullptr);
@@ -31,10 +31,10 @@ public:
     // Reads synchronously: the worker's part, public for tests.
     static SourceText read(const QString& path);
 
-signals:
+  signals:
     void loaded(const QString& path);
 
-private:
+  private:
     QHash<QString, SourceText> cache_;
     QHash<QString, bool> pending_;
 };

@@ -9,6 +9,7 @@
 #include "break_place.h"
 #include "break_sites_model.h"
 #include "code_text_view.h"
+#include "graph_terms.h"
 #include "report_document.h"
 #include "source_file_loader.h"
 
@@ -80,11 +81,11 @@ void SourcePane::onSelection(const Selection& sel) {
     } else if (file_.isEmpty()) {
         // Nothing picked yet: the first break site, else the model's own file.
         if (const auto* site = sites_->site(0))
-            show(site->file, site->line);
+            show(site->file, site->line, false);
         else if (const auto* run = document_->run(sites_->run()); run && !run->model.file.empty())
-            show(QString::fromStdString(run->model.file), -1);
+            show(QString::fromStdString(run->model.file), -1, false);
         else
-            show({}, -1);
+            show({}, -1, false);
     }
     updateNote(sel);
 }
@@ -102,20 +103,28 @@ void SourcePane::updateNote(const Selection& sel) {
     note_->setVisible(!note.isEmpty());
 }
 
-void SourcePane::show(const QString& file, int line) {
+void SourcePane::show(const QString& file, int line, bool selected) {
     file_ = file;
     line_ = line;
+    lineSelected_ = selected;
     refresh();
 }
 
 void SourcePane::refresh() {
     const std::vector<int> lines = sites_->breakLines(file_);
-    header_->setText(file_.isEmpty() ? QString()
-                                     : tr("<b>%1</b> — %n graph break line(s) marked", "", static_cast<int>(lines.size()))
-                                           .arg(file_.toHtmlEscaped()));
+    if (file_.isEmpty())
+        header_->clear();
+    else if (lines.empty())
+        header_->setText(QStringLiteral("<b>%1</b>").arg(file_.toHtmlEscaped()));
+    else
+        header_->setText(tr("<b>%1</b> — %2 marked")
+                             .arg(file_.toHtmlEscaped(),
+                                  counted(static_cast<qsizetype>(lines.size()),
+                                          tr("graph break line"), tr("graph break lines"))));
     if (file_.isEmpty()) {
-        message_->setText(document_->isEmpty() ? tr("No run yet.")
-                                               : tr("No source location: select a graph break or a node."));
+        message_->setText(document_->isEmpty()
+                              ? tr("No run yet.")
+                              : tr("No source location: select a graph break or a node."));
         stack_->setCurrentWidget(message_);
         return;
     }
@@ -127,7 +136,8 @@ void SourcePane::refresh() {
     }
     if (!text->ok) {
         message_->setText(text->error + QStringLiteral("\n\n") +
-                          tr("The break table, the map and the graph still work; the line numbers are those of the run."));
+                          tr("The break table, the map and the graph still work; the line numbers "
+                             "are those of the run."));
         stack_->setCurrentWidget(message_);
         loadedFile_.clear();
         return;
@@ -137,7 +147,12 @@ void SourcePane::refresh() {
         loadedFile_ = file_;
     }
     code_->setBreakLines(std::set<int>(lines.begin(), lines.end()));
-    code_->setCurrentLine(line_);
+    if (lineSelected_) {
+        code_->setCurrentLine(line_);
+    } else {
+        code_->setCurrentLine(-1);
+        code_->scrollToLine(line_);
+    }
     stack_->setCurrentWidget(code_);
 }
 

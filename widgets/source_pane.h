@@ -19,7 +19,7 @@ struct Selection;
 
 class SourcePane : public QWidget {
     Q_OBJECT
-public:
+  public:
     SourcePane(ReportDocument* document, BreakSitesModel* sites, QWidget* parent = nullptr);
 
     CodeTextView* code() const { return code_; }
@@ -30,9 +30,10 @@ public:
     QString note() const;
     bool isShowingCode() const;
 
-private:
+  private:
     void onSelection(const Selection& selection);
-    void show(const QString& file, int line);
+    // selected: the line is the selection (highlighted), not just where to look.
+    void show(const QString& file, int line, bool selected = true);
     void refresh();
     void updateNote(const Selection& selection);
 
@@ -46,6 +47,7 @@ private:
     QLabel* message_;
     QString file_;
     int line_ = -1;
+    bool lineSelected_ = false;
     QString loadedFile_; // the file whose text is in code_
 };
 

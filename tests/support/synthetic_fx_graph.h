@@ -24,11 +24,14 @@ inline core::Graph syntheticFxGraph(int nodes, GraphShape shape, unsigned seed =
     g.line = 1;
     g.nodes.reserve(static_cast<size_t>(nodes));
     std::mt19937 rng(seed);
-    auto chance = [&rng](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+    auto chance = [&rng](double p) {
+        return std::uniform_real_distribution<double>(0, 1)(rng) < p;
+    };
     auto add = [&](const std::string& op, const std::string& target, const std::string& module,
                    std::vector<std::string> inputs, const std::string& shapeText) {
         core::GraphNode n;
-        n.name = "n" + std::to_string(g.nodes.size()) + "_" + target.substr(target.find_last_of('.') + 1);
+        n.name = "n" + std::to_string(g.nodes.size()) + "_" +
+                 target.substr(target.find_last_of('.') + 1);
         n.op = op;
         n.target = target;
         n.shape = shapeText;
@@ -43,18 +46,21 @@ inline core::Graph syntheticFxGraph(int nodes, GraphShape shape, unsigned seed =
     auto recent = [&](int back) {
         const int size = static_cast<int>(g.nodes.size());
         const int lo = std::max(0, size - back);
-        return g.nodes[static_cast<size_t>(std::uniform_int_distribution<int>(lo, size - 1)(rng))].name;
+        return g.nodes[static_cast<size_t>(std::uniform_int_distribution<int>(lo, size - 1)(rng))]
+            .name;
     };
     const int body = std::max(1, nodes - 1); // the last node is the output
     std::string prev = add("placeholder", "L_x_", "", {}, "[32, 512]");
     if (shape == GraphShape::Flat) {
-        static const char* ops[] = {"torch.relu", "_operator.add", "torch._C._nn.linear", "_operator.mul",
-                                    "view", "torch.softmax", "torch.matmul", "torch.nn.functional.gelu"};
+        static const char* ops[] = {
+            "torch.relu", "_operator.add", "torch._C._nn.linear", "_operator.mul",
+            "view",       "torch.softmax", "torch.matmul",        "torch.nn.functional.gelu"};
         while (static_cast<int>(g.nodes.size()) < body) {
             std::vector<std::string> inputs{prev};
             if (chance(0.3) && g.nodes.size() > 2)
                 inputs.push_back(recent(8));
-            prev = add("call_function", ops[std::uniform_int_distribution<int>(0, 7)(rng)], "", inputs, "[32, 512]");
+            prev = add("call_function", ops[std::uniform_int_distribution<int>(0, 7)(rng)], "",
+                       inputs, "[32, 512]");
         }
     } else {
         static const char* subs[] = {"attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.out_proj",
@@ -63,19 +69,23 @@ inline core::Graph syntheticFxGraph(int nodes, GraphShape shape, unsigned seed =
             const std::string residual = prev;
             for (int s = 0; s < 8 && static_cast<int>(g.nodes.size()) < body; ++s) {
                 const std::string module = "layers." + std::to_string(block) + "." + subs[s];
-                const std::string weight = add("placeholder", "L_self_" + std::to_string(g.nodes.size()) + "_weight",
-                                               module, {}, "[512, 512]");
+                const std::string weight =
+                    add("placeholder", "L_self_" + std::to_string(g.nodes.size()) + "_weight",
+                        module, {}, "[512, 512]");
                 if (static_cast<int>(g.nodes.size()) >= body)
                     break;
-                prev = add("call_function", s == 4 || s == 7 ? "torch.nn.functional.layer_norm" : "torch._C._nn.linear",
-                           module, {prev, weight}, "[32, 512]");
+                prev =
+                    add("call_function",
+                        s == 4 || s == 7 ? "torch.nn.functional.layer_norm" : "torch._C._nn.linear",
+                        module, {prev, weight}, "[32, 512]");
                 const int extra = std::uniform_int_distribution<int>(1, 3)(rng);
                 for (int e = 0; e < extra && static_cast<int>(g.nodes.size()) < body; ++e) {
                     std::vector<std::string> inputs{prev};
                     if (chance(0.3))
                         inputs.push_back(chance(0.5) ? residual : recent(8));
-                    prev = add("call_function", e % 2 ? "_operator.add" : "torch.nn.functional.gelu", module, inputs,
-                               "[32, 512]");
+                    prev =
+                        add("call_function", e % 2 ? "_operator.add" : "torch.nn.functional.gelu",
+                            module, inputs, "[32, 512]");
                 }
             }
         }

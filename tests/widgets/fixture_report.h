@@ -24,12 +24,13 @@ inline core::Run replayFixture(const QString& name, const core::Setting& setting
     return core::replayStream(text.str(), setting);
 }
 
-// Points every source path whose file name is `fileName` at a copy of the
-// project's resources/models/<fileName> inside dir.
-inline QString relocateSource(core::Run& run, const QString& fileName, const QDir& dir) {
+// Points every source path whose file name is `fileName` at a copy of
+// sourceDir/<fileName> (the gallery by default) inside dir.
+inline QString relocateSource(core::Run& run, const QString& fileName, const QDir& dir,
+                              const QString& sourceDir = QStringLiteral(COMPILESCOPE_MODELS)) {
     const QString copy = dir.filePath(fileName);
     QFile::remove(copy);
-    QFile::copy(QStringLiteral(COMPILESCOPE_MODELS "/") + fileName, copy);
+    QFile::copy(sourceDir + "/" + fileName, copy);
     const std::string target = copy.toStdString();
     auto fix = [&](std::string& path) {
         if (!path.empty() && QFileInfo(QString::fromStdString(path)).fileName() == fileName)

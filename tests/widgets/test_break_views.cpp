@@ -28,6 +28,13 @@ using widgets::BreakSitesModel;
 namespace {
 
 // Where a line of the code view is, in its viewport's coordinates.
+// With CS_SHOT_DIR set, saves what the widget looks like (for a person to look at).
+void shoot(QWidget* widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("CS_SHOT_DIR");
+    if (!dir.isEmpty())
+        widget->grab().save(dir + "/" + name + ".png");
+}
+
 QPoint linePosition(widgets::CodeTextView* code, int line) {
     QTextCursor cursor(code->document()->findBlockByNumber(line - 1));
     return code->cursorRect(cursor).center() + QPoint(20, 0);
@@ -39,7 +46,8 @@ core::GraphBreak libraryBreak(const std::string& userFile, bool withUserFrame) {
     br.gbType = "Attempted to call function marked as skipped";
     if (withUserFrame)
         br.frames.push_back({userFile, 12, "forward", "return F.relu(x)", true});
-    br.frames.push_back({"/usr/lib/python3/site-packages/torch/nn/functional.py", 1500, "relu", "", false});
+    br.frames.push_back(
+        {"/usr/lib/python3/site-packages/torch/nn/functional.py", 1500, "relu", "", false});
     br.userFrame = withUserFrame ? 0 : -1;
     br.graphBefore = 0;
     br.graphAfter = 1;
@@ -50,14 +58,15 @@ core::GraphBreak libraryBreak(const std::string& userFile, bool withUserFrame) {
 
 class BreakViewsTest : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase() { cs::test::installWarningGuard(); }
     void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
 
     void mapOrdersGraphsAndBreaks() {
         widgets::ReportDocument document;
         widgets::BreakMap map(&document);
-        document.showReport(test::reportOf({test::replayFixture("print_break_aot_eager_cpu.jsonl")}));
+        document.showReport(
+            test::reportOf({test::replayFixture("print_break_aot_eager_cpu.jsonl")}));
         const auto& tokens = map.tokens();
         QCOMPARE(tokens.size(), size_t(3));
         QVERIFY(!tokens[0].isBreak && tokens[0].index == 0);
@@ -73,7 +82,8 @@ private slots:
         test::relocateSource(run, "print_break.py", QDir(dir.path()));
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
-        QAbstractItemModelTester tester(tab.sites(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(tab.sites(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         tab.resize(1280, 800);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
@@ -83,8 +93,10 @@ private slots:
         QCOMPARE(tab.sites()->rowCount(), 1);
         QCOMPARE(tab.sites()->index(0, BreakSitesModel::Reason).data().toString(),
                  QString("Failed to trace builtin operator"));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(), QString("print_break.py:21"));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Function).data().toString(), QString("forward"));
+        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+                 QString("print_break.py:21"));
+        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Function).data().toString(),
+                 QString("forward"));
         QCOMPARE(tab.sites()->index(0, BreakSitesModel::Count).data().toInt(), 1);
         QVERIFY(tab.summary().contains("2 graphs"));
         QVERIFY(tab.summary().contains("1 graph break"));
@@ -129,6 +141,7 @@ private slots:
         QCOMPARE(document.selection().graphBreak, 0);
         QVERIFY(map->isBreakHighlighted(0));
         QCOMPARE(code->currentLine(), 21);
+        shoot(&tab, "breaks_selected");
     }
 
     void graphViewFollowsTheSourceLine() {
@@ -156,7 +169,8 @@ private slots:
         int marked = 0;
         for (int i = 0; i < static_cast<int>(graph.picture()->items.size()); ++i) {
             if (graph.view()->canvas()->marks(i) & widgets::GraphCanvasItem::LineMatch) {
-                const auto& node = graph.picture()->hierarchy->node(graph.picture()->items[static_cast<size_t>(i)].index);
+                const auto& node = graph.picture()->hierarchy->node(
+                    graph.picture()->items[static_cast<size_t>(i)].index);
                 QCOMPARE(node.line, 22);
                 ++marked;
             }
@@ -179,17 +193,20 @@ private slots:
         QVERIFY(!tab.source()->isShowingCode());
         // The table and the map still work.
         QCOMPARE(tab.sites()->rowCount(), 1);
-        QTest::mouseClick(tab.breakMap()->viewport(), Qt::LeftButton, {}, tab.breakMap()->breakRect(0).center());
+        QTest::mouseClick(tab.breakMap()->viewport(), Qt::LeftButton, {},
+                          tab.breakMap()->breakRect(0).center());
         QCOMPARE(tab.selectedSite(), 0);
         QCOMPARE(document.selection().line, 21);
         QVERIFY(tab.source()->message().contains("does not exist any more"));
+        shoot(&tab, "breaks_missing_source");
     }
 
     void libraryBreakShowsTheUserFrameAndSaysSo() {
         QTemporaryDir dir;
         core::Run run = test::replayFixture("print_break_aot_eager_cpu.jsonl");
         const QString copy = test::relocateSource(run, "print_break.py", QDir(dir.path()));
-        run.graphBreaks = {libraryBreak(copy.toStdString(), true), libraryBreak(copy.toStdString(), false)};
+        run.graphBreaks = {libraryBreak(copy.toStdString(), true),
+                           libraryBreak(copy.toStdString(), false)};
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
         tab.resize(1200, 700);
@@ -205,6 +222,7 @@ private slots:
         QVERIFY(tab.source()->note().contains("innermost line of your code"));
         QTRY_VERIFY(tab.source()->isShowingCode());
         QCOMPARE(tab.source()->code()->currentLine(), 12);
+        shoot(&tab, "breaks_library");
         // No user frame at all: the innermost frame, and a note that none of it is the user's.
         document.selectBreak(0, 1);
         QCOMPARE(tab.selectedSite(), 1);
@@ -212,18 +230,53 @@ private slots:
         QVERIFY(tab.source()->shownFile().endsWith("functional.py"));
     }
 
+    // A real break inside library code (json.dumps, then torch's polyfill), from forward.
+    void recordedLibraryBreakShowsTheUserLine() {
+        QTemporaryDir dir;
+        core::Run run = test::replayFixture("library_break_aot_eager_cpu.jsonl");
+        test::relocateSource(run, "library_break.py", QDir(dir.path()),
+                             QStringLiteral(COMPILESCOPE_PROBE_MODELS));
+        QCOMPARE(run.graphBreaks.size(), size_t(1));
+        QVERIFY(run.graphBreaks[0].frames.size() > 1);
+        widgets::ReportDocument document;
+        widgets::BreaksTab tab(&document);
+        tab.resize(1200, 700);
+        tab.show();
+        document.showReport(test::reportOf({run}));
+        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+                 QString("library_break.py:17 (break in library code)"));
+        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Function).data().toString(),
+                 QString("forward"));
+        QTest::mouseClick(tab.breakMap()->viewport(), Qt::LeftButton, {},
+                          tab.breakMap()->breakRect(0).center());
+        QVERIFY(tab.source()->note().contains("library code"));
+        QVERIFY(tab.source()->note().contains(
+            QString::fromStdString(run.graphBreaks[0].frames.back().file)));
+        QTRY_VERIFY(tab.source()->isShowingCode());
+        QCOMPARE(tab.source()->code()->currentLine(), 17);
+        QVERIFY(
+            tab.source()->code()->document()->findBlockByNumber(16).text().contains("json.dumps"));
+    }
+
     void recompilesAreListedWithLimitHitsMarked() {
         core::Run run = test::replayFixture("variable_length_sweep.jsonl");
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
-        QAbstractItemModelTester tester(tab.recompiles(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(tab.recompiles(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         document.showReport(test::reportOf({run}));
         auto* model = tab.recompiles();
         QCOMPARE(model->rowCount(), 5);
-        QCOMPARE(model->index(0, widgets::RecompilesModel::Function).data().toString(), QString("forward"));
-        QVERIFY(model->index(0, widgets::RecompilesModel::Reason).data().toString().contains("size mismatch at index 1"));
-        QCOMPARE(model->index(0, widgets::RecompilesModel::CacheSize).data().toString(), QString("2"));
-        QCOMPARE(model->index(0, widgets::RecompilesModel::Inputs).data().toString(), QString("[4, 16]"));
+        QCOMPARE(model->index(0, widgets::RecompilesModel::Function).data().toString(),
+                 QString("forward"));
+        QVERIFY(model->index(0, widgets::RecompilesModel::Reason)
+                    .data()
+                    .toString()
+                    .contains("size mismatch at index 1"));
+        QCOMPARE(model->index(0, widgets::RecompilesModel::CacheSize).data().toString(),
+                 QString("2"));
+        QCOMPARE(model->index(0, widgets::RecompilesModel::Inputs).data().toString(),
+                 QString("[4, 16]"));
         QVERIFY(!model->hasLimitHit());
 
         core::Recompile limit;
@@ -239,10 +292,15 @@ private slots:
         const QModelIndex reason = model->index(5, widgets::RecompilesModel::Reason);
         QVERIFY(reason.data().toString().contains("RECOMPILE LIMIT HIT (limit 8)"));
         QVERIFY(reason.data(Qt::BackgroundRole).isValid());
-        QVERIFY(!model->index(4, widgets::RecompilesModel::Reason).data(Qt::BackgroundRole).isValid());
+        QVERIFY(
+            !model->index(4, widgets::RecompilesModel::Reason).data(Qt::BackgroundRole).isValid());
         QVERIFY(reason.data(Qt::ToolTipRole).toString().contains("runs it eagerly"));
         auto* note = tab.findChild<QLabel*>("recompilesNote");
         QVERIFY(note && note->text().contains("recompile limit was hit"));
+        tab.resize(1280, 800);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        shoot(&tab, "breaks_recompiles");
     }
 
     void eagerOnlyReportSaysNothingWasCompiled() {
