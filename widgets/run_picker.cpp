@@ -25,25 +25,34 @@ RunPicker::RunPicker(ReportDocument* document, QWidget* parent)
 }
 
 void RunPicker::refresh() {
-    const QSignalBlocker block(this);
-    clear();
+    // Live runs report often; rebuild the items only when their text changes.
+    QList<std::pair<QString, int>> items;
     const auto& runs = document_->report().runs;
     for (size_t i = 0; i < runs.size(); ++i) {
         const auto& run = runs[i];
         if (!isCompiledRun(run))
             continue;
-        addItem(
-            tr("%1 — %2, %3, %4")
-                .arg(QString::fromStdString(run.setting.label()),
-                     counted(static_cast<qsizetype>(run.graphs.size()), tr("graph"), tr("graphs")),
-                     counted(static_cast<qsizetype>(run.graphBreaks.size()), tr("break"),
-                             tr("breaks")),
-                     counted(static_cast<qsizetype>(run.recompiles.size()), tr("recompile"),
-                             tr("recompiles"))),
-            static_cast<int>(i));
+        items.append(
+            {tr("%1 — %2, %3, %4")
+                 .arg(QString::fromStdString(run.setting.label()),
+                      counted(static_cast<qsizetype>(run.graphs.size()), tr("graph"), tr("graphs")),
+                      counted(static_cast<qsizetype>(run.graphBreaks.size()), tr("break"),
+                              tr("breaks")),
+                      counted(static_cast<qsizetype>(run.recompiles.size()), tr("recompile"),
+                              tr("recompiles"))),
+             static_cast<int>(i)});
     }
-    if (count() == 0)
-        addItem(tr("no compiled run"), -1);
+    if (items.isEmpty())
+        items.append({tr("no compiled run"), -1});
+    const QSignalBlocker block(this);
+    bool same = count() == items.size();
+    for (int i = 0; same && i < count(); ++i)
+        same = itemText(i) == items[i].first && itemData(i).toInt() == items[i].second;
+    if (!same) {
+        clear();
+        for (const auto& [text, run] : items)
+            addItem(text, run);
+    }
     setCurrentIndex(std::max(0, findData(compiledRunIndex(*document_))));
     setEnabled(count() > 1);
 }
