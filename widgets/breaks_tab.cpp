@@ -126,12 +126,12 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
     });
     connect(recompiles_, &RecompilesModel::modelReset, this, &BreaksTab::updateSummary);
     // A run with recompiles but no breaks (a shape sweep) gives the recompiles the room.
+    // Relative sizes: the splitter scales them to its height, also while hidden.
     connect(document_, &ReportDocument::reportReset, this, [this, split] {
-        const int height = split->height();
         if (sites_->rowCount() == 0 && recompiles_->rowCount() > 0)
-            split->setSizes({height / 3, height - height / 3});
+            split->setSizes({1000, 2000});
         else
-            split->setSizes({height * 3 / 4, height / 4});
+            split->setSizes({3000, 1000});
     });
     updateSummary();
     onSelection(document_->selection());

@@ -120,7 +120,7 @@ void SourcePane::refresh() {
         header_->setText(tr("<b>%1</b> — %2 marked")
                              .arg(file_.toHtmlEscaped(),
                                   counted(static_cast<qsizetype>(lines.size()),
-                                          tr("graph break line"), tr("graph break lines"))));
+                                          tr("break line"), tr("break lines"))));
     if (file_.isEmpty()) {
         message_->setText(document_->isEmpty()
                               ? tr("No run yet.")
