@@ -116,6 +116,9 @@ class Probe:
         self.sampler.start()
         status = "failed"
         try:
+            from .loader import precheck
+
+            precheck(self.s.model)  # stdlib only: fails fast, before torch
             try:
                 import torch
             except Exception as e:
