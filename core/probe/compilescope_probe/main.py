@@ -304,11 +304,25 @@ class Probe:
         with self.phase("load"):
             loaded = loader.load(s.model, self.classifier, self.device)
             model = loaded.model
-            if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
-                model = model.to(self.device)
-                model.eval()  # inference: dropout off, batch norm uses running stats
-            inputs = loader.move_to(loaded.inputs, self.device)
-            sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            try:
+                if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
+                    model = model.to(self.device)
+                    model.eval()  # inference: dropout off, batch norm uses running stats
+                inputs = loader.move_to(loaded.inputs, self.device)
+                sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            except Exception as e:
+                if self.is_oom(e):
+                    raise ProbeError(
+                        "out_of_memory",
+                        f"Out of memory moving the model and its inputs to {self.device}: {exc_summary(e)}. "
+                        f"Use smaller inputs or a smaller model.",
+                        tb=format_exc(e),
+                    ) from None
+                raise ProbeError(
+                    "get_model_raised",
+                    f"Moving the model from {loaded.spec} and its inputs to {self.device} failed: {exc_summary(e)}.",
+                    tb=format_exc(e),
+                ) from None
             params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
             device_name = cpu_name()
             if self.device.type == "cuda":
@@ -426,6 +440,10 @@ class Probe:
         self._last_wall = wall
         return metrics
 
+    def is_oom(self, e: BaseException) -> bool:
+        oom_types = tuple(t for t in (getattr(self.torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
+        return isinstance(e, oom_types) or "out of memory" in str(e).lower()
+
     def failure(self, e: BaseException, model: Any, inputs: tuple) -> ProbeError:
         torch = self.torch
         exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
@@ -443,8 +461,7 @@ class Probe:
                 tb=format_exc(e),
                 graph_break=b,
             )
-        oom_types = tuple(t for t in (getattr(torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
-        if isinstance(e, oom_types) or "out of memory" in str(e).lower():
+        if self.is_oom(e):
             return ProbeError(
                 "out_of_memory",
                 f"Out of memory on {self.device}: {exc_summary(e)}. Use smaller inputs (batch size), "
