@@ -524,6 +524,20 @@ class Probe:
             ct["source"] = "none: mode eager compiles nothing"
         self.emit("compile_time", **ct)
 
+        gc.collect()  # here, so the warmup calls warm the caches it cleared
+        gc_was = gc.isenabled()
+        gc.disable()  # as timeit does: a collection inside one call is noise
+        try:
+            self.warmup_and_measure(fn, model, inputs, clock)
+        finally:
+            if gc_was:
+                gc.enable()
+
+        if s.sweep:
+            self.run_sweep(fn, model, sweep)
+
+    def warmup_and_measure(self, fn: Any, model: Any, inputs: tuple, clock: Any) -> None:
+        s = self.s
         later: list = []
         later_wall = 0
         clock.start()
@@ -543,20 +557,10 @@ class Probe:
                     end["compile_time"] = ct
 
         with self.phase("measure") as end:
-            gc.collect()
-            gc_was = gc.isenabled()
-            gc.disable()  # as timeit does: a collection inside one call is noise
-            try:
-                for _ in range(s.iters):
-                    self.call(fn, model, inputs, warmup=False, first=False)
-                    self.measured += 1
-                end["harness_overhead_ns"] = self.harness_overhead(inputs)
-            finally:
-                if gc_was:
-                    gc.enable()
-
-        if s.sweep:
-            self.run_sweep(fn, model, sweep)
+            for _ in range(s.iters):
+                self.call(fn, model, inputs, warmup=False, first=False)
+                self.measured += 1
+            end["harness_overhead_ns"] = self.harness_overhead(inputs)
 
     def harness_overhead(self, inputs: tuple) -> int:
         from .harness import harness_overhead_ns
