@@ -15,7 +15,6 @@ import signal
 import sys
 import sysconfig
 import tempfile
-import time
 from typing import Any, Iterator
 
 from . import __version__
