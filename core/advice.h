@@ -26,6 +26,7 @@ inline constexpr const char* Compare = "Compare";
 inline constexpr const char* Warmup = "Warmup";
 inline constexpr const char* Latency = "Latency";
 inline constexpr const char* Memory = "Memory";
+inline constexpr const char* Kernels = "Kernels";
 inline constexpr const char* Console = "Console";
 } // namespace advice_tab
 
