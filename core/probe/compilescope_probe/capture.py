@@ -479,6 +479,14 @@ class Capture:
             reason = getattr(m, "recompile_reason", None)
             if not reason:
                 continue
+            fail = getattr(m, "fail_type", None)
+            if fail:
+                # Not a recompile but a refusal: the limit (reported from the
+                # log, or here when the log said nothing) or a failed compile.
+                text = str(getattr(m, "fail_reason", "") or "")
+                if not self._limits and ("recompile limit" in text.lower() or "cache_size_limit" in text):
+                    self._limits.append({"function": None, "limit": None, "reason": reason})
+                continue
             name = getattr(m, "co_name", None)
             file = getattr(m, "co_filename", None)
             line = getattr(m, "co_firstlineno", None)

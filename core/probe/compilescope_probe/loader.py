@@ -194,11 +194,16 @@ def load_torchvision(name: str) -> LoadedModel:
     return LoadedModel(f"torchvision:{name}", name, None, model, (torch.randn(1, 3, size, size),), None)
 
 
-def load_pt2(path: str) -> LoadedModel:
+def load_pt2(path: str, device: Any = None) -> LoadedModel:
     import torch
 
     try:
         ep = torch.export.load(path)
+        if device is not None and getattr(device, "type", "cpu") != "cpu":
+            # an exported module cannot be .to()'d; torch moves the program instead
+            from torch.export.passes import move_to_device_pass
+
+            ep = move_to_device_pass(ep, device)
         module = ep.module()
     except Exception as e:
         raise ProbeError(
@@ -224,7 +229,7 @@ def load_pt2(path: str) -> LoadedModel:
     return LoadedModel(path, os.path.basename(path), None, module, tuple(args), None)
 
 
-def load(spec: str, classifier: FrameClassifier) -> LoadedModel:
+def load(spec: str, classifier: FrameClassifier, device: Any = None) -> LoadedModel:
     if spec.startswith("torchvision:"):
         return load_torchvision(spec.split(":", 1)[1].strip())
     path = os.path.abspath(os.path.expanduser(spec))
@@ -236,7 +241,7 @@ def load(spec: str, classifier: FrameClassifier) -> LoadedModel:
             f"and get_inputs(), torchvision:NAME, or a .pt2 archive.",
         )
     if path.endswith(".pt2"):
-        return load_pt2(path)
+        return load_pt2(path, device)
     return load_py(path, classifier)
 
 
