@@ -62,7 +62,8 @@ std::string dimName(const DimChange& d) {
 std::string remedyFor(const DimChange& d) {
     std::string text = "Choose one: (1) torch._dynamo.mark_dynamic(" + d.tensor + ", " +
                        std::to_string(d.dim);
-    if (d.sizes.size() >= 2)
+    // Bounds from the sizes seen; below 2 torch specialises 0 and 1 anyway.
+    if (d.sizes.size() >= 2 && *d.sizes.begin() >= 2)
         text += ", min=" + std::to_string(*d.sizes.begin()) + ", max=" + std::to_string(*d.sizes.rbegin());
     text += ") before the first call: one graph for every size of that dimension; "
             "(2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
