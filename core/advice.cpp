@@ -9,9 +9,12 @@ namespace cs::core {
 
 const char* toString(Severity severity) {
     switch (severity) {
-    case Severity::Critical: return "critical";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
+    case Severity::Critical:
+        return "critical";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Info:
+        return "info";
     }
     return "info";
 }
@@ -40,7 +43,9 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     return findings;
 }
 
-std::vector<Finding> advise(const Report& report) { return advise(report, report.adviceOptions); }
+std::vector<Finding> advise(const Report& report) {
+    return advise(report, report.adviceOptions);
+}
 
 nlohmann::json findingToJson(const Finding& f) {
     nlohmann::json j = {{"rule", f.rule},
@@ -76,8 +81,8 @@ std::string formatFindingText(const Finding& f) {
         text += "    fix: " + f.remedy + "\n";
     if (!f.gain.empty())
         text += "    gain: " + f.gain + "\n";
-    text += "    confidence " + std::to_string(static_cast<int>(f.confidence * 100 + 0.5)) + "% · rule " +
-            f.rule + "\n";
+    text += "    confidence " + std::to_string(static_cast<int>(f.confidence * 100 + 0.5)) +
+            "% · rule " + f.rule + "\n";
     return text;
 }
 

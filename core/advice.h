@@ -40,12 +40,12 @@ struct Finding {
     std::string setting;               // that run's Setting::label()
     std::string file;                  // the user's source, when the finding has a location
     int line = 0;
-    std::string code;     // that source line, when the probe sent it
-    int graphBreak = -1;  // index into Run::graphBreaks the finding rests on
-    int graph = -1;       // index into Run::graphs
-    int graphsSplit = 0;  // graphs this break cause splits the function into
-    std::string remedy;   // what to change
-    std::string gain;     // what to expect from the remedy, only when evidence supports it
+    std::string code;      // that source line, when the probe sent it
+    int graphBreak = -1;   // index into Run::graphBreaks the finding rests on
+    int graph = -1;        // index into Run::graphs
+    int graphsSplit = 0;   // graphs this break cause splits the function into
+    std::string remedy;    // what to change
+    std::string gain;      // what to expect from the remedy, only when evidence supports it
     double confidence = 0; // 0..1
     bool operator==(const Finding&) const = default;
 };

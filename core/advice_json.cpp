@@ -9,8 +9,9 @@ nlohmann::json adviceToJson(const Report& report) {
     for (const auto& f : advise(report))
         findings.push_back(findingToJson(f));
     const auto& o = report.adviceOptions;
-    return {{"options", {{"expected_calls", o.expectedCalls}, {"memory_fraction", o.memoryFraction}}},
-            {"findings", findings}};
+    return {
+        {"options", {{"expected_calls", o.expectedCalls}, {"memory_fraction", o.memoryFraction}}},
+        {"findings", findings}};
 }
 
 AdviceOptions adviceOptionsFromJson(const nlohmann::json& advice) {
@@ -20,9 +21,11 @@ AdviceOptions adviceOptionsFromJson(const nlohmann::json& advice) {
     const auto o = advice.find("options");
     if (o == advice.end() || !o->is_object())
         return options;
-    if (auto it = o->find("expected_calls"); it != o->end() && it->is_number_integer() && it->get<int>() > 0)
+    if (auto it = o->find("expected_calls");
+        it != o->end() && it->is_number_integer() && it->get<int>() > 0)
         options.expectedCalls = it->get<int>();
-    if (auto it = o->find("memory_fraction"); it != o->end() && it->is_number() && it->get<double>() >= 0)
+    if (auto it = o->find("memory_fraction");
+        it != o->end() && it->is_number() && it->get<double>() >= 0)
         options.memoryFraction = it->get<double>();
     return options;
 }

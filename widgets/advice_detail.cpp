@@ -6,13 +6,18 @@ namespace cs::widgets {
 
 namespace {
 
-QString esc(const std::string& text) { return QString::fromStdString(text).toHtmlEscaped(); }
+QString esc(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
 
 QString severityColour(core::Severity severity) {
     switch (severity) {
-    case core::Severity::Critical: return QStringLiteral("#c62828");
-    case core::Severity::Warning: return QStringLiteral("#b26a00");
-    case core::Severity::Info: return QStringLiteral("#1565c0");
+    case core::Severity::Critical:
+        return QStringLiteral("#c62828");
+    case core::Severity::Warning:
+        return QStringLiteral("#b26a00");
+    case core::Severity::Info:
+        return QStringLiteral("#1565c0");
     }
     return {};
 }
@@ -21,15 +26,16 @@ QString severityColour(core::Severity severity) {
 
 QString findingHtml(const core::Finding& f) {
     QString html;
-    html += QStringLiteral("<p style='margin-bottom:2px'><span style='color:%1;font-weight:bold'>%2</span>"
-                           "&nbsp;&nbsp;<span style='font-size:large;font-weight:bold'>%3</span></p>")
-                .arg(severityColour(f.severity), QString::fromLatin1(core::toString(f.severity)).toUpper(),
-                     esc(f.title));
+    html += QStringLiteral(
+                "<p style='margin-bottom:2px'><span style='color:%1;font-weight:bold'>%2</span>"
+                "&nbsp;&nbsp;<span style='font-size:large;font-weight:bold'>%3</span></p>")
+                .arg(severityColour(f.severity),
+                     QString::fromLatin1(core::toString(f.severity)).toUpper(), esc(f.title));
     if (!f.file.empty()) {
-        html += QStringLiteral("<p><b>Where</b>&nbsp; <code>%1:%2</code>").arg(esc(f.file)).arg(f.line);
+        html +=
+            QStringLiteral("<p><b>Where</b>&nbsp; <code>%1:%2</code>").arg(esc(f.file)).arg(f.line);
         if (!f.code.empty())
-            html += QStringLiteral("<br><code>%1</code>")
-                        .arg(esc(f.code));
+            html += QStringLiteral("<br><code>%1</code>").arg(esc(f.code));
         html += QStringLiteral("</p>");
     }
     if (!f.evidence.empty()) {

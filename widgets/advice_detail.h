@@ -10,12 +10,12 @@ namespace cs::widgets {
 
 class AdviceDetail : public QTextBrowser {
     Q_OBJECT
-public:
+  public:
     explicit AdviceDetail(QWidget* parent = nullptr);
     // nullptr shows `message` instead.
     void showFinding(const core::Finding* finding, const QString& message = {});
 
-signals:
+  signals:
     void evidenceRequested(); // the "Show in … tab" link
 };
 

@@ -14,9 +14,12 @@ namespace {
 QIcon severityIcon(core::Severity severity) {
     auto* style = QApplication::style();
     switch (severity) {
-    case core::Severity::Critical: return style->standardIcon(QStyle::SP_MessageBoxCritical);
-    case core::Severity::Warning: return style->standardIcon(QStyle::SP_MessageBoxWarning);
-    case core::Severity::Info: return style->standardIcon(QStyle::SP_MessageBoxInformation);
+    case core::Severity::Critical:
+        return style->standardIcon(QStyle::SP_MessageBoxCritical);
+    case core::Severity::Warning:
+        return style->standardIcon(QStyle::SP_MessageBoxWarning);
+    case core::Severity::Info:
+        return style->standardIcon(QStyle::SP_MessageBoxInformation);
     }
     return {};
 }
@@ -66,10 +69,11 @@ QVariant AdviceModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     static const char* names[] = {"severity", "finding", "where", "setting", "confidence"};
-    static const char* tips[] = {
-        "critical: a setting failed or fell back to eager; warning: costs speed or memory; info: worth knowing",
-        "What was found, in one line", "The line of your code it rests on",
-        "The setting whose run shows it", "How sure the rule is of its reading of the evidence"};
+    static const char* tips[] = {"critical: a setting failed or fell back to eager; warning: costs "
+                                 "speed or memory; info: worth knowing",
+                                 "What was found, in one line", "The line of your code it rests on",
+                                 "The setting whose run shows it",
+                                 "How sure the rule is of its reading of the evidence"};
     if (role == Qt::DisplayRole)
         return tr(names[section]);
     if (role == Qt::ToolTipRole)
@@ -84,19 +88,31 @@ QVariant AdviceModel::data(const QModelIndex& index, int role) const {
     const auto column = static_cast<Column>(index.column());
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case Severity: return QString::fromLatin1(core::toString(f->severity));
-        case Finding: return QString::fromStdString(f->title);
-        case Where: return QString::fromStdString(core::advice::shortLocation(f->file, f->line));
-        case Setting: return QString::fromStdString(f->setting);
-        case Confidence: return QStringLiteral("%1%").arg(qRound(f->confidence * 100));
-        case ColumnCount: break;
+        case Severity:
+            return QString::fromLatin1(core::toString(f->severity));
+        case Finding:
+            return QString::fromStdString(f->title);
+        case Where:
+            return QString::fromStdString(core::advice::shortLocation(f->file, f->line));
+        case Setting:
+            return QString::fromStdString(f->setting);
+        case Confidence:
+            return QStringLiteral("%1%").arg(qRound(f->confidence * 100));
+        case ColumnCount:
+            break;
         }
     } else if (role == SortRole) {
         switch (column) {
-        case Severity: return static_cast<int>(f->severity) * 1000 + index.row();
-        case Confidence: return f->confidence;
-        case Where: return QStringLiteral("%1:%2").arg(QString::fromStdString(f->file)).arg(f->line, 8, 10, QChar('0'));
-        default: return data(index, Qt::DisplayRole);
+        case Severity:
+            return static_cast<int>(f->severity) * 1000 + index.row();
+        case Confidence:
+            return f->confidence;
+        case Where:
+            return QStringLiteral("%1:%2")
+                .arg(QString::fromStdString(f->file))
+                .arg(f->line, 8, 10, QChar('0'));
+        default:
+            return data(index, Qt::DisplayRole);
         }
     } else if (role == Qt::DecorationRole && column == Severity) {
         return severityIcon(f->severity);

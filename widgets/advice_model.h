@@ -16,24 +16,25 @@ class ReportDocument;
 
 class AdviceModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Column { Severity, Finding, Where, Setting, Confidence, ColumnCount };
 
     explicit AdviceModel(ReportDocument* document, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
     const std::vector<core::Finding>& findings() const { return findings_; }
     const core::Finding* finding(int row) const;
     // Recompute now (the live path waits a moment to batch updates).
     void refresh();
 
-signals:
+  signals:
     void refreshed();
 
-private:
+  private:
     ReportDocument* document_;
     std::vector<core::Finding> findings_;
     QTimer coalesce_;

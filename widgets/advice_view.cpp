@@ -85,8 +85,9 @@ QWidget* AdviceView::buildOptionsBar() {
     calls_->setObjectName("adviceExpectedCalls");
     calls_->setRange(1, 1'000'000'000);
     calls_->setGroupSeparatorShown(true);
-    calls_->setToolTip(tr("How many calls your program makes per start. Compile must pay back its "
-                          "warmup within these calls (break-even), or the advice says it does not pay off."));
+    calls_->setToolTip(
+        tr("How many calls your program makes per start. Compile must pay back its "
+           "warmup within these calls (break-even), or the advice says it does not pay off."));
     memoryPercent_ = new QSpinBox(bar);
     memoryPercent_->setObjectName("adviceMemoryPercent");
     memoryPercent_->setRange(0, 10'000);
@@ -132,7 +133,8 @@ void AdviceView::updateSummary() {
         else
             empty_->setText(tr("No findings in %1: no graph break, recompile or failure to fix, "
                                "and nothing measured says compile costs more than it gains.")
-                                .arg(counted(static_cast<int>(report.runs.size()), tr("setting"), tr("settings"))));
+                                .arg(counted(static_cast<int>(report.runs.size()), tr("setting"),
+                                             tr("settings"))));
         pages_->setCurrentIndex(0);
         detail_->showFinding(nullptr);
         return;
@@ -144,9 +146,10 @@ void AdviceView::updateSummary() {
         parts << counted(counts[1], tr("warning"), tr("warnings"));
     if (counts[2])
         parts << counted(counts[2], tr("note"), tr("notes"));
-    summary_->setText(QStringLiteral("<b>%1</b>: %2")
-                          .arg(counted(static_cast<int>(findings.size()), tr("finding"), tr("findings")),
-                               parts.join(QStringLiteral(", "))));
+    summary_->setText(
+        QStringLiteral("<b>%1</b>: %2")
+            .arg(counted(static_cast<int>(findings.size()), tr("finding"), tr("findings")),
+                 parts.join(QStringLiteral(", "))));
     pages_->setCurrentIndex(1);
     if (!table_->currentIndex().isValid()) {
         // Show the most important finding without moving the shared selection.

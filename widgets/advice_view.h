@@ -20,7 +20,7 @@ class ReportDocument;
 
 class AdviceView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit AdviceView(ReportDocument* document, QWidget* parent = nullptr);
 
     AdviceModel* model() const { return model_; }
@@ -33,7 +33,7 @@ public:
     // Opens the evidence of the current finding: its tab, its break or line.
     void openEvidence();
 
-private:
+  private:
     QWidget* buildOptionsBar();
     void updateSummary();
     void showCurrent(bool pushSelection);

@@ -59,7 +59,8 @@ bool containsText(const std::string& text, const std::string& part) {
 
 bool containsNoCase(const std::string& text, const std::string& part) {
     auto it = std::search(text.begin(), text.end(), part.begin(), part.end(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        return std::tolower(static_cast<unsigned char>(a)) ==
+               std::tolower(static_cast<unsigned char>(b));
     });
     return it != text.end();
 }

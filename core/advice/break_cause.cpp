@@ -15,7 +15,8 @@ std::string sourceCode(const GraphBreak& b) {
 
 std::string functionName(const GraphBreak& b) {
     const SourceFrame* frame = b.location();
-    return frame && !frame->function.empty() ? frame->function : std::string("the compiled function");
+    return frame && !frame->function.empty() ? frame->function
+                                             : std::string("the compiled function");
 }
 
 std::string firstMatch(const std::string& text, const std::regex& pattern) {
@@ -53,7 +54,8 @@ bool isScalarCall(const std::string& code, const std::string& reason) {
 
 BreakDiagnosis make(BreakCause cause, std::string rule, std::string what, std::string title,
                     std::string remedy, double confidence) {
-    return {cause, std::move(rule), std::move(what), std::move(title), std::move(remedy), confidence};
+    return {cause,     std::move(rule), std::move(what), std::move(title), std::move(remedy),
+            confidence};
 }
 
 } // namespace
@@ -125,12 +127,13 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     sure);
     }
     if (containsText(gb, "Data-dependent branching") || reason.rfind("generic_jump", 0) == 0) {
-        return make(BreakCause::DataDependentBranch, "graph_break.branch", "a data-dependent branch",
-                    "A branch on a tensor's value breaks the graph",
-                    "Compute both sides and pick with torch.where(cond, a, b), or express the "
-                    "branch with torch.cond(pred, true_fn, false_fn, operands); or decide outside " +
-                        fn + " and pass the decision in as a Python bool.",
-                    containsText(gb, "Data-dependent branching") ? 0.9 : 0.8);
+        return make(
+            BreakCause::DataDependentBranch, "graph_break.branch", "a data-dependent branch",
+            "A branch on a tensor's value breaks the graph",
+            "Compute both sides and pick with torch.where(cond, a, b), or express the "
+            "branch with torch.cond(pred, true_fn, false_fn, operands); or decide outside " +
+                fn + " and pass the decision in as a Python bool.",
+            containsText(gb, "Data-dependent branching") ? 0.9 : 0.8);
     }
     if (containsNoCase(gb, "numpy") || containsText(gb, "from_numpy")) {
         const std::string name = numpyName(reason);
@@ -170,7 +173,8 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
     if (containsText(gb, "Dynamic shape operator")) {
         static const std::regex op(R"(Operator `([^`]+)`)");
         const std::string name = firstMatch(reason, op);
-        const std::string what = name.empty() ? "an operator with data-dependent output shape" : name;
+        const std::string what =
+            name.empty() ? "an operator with data-dependent output shape" : name;
         return make(BreakCause::DynamicOutputShape, "graph_break.dynamic_output", what,
                     what + " has a data-dependent output shape and breaks the graph",
                     "Set torch._dynamo.config.capture_dynamic_output_shape_ops = True, or avoid "

@@ -24,9 +24,9 @@ enum class BreakCause {
 
 struct BreakDiagnosis {
     BreakCause cause = BreakCause::Other;
-    std::string rule;   // "graph_break.print", ...
-    std::string what;   // what broke it, in code terms: "print()", "zlib.crc32", "np.interp"
-    std::string title;  // "print() in forward breaks the graph"
+    std::string rule;  // "graph_break.print", ...
+    std::string what;  // what broke it, in code terms: "print()", "zlib.crc32", "np.interp"
+    std::string title; // "print() in forward breaks the graph"
     std::string remedy;
     double confidence = 0;
 };

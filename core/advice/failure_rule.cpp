@@ -11,8 +11,9 @@ namespace cs::core::advice {
 namespace {
 
 bool mentionsSymbolicShapes(const std::string& text) {
-    for (const char* word : {"SymInt", "SymFloat", "SymBool", "symbolic shape", "GuardOnDataDependentSymNode",
-                             "data-dependent expression", "ConstraintViolation"}) {
+    for (const char* word :
+         {"SymInt", "SymFloat", "SymBool", "symbolic shape", "GuardOnDataDependentSymNode",
+          "data-dependent expression", "ConstraintViolation"}) {
         if (containsText(text, word))
             return true;
     }
@@ -52,8 +53,8 @@ Finding base(const Run& run, int index, const char* rule, const std::string& tit
     f.run = index;
     f.setting = run.setting.label();
     f.tab = advice_tab::Compare;
-    f.evidence.push_back(run.setting.label() + " failed (" + run.error->kind + "): " +
-                         firstLine(run.error->message) + " (Compare tab)");
+    f.evidence.push_back(run.setting.label() + " failed (" + run.error->kind +
+                         "): " + firstLine(run.error->message) + " (Compare tab)");
     return f;
 }
 
@@ -80,22 +81,25 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (e.kind == "out_of_memory" && (mode == "max-autotune" || mode == "reduce-overhead")) {
             Finding f = base(run, index, "failure.oom", label + " ran out of memory");
             if (mode == "max-autotune") {
-                f.remedy = "Use max-autotune-no-cudagraphs (autotuned kernels without the CUDA-graph "
-                           "memory pool) or reduce-overhead (CUDA graphs without autotuning "
-                           "benchmarks).";
+                f.remedy =
+                    "Use max-autotune-no-cudagraphs (autotuned kernels without the CUDA-graph "
+                    "memory pool) or reduce-overhead (CUDA graphs without autotuning "
+                    "benchmarks).";
             } else {
                 f.remedy = "Use mode default (no CUDA-graph memory pool), or a smaller batch.";
             }
             if (const Run* eager = input.baselineRun())
                 f.evidence.push_back("eager ran the same model and inputs without running out of "
-                                     "memory (" + eager->setting.label() + ")");
+                                     "memory (" +
+                                     eager->setting.label() + ")");
             f.confidence = 0.8;
             out.push_back(std::move(f));
         } else if (e.kind == "fullgraph_break") {
             const GraphBreak* gb = run.graphBreaks.empty() ? nullptr : &run.graphBreaks.back();
             const auto diagnosis = gb ? diagnoseBreak(*gb) : std::nullopt;
             const SourceFrame* frame = gb ? gb->location() : nullptr;
-            const std::string where = frame ? shortLocation(frame->file, frame->line) : std::string();
+            const std::string where =
+                frame ? shortLocation(frame->file, frame->line) : std::string();
             Finding f = base(run, index, "failure.fullgraph",
                              "fullgraph=True failed: Dynamo must break the graph" +
                                  (where.empty() ? std::string() : " at " + where));
@@ -107,16 +111,18 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             }
             if (gb) {
                 f.graphBreak = static_cast<int>(run.graphBreaks.size()) - 1;
-                f.evidence.push_back("the break: " + (gb->gbType.empty() ? firstLine(gb->reason) : gb->gbType) +
-                                     " (Breaks tab)");
+                f.evidence.push_back(
+                    "the break: " + (gb->gbType.empty() ? firstLine(gb->reason) : gb->gbType) +
+                    " (Breaks tab)");
             }
             f.remedy = (diagnosis ? diagnosis->remedy + " " : std::string()) +
                        "Or compile without fullgraph=True to accept the break.";
             f.confidence = diagnosis ? diagnosis->confidence : 0.6;
             out.push_back(std::move(f));
         } else if (e.kind == "no_compiler") {
-            Finding f = base(run, index, "failure.toolchain", "Inductor cannot build its kernels: " +
-                                                                  std::string("a compiler or headers are missing"));
+            Finding f = base(run, index, "failure.toolchain",
+                             "Inductor cannot build its kernels: " +
+                                 std::string("a compiler or headers are missing"));
             std::vector<std::string> install;
             if (containsText(e.message, "C++ compiler") || containsText(e.message, "g++") ||
                 containsText(e.message, "InvalidCxxCompiler"))
@@ -131,17 +137,20 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.confidence = 0.9;
             out.push_back(std::move(f));
         } else if (mentionsMissingTriton(text)) {
-            Finding f = base(run, index, "failure.toolchain", "Inductor needs Triton for GPU kernels, and it is missing");
+            Finding f = base(run, index, "failure.toolchain",
+                             "Inductor needs Triton for GPU kernels, and it is missing");
             f.remedy = "Install the Triton that matches your torch into the interpreter that runs "
                        "the model (pip install triton; CUDA builds of torch depend on it), or run "
                        "this setting with --backend aot_eager.";
             f.confidence = 0.85;
             out.push_back(std::move(f));
         } else if (mentionsSymbolicShapes(text) && mode != "eager") {
-            const auto [file, line] = failingLine(e, run.model.file.empty() ? input.report.model.file : run.model.file);
-            Finding f = base(run, index, "failure.symbolic_shapes",
-                             label + " failed on symbolic shapes" +
-                                 (file.empty() ? std::string() : " at " + shortLocation(file, line)));
+            const auto [file, line] =
+                failingLine(e, run.model.file.empty() ? input.report.model.file : run.model.file);
+            Finding f =
+                base(run, index, "failure.symbolic_shapes",
+                     label + " failed on symbolic shapes" +
+                         (file.empty() ? std::string() : " at " + shortLocation(file, line)));
             f.file = file;
             f.line = line;
             if (run.setting.dynamic == "true")

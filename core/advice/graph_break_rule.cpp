@@ -83,8 +83,8 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             lastRun = r;
         }
         const auto graphs = graphsAround(run, inFirst);
-        const int split = graphs.empty() ? static_cast<int>(inFirst.size()) + 1
-                                         : static_cast<int>(graphs.size());
+        const int split =
+            graphs.empty() ? static_cast<int>(inFirst.size()) + 1 : static_cast<int>(graphs.size());
         const GraphBreak& first = run.graphBreaks[static_cast<size_t>(inFirst.front())];
         const std::string where = shortLocation(site.file, site.line);
         const std::string fn = site.function.empty() ? "the compiled function" : site.function;
@@ -92,7 +92,7 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         Finding f;
         f.rule = site.diagnosis.rule;
         f.severity = site.diagnosis.cause == BreakCause::CompilerDisabled ? Severity::Info
-                                                                           : Severity::Warning;
+                                                                          : Severity::Warning;
         f.title = site.diagnosis.title + (where.empty() ? "" : " (" + where + ")");
         f.tab = advice_tab::Breaks;
         f.run = firstRun;
@@ -107,9 +107,10 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.confidence = site.diagnosis.confidence;
 
         const std::string torchSays = first.gbType.empty() ? firstLine(first.reason) : first.gbType;
-        f.evidence.push_back(plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") +
-                             (where.empty() ? "" : " at " + where) + " in " + fn + " (" +
-                             f.setting + "); torch: \"" + torchSays + "\" (Breaks tab)");
+        f.evidence.push_back(
+            plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") +
+            (where.empty() ? "" : " at " + where) + " in " + fn + " (" + f.setting +
+            "); torch: \"" + torchSays + "\" (Breaks tab)");
         std::string graphText = "splits " + fn + " into " + plural(split, "graph", "graphs");
         if (!graphs.empty()) {
             std::vector<std::string> ids;
@@ -117,14 +118,14 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                 ids.push_back("#" + std::to_string(g));
             graphText += " (" + joinWords(ids) + ")";
         }
-        f.evidence.push_back(graphText + "; " + f.setting + " has " +
-                             plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") +
-                             " and " +
-                             plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") +
-                             " in all");
+        f.evidence.push_back(
+            graphText + "; " + f.setting + " has " +
+            plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
+            plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") + " in all");
         if (labels.size() > 1)
-            f.evidence.push_back("also in " + std::to_string(labels.size() - 1) + " other setting(s): " +
-                                 joinWords({labels.begin() + 1, labels.end()}));
+            f.evidence.push_back(
+                "also in " + std::to_string(labels.size() - 1) +
+                " other setting(s): " + joinWords({labels.begin() + 1, labels.end()}));
         if (site.diagnosis.cause != BreakCause::CompilerDisabled) {
             const size_t total = run.graphBreaks.size();
             f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +

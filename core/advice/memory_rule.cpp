@@ -96,33 +96,39 @@ void memoryRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.run = row.run;
         f.setting = label;
         f.evidence.push_back(label + " peaks at " + formatBytes(peak) + " " + kind + ", " +
-                             percentMore(peak, eagerPeak) + " above eager's " + formatBytes(eagerPeak) +
-                             " (Memory tab)");
+                             percentMore(peak, eagerPeak) + " above eager's " +
+                             formatBytes(eagerPeak) + " (Memory tab)");
         const bool cuda = onCuda(run);
         if (steadyCost) {
             f.severity = Severity::Warning;
-            f.evidence.push_back("in steady state (measure phase) it holds " + formatBytes(static_cast<double>(*steady)) +
-                                 " vs eager's " + formatBytes(static_cast<double>(*eagerSteady)));
+            f.evidence.push_back("in steady state (measure phase) it holds " +
+                                 formatBytes(static_cast<double>(*steady)) + " vs eager's " +
+                                 formatBytes(static_cast<double>(*eagerSteady)));
             if (cuda && usesCudaGraphs(run.setting.mode)) {
                 f.title = label + " holds " + percentMore(peak, eagerPeak) +
                           " more memory than eager: the CUDA-graph pool";
-                f.evidence.push_back("mode " + run.setting.mode +
-                                     " records CUDA graphs, whose private memory pool stays reserved "
-                                     "for as long as the process runs");
+                f.evidence.push_back(
+                    "mode " + run.setting.mode +
+                    " records CUDA graphs, whose private memory pool stays reserved "
+                    "for as long as the process runs");
                 f.remedy = "Where memory is tight use max-autotune-no-cudagraphs or default (no "
                            "CUDA-graph pool); with CUDA graphs, fewer distinct input shapes mean "
                            "fewer recorded graphs and pools.";
                 f.confidence = 0.8;
             } else {
-                f.title = label + " holds " + percentMore(peak, eagerPeak) + " more memory than eager in steady state";
-                f.remedy = "Where memory is the limit, eager needs " + formatBytes(peak - eagerPeak) +
-                           " less at its peak.";
+                f.title = label + " holds " + percentMore(peak, eagerPeak) +
+                          " more memory than eager in steady state";
+                f.remedy = "Where memory is the limit, eager needs " +
+                           formatBytes(peak - eagerPeak) + " less at its peak.";
                 f.confidence = 0.6;
             }
         } else if (compilePeak) {
             f.severity = Severity::Info;
-            f.evidence.push_back("the peak is in the compile phase (" + formatBytes(static_cast<double>(*compile)) +
-                                 ")" + (steady ? "; steady state holds " + formatBytes(static_cast<double>(*steady)) : ""));
+            f.evidence.push_back(
+                "the peak is in the compile phase (" + formatBytes(static_cast<double>(*compile)) +
+                ")" +
+                (steady ? "; steady state holds " + formatBytes(static_cast<double>(*steady))
+                        : ""));
             const bool autotune = run.setting.mode == "max-autotune" ||
                                   run.setting.mode == "max-autotune-no-cudagraphs";
             if (cuda && autotune) {

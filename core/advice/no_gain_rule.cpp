@@ -27,27 +27,30 @@ std::string medianText(const LatencyStats& s) {
 // Why per-call work is too small for compile to help, from what was measured.
 std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& eagerStats) {
     std::vector<std::string> why;
-    if (eager.harnessOverheadNs > 0 && eager.harnessOverheadNs >= kOverheadShare * eagerStats.median) {
-        why.push_back("the timing harness alone costs " +
-                      formatDuration(static_cast<double>(eager.harnessOverheadNs)) +
-                      " per call, " +
-                      std::to_string(static_cast<int>(100 * eager.harnessOverheadNs / eagerStats.median)) +
-                      "% of eager's median: the call is mostly overhead (Latency tab)");
+    if (eager.harnessOverheadNs > 0 &&
+        eager.harnessOverheadNs >= kOverheadShare * eagerStats.median) {
+        why.push_back(
+            "the timing harness alone costs " +
+            formatDuration(static_cast<double>(eager.harnessOverheadNs)) + " per call, " +
+            std::to_string(static_cast<int>(100 * eager.harnessOverheadNs / eagerStats.median)) +
+            "% of eager's median: the call is mostly overhead (Latency tab)");
     }
     if (eager.kernels.present && eager.kernels.busyFraction > 0 &&
         eager.kernels.busyFraction < kLaunchBoundBusy) {
         why.push_back("the GPU is busy only " +
                       std::to_string(static_cast<int>(100 * eager.kernels.busyFraction + 0.5)) +
                       "% of each eager call (" + formatDuration(eager.kernels.gpuNsPerIter) +
-                      " of kernels, " + std::to_string(static_cast<int>(eager.kernels.launchesPerIter + 0.5)) +
+                      " of kernels, " +
+                      std::to_string(static_cast<int>(eager.kernels.launchesPerIter + 0.5)) +
                       " launches): launch-bound (Kernels tab)");
     }
     return why;
 }
 
 bool reportHasMode(const Report& report, const std::string& mode) {
-    return std::any_of(report.runs.begin(), report.runs.end(),
-                       [&](const Run& r) { return r.setting.mode == mode && r.status == RunStatus::Ok; });
+    return std::any_of(report.runs.begin(), report.runs.end(), [&](const Run& r) {
+        return r.setting.mode == mode && r.status == RunStatus::Ok;
+    });
 }
 
 } // namespace
@@ -77,8 +80,8 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.tab = advice_tab::Compare;
         f.run = row.run;
         f.setting = label;
-        f.evidence.push_back("median " + medianText(*row.stats) + " vs eager " + medianText(*base->stats) +
-                             " (Compare tab)");
+        f.evidence.push_back("median " + medianText(*row.stats) + " vs eager " +
+                             medianText(*base->stats) + " (Compare tab)");
         f.evidence.push_back("speedup " + formatRatio(sp.value) + " (" + formatRatio(sp.low) + "–" +
                              formatRatio(sp.high) + ")" +
                              (slower ? ": significantly below 1" : ": the intervals overlap"));

@@ -11,7 +11,9 @@ inline bool judgedForSpeed(const Run& run) {
            run.status == RunStatus::Ok;
 }
 
-inline bool onCuda(const Run& run) { return run.probe.device.rfind("cuda", 0) == 0; }
+inline bool onCuda(const Run& run) {
+    return run.probe.device.rfind("cuda", 0) == 0;
+}
 
 inline bool usesCudaGraphs(const std::string& mode) {
     return mode == "reduce-overhead" || mode == "max-autotune";

@@ -60,18 +60,20 @@ std::string dimName(const DimChange& d) {
 }
 
 std::string remedyFor(const DimChange& d) {
-    std::string text = "Choose one: (1) torch._dynamo.mark_dynamic(" + d.tensor + ", " +
-                       std::to_string(d.dim);
+    std::string text =
+        "Choose one: (1) torch._dynamo.mark_dynamic(" + d.tensor + ", " + std::to_string(d.dim);
     // Bounds from the sizes seen; below 2 torch specialises 0 and 1 anyway.
     if (d.sizes.size() >= 2 && *d.sizes.begin() >= 2)
-        text += ", min=" + std::to_string(*d.sizes.begin()) + ", max=" + std::to_string(*d.sizes.rbegin());
+        text += ", min=" + std::to_string(*d.sizes.begin()) +
+                ", max=" + std::to_string(*d.sizes.rbegin());
     text += ") before the first call: one graph for every size of that dimension; "
             "(2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
     const auto padded = paddedSizes(d.sizes);
     text += "(3) pad dimension " + std::to_string(d.dim) + " to a few fixed sizes";
     if (padded.size() < d.sizes.size())
-        text += " (" + sizesText(padded) + " would compile " + plural(static_cast<long long>(padded.size()), "graph", "graphs") +
-                " instead of " + std::to_string(d.sizes.size()) + ")";
+        text += " (" + sizesText(padded) + " would compile " +
+                plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
+                std::to_string(d.sizes.size()) + ")";
     text += ": specialised kernels, one compile per size.";
     return text;
 }
@@ -135,33 +137,37 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.graph = static_cast<int>(graph - run.graphs.data());
                 }
             };
-            const std::string where = graph ? " (" + shortLocation(graph->file, graph->line) + ")" : "";
+            const std::string where =
+                graph ? " (" + shortLocation(graph->file, graph->line) + ")" : "";
             if (!fr.dims.empty() && fr.recompiles > 0) {
                 const DimChange& main = fr.dims.front();
                 Finding f;
                 f.rule = "recompile.shape";
-                const bool onlyAutomatic = run.setting.dynamic == "auto" && fr.recompiles == 1 && !fr.limit;
+                const bool onlyAutomatic =
+                    run.setting.dynamic == "auto" && fr.recompiles == 1 && !fr.limit;
                 f.severity = onlyAutomatic ? Severity::Info : Severity::Warning;
-                f.title = fn + where + " recompiled " +
-                          plural(fr.recompiles, "time", "times") + " because " + dimName(main) +
-                          " changed";
+                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                          " because " + dimName(main) + " changed";
                 locate(f);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + " (Compare tab)");
                 for (const auto& d : fr.dims)
-                    f.evidence.push_back(dimName(d) + " took " +
-                                         plural(static_cast<long long>(d.sizes.size()), "size", "sizes") +
-                                         ": " + sizesText(d.sizes));
+                    f.evidence.push_back(
+                        dimName(d) + " took " +
+                        plural(static_cast<long long>(d.sizes.size()), "size", "sizes") + ": " +
+                        sizesText(d.sizes));
                 if (run.setting.dynamic == "false")
                     f.evidence.push_back("compiled with dynamic=False: every new size compiles "
                                          "another graph");
                 else if (onlyAutomatic)
                     f.evidence.push_back("dynamic=auto: after the first change torch compiled the "
                                          "dimension as a symbol and later sizes reused that graph");
-                if (const PhaseSpan* sweep = run.phase("sweep"); sweep && sweep->endNs > sweep->beginNs)
-                    f.evidence.push_back("the input sweep took " +
-                                         formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs)) +
-                                         " (Warmup tab)");
+                if (const PhaseSpan* sweep = run.phase("sweep");
+                    sweep && sweep->endNs > sweep->beginNs)
+                    f.evidence.push_back(
+                        "the input sweep took " +
+                        formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs)) +
+                        " (Warmup tab)");
                 f.remedy = remedyFor(main);
                 if (onlyAutomatic)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
@@ -169,7 +175,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                main.tensor + ", " + std::to_string(main.dim) + ").";
                 f.gain = fr.dims.size() == 1 && !onlyAutomatic
                              ? "one compile of " + fn + " instead of " +
-                                   std::to_string(fr.recompiles + 1) + " with mark_dynamic or dynamic=True"
+                                   std::to_string(fr.recompiles + 1) +
+                                   " with mark_dynamic or dynamic=True"
                              : std::string();
                 f.confidence = 0.9;
                 out.push_back(std::move(f));
@@ -183,7 +190,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 locate(f);
                 f.evidence.push_back("recompile limit " + std::to_string(fr.limit->limit) +
                                      " reached in " + label + " after " +
-                                     plural(fr.recompiles, "recompile", "recompiles") + " (Compare tab)");
+                                     plural(fr.recompiles, "recompile", "recompiles") +
+                                     " (Compare tab)");
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + fr.limit->reason);
                 f.remedy = (fr.dims.empty() ? std::string() : remedyFor(fr.dims.front()) + " ") +

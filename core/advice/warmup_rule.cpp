@@ -32,14 +32,17 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.tab = advice_tab::Warmup;
         f.run = row.run;
         f.setting = label;
-        f.evidence.push_back("warmup costs " + formatDuration(extra) + " more than eager's (Warmup tab)");
+        f.evidence.push_back("warmup costs " + formatDuration(extra) +
+                             " more than eager's (Warmup tab)");
         f.evidence.push_back("saves " + formatDuration(saved) + " per call: median " +
                              formatDuration(row.stats->median) + " vs eager " +
-                             formatDuration(base->stats->median) + " (" + formatRatio(row.speedup->value) +
-                             ", Compare tab)");
-        f.evidence.push_back("break-even after " + formatCount(*row.breakEven) + " calls, above the " +
-                             formatCount(calls) + " calls set in the advice options");
-        std::string remedy = "Compile only where a process makes more than " + formatCount(*row.breakEven) +
+                             formatDuration(base->stats->median) + " (" +
+                             formatRatio(row.speedup->value) + ", Compare tab)");
+        f.evidence.push_back("break-even after " + formatCount(*row.breakEven) +
+                             " calls, above the " + formatCount(calls) +
+                             " calls set in the advice options");
+        std::string remedy = "Compile only where a process makes more than " +
+                             formatCount(*row.breakEven) +
                              " calls; otherwise keep it eager. To cut the warmup, keep Inductor's "
                              "caches between starts (measure it with --warm-cache)";
         if (run.setting.mode == "max-autotune" || run.setting.mode == "max-autotune-no-cudagraphs")

@@ -34,10 +34,13 @@ inline Run timedRun(const std::string& mode, const std::vector<int64_t>& warmup,
     return run;
 }
 
-inline std::vector<int64_t> constant(size_t n, int64_t ns) { return std::vector<int64_t>(n, ns); }
+inline std::vector<int64_t> constant(size_t n, int64_t ns) {
+    return std::vector<int64_t>(n, ns);
+}
 
-inline GraphBreak makeBreak(const std::string& gbType, const std::string& reason, const std::string& file,
-                            int line, const std::string& code, int before = 0, int after = 1) {
+inline GraphBreak makeBreak(const std::string& gbType, const std::string& reason,
+                            const std::string& file, int line, const std::string& code,
+                            int before = 0, int after = 1) {
     GraphBreak b;
     b.gbType = gbType;
     b.reason = reason;
@@ -54,7 +57,8 @@ inline Report reportOf(std::vector<Run> runs) {
     return report;
 }
 
-inline std::vector<Finding> withRule(const std::vector<Finding>& findings, const std::string& rule) {
+inline std::vector<Finding> withRule(const std::vector<Finding>& findings,
+                                     const std::string& rule) {
     std::vector<Finding> out;
     for (const auto& f : findings) {
         if (f.rule == rule)

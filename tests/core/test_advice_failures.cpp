@@ -28,29 +28,36 @@ struct FailureCase {
 };
 
 const FailureCase kFailures[] = {
-    {"oom max-autotune", "max-autotune", "out_of_memory", "Out of memory on cuda:0: CUDA out of memory.", "",
-     "failure.oom", "max-autotune-no-cudagraphs"},
-    {"oom reduce-overhead", "reduce-overhead", "out_of_memory", "Out of memory on cuda:0", "", "failure.oom",
-     "mode default"},
-    {"oom eager is not about compile", "eager", "out_of_memory", "Out of memory on cuda:0", "", "", ""},
+    {"oom max-autotune", "max-autotune", "out_of_memory",
+     "Out of memory on cuda:0: CUDA out of memory.", "", "failure.oom",
+     "max-autotune-no-cudagraphs"},
+    {"oom reduce-overhead", "reduce-overhead", "out_of_memory", "Out of memory on cuda:0", "",
+     "failure.oom", "mode default"},
+    {"oom eager is not about compile", "eager", "out_of_memory", "Out of memory on cuda:0", "", "",
+     ""},
     {"no compiler", "default", "no_compiler",
-     "Inductor compiles kernels to native code and needs a C++ compiler (install g++, e.g. `sudo apt-get "
-     "install g++`, or set $CXX). Install them, or run this setting with --backend aot_eager or --mode eager.",
+     "Inductor compiles kernels to native code and needs a C++ compiler (install g++, e.g. `sudo "
+     "apt-get "
+     "install g++`, or set $CXX). Install them, or run this setting with --backend aot_eager or "
+     "--mode eager.",
      "", "failure.toolchain", "g++"},
-    {"no Python.h", "default", "no_compiler", "Inductor ... needs Python's headers (Python.h not in /usr/include)",
-     "", "failure.toolchain", "python3.11-dev"},
+    {"no Python.h", "default", "no_compiler",
+     "Inductor ... needs Python's headers (Python.h not in /usr/include)", "", "failure.toolchain",
+     "python3.11-dev"},
     {"no compiler named", "default", "no_compiler", "something else", "", "", ""},
     {"triton missing", "default", "compile_failed",
-     "torch.compile failed: RuntimeError: Cannot find a working triton installation.", "", "failure.toolchain",
-     "triton"},
+     "torch.compile failed: RuntimeError: Cannot find a working triton installation.", "",
+     "failure.toolchain", "triton"},
     {"symint at the user's line", "default", "compile_failed",
-     "torch.compile failed (while compiling /m/model.py:17): TypeError: unsupported operand SymInt", "",
-     "failure.symbolic_shapes", "mark_static"},
+     "torch.compile failed (while compiling /m/model.py:17): TypeError: unsupported operand SymInt",
+     "", "failure.symbolic_shapes", "mark_static"},
     {"symint with dynamic=True", "default", "compile_failed",
-     "torch.compile failed: GuardOnDataDependentSymNode: Could not guard on data-dependent expression",
-     "  File \"/m/model.py\", line 12, in forward\n    n = int(x.sum())\n", "failure.symbolic_shapes",
-     "dynamic=False"},
-    {"unrelated compile failure", "default", "compile_failed", "torch.compile failed: KeyError: 'foo'", "", "", ""},
+     "torch.compile failed: GuardOnDataDependentSymNode: Could not guard on data-dependent "
+     "expression",
+     "  File \"/m/model.py\", line 12, in forward\n    n = int(x.sum())\n",
+     "failure.symbolic_shapes", "dynamic=False"},
+    {"unrelated compile failure", "default", "compile_failed",
+     "torch.compile failed: KeyError: 'foo'", "", "", ""},
     {"model raised", "default", "model_raised", "The model raised ValueError", "", "", ""},
 };
 
@@ -73,23 +80,26 @@ TEST_P(FailureTable, FiresOnlyWhereItCanSayWhatToChange) {
     EXPECT_NE(findings[0].evidence[0].find(c.kind), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Advice, FailureTable, ::testing::ValuesIn(kFailures), [](const auto& info) {
-    std::string name = info.param.name;
-    for (auto& ch : name)
-        ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-    return name;
-});
+INSTANTIATE_TEST_SUITE_P(Advice, FailureTable, ::testing::ValuesIn(kFailures),
+                         [](const auto& info) {
+                             std::string name = info.param.name;
+                             for (auto& ch : name)
+                                 ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                             return name;
+                         });
 
 TEST(AdviceFailures, SymbolicShapesShowTheFailingLine) {
-    auto fromMessage = failed("default", "compile_failed",
-                              "torch.compile failed (while compiling /m/model.py:17): TypeError: SymInt");
+    auto fromMessage =
+        failed("default", "compile_failed",
+               "torch.compile failed (while compiling /m/model.py:17): TypeError: SymInt");
     auto f = advise(reportOf({fromMessage}), {});
     ASSERT_EQ(f.size(), 1u);
     EXPECT_EQ(f[0].file, "/m/model.py");
     EXPECT_EQ(f[0].line, 17);
-    auto fromTraceback = failed("default", "compile_failed", "torch.compile failed: SymInt trouble",
-                                "  File \"/lib/torch/x.py\", line 5, in f\n  File \"/m/model.py\", line 12, in "
-                                "forward\n  File \"/lib/torch/y.py\", line 9, in g\n");
+    auto fromTraceback =
+        failed("default", "compile_failed", "torch.compile failed: SymInt trouble",
+               "  File \"/lib/torch/x.py\", line 5, in f\n  File \"/m/model.py\", line 12, in "
+               "forward\n  File \"/lib/torch/y.py\", line 9, in g\n");
     f = advise(reportOf({fromTraceback}), {});
     ASSERT_EQ(f.size(), 1u);
     EXPECT_EQ(f[0].line, 12);

@@ -66,7 +66,8 @@ TEST(AdviceNoGain, HarnessOverheadIsEvidenceFromTenPercent) {
     auto f = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
     ASSERT_EQ(f.size(), 1u);
     ASSERT_EQ(f[0].evidence.size(), 3u);
-    EXPECT_NE(f[0].evidence[2].find("harness alone costs 10.0 µs"), std::string::npos) << f[0].evidence[2];
+    EXPECT_NE(f[0].evidence[2].find("harness alone costs 10.0 µs"), std::string::npos)
+        << f[0].evidence[2];
     eager.harnessOverheadNs = 10 * kUs - 1;
     f = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
     ASSERT_EQ(f.size(), 1u);
@@ -86,7 +87,8 @@ TEST(AdviceNoGain, IdleGpuSuggestsReduceOverheadOnCuda) {
     const auto noGain = withRule(findings, "perf.no_gain");
     ASSERT_EQ(noGain.size(), 1u);
     EXPECT_NE(noGain[0].remedy.find("reduce-overhead"), std::string::npos);
-    EXPECT_NE(noGain[0].evidence.back().find("busy only 30%"), std::string::npos) << noGain[0].evidence.back();
+    EXPECT_NE(noGain[0].evidence.back().find("busy only 30%"), std::string::npos)
+        << noGain[0].evidence.back();
     EXPECT_EQ(withRule(findings, "perf.overhead_bound").size(), 1u);
     // Busy half the time or more is not launch-bound.
     eager.kernels.busyFraction = 0.5;
@@ -121,7 +123,8 @@ class WarmupTable : public ::testing::TestWithParam<WarmupCase> {};
 
 TEST_P(WarmupTable, FiresAboveTheCallsTheProgramMakes) {
     const auto& c = GetParam();
-    auto compiled = timedRun("default", {90 * kUs + c.firstCallExtraNs, 90 * kUs}, constant(30, 90 * kUs));
+    auto compiled =
+        timedRun("default", {90 * kUs + c.firstCallExtraNs, 90 * kUs}, constant(30, 90 * kUs));
     cs::core::AdviceOptions options;
     options.expectedCalls = c.expectedCalls;
     const auto f = withRule(advise(reportOf({eagerRun(), compiled}), options), "perf.warmup");
@@ -131,7 +134,8 @@ TEST_P(WarmupTable, FiresAboveTheCallsTheProgramMakes) {
     EXPECT_NE(f[0].title.find("1,001 calls"), std::string::npos) << f[0].title;
     EXPECT_NE(f[0].title.find("makes 1,000"), std::string::npos) << f[0].title;
     EXPECT_EQ(f[0].tab, "Warmup");
-    EXPECT_NE(f[0].evidence[1].find("saves 10.0 µs per call"), std::string::npos) << f[0].evidence[1];
+    EXPECT_NE(f[0].evidence[1].find("saves 10.0 µs per call"), std::string::npos)
+        << f[0].evidence[1];
 }
 
 INSTANTIATE_TEST_SUITE_P(Advice, WarmupTable, ::testing::ValuesIn(kWarmup), [](const auto& info) {
@@ -142,7 +146,8 @@ INSTANTIATE_TEST_SUITE_P(Advice, WarmupTable, ::testing::ValuesIn(kWarmup), [](c
 });
 
 TEST(AdviceWarmup, OptionsSavedInTheReportAreUsed) {
-    auto compiled = timedRun("default", {90 * kUs + 10'010 * kUs, 90 * kUs}, constant(30, 90 * kUs));
+    auto compiled =
+        timedRun("default", {90 * kUs + 10'010 * kUs, 90 * kUs}, constant(30, 90 * kUs));
     auto report = reportOf({eagerRun(), compiled});
     EXPECT_EQ(withRule(advise(report), "perf.warmup").size(), 1u);
     report.adviceOptions.expectedCalls = 5000;
@@ -172,9 +177,12 @@ struct MemoryCase {
 };
 
 const MemoryCase kMemory[] = {
-    {"exactly a quarter more: silent", 1250 * kMiB, 1000 * kMiB, 0.25, "", cs::core::Severity::Info},
-    {"compile peak above a quarter", 1251 * kMiB, 1000 * kMiB, 0.25, "while compiling", cs::core::Severity::Info},
-    {"steady state above a quarter", 1300 * kMiB, 1300 * kMiB, 0.25, "in steady state", cs::core::Severity::Warning},
+    {"exactly a quarter more: silent", 1250 * kMiB, 1000 * kMiB, 0.25, "",
+     cs::core::Severity::Info},
+    {"compile peak above a quarter", 1251 * kMiB, 1000 * kMiB, 0.25, "while compiling",
+     cs::core::Severity::Info},
+    {"steady state above a quarter", 1300 * kMiB, 1300 * kMiB, 0.25, "in steady state",
+     cs::core::Severity::Warning},
     {"a larger fraction set: silent", 1300 * kMiB, 1300 * kMiB, 0.5, "", cs::core::Severity::Info},
 };
 
@@ -183,7 +191,8 @@ class MemoryTable : public ::testing::TestWithParam<MemoryCase> {};
 TEST_P(MemoryTable, FiresAboveTheFractionAndNamesThePhase) {
     const auto& c = GetParam();
     auto eager = withMemory(eagerRun(), 1000 * kMiB, 1000 * kMiB);
-    auto compiled = withMemory(timedRun("default", {90 * kUs}, constant(30, 90 * kUs)), c.compileBytes, c.measureBytes);
+    auto compiled = withMemory(timedRun("default", {90 * kUs}, constant(30, 90 * kUs)),
+                               c.compileBytes, c.measureBytes);
     cs::core::AdviceOptions options;
     options.memoryFraction = c.fraction;
     const auto f = withRule(advise(reportOf({eager, compiled}), options), "memory.cost");
@@ -216,7 +225,8 @@ cs::core::Run withReserved(cs::core::Run run, int64_t compilePeak, int64_t measu
 
 TEST(AdviceMemory, CudaGraphPoolUnderReduceOverhead) {
     auto eager = withReserved(eagerRun(), 0, 1000 * kMiB);
-    auto ro = withReserved(timedRun("reduce-overhead", {90 * kUs}, constant(30, 90 * kUs)), 1000 * kMiB, 1600 * kMiB);
+    auto ro = withReserved(timedRun("reduce-overhead", {90 * kUs}, constant(30, 90 * kUs)),
+                           1000 * kMiB, 1600 * kMiB);
     const auto f = withRule(advise(reportOf({eager, ro}), {}), "memory.cost");
     ASSERT_EQ(f.size(), 1u);
     EXPECT_NE(f[0].title.find("CUDA-graph pool"), std::string::npos) << f[0].title;
@@ -226,8 +236,9 @@ TEST(AdviceMemory, CudaGraphPoolUnderReduceOverhead) {
 
 TEST(AdviceMemory, AutotuneBuffersAtCompileUnderMaxAutotune) {
     auto eager = withReserved(eagerRun(), 0, 1000 * kMiB);
-    auto ma = withReserved(timedRun("max-autotune-no-cudagraphs", {90 * kUs}, constant(30, 90 * kUs)),
-                           2000 * kMiB, 1000 * kMiB);
+    auto ma =
+        withReserved(timedRun("max-autotune-no-cudagraphs", {90 * kUs}, constant(30, 90 * kUs)),
+                     2000 * kMiB, 1000 * kMiB);
     const auto f = withRule(advise(reportOf({eager, ma}), {}), "memory.cost");
     ASSERT_EQ(f.size(), 1u);
     EXPECT_NE(f[0].title.find("autotuning"), std::string::npos) << f[0].title;

@@ -20,8 +20,10 @@ struct GuardCase {
 };
 
 const GuardCase kGuards[] = {
-    {"0/0: tensor 'tokens' size mismatch at index 1. expected 32, actual 16", true, "tokens", "size", 1, 32, 16},
-    {"0/3: tensor 'x' stride mismatch at index 0. expected 8, actual 16", true, "x", "stride", 0, 8, 16},
+    {"0/0: tensor 'tokens' size mismatch at index 1. expected 32, actual 16", true, "tokens",
+     "size", 1, 32, 16},
+    {"0/3: tensor 'x' stride mismatch at index 0. expected 8, actual 16", true, "x", "stride", 0, 8,
+     16},
     {"L['x'].size()[2] == 7", true, "L['x']", "size", 2, 7, -1},
     {"0/0: tensor 'x' dtype mismatch. expected Float, actual Half", false, "", "", 0, 0, 0},
     {"0/0: len(L['xs']) == 3", false, "", "", 0, 0, 0},
@@ -45,7 +47,8 @@ TEST_P(ShapeGuardTable, ReadsTheChangedDimension) {
 
 INSTANTIATE_TEST_SUITE_P(Advice, ShapeGuardTable, ::testing::ValuesIn(kGuards));
 
-cs::core::Run sweptRun(const std::string& dynamic, const std::vector<std::pair<int, int>>& changes) {
+cs::core::Run sweptRun(const std::string& dynamic,
+                       const std::vector<std::pair<int, int>>& changes) {
     cs::core::Run run = timedRun("default", {}, {});
     run.setting.dynamic = dynamic;
     cs::core::Graph g;
@@ -56,8 +59,8 @@ cs::core::Run sweptRun(const std::string& dynamic, const std::vector<std::pair<i
     for (auto [from, to] : changes) {
         cs::core::Recompile r;
         r.function = "forward";
-        r.reason = "0/0: tensor 'tokens' size mismatch at index 1. expected " + std::to_string(from) +
-                   ", actual " + std::to_string(to);
+        r.reason = "0/0: tensor 'tokens' size mismatch at index 1. expected " +
+                   std::to_string(from) + ", actual " + std::to_string(to);
         run.recompiles.push_back(r);
     }
     return run;
@@ -74,9 +77,11 @@ TEST(AdviceRecompiles, StaticSweepNamesTheDimensionCountAndChoices) {
     EXPECT_EQ(f.file, "/m/variable_length.py");
     EXPECT_EQ(f.line, 30);
     EXPECT_NE(f.evidence[1].find("4 sizes: 16, 32, 48 and 64"), std::string::npos) << f.evidence[1];
-    EXPECT_NE(f.remedy.find("mark_dynamic(tokens, 1, min=16, max=64)"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("mark_dynamic(tokens, 1, min=16, max=64)"), std::string::npos)
+        << f.remedy;
     EXPECT_NE(f.remedy.find("dynamic=True"), std::string::npos);
-    EXPECT_NE(f.remedy.find("16, 32 and 64 would compile 3 graphs instead of 4"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("16, 32 and 64 would compile 3 graphs instead of 4"), std::string::npos)
+        << f.remedy;
 }
 
 // dynamic=auto: one recompile makes the dimension dynamic; that is only worth an Info.
@@ -128,20 +133,22 @@ TEST(AdviceRecompiles, RealStaticSweepStream) {
     setting.backend = "aot_eager";
     setting.dynamic = "false";
     setting.sweep = true;
-    const auto findings =
-        withRule(advise(reportOf({fixtureRun("advice_variable_length_static_sweep.jsonl", setting)}), {}),
-                 "recompile.shape");
+    const auto findings = withRule(
+        advise(reportOf({fixtureRun("advice_variable_length_static_sweep.jsonl", setting)}), {}),
+        "recompile.shape");
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_NE(findings[0].title.find("5 times"), std::string::npos) << findings[0].title;
     EXPECT_EQ(findings[0].line, 30);
-    EXPECT_NE(findings[0].evidence[1].find("6 sizes: 16, 32, 48, 64, 96 and 128"), std::string::npos);
+    EXPECT_NE(findings[0].evidence[1].find("6 sizes: 16, 32, 48, 64, 96 and 128"),
+              std::string::npos);
 }
 
 TEST(AdviceRecompiles, RealRecompileLimitStream) {
     cs::core::Setting setting;
     setting.backend = "eager";
     setting.dynamic = "false";
-    const auto findings = advise(reportOf({fixtureRun("advice_recompile_limit.jsonl", setting)}), {});
+    const auto findings =
+        advise(reportOf({fixtureRun("advice_recompile_limit.jsonl", setting)}), {});
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_NE(findings[0].title.find("7 times"), std::string::npos) << findings[0].title;
     EXPECT_EQ(findings[1].rule, "recompile.limit");

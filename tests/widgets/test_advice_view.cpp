@@ -63,20 +63,23 @@ core::Report slowWarmupReport() {
 
 class AdviceViewTest : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase() { cs::test::installWarningGuard(); }
     void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
 
     void listsFindingsBySeverityAndShowsTheFirst() {
         widgets::ReportDocument document;
         widgets::AdviceView view(&document);
-        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(view.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         document.showReport(breakAndSweepReport());
         QCOMPARE(view.model()->rowCount(), 2);
-        QCOMPARE(view.model()->index(0, widgets::AdviceModel::Where).data().toString(), QString("print_break.py:21"));
+        QCOMPARE(view.model()->index(0, widgets::AdviceModel::Where).data().toString(),
+                 QString("print_break.py:21"));
         QCOMPARE(view.model()->index(1, widgets::AdviceModel::Where).data().toString(),
                  QString("variable_length.py:30"));
-        QCOMPARE(view.model()->index(0, widgets::AdviceModel::Severity).data().toString(), QString("warning"));
+        QCOMPARE(view.model()->index(0, widgets::AdviceModel::Severity).data().toString(),
+                 QString("warning"));
         QVERIFY(view.summary()->text().contains("2 findings"));
         // The most important finding is shown without a click.
         const QString shown = view.detail()->toPlainText();
