@@ -7,7 +7,7 @@ import runpy
 
 import pytest
 
-from conftest import assert_well_formed, fixture_model, gallery, run_probe
+from conftest import assert_well_formed, fixture_model, gallery, run_probe, run_probes
 
 
 def _torch_compile_count(path, dynamic):
@@ -35,8 +35,18 @@ def _torch_compile_count(path, dynamic):
     return compiles, calls
 
 
+_RUNS: dict = {}
+
+
 def _sweep_run(path, dynamic):
-    run = run_probe(path, "--backend", "eager", "--dynamic", dynamic, "--sweep", "--warmup", "1", "--iters", "1")
+    if not _RUNS:  # all four sweeps at once, in parallel
+        keys = [(gallery("variable_length"), d) for d in ("false", "auto", "true")]
+        keys.append((fixture_model("many_lengths"), "false"))
+        jobs = [(p, "--backend", "eager", "--dynamic", d, "--sweep", "--warmup", "1", "--iters", "1") for p, d in keys]
+        _RUNS.update(zip(keys, run_probes(jobs)))
+    run = _RUNS.get((path, dynamic)) or run_probe(
+        path, "--backend", "eager", "--dynamic", dynamic, "--sweep", "--warmup", "1", "--iters", "1"
+    )
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     return run
