@@ -120,6 +120,8 @@ QVariant AdviceModel::data(const QModelIndex& index, int role) const {
         if (column == Where && !f->file.empty())
             return QString::fromStdString(f->file + ":" + std::to_string(f->line) +
                                           (f->code.empty() ? "" : "\n" + f->code));
+        if (column == Finding)
+            return QString::fromStdString(f->title + "\n\n" + f->remedy);
         return QString::fromStdString(f->remedy);
     }
     return {};
