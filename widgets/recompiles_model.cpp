@@ -93,8 +93,10 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
                                     .arg(reason.section('\n', 0, 0))
                               : reason.section('\n', 0, 0);
         case CacheSize:
-            return r.limitHit ? tr("%1 (limit %2)").arg(r.cacheSize).arg(r.limit)
-                              : QString::number(r.cacheSize);
+            if (!r.limitHit)
+                return QString::number(r.cacheSize);
+            return r.cacheSize > 0 ? tr("%1 (limit %2)").arg(r.cacheSize).arg(r.limit)
+                                   : tr("limit %1").arg(r.limit);
         case Inputs:
             return QString::fromStdString(r.inputShapes);
         default:

@@ -279,21 +279,20 @@ class BreakViewsTest : public QObject {
                  QString("[4, 16]"));
         QVERIFY(!model->hasLimitHit());
 
-        core::Recompile limit;
-        limit.function = "forward";
-        limit.reason = "tensor 'tokens' size mismatch at index 1. expected 128, actual 160";
-        limit.cacheSize = 8;
-        limit.limit = 8;
-        limit.limitHit = true;
-        run.recompiles.push_back(limit);
-        document.showReport(test::reportOf({run}));
-        QCOMPARE(model->rowCount(), 6);
+        // A recorded run that hit torch's recompile limit (many_lengths.py, dynamic=false).
+        document.showReport(test::reportOf({test::replayFixture("advice_recompile_limit.jsonl")}));
+        QCOMPARE(model->rowCount(), 8);
         QVERIFY(model->hasLimitHit());
-        const QModelIndex reason = model->index(5, widgets::RecompilesModel::Reason);
+        const QModelIndex reason = model->index(7, widgets::RecompilesModel::Reason);
         QVERIFY(reason.data().toString().contains("RECOMPILE LIMIT HIT (limit 8)"));
+        QVERIFY(reason.data().toString().contains("expected 10, actual 11"));
+        QCOMPARE(model->index(7, widgets::RecompilesModel::CacheSize).data().toString(),
+                 QString("limit 8"));
+        QCOMPARE(model->index(6, widgets::RecompilesModel::CacheSize).data().toString(),
+                 QString("8"));
         QVERIFY(reason.data(Qt::BackgroundRole).isValid());
         QVERIFY(
-            !model->index(4, widgets::RecompilesModel::Reason).data(Qt::BackgroundRole).isValid());
+            !model->index(6, widgets::RecompilesModel::Reason).data(Qt::BackgroundRole).isValid());
         QVERIFY(reason.data(Qt::ToolTipRole).toString().contains("runs it eagerly"));
         auto* note = tab.findChild<QLabel*>("recompilesNote");
         QVERIFY(note && note->text().contains("recompile limit was hit"));
@@ -301,6 +300,20 @@ class BreakViewsTest : public QObject {
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
         shoot(&tab, "breaks_recompiles");
+    }
+
+    // fullgraph=True: no graph, the break arrives inside the error; the views still place it.
+    void fullgraphBreakIsShownWithoutGraphs() {
+        widgets::ReportDocument document;
+        widgets::BreaksTab tab(&document);
+        document.showReport(test::reportOf({test::replayFixture("advice_print_fullgraph.jsonl")}));
+        QCOMPARE(tab.sites()->rowCount(), 1);
+        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+                 QString("print_break.py:21"));
+        const auto& tokens = tab.breakMap()->tokens();
+        QCOMPARE(tokens.size(), size_t(1));
+        QVERIFY(tokens[0].isBreak);
+        QVERIFY(tab.summary().startsWith("0 graphs, 1 graph break"));
     }
 
     void eagerOnlyReportSaysNothingWasCompiled() {
