@@ -22,6 +22,8 @@ QString row(const QString& name, const QString& value) {
 }
 
 QString swatch(NodeKind kind) {
+    if (kind == NodeKind::Group) // near-white: a filled square would not show
+        return QStringLiteral("<span style='color:#808080'>❐</span>");
     return QStringLiteral("<span style='color:%1'>■</span>").arg(nodeKindColor(kind).name());
 }
 
