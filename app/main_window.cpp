@@ -17,9 +17,13 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "advice_view.h"
 #include "app_paths.h"
+#include "breaks_tab.h"
 #include "compare_tab.h"
 #include "console_view.h"
+#include "graph_tab.h"
+#include "graph_terms.h"
 #include "interpreter_probe.h"
 #include "latency_tab.h"
 #include "report_document.h"
@@ -60,7 +64,11 @@ MainWindow::MainWindow(QWidget* parent)
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
+    advice_ = new widgets::AdviceView(document_, tabs_);
+    tabs_->addTab(advice_, tr("Advice")); // first: what to do, most important first
     tabs_->addTab(new widgets::CompareTab(document_, tabs_), tr("Compare"));
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::GraphTab(document_, tabs_), tr("Graph")), widgets::compiledGraphTerm());
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")), widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
     tabs_->addTab(new widgets::WarmupTab(document_, tabs_), tr("Warmup"));
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
@@ -137,7 +145,15 @@ MainWindow::MainWindow(QWidget* parent)
             failed += run.status != core::RunStatus::Ok;
         status_->setText(failed ? tr("Done: %1 of %2 settings did not finish").arg(failed).arg(document_->report().runs.size())
                                 : tr("Done: %1 settings").arg(document_->report().runs.size()));
+        tabs_->setCurrentWidget(advice_);
         emit sessionFinished();
+    });
+    // A view asks for the tab that shows its evidence (e.g. a finding's "Breaks").
+    connect(document_, &widgets::ReportDocument::tabRequested, this, [this](const QString& name) {
+        for (int i = 0; i < tabs_->count(); ++i) {
+            if (tabs_->tabText(i).remove('&') == name)
+                tabs_->setCurrentIndex(i);
+        }
     });
     connect(document_, &widgets::ReportDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &widgets::ReportDocument::reportReset, this, &MainWindow::updateTitle);

@@ -7,7 +7,7 @@ import runpy
 
 import pytest
 
-from conftest import assert_well_formed, fixture_model, gallery, run_probe
+from conftest import assert_well_formed, fixture_model, gallery, run_probe, run_probes
 
 
 def _torch_compile_count(path, dynamic):
@@ -35,8 +35,18 @@ def _torch_compile_count(path, dynamic):
     return compiles, calls
 
 
+_RUNS: dict = {}
+
+
 def _sweep_run(path, dynamic):
-    run = run_probe(path, "--backend", "eager", "--dynamic", dynamic, "--sweep", "--warmup", "1", "--iters", "1")
+    if not _RUNS:  # all four sweeps at once, in parallel
+        keys = [(gallery("variable_length"), d) for d in ("false", "auto", "true")]
+        keys.append((fixture_model("many_lengths"), "false"))
+        jobs = [(p, "--backend", "eager", "--dynamic", d, "--sweep", "--warmup", "1", "--iters", "1") for p, d in keys]
+        _RUNS.update(zip(keys, run_probes(jobs)))
+    run = _RUNS.get((path, dynamic)) or run_probe(
+        path, "--backend", "eager", "--dynamic", dynamic, "--sweep", "--warmup", "1", "--iters", "1"
+    )
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     return run
@@ -83,3 +93,14 @@ def test_recompile_limit():
     assert hit["limit"] == limit and hit["function"] == "forward" and "size mismatch" in hit["reason"]
     # after the limit the frame runs eagerly: no more graphs
     assert len([e for e in run.phase_span("sweep") if e["type"] == "graph"]) == limit - 1
+
+
+def test_symbolic_sizes_under_dynamic_true():
+    from conftest import first_call_graphs
+
+    run = _sweep_run(gallery("variable_length"), "true")
+    (graph,), _ = first_call_graphs(run)
+    tokens = [n for n in graph["nodes"] if n["op"] == "placeholder" and isinstance(n["shape"], str) and "tokens" in n["name"]]
+    assert tokens, [n["name"] for n in graph["nodes"]]
+    dims = tokens[0]["shape"].strip("[]").split(", ")
+    assert len(dims) == 2 and all(d.startswith("s") for d in dims), tokens[0]["shape"]
