@@ -3,11 +3,13 @@
 torch.utils.benchmark.
 
 For each gallery model (MLP, conv net) and setting (eager, default) this
-runs `compilescope-cli run` (a fresh probe per setting, as the app does) and,
-in this process, `torch.utils.benchmark.Timer(...).blocked_autorange()` on the
-same model, inputs and setting, one right after the other so that both see
-the same machine. Rounds repeat that; the verdict uses the median over rounds
-of compilescope median / Timer median, which must be within --tolerance of 1.
+runs `compilescope-cli run` (a fresh probe, as the app does) and, in this
+process, `torch.utils.benchmark.Timer(...).blocked_autorange()` on the same
+model, inputs and setting, one right after the other so that both see the
+same machine; the order alternates from round to round so a machine that
+gets busier or quieter does not favour one side. The verdict uses the median
+over rounds of compilescope median / Timer median, which must be within
+--tolerance of 1.
 
 The two estimate the same thing only on a quiet machine: compilescope takes
 the median of single calls, blocked_autorange the median of block means
@@ -63,11 +65,11 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def compilescope_stats(cli: str, model: Path, args: argparse.Namespace) -> dict[str, dict]:
-    """Latency statistics per setting from a compilescope-cli run (its JSON report)."""
+def compilescope_stats(cli: str, model: Path, setting: str, args: argparse.Namespace) -> dict:
+    """Latency statistics of one setting from a compilescope-cli run (its JSON report)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
-        cmd = [cli, "run", str(model), "--settings", ",".join(SETTINGS), "--device", "cpu",
+        cmd = [cli, "run", str(model), "--settings", setting, "--device", "cpu",
                "--warmup", str(args.warmup), "--iters", str(args.iters), "--python", sys.executable,
                "--json", str(out)]
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))  # the probe's torch threads
@@ -75,12 +77,10 @@ def compilescope_stats(cli: str, model: Path, args: argparse.Namespace) -> dict[
         if proc.returncode != 0 or not out.exists():
             raise SystemExit(f"compilescope-cli failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
         report = json.loads(out.read_text())
-    stats = {}
-    for run in report["runs"]:
-        if run["status"] != "ok":
-            raise SystemExit(f"{model.name} {run['label']}: {run['status']}: {run['error']}")
-        stats[run["setting"]["mode"]] = run["latency"]["stats"]
-    return stats
+    run = report["runs"][0]
+    if run["status"] != "ok":
+        raise SystemExit(f"{model.name} {run['label']}: {run['status']}: {run['error']}")
+    return run["latency"]["stats"]
 
 
 class TimerSide:
@@ -122,7 +122,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", default=str(ROOT / "build" / "app" / "compilescope-cli"))
     parser.add_argument("--models", default="mlp,convnet")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=300)
     parser.add_argument("--min-run-time", type=float, default=2.0, help="seconds per blocked_autorange")
@@ -152,11 +152,14 @@ def main() -> int:
         timer_side = TimerSide(name, module, args.warmup, args.threads)
         for r in range(args.rounds):
             started = time.time()
-            cs = compilescope_stats(args.cli, path, args)
             for setting in SETTINGS:
-                m = timer_side.measure(setting, args.min_run_time)
+                if r % 2 == 0:
+                    mine = compilescope_stats(args.cli, path, setting, args)
+                    m = timer_side.measure(setting, args.min_run_time)
+                else:
+                    m = timer_side.measure(setting, args.min_run_time)
+                    mine = compilescope_stats(args.cli, path, setting, args)
                 tm = m.median * 1e9
-                mine = cs[setting]
                 ratio = mine["median_ns"] / tm
                 rows.append({"model": name, "setting": setting, "round": r + 1,
                              "compilescope_ns": mine["median_ns"], "compilescope_mean_ns": mine["mean_ns"],
