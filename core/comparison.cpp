@@ -302,7 +302,9 @@ Comparison compareRuns(const Report& report) {
     markBest(
         c.rows, CompareColumn::Speedup,
         [&](const ComparisonRow& r) {
-            return compiled(r) && r.speedup ? Value(r.speedup->value) : std::nullopt;
+            // A slowdown is never "best", even the smallest one.
+            return compiled(r) && r.speedup && r.speedup->value > 1 ? Value(r.speedup->value)
+                                                                    : std::nullopt;
         },
         true);
     markBest(

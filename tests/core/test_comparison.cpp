@@ -301,7 +301,8 @@ TEST(ComparisonJson, DerivedOnWriteRecomputedOnRead) {
     EXPECT_EQ(rows[2]["break_even_iterations"], "never");
     EXPECT_TRUE(rows[0]["break_even_iterations"].is_null()); // the baseline
     EXPECT_DOUBLE_EQ(rows[1]["speedup"]["value"].get<double>(), 2.0);
-    EXPECT_EQ(rows[1]["best"], nlohmann::json({"median", "p99", "speedup"}));
+    // Speedup: max-autotune is slower than eager, so default is the only candidate.
+    EXPECT_EQ(rows[1]["best"], nlohmann::json({"median", "p99"}));
 
     const auto& warmup = doc["runs"][1]["warmup"];
     EXPECT_EQ(warmup["steady_from_call"], 2);
@@ -381,4 +382,15 @@ TEST(Warmup, LaterWarmupCompileKeepsTheFirstCallPhases) {
     auto read = readReportJson(writeReportJson(report), "memory");
     ASSERT_TRUE(read.ok);
     EXPECT_EQ(read.report.runs[0], run);
+}
+
+TEST(Comparison, ASlowdownIsNeverBest) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 110}, repeat(110, 10)));
+    report.runs.push_back(makeRun("reduce-overhead", {10000, 120}, repeat(120, 10)));
+    auto c = compareRuns(report);
+    EXPECT_FALSE(c.rows[1].isBest(CompareColumn::Speedup));
+    EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Speedup));
+    EXPECT_TRUE(c.rows[0].isBest(CompareColumn::Median)); // eager is the fastest
 }
