@@ -50,7 +50,7 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     layout->addWidget(legend);
 
     connect(model_, &ComparisonModel::recomputed, this, [this] {
-        summary_->setText(QString::fromStdString(core::comparisonSummary(model_->comparison())));
+        updateSummary();
         showDetails(document_->selection().run);
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -62,7 +62,20 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
                 document_->selectRun(run);
                 showDetails(run);
             });
-    summary_->setText(QString::fromStdString(core::comparisonSummary(model_->comparison())));
+    updateSummary();
+}
+
+void CompareTab::updateSummary() {
+    // What torch did differently from what was asked belongs beside the verdict,
+    // not only in a column that may be scrolled out of view.
+    QString text = QString::fromStdString(core::comparisonSummary(model_->comparison()));
+    for (const auto& row : model_->comparison().rows) {
+        for (const auto& note : row.notes)
+            text +=
+                "\n" + tr("Note — %1: %2")
+                           .arg(QString::fromStdString(row.label), QString::fromStdString(note));
+    }
+    summary_->setText(text);
 }
 
 void CompareTab::showDetails(int run) {

@@ -26,6 +26,7 @@ class CompareTab : public QWidget {
 
   private:
     void showDetails(int run);
+    void updateSummary();
 
     ReportDocument* document_;
     ComparisonModel* model_;

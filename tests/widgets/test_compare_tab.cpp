@@ -160,6 +160,8 @@ class CompareTabTest : public QObject {
 
         QVERIFY(tab.summary()->text().contains("than eager per call"));
         QVERIFY(tab.summary()->text().contains("max-autotune did not finish (crashed)"));
+        QVERIFY(tab.summary()->text().contains(
+            "Note — reduce-overhead: mode reduce-overhead asks for CUDA"));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/compare_tab.png");
     }
