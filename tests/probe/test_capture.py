@@ -7,13 +7,20 @@ locations must agree."""
 
 from __future__ import annotations
 
-import functools
 import os
 import runpy
 
 import pytest
 
-from conftest import GALLERY, assert_well_formed, first_call_graphs, gallery, innermost_user_location, run_probe
+from conftest import (
+    GALLERY,
+    assert_well_formed,
+    first_call_graphs,
+    gallery,
+    innermost_user_location,
+    run_probe,
+    run_probes,
+)
 
 GALLERY_MODELS = sorted(p.stem for p in GALLERY.glob("*.py"))
 # The lesson each model teaches: whether Dynamo must break its graph.
@@ -53,9 +60,15 @@ def _explain(path):
     return out, locations
 
 
-@functools.lru_cache(maxsize=None)
+_RUNS: dict = {}
+
+
 def gallery_run(name):
-    return run_probe(gallery(name), "--backend", "eager", "--warmup", "1", "--iters", "1")
+    if not _RUNS:  # every gallery model at once, in parallel
+        args = ("--backend", "eager", "--warmup", "1", "--iters", "1")
+        runs = run_probes([(gallery(n), *args) for n in GALLERY_MODELS])
+        _RUNS.update(zip(GALLERY_MODELS, runs))
+    return _RUNS[name]
 
 
 @pytest.fixture(params=GALLERY_MODELS)

@@ -105,4 +105,14 @@ def test_fullgraph_break_is_an_error_with_the_break():
     uf = brk["frames"][brk["user_frame"]]
     assert os.path.realpath(uf["file"]) == str(path) and uf["line"] == line
     assert brk["gb_type"] and brk["gb_type"] in err["message"]
-    assert not run.of("graph")  # fullgraph: nothing compiled
+    assert not run.of("graph") and not run.of("graph_break")  # fullgraph: nothing compiled; the break is the error
+
+
+def test_out_of_memory_keeps_what_was_measured():
+    run = run_probe(fixture_model("oom_in_forward"), "--mode", "eager", "--warmup", "1", "--iters", "5")
+    assert_well_formed(run)
+    err = run.one("error")
+    assert err["kind"] == "out_of_memory" and "simulated" in err["message"]
+    assert run.events[-1]["status"] == "failed"
+    # two calls ran before memory ran out; their iterations are in the stream
+    assert [i["index"] for i in run.of("iteration")] == [0, 1]

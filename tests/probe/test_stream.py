@@ -18,7 +18,9 @@ WARMUP, ITERS = 3, 5
 
 @pytest.fixture(scope="module")
 def tiny_run():
-    return run_probe(gallery("print_break"), "--backend", "aot_eager", "--warmup", str(WARMUP), "--iters", str(ITERS))
+    # --sweep on a model without get_input_sweep(): an empty sweep phase and a warning
+    return run_probe(gallery("print_break"), "--backend", "aot_eager", "--warmup", str(WARMUP), "--iters", str(ITERS),
+                     "--sweep")
 
 
 def test_stream_is_well_formed(tiny_run):
@@ -37,6 +39,7 @@ def test_hello_describes_interpreter_and_settings(tiny_run):
     settings = hello["settings"]
     assert settings["backend"] == "aot_eager" and settings["warmup"] == WARMUP and settings["iters"] == ITERS
     assert settings["mode"] == "default" and settings["dynamic"] == "auto" and settings["fullgraph"] is False
+    assert settings["sweep"] is True and settings["model"] == str(gallery("print_break"))
     # a fresh cache directory, removed at exit
     assert hello["cache_dir"] and not os.path.exists(hello["cache_dir"])
 
@@ -48,7 +51,10 @@ def test_phases_in_order(tiny_run):
         ("compile", "begin"), ("compile", "end"),
         ("warmup", "begin"), ("warmup", "end"),
         ("measure", "begin"), ("measure", "end"),
+        ("sweep", "begin"), ("sweep", "end"),
     ]
+    (warning,) = [e for e in tiny_run.phase_span("sweep") if e["type"] == "log"]
+    assert warning["level"] == "warning" and "get_input_sweep" in warning["message"]
     model = tiny_run.one("model")
     assert model in tiny_run.phase_span("load")
     assert model["file"] == str(gallery("print_break"))

@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text, source_line
+from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text
 
 Emit = Callable[..., None]
 
@@ -552,8 +552,10 @@ def fullgraph_break(exc: BaseException, capture: Capture) -> dict:
             stack = [fs]
     msg = getattr(exc, "msg", None) or str(exc)
     artifact = {"gb_type": getattr(exc, "gb_type", None), "gb_id": _gb_id(str(exc))}
-    b = capture._break(str(msg), stack, artifact, capture.graph_count - 1 if capture.graph_count else -1, None)
-    b["graph_before"] = -1
+    # fullgraph compiles nothing when it breaks: no graph on either side
+    b = capture._break(str(msg), stack, artifact, -1, getattr(exc, "compile_id", None))
+    if b["compile_id"] is not None:
+        b["compile_id"] = str(b["compile_id"])
     b["index"] = capture.break_count
     return b
 

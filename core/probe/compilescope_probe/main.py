@@ -15,7 +15,6 @@ import signal
 import sys
 import sysconfig
 import tempfile
-import time
 from typing import Any, Iterator
 
 from . import __version__
@@ -116,6 +115,9 @@ class Probe:
         self.sampler.start()
         status = "failed"
         try:
+            from .loader import precheck
+
+            precheck(self.s.model)  # stdlib only: fails fast, before torch
             try:
                 import torch
             except Exception as e:
@@ -299,13 +301,27 @@ class Probe:
         from . import loader
 
         with self.phase("load"):
-            loaded = loader.load(s.model, self.classifier)
+            loaded = loader.load(s.model, self.classifier, self.device)
             model = loaded.model
-            if isinstance(model, torch.nn.Module):
-                model = model.to(self.device)
-                model.eval()  # inference: dropout off, batch norm uses running stats
-            inputs = loader.move_to(loaded.inputs, self.device)
-            sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            try:
+                if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
+                    model = model.to(self.device)
+                    model.eval()  # inference: dropout off, batch norm uses running stats
+                inputs = loader.move_to(loaded.inputs, self.device)
+                sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            except Exception as e:
+                if self.is_oom(e):
+                    raise ProbeError(
+                        "out_of_memory",
+                        f"Out of memory moving the model and its inputs to {self.device}: {exc_summary(e)}. "
+                        f"Use smaller inputs or a smaller model.",
+                        tb=format_exc(e),
+                    ) from None
+                raise ProbeError(
+                    "get_model_raised",
+                    f"Moving the model from {loaded.spec} and its inputs to {self.device} failed: {exc_summary(e)}.",
+                    tb=format_exc(e),
+                ) from None
             params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
             device_name = cpu_name()
             if self.device.type == "cuda":
@@ -423,6 +439,10 @@ class Probe:
         self._last_wall = wall
         return metrics
 
+    def is_oom(self, e: BaseException) -> bool:
+        oom_types = tuple(t for t in (getattr(self.torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
+        return isinstance(e, oom_types) or "out of memory" in str(e).lower()
+
     def failure(self, e: BaseException, model: Any, inputs: tuple) -> ProbeError:
         torch = self.torch
         exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
@@ -440,8 +460,7 @@ class Probe:
                 tb=format_exc(e),
                 graph_break=b,
             )
-        oom_types = tuple(t for t in (getattr(torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
-        if isinstance(e, oom_types) or "out of memory" in str(e).lower():
+        if self.is_oom(e):
             return ProbeError(
                 "out_of_memory",
                 f"Out of memory on {self.device}: {exc_summary(e)}. Use smaller inputs (batch size), "
@@ -504,25 +523,43 @@ class Probe:
             ct["source"] = "none: mode eager compiles nothing"
         self.emit("compile_time", **ct)
 
-        with self.phase("warmup"):
-            for _ in range(s.warmup - 1):
-                self.call(fn, model, inputs, warmup=True, first=False)
-
-        with self.phase("measure") as end:
-            gc.collect()
-            gc_was = gc.isenabled()
-            gc.disable()  # as timeit does: a collection inside one call is noise
-            try:
-                for _ in range(s.iters):
-                    self.call(fn, model, inputs, warmup=False, first=False)
-                    self.measured += 1
-                end["harness_overhead_ns"] = self.harness_overhead(inputs)
-            finally:
-                if gc_was:
-                    gc.enable()
+        gc.collect()  # here, so the warmup calls warm the caches it cleared
+        gc_was = gc.isenabled()
+        gc.disable()  # as timeit does: a collection inside one call is noise
+        try:
+            self.warmup_and_measure(fn, model, inputs, clock)
+        finally:
+            if gc_was:
+                gc.enable()
 
         if s.sweep:
             self.run_sweep(fn, model, sweep)
+
+    def warmup_and_measure(self, fn: Any, model: Any, inputs: tuple, clock: Any) -> None:
+        s = self.s
+        later: list = []
+        later_wall = 0
+        clock.start()
+        overhead_before = self.capture.overhead_ns if self.capture else 0
+        with self.phase("warmup") as end:
+            for _ in range(s.warmup - 1):
+                later += self.call(fn, model, inputs, warmup=True, first=False)
+                later_wall += self._last_wall
+            if later:
+                # Compile work that only happens on later calls (CUDA-graph
+                # recording under reduce-overhead, runtime autotuning, a
+                # recompile) rides on the warmup end, split the same way.
+                overhead = (self.capture.overhead_ns if self.capture else 0) - overhead_before
+                ct = clock.split(later_wall, later, overhead)
+                if any(p["seconds"] for p in ct["phases"] if p["name"] != "other"):
+                    ct["wall_ns"] = ct.pop("first_call_ns")
+                    end["compile_time"] = ct
+
+        with self.phase("measure") as end:
+            for _ in range(s.iters):
+                self.call(fn, model, inputs, warmup=False, first=False)
+                self.measured += 1
+            end["harness_overhead_ns"] = self.harness_overhead(inputs)
 
     def harness_overhead(self, inputs: tuple) -> int:
         from .harness import harness_overhead_ns
