@@ -36,22 +36,22 @@ int KernelRunsModel::columnCount(const QModelIndex& parent) const {
 QVariant KernelRunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"setting", "launches/iter", "kernels/iter", "GPU/iter",
-                                  "busy",    "memcpy",        "memcpy bytes", "memcpy time",
-                                  "memset",  "dropped",       "note"};
+    // Dropped records sit next to the figures they undercount, never off to the side.
+    static const char* names[] = {"setting",     "launches/iter", "kernels/iter", "GPU/iter",
+                                  "busy",        "dropped",       "memcpy",       "memcpy bytes",
+                                  "memcpy time", "memset",        "note"};
     static const char* tips[] = {
         "How the model was compiled",
         "What the host launched per measured iteration: a kernel outside a CUDA graph is one "
-        "launch; "
-        "a whole CUDA-graph replay is one",
+        "launch; a whole CUDA-graph replay is one",
         "Kernels that ran per measured iteration (CUDA-graph nodes included)",
         "Summed kernel time per measured iteration",
         "Share of the measure phase's wall time in which some kernel ran (overlaps count once)",
+        "Activity records CUPTI dropped or the collector turned away: figures undercount when > 0",
         "Memory copies in the measure phase",
         "Bytes copied in the measure phase",
         "Time spent copying in the measure phase",
         "Bytes set by memset in the measure phase",
-        "Activity records CUPTI dropped or the collector turned away: figures undercount when > 0",
         "Why a setting has no kernel data, or what CUPTI noted"};
     if (role == Qt::DisplayRole)
         return tr(names[section]);

@@ -18,11 +18,11 @@ class KernelRunsModel : public QAbstractTableModel {
         Kernels,
         GpuTime,
         Busy,
+        Dropped,
         Memcpy,
         MemcpyBytes,
         MemcpyTime,
         Memset,
-        Dropped,
         Note,
         ColumnCount
     };

@@ -127,7 +127,7 @@ void KernelsTab::refresh() {
     // With no kernel summary anywhere the figure columns are all blank: leave room for the reason.
     const bool anyKernels = std::any_of(report.runs.begin(), report.runs.end(),
                                         [](const core::Run& run) { return run.kernels.present; });
-    for (int c = KernelRunsModel::Launches; c <= KernelRunsModel::Dropped; ++c)
+    for (int c = KernelRunsModel::Launches; c <= KernelRunsModel::Memset; ++c)
         runsTable_->setColumnHidden(c, !anyKernels);
     const QString none = noneHaveKernels(report);
     launches_->setBars(launches, none);

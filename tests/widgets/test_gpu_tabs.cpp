@@ -316,6 +316,12 @@ class GpuTabsTest : public QObject {
         const auto doc = QJsonDocument::fromJson(file.readAll());
         QVERIFY(doc.isObject());
         QVERIFY(doc.object().value("traceEvents").toArray().size() > 40);
+        if (const QString keep = qEnvironmentVariable("CS_SCREENSHOT_DIR"); !keep.isEmpty()) {
+            QFile::remove(keep + "/gpu_fixture_report.json");
+            QFile::remove(keep + "/gpu_fixture_trace.json");
+            QFile::copy(reportPath, keep + "/gpu_fixture_report.json");
+            QFile::copy(tracePath, keep + "/gpu_fixture_trace.json");
+        }
 
         window.exportTrace(dir.filePath("no/such/folder/trace.json"));
         QVERIFY(exported.wait(5000));
