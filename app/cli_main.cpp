@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "advice.h"
 #include "app_paths.h"
 #include "chrome_trace.h"
 #include "cli_progress.h"
@@ -38,6 +39,7 @@ int usage(const QString& message) {
                  "         [--python PATH]\n"
                  "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
                  "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
+                 "         [--expected-calls N] [--memory-fraction F]\n"
                  "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
                  "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
                  "trace (a process per setting) that ui.perfetto.dev opens.\n",
@@ -60,6 +62,15 @@ void printSummary(const Report& report) {
         if (run.error)
             std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(), run.error->message.c_str());
     }
+}
+
+// The findings, most severe first; stdout, so they can be kept with `> advice.txt`.
+void printAdvice(const Report& report) {
+    const auto findings = advise(report);
+    std::printf("\nadvice: %zu finding(s)\n", findings.size());
+    for (const auto& f : findings)
+        std::printf("%s", formatFindingText(f).c_str());
+    std::fflush(stdout);
 }
 
 bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath,
@@ -108,8 +119,15 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     const QCommandLineOption warmCache("warm-cache", "keep torch's compile caches (a second start)");
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s", "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
+    const QCommandLineOption expectedCalls("expected-calls",
+                                           "calls the program makes per start (advice: warmup pay-back)",
+                                           "n", QString::number(AdviceOptions{}.expectedCalls));
+    const QCommandLineOption memoryFraction("memory-fraction",
+                                            "advice: flag peak memory this fraction above eager's", "f",
+                                            QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic, fullgraph,
                        autocast, sweep, warmCache, timeout, noCupti, trace});
+    parser.addOptions({expectedCalls, memoryFraction});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     const QStringList positional = parser.positionalArguments();
@@ -133,6 +151,13 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     numbersOk &= ok && timeoutSeconds > 0;
     if (!numbersOk)
         return usage("--warmup, --iters and --timeout take whole numbers");
+    AdviceOptions adviceOptions;
+    adviceOptions.expectedCalls = parser.value(expectedCalls).toInt(&ok);
+    if (!ok || adviceOptions.expectedCalls <= 0)
+        return usage("--expected-calls takes a whole number above 0");
+    adviceOptions.memoryFraction = parser.value(memoryFraction).toDouble(&ok);
+    if (!ok || adviceOptions.memoryFraction < 0)
+        return usage("--memory-fraction takes a number of 0 or more (0.25 = 25% above eager)");
 
     SessionRequest request;
     if (auto problem = parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
@@ -160,8 +185,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     });
     int exitCode = kExitOk;
     QObject::connect(&runner, &SessionRunner::sessionFinished, [&] {
-        const Report& report = runner.report();
+        Report report = runner.report();
+        report.adviceOptions = adviceOptions;
         printSummary(report);
+        printAdvice(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });
         const bool written = writeOutputs(report, parser.value(json), parser.value(html), parser.value(trace));

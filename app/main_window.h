@@ -19,6 +19,7 @@ class SessionRunner;
 }
 
 namespace cs::widgets {
+class AdviceView;
 class ConsoleView;
 class LatencyTab;
 class ReportDocument;
@@ -81,6 +82,7 @@ private:
     widgets::ConsoleView* console_;
     QStackedWidget* centre_;
     QTabWidget* tabs_;
+    widgets::AdviceView* advice_;
     widgets::LatencyTab* latency_;
     QLabel* status_;
     QProgressBar* progress_;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "advice_json.h"
 #include "report_gpu_fields.h"
 #include "stats.h"
 
@@ -202,7 +203,7 @@ json reportToJson(const Report& report) {
     for (const auto& run : report.runs)
         runs.push_back(runToJson(run));
     const auto& e = report.environment;
-    return {{"format", kReportFormat},
+    json doc = {{"format", kReportFormat},
             {"version", kReportVersion},
             {"generator", report.generator},
             {"created", report.created},
@@ -211,6 +212,9 @@ json reportToJson(const Report& report) {
              {{"python", e.python}, {"torch", e.torch}, {"cuda", e.cuda}, {"device", e.device},
               {"cpu", e.cpu}, {"host", e.host}, {"platform", e.platform}}},
             {"runs", runs}};
+    // Derived from the runs and the user's advice options; recomputed on read.
+    doc["advice"] = adviceToJson(report);
+    return doc;
 }
 
 std::string writeReportJson(const Report& report, int indent) {
@@ -442,6 +446,8 @@ ReportReadResult readReportJson(const std::string& text, const std::string& sour
         }
         r.runs.push_back(runFromJson((*runs)[i], result.warnings, i));
     }
+    // Findings are derived: keep only the options they were derived with.
+    r.adviceOptions = adviceOptionsFromJson(doc.value("advice", json::object()));
     result.ok = true;
     return result;
 }

@@ -40,15 +40,6 @@ def test_inductor_phases_add_up_to_the_first_call():
     assert not run.of("graph_break")
 
 
-def test_aot_eager_has_no_inductor_phases():
-    run = run_probe(gallery("item_break"), "--backend", "aot_eager", "--warmup", "1", "--iters", "1")
-    ct = run.one("compile_time")
-    s = _check_split(ct, run.of("iteration")[0])
-    assert s["dynamo_tracing"] > 0 and s["aot_autograd"] > 0
-    assert s["inductor_codegen"] == s["cpp_triton_compile"] == s["autotune"] == 0
-    assert ct["compiles"] == len(run.of("graph")) == 2
-
-
 def test_eager_mode_compiles_nothing():
     run = run_probe(gallery("mlp"), "--mode", "eager", "--warmup", "1", "--iters", "1")
     ct = run.one("compile_time")

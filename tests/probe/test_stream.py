@@ -94,6 +94,12 @@ def test_compile_time_after_first_call(tiny_run):
     warmup_begin = next(i for i, e in enumerate(tiny_run.events) if e["type"] == "phase" and e["name"] == "warmup" and e["edge"] == "begin")
     assert compile_end < pos < warmup_begin, order
     assert ct["first_call_ns"] == tiny_run.of("iteration")[0]["wall_ns"]
+    # aot_eager: Dynamo and AOTAutograd took time, Inductor did nothing; the parts add up
+    s = {p["name"]: p["seconds"] for p in ct["phases"]}
+    assert s["dynamo_tracing"] > 0 and s["aot_autograd"] > 0
+    assert s["inductor_codegen"] == s["cpp_triton_compile"] == s["autotune"] == 0
+    assert sum(s.values()) == pytest.approx(ct["first_call_ns"] / 1e9)
+    assert ct["compiles"] == len(tiny_run.of("graph")) == 2
 
 
 def test_host_memory_sampled(tiny_run):

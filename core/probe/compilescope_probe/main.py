@@ -370,17 +370,25 @@ class Probe:
         self.capture = Capture(self.emit, self.classifier, _root_location(model))
         self.capture.install()
         self.feed = MetricsFeed()
-        backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
         try:
-            return torch._dynamo.optimize(
-                backend=backend,
-                nopython=s.fullgraph,
-                dynamic=s.dynamic_value,
-                guard_fail_fn=self.capture.guard_fail_fn,
-            )(model)
-        except TypeError:
-            # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
-            return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+            backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
+            try:
+                return torch._dynamo.optimize(
+                    backend=backend,
+                    nopython=s.fullgraph,
+                    dynamic=s.dynamic_value,
+                    guard_fail_fn=self.capture.guard_fail_fn,
+                )(model)
+            except TypeError:
+                # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
+                return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+        except Exception as e:  # e.g. a Python version Dynamo does not support
+            raise ProbeError(
+                "compile_failed",
+                f"torch.compile cannot be set up for mode {s.mode}, backend {s.backend} with torch "
+                f"{torch.__version__} on Python {sys.version.split()[0]}: {exc_summary(e)}.",
+                tb=format_exc(e),
+            ) from None
 
     def make_timer(self) -> Any:
         from .harness import CpuTimer, CudaTimer
