@@ -16,7 +16,7 @@
 #include "palette.h"
 #include "report_document.h"
 #include "run_bar_chart.h"
-#include "run_picker.h"
+#include "setting_picker.h"
 #include "table_setup.h"
 
 namespace cs::widgets {
@@ -36,7 +36,7 @@ QString noneHaveKernels(const core::Report& report) {
 } // namespace
 
 KernelsTab::KernelsTab(ReportDocument* document, QWidget* parent)
-    : QWidget(parent), document_(document), picker_(new RunPicker(document, this)),
+    : QWidget(parent), document_(document), picker_(new SettingPicker(document, this)),
       runsModel_(new KernelRunsModel(document, this)), runsTable_(new QTableView(this)),
       launches_(new RunBarChart(
           tr("kernel launches per iteration"), [](double v) { return QString::number(v, 'g', 4); },

@@ -16,7 +16,7 @@ class KernelRunsModel;
 class KernelTableModel;
 class ReportDocument;
 class RunBarChart;
-class RunPicker;
+class SettingPicker;
 
 class KernelsTab : public QWidget {
     Q_OBJECT
@@ -35,7 +35,7 @@ class KernelsTab : public QWidget {
 
   private:
     ReportDocument* document_;
-    RunPicker* picker_;
+    SettingPicker* picker_;
     KernelRunsModel* runsModel_;
     QTableView* runsTable_;
     RunBarChart* launches_;

@@ -11,7 +11,7 @@
 #include "memory_timeline_chart.h"
 #include "palette.h"
 #include "report_document.h"
-#include "run_picker.h"
+#include "setting_picker.h"
 #include "units.h"
 
 namespace cs::widgets {
@@ -67,7 +67,7 @@ QString notesFor(const core::Run& run) {
 } // namespace
 
 MemoryTab::MemoryTab(ReportDocument* document, QWidget* parent)
-    : QWidget(parent), document_(document), picker_(new RunPicker(document, this)),
+    : QWidget(parent), document_(document), picker_(new SettingPicker(document, this)),
       hostRss_(new QCheckBox(tr("host RSS"), this)), notes_(new QLabel(this)),
       timeline_(new MemoryTimelineChart(this)), peaks_(new MemoryPeakChart(this)) {
     setObjectName("memoryTab");

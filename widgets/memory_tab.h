@@ -14,7 +14,7 @@ namespace cs::widgets {
 class MemoryPeakChart;
 class MemoryTimelineChart;
 class ReportDocument;
-class RunPicker;
+class SettingPicker;
 
 class MemoryTab : public QWidget {
     Q_OBJECT
@@ -28,7 +28,7 @@ class MemoryTab : public QWidget {
 
   private:
     ReportDocument* document_;
-    RunPicker* picker_;
+    SettingPicker* picker_;
     QCheckBox* hostRss_;
     QLabel* notes_;
     MemoryTimelineChart* timeline_;

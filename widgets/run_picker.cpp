@@ -1,55 +1,60 @@
 #include "run_picker.h"
 
-#include <QPixmap>
+#include <QSignalBlocker>
 
-#include "chart_setup.h"
-#include "palette.h"
+#include "compiled_run.h"
+#include "graph_terms.h"
 #include "report_document.h"
 
 namespace cs::widgets {
 
-int shownRun(const ReportDocument& document) {
-    const int count = static_cast<int>(document.report().runs.size());
-    const int selected = document.selection().run;
-    if (selected >= 0 && selected < count)
-        return selected;
-    return count > 0 ? 0 : -1;
-}
-
 RunPicker::RunPicker(ReportDocument* document, QWidget* parent)
     : QComboBox(parent), document_(document) {
+    setObjectName("runPicker");
     setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    setToolTip(tr("The setting these charts show; picking one selects it in every tab"));
-    connect(document_, &ReportDocument::reportReset, this, &RunPicker::rebuild);
-    connect(document_, &ReportDocument::runChanged, this, [this](int run) {
-        // A live run's status changes its label; new runs appear only on reset.
-        if (run >= 0 && run < count() && document_->run(run))
-            setItemText(run, QString::fromStdString(document_->run(run)->setting.label()));
-    });
-    connect(document_, &ReportDocument::selectionChanged, this, &RunPicker::follow);
+    setToolTip(tr("The compile setting whose graphs, breaks and recompiles are shown"));
+    connect(document_, &ReportDocument::reportReset, this, &RunPicker::refresh);
+    connect(document_, &ReportDocument::runChanged, this, &RunPicker::refresh);
+    connect(document_, &ReportDocument::selectionChanged, this, &RunPicker::refresh);
     connect(this, &QComboBox::activated, this, [this](int index) {
-        if (index != document_->selection().run)
-            document_->selectRun(index);
+        const int run = itemData(index).toInt();
+        if (run != compiledRunIndex(*document_))
+            document_->selectRun(run);
     });
-    rebuild();
+    refresh();
 }
 
-void RunPicker::rebuild() {
-    const QSignalBlocker block(this);
-    clear();
-    const auto& report = document_->report();
-    for (size_t r = 0; r < report.runs.size(); ++r) {
-        QPixmap swatch(12, 12);
-        swatch.fill(toQColor(core::runColor(report, static_cast<int>(r))));
-        addItem(QIcon(swatch), QString::fromStdString(report.runs[r].setting.label()));
+void RunPicker::refresh() {
+    // Live runs report often; rebuild the items only when their text changes.
+    QList<std::pair<QString, int>> items;
+    const auto& runs = document_->report().runs;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto& run = runs[i];
+        if (!isCompiledRun(run))
+            continue;
+        items.append(
+            {tr("%1 — %2, %3, %4")
+                 .arg(QString::fromStdString(run.setting.label()),
+                      counted(static_cast<qsizetype>(run.graphs.size()), tr("graph"), tr("graphs")),
+                      counted(static_cast<qsizetype>(run.graphBreaks.size()), tr("break"),
+                              tr("breaks")),
+                      counted(static_cast<qsizetype>(run.recompiles.size()), tr("recompile"),
+                              tr("recompiles"))),
+             static_cast<int>(i)});
     }
-    setEnabled(count() > 0);
-    follow();
-}
-
-void RunPicker::follow() {
+    if (items.isEmpty())
+        items.append({tr("no compiled run"), -1});
     const QSignalBlocker block(this);
-    setCurrentIndex(shownRun(*document_));
+    bool same = count() == items.size();
+    for (int i = 0; same && i < count(); ++i)
+        same = itemText(i) == items[i].first && itemData(i).toInt() == items[i].second;
+    if (!same) {
+        clear();
+        for (const auto& [text, run] : items)
+            addItem(text, run);
+    }
+    setCurrentIndex(std::max(0, findData(compiledRunIndex(*document_))));
+    setEnabled(count() > 1);
 }
 
 } // namespace cs::widgets

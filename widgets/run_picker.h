@@ -1,5 +1,5 @@
-// A combo box of the report's runs bound to the shared selection: picking a
-// setting here selects that run everywhere, and it follows selections made elsewhere.
+// A combo box of the compiled runs of the report ("default — 2 graphs, 1 break");
+// picking one selects that run in the document. Follows the document's selection.
 #pragma once
 
 #include <QComboBox>
@@ -8,18 +8,13 @@ namespace cs::widgets {
 
 class ReportDocument;
 
-// The run a single-run view shows: the selected one, else the first; -1 when none.
-int shownRun(const ReportDocument& document);
-
 class RunPicker : public QComboBox {
     Q_OBJECT
   public:
     explicit RunPicker(ReportDocument* document, QWidget* parent = nullptr);
+    void refresh();
 
   private:
-    void rebuild();
-    void follow();
-
     ReportDocument* document_;
 };
 
