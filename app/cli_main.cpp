@@ -15,6 +15,7 @@
 
 #include "advice.h"
 #include "app_paths.h"
+#include "chrome_trace.h"
 #include "cli_progress.h"
 #include "comparison.h"
 #include "comparison_text.h"
@@ -38,7 +39,8 @@ std::atomic<bool> interrupted{false};
 int usage(const QString& message) {
     std::fprintf(stderr,
                  "%s\n\nusage: compilescope-cli run|compare MODEL [--settings eager,default] [--device auto|cpu|cuda]\n"
-                 "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--python PATH]\n"
+                 "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--trace OUT.json]\n"
+                 "         [--python PATH]\n"
                  "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
                  "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
                  "         [--expected-calls N] [--memory-fraction F]\n"
@@ -46,7 +48,9 @@ int usage(const QString& message) {
                  "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
                  "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
                  "with --warm-cache it first compiles each setting once, unmeasured, so the measured\n"
-                 "runs find torch's compile cache warm (a second start of your program).\n",
+                 "runs find torch's compile cache warm (a second start of your program).\n"
+                 "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
+                 "trace (a process per setting) that ui.perfetto.dev opens.\n",
                  message.toLocal8Bit().constData());
     return kExitBadArguments;
 }
@@ -77,7 +81,8 @@ void printAdvice(const Report& report) {
     std::fflush(stdout);
 }
 
-bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath) {
+bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath,
+                  const QString& tracePath) {
     bool ok = true;
     std::string error;
     if (!jsonPath.isEmpty()) {
@@ -89,6 +94,12 @@ bool writeOutputs(const Report& report, const QString& jsonPath, const QString& 
     if (!htmlPath.isEmpty()) {
         if (saveTextFile(htmlPath.toStdString(), writeReportHtml(report), &error))
             std::printf("HTML report: %s\n", QFileInfo(htmlPath).absoluteFilePath().toLocal8Bit().constData());
+        else
+            ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
+    }
+    if (!tracePath.isEmpty()) {
+        if (saveTextFile(tracePath.toStdString(), writeChromeTrace(report), &error))
+            std::printf("Chrome trace: %s\n", QFileInfo(tracePath).absoluteFilePath().toLocal8Bit().constData());
         else
             ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
     }
@@ -109,6 +120,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     const QCommandLineOption iters("iters", "measured calls", "n", "100");
     const QCommandLineOption json("json", "write the JSON report here", "path");
     const QCommandLineOption html("html", "write the HTML report here", "path");
+    const QCommandLineOption trace("trace", "write a Chrome trace (Perfetto) here", "path");
     const QCommandLineOption python("python", "Python interpreter for the probe", "path");
     const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name", "inductor");
     const QCommandLineOption dynamic("dynamic", "auto, true or false", "value", "auto");
@@ -125,7 +137,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
                                             "advice: flag peak memory this fraction above eager's", "f",
                                             QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic, fullgraph,
-                       autocast, sweep, warmCache, timeout, noCupti});
+                       autocast, sweep, warmCache, timeout, noCupti, trace});
     parser.addOptions({expectedCalls, memoryFraction});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
@@ -250,7 +262,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         printAdvice(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });
-        const bool written = writeOutputs(report, parser.value(json), parser.value(html));
+        const bool written = writeOutputs(report, parser.value(json), parser.value(html), parser.value(trace));
         exitCode = allOk && written ? kExitOk : kExitSomeFailed;
         app.exit(exitCode);
     });

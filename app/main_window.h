@@ -43,6 +43,8 @@ public:
     void openReport(const QString& path);
     void saveReport(const QString& path);
     void exportHtml(const QString& path);
+    // The runs' phases, calls, memory and GPU records as a Chrome trace (Perfetto).
+    void exportTrace(const QString& path);
 
     widgets::ReportDocument* document() const { return document_; }
     widgets::SettingsPanel* settingsPanel() const { return settings_; }
@@ -58,6 +60,7 @@ public:
 signals:
     void sessionFinished();
     void reportOpened();
+    void traceExported(const QString& path, const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -10,7 +10,7 @@
 
 namespace cs::app {
 
-enum class ReportFormat { Json, Html };
+enum class ReportFormat { Json, Html, ChromeTrace };
 
 // Writes a copy of `report`; `done(error)` runs on `context`'s thread (empty error: saved).
 void saveReportAsync(QObject* context, core::Report report, QString path, ReportFormat format,

@@ -7,6 +7,7 @@
 
 #include "advice_json.h"
 #include "comparison_json.h"
+#include "report_gpu_fields.h"
 #include "stats.h"
 
 namespace cs::core {
@@ -191,6 +192,7 @@ json runToJson(const Run& run) {
     j["memory"] = {{"series", series}, {"stats", memStats},
                    {"cupti", {{"active", run.cuptiActive}, {"message", run.cuptiMessage}}}};
     j["kernels"] = kernelsToJson(run.kernels);
+    addGpuFields(j, run); // report_gpu_fields.cpp
 
     json logs = json::array();
     for (const auto& l : run.logs)
@@ -396,6 +398,7 @@ Run runFromJson(const json& j, std::vector<std::string>& warnings, size_t index)
         ks.memcpyBytes = value<int64_t>(memcpy, "bytes", 0);
         ks.memcpyNs = value<int64_t>(memcpy, "total_ns", 0);
     }
+    readGpuFields(j, run, warnings, where); // report_gpu_fields.cpp
     for (const auto& l : j.value("logs", json::array()))
         run.logs.push_back({value<int64_t>(l, "t_ns", 0), value<std::string>(l, "level", ""),
                             value<std::string>(l, "message", "")});
