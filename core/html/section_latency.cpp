@@ -40,7 +40,7 @@ void writeHistogram(std::ostream& out, const ReportView& view) {
         return;
     constexpr int kBins = 40;
     const double width = high > low ? (high - low) / kBins : 1;
-    SvgChart chart("Distribution of measured latency per setting");
+    SvgChart chart("Distribution of measured latency per setting", 560, 280);
     chart.setXAxis({"latency per call", AxisUnit::DurationNs, false, false});
     chart.setYAxis({"calls per bin", AxisUnit::Plain});
     for (const auto& r : view.runs) {
@@ -74,8 +74,8 @@ void writeBoxPlot(std::ostream& out, const ReportView& view) {
     }
     if (rows.empty())
         return;
-    SvgChart chart("Box plot of measured latency per setting", 760, 60 + 34.0 * static_cast<double>(rows.size()));
-    chart.setXAxis({"latency per call (box: quartiles, line: median, whiskers: 1.5 IQR, dots: outliers)",
+    SvgChart chart("Box plot of measured latency per setting", 560, 80 + 34.0 * static_cast<double>(rows.size()));
+    chart.setXAxis({"latency per call (box: quartiles, bar: median, whiskers: 1.5 IQR)",
                     AxisUnit::DurationNs});
     std::vector<std::string> categories;
     for (size_t row = 0; row < rows.size(); ++row) {

@@ -165,7 +165,7 @@ std::string SvgChart::render() const {
     for (const auto& c : categories_)
         longest = std::max(longest, c.size());
     const double left = categories_.empty() ? 84 : std::clamp(12.0 + 6.6 * static_cast<double>(longest), 60.0, 240.0);
-    const double right = 18, top = bands_.empty() ? 12 : 26, bottom = 46;
+    const double right = 18, top = bands_.empty() ? 12 : 34, bottom = 46;
     const double plotW = width_ - left - right, plotH = height_ - top - bottom;
 
     auto axisRange = [](Range r, const AxisSpec& spec, std::vector<double>& ticks) {
@@ -193,12 +193,23 @@ std::string SvgChart::render() const {
     std::ostringstream svg;
     svg << "<figure class=\"chart\"><svg viewBox=\"0 0 " << num(width_) << " " << num(height_)
         << "\" role=\"img\" aria-label=\"" << htmlEscape(title_) << "\"><title>" << htmlEscape(title_) << "</title>";
+    // Band labels go on one of two rows above the plot; one that fits on neither is left to the hover title.
+    double rowEnd[2] = {-1e9, -1e9};
     for (const auto& b : bands_) {
         const double x0 = sx(b.x0), x1 = sx(b.x1);
         svg << "<rect class=\"band\" x=\"" << num(x0) << "\" y=\"" << num(top) << "\" width=\""
             << num(std::max(x1 - x0, 0.5)) << "\" height=\"" << num(plotH) << "\"><title>" << htmlEscape(b.label)
-            << "</title></rect><text class=\"bandlabel\" x=\"" << num((x0 + x1) / 2) << "\" y=\"" << num(top - 6)
-            << "\" text-anchor=\"middle\">" << htmlEscape(b.label) << "</text>";
+            << "</title></rect>";
+        const double half = 3.0 * static_cast<double>(b.label.size()) + 2;
+        const double centre = std::clamp((x0 + x1) / 2, left + half, left + plotW - half);
+        for (int row = 0; row < 2; ++row) {
+            if (centre - half < rowEnd[row])
+                continue;
+            rowEnd[row] = centre + half;
+            svg << "<text class=\"bandlabel\" x=\"" << num(centre) << "\" y=\"" << num(top - 4 - 11 * row)
+                << "\" text-anchor=\"middle\">" << htmlEscape(b.label) << "</text>";
+            break;
+        }
     }
     for (double t : xTicks) {
         const double x = sx(t);
