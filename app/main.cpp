@@ -4,6 +4,7 @@
 // how scripts/screenshots.sh looks at the GUI under Xvfb.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("compilescope");
     QApplication::setApplicationName("compilescope");
     QApplication::setApplicationVersion(COMPILESCOPE_VERSION);
+    QApplication::setWindowIcon(QIcon(":/icons/compilescope.svg"));
+    QApplication::setDesktopFileName("compilescope");
 
     QCommandLineParser parser;
     parser.setApplicationDescription("A profiler and doctor for torch.compile");

@@ -19,6 +19,8 @@ std::string withPrecision(double value, const char* unit) {
 
 std::string formatDuration(double ns) {
     const double magnitude = std::fabs(ns);
+    if (magnitude == 0)
+        return "0";
     if (magnitude < 1e3)
         return withPrecision(ns, "ns");
     if (magnitude < 1e6)
@@ -30,6 +32,8 @@ std::string formatDuration(double ns) {
 
 std::string formatBytes(double bytes) {
     const double magnitude = std::fabs(bytes);
+    if (magnitude == 0)
+        return "0";
     if (magnitude < 1024)
         return withPrecision(bytes, "B");
     if (magnitude < 1024.0 * 1024)

@@ -141,3 +141,57 @@ TEST(Fixtures, RealStreamsReplayCleanly) {
     }
     EXPECT_GT(count, 0);
 }
+
+namespace {
+cs::core::Run fixture(const std::string& name) {
+    std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/streams/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return replayStream(text.str());
+}
+bool endsWith(const std::string& text, const std::string& tail) {
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+} // namespace
+
+// What real probe streams say, read back through the parser.
+TEST(Fixtures, PrintBreakSplitsTheModelInTwo) {
+    auto run = fixture("print_break_aot_eager_cpu.jsonl");
+    ASSERT_EQ(run.graphs.size(), 2u);
+    ASSERT_EQ(run.graphBreaks.size(), 1u);
+    const auto& br = run.graphBreaks[0];
+    EXPECT_NE(br.reason.find("print"), std::string::npos);
+    ASSERT_NE(br.location(), nullptr);
+    EXPECT_TRUE(endsWith(br.location()->file, "print_break.py"));
+    EXPECT_GT(br.location()->line, 0);
+    EXPECT_NE(br.location()->code.find("print"), std::string::npos);
+    EXPECT_EQ(br.graphBefore, 0);
+    EXPECT_EQ(br.graphAfter, 1);
+}
+
+TEST(Fixtures, SweepRecompilesOnEachNewLength) {
+    auto run = fixture("variable_length_sweep.jsonl");
+    ASSERT_GE(run.recompiles.size(), 2u);
+    for (const auto& r : run.recompiles)
+        EXPECT_NE(r.reason.find("size mismatch"), std::string::npos) << r.reason;
+    EXPECT_NE(run.phase("sweep"), nullptr);
+}
+
+TEST(Fixtures, CompiledMlpHasOneGraphAndCompilePhases) {
+    auto run = fixture("mlp_default_cpu.jsonl");
+    ASSERT_EQ(run.graphs.size(), 1u);
+    EXPECT_GT(run.graphs[0].nodes.size(), 5u);
+    EXPECT_FALSE(run.compilePhases.empty());
+    ASSERT_FALSE(run.iterations.empty());
+    EXPECT_TRUE(run.iterations[0].firstCall);
+    EXPECT_FALSE(run.measuredLatencies().empty());
+    EXPECT_NE(run.memorySeries("host_rss"), nullptr);
+}
+
+TEST(Fixtures, ModelThatRaisesEndsFailedWithItsLine) {
+    auto run = fixture("model_raised_cpu.jsonl");
+    ASSERT_TRUE(run.error);
+    EXPECT_EQ(run.error->kind, "model_raised");
+    EXPECT_NE(run.error->message.find("raises_in_forward.py:"), std::string::npos);
+    EXPECT_EQ(run.doneStatus, "failed");
+}

@@ -326,3 +326,90 @@ def test_wheel_libcupti_follows_torchs_layouts(tmp_path):
     assert [os.path.relpath(p, tmp_path) for p in found] == [
         os.path.join("nvidia", "cuda_cupti", "lib", "libcupti.so.12"),
         os.path.join("nvidia", "cu13", "lib", "libcupti.so.13")]
+
+
+class StartedLib:
+    """Answers like the collector does on a GPU machine, for the success path."""
+
+    def __init__(self, version=130202, header=130001, clock_mode=1, offset=0, rc=0):
+        self.stats = dict(cupti_version=version, header_version=header, clock_mode=clock_mode,
+                          clock_offset_ns=offset, running=1)
+        self.rc = rc
+        self.started_with = None
+
+    def cs_cupti_abi_version(self):
+        return cupti.ABI_VERSION
+
+    def cs_cupti_record_size(self):
+        return cupti.RECORD.size
+
+    def cs_cupti_stats_size(self):
+        return ctypes.sizeof(cupti._Stats)
+
+    def cs_cupti_library_path(self, buf, cap):
+        path = b"/site-packages/nvidia/cu13/lib/libcupti.so.13"
+        ctypes.memmove(buf, path + b"\0", len(path) + 1)
+        return len(path)
+
+    def cs_cupti_last_error(self, buf, cap):
+        return 0
+
+    def cs_cupti_start(self, buffer_bytes, max_records, options):
+        self.started_with = (buffer_bytes, max_records, options)
+        return self.rc
+
+    def cs_cupti_get_stats(self, ref, size):
+        for key, value in self.stats.items():
+            setattr(ref._obj, key, value)
+        return 0
+
+
+def _started(monkeypatch, tmp_path, lib, env_extra=None):
+    fake = tmp_path / cupti.LIBRARY_NAME
+    fake.write_bytes(b"")
+    monkeypatch.setattr(cupti, "_cuda_state", lambda: (True, "", None, 3 * 1024))
+    monkeypatch.setattr(cupti, "_preload_libcupti", lambda env, torch_mod: None)
+    monkeypatch.setattr(cupti, "loaded_libcupti", lambda: [])
+    monkeypatch.setattr(cupti, "_open_collector", lambda path: lib)
+    events = Events()
+    env = {cupti.ENV_LIBRARY: str(fake), **(env_extra or {})}
+    return cupti.start(events, env=env), events
+
+
+def test_started_collector_reports_library_version_and_clock(monkeypatch, tmp_path):
+    lib = StartedLib()
+    collector, events = _started(monkeypatch, tmp_path, lib, {cupti.ENV_MAX_RECORDS: "1000"})
+    assert isinstance(collector, cupti.Collector)
+    assert lib.started_with == (0, 1000, 0)
+    (status,) = events.of("cupti_status")
+    assert status["active"] is True and status["version"] == 130202
+    assert status["library"] == "/site-packages/nvidia/cu13/lib/libcupti.so.13"
+    assert status["clock"] == "callback"
+    assert status["message"].startswith("CUPTI 13.2 (built with headers 13.0)")
+    assert "CLOCK_MONOTONIC through CUPTI's timestamp callback" in status["message"]
+    # torch held 3 KiB before the collector started: said, and used as the baseline.
+    assert "3072 bytes" in status["message"] and collector.baseline_bytes == 3072
+    assert not events.of("log")
+
+
+def test_started_collector_warns_about_old_libcupti_offset_clock_and_profiler_env(monkeypatch,
+                                                                                 tmp_path):
+    lib = StartedLib(version=130001, header=130202, clock_mode=2, offset=-1_700_000_000_000)
+    env = {"TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER": "1"}
+    collector, events = _started(monkeypatch, tmp_path, lib, env)
+    assert collector is not None
+    message = events.of("cupti_status")[0]["message"]
+    assert "libcupti is older than the headers" in message
+    assert "measured offset of -1700000000000 ns" in message
+    assert "TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER=1" in message
+
+
+def test_start_code_and_error_come_back_in_the_message(monkeypatch, tmp_path):
+    lib = StartedLib(rc=1)
+    lib.cs_cupti_last_error = lambda buf, cap: (
+        ctypes.memmove(buf, b"cuptiActivityEnable(X) failed: CUPTI_ERROR_Y (code 7)\0", 55), 54)[1]
+    collector, events = _started(monkeypatch, tmp_path, lib)
+    assert collector is None
+    assert events.of("cupti_status")[0]["message"] == (
+        "CUPTI could not start (CUPTI call failed): cuptiActivityEnable(X) failed: "
+        "CUPTI_ERROR_Y (code 7)")

@@ -369,7 +369,8 @@ def test_summarize_emits_memory_and_kernel_summary_and_warns_about_drops():
                         mark(30, "measure", "begin"), kernel(40, 60, "k"), alloc(45, 0xB, MiB),
                         free(50, 0xB, MiB), mark(100, "measure", "end")])
     lib = FakeLib(records, {1: "load", 2: "measure", 3: "k"},
-                  stats={"dropped_by_cupti": 2, "dropped_over_cap": 1, "clock_mode": 1})
+                  stats={"dropped_by_cupti": 2, "dropped_over_cap": 1, "clock_mode": 1,
+                         "buffers_truncated": 1})
     col = cupti.Collector(lib, collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0)
     events = []
     col.summarize(lambda type_, **f: events.append((type_, f)), measured_iterations=1)
@@ -383,6 +384,7 @@ def test_summarize_emits_memory_and_kernel_summary_and_warns_about_drops():
     assert summary["dropped"] == 3 and summary["kernels_per_iter"] == 1
     warnings = [f["message"] for t, f in events if t == "log"]
     assert any("dropped 3" in w for w in warnings)
+    assert any("1 CUPTI buffers held a record that could not be read" in w for w in warnings)
     assert ("flush", 1) in lib.calls
     json.dumps(events)  # everything emitted must be JSON-serializable
 

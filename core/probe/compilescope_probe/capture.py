@@ -479,6 +479,14 @@ class Capture:
             reason = getattr(m, "recompile_reason", None)
             if not reason:
                 continue
+            fail = getattr(m, "fail_type", None)
+            if fail:
+                # Not a recompile but a refusal: the limit (reported from the
+                # log, or here when the log said nothing) or a failed compile.
+                text = str(getattr(m, "fail_reason", "") or "")
+                if not self._limits and ("recompile limit" in text.lower() or "cache_size_limit" in text):
+                    self._limits.append({"function": None, "limit": None, "reason": reason})
+                continue
             name = getattr(m, "co_name", None)
             file = getattr(m, "co_filename", None)
             line = getattr(m, "co_firstlineno", None)
@@ -544,8 +552,10 @@ def fullgraph_break(exc: BaseException, capture: Capture) -> dict:
             stack = [fs]
     msg = getattr(exc, "msg", None) or str(exc)
     artifact = {"gb_type": getattr(exc, "gb_type", None), "gb_id": _gb_id(str(exc))}
-    b = capture._break(str(msg), stack, artifact, capture.graph_count - 1 if capture.graph_count else -1, None)
-    b["graph_before"] = -1
+    # fullgraph compiles nothing when it breaks: no graph on either side
+    b = capture._break(str(msg), stack, artifact, -1, getattr(exc, "compile_id", None))
+    if b["compile_id"] is not None:
+        b["compile_id"] = str(b["compile_id"])
     b["index"] = capture.break_count
     return b
 

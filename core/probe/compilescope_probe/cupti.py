@@ -47,6 +47,11 @@ MEMCPY_KINDS = {1: "htod", 2: "dtoh", 3: "htoa", 4: "atoh", 5: "atoa", 6: "atod"
 RECORD = struct.Struct("=HHIQQQQQQQIIIIIIQ")
 assert RECORD.size == 96
 
+# Settings under which Inductor benchmarks through torch.profiler (Kineto),
+# which takes CUPTI's activity buffers over from the collector.
+PROFILER_ENV = ("TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER",
+                "TORCHINDUCTOR_PROFILE_WITH_DO_BENCH_USING_PROFILING")
+
 TOP_KERNELS = 20
 MIB = 1 << 20
 
@@ -344,6 +349,7 @@ class _Stats(ctypes.Structure):
         ("buffers_completed", ctypes.c_uint64),
         ("records_ignored", ctypes.c_uint64),
         ("records_untimed", ctypes.c_uint64),
+        ("buffers_truncated", ctypes.c_uint64),
         ("clock_offset_ns", ctypes.c_int64),
         ("clock_mode", ctypes.c_uint32),
         ("cupti_version", ctypes.c_uint32),
@@ -493,6 +499,9 @@ class Collector:
         if stats.get("buffers_denied"):
             out.append(f"{stats['buffers_denied']} CUPTI buffer requests could not be met "
                        "(out of host memory): records were lost")
+        if stats.get("buffers_truncated"):
+            out.append(f"{stats['buffers_truncated']} CUPTI buffers held a record that could not "
+                       "be read; the records after it in each were lost uncounted")
         if summary.get("untimed"):
             out.append(f"{summary['untimed']} GPU records came without timestamps and are left "
                        "out of the phase figures")
@@ -636,6 +645,10 @@ def _preload_libcupti(env: Mapping[str, str], torch_mod: Any) -> str | None:
     return None
 
 
+def _open_collector(path: str) -> Any:
+    return _bind(ctypes.CDLL(path))
+
+
 def _status(emit: Emit, active: bool, message: str, **extra: Any) -> None:
     emit("cupti_status", active=active, message=message, library=extra.pop("library", None),
          **extra)
@@ -684,7 +697,7 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
         return None
 
     try:
-        lib = _bind(ctypes.CDLL(path))
+        lib = _open_collector(path)
     except OSError as e:
         text = str(e)
         if "libcupti" in text:
@@ -738,6 +751,10 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
                      f"{st.get('clock_offset_ns', 0)} ns")
     if st.get("kinds_missing"):
         words.append("some record kinds are unavailable: " + _text_from(lib.cs_cupti_last_error))
+    clashing = [name for name in PROFILER_ENV if env.get(name) == "1"]
+    if clashing:
+        words.append(f"{', '.join(clashing)}=1 makes Inductor benchmark through torch.profiler, "
+                     "which takes CUPTI's records over: figures after autotuning may be missing")
     if reserved:
         words.append(f"torch held {reserved} bytes on the device before CUPTI started; they "
                      "are counted as a baseline")

@@ -194,11 +194,16 @@ def load_torchvision(name: str) -> LoadedModel:
     return LoadedModel(f"torchvision:{name}", name, None, model, (torch.randn(1, 3, size, size),), None)
 
 
-def load_pt2(path: str) -> LoadedModel:
+def load_pt2(path: str, device: Any = None) -> LoadedModel:
     import torch
 
     try:
         ep = torch.export.load(path)
+        if device is not None and getattr(device, "type", "cpu") != "cpu":
+            # an exported module cannot be .to()'d; torch moves the program instead
+            from torch.export.passes import move_to_device_pass
+
+            ep = move_to_device_pass(ep, device)
         module = ep.module()
     except Exception as e:
         raise ProbeError(
@@ -224,7 +229,42 @@ def load_pt2(path: str) -> LoadedModel:
     return LoadedModel(path, os.path.basename(path), None, module, tuple(args), None)
 
 
-def load(spec: str, classifier: FrameClassifier) -> LoadedModel:
+def precheck(spec: str) -> None:
+    """What can be said about the spec without torch: a missing file or a
+    syntax error is reported at once, not after seconds of importing torch."""
+    if spec.startswith("torchvision:"):
+        return
+    path = os.path.abspath(os.path.expanduser(spec))
+    if not os.path.isfile(path):
+        hint = " (it is a folder)" if os.path.isdir(path) else ""
+        raise ProbeError(
+            "model_not_found",
+            f"Model file not found: {path}{hint}. Give the path of a .py file that defines get_model() "
+            f"and get_inputs(), torchvision:NAME, or a .pt2 archive.",
+        )
+    if not path.endswith(".py"):
+        return
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        line = e.lineno or 0
+        text = (e.text or "").strip()
+        raise ProbeError(
+            "model_syntax_error",
+            f"Syntax error in {e.filename or path}:{line}: {e.msg}"
+            + (f" (`{text}`)" if text else "")
+            + ". Fix that line and run again.",
+            tb=format_exc(e),
+            file=e.filename or path,
+            line=line,
+        ) from None
+    except (OSError, ValueError) as e:
+        raise ProbeError("model_import_error", f"{path} cannot be read: {exc_summary(e)}.") from None
+
+
+def load(spec: str, classifier: FrameClassifier, device: Any = None) -> LoadedModel:
     if spec.startswith("torchvision:"):
         return load_torchvision(spec.split(":", 1)[1].strip())
     path = os.path.abspath(os.path.expanduser(spec))
@@ -236,7 +276,7 @@ def load(spec: str, classifier: FrameClassifier) -> LoadedModel:
             f"and get_inputs(), torchvision:NAME, or a .pt2 archive.",
         )
     if path.endswith(".pt2"):
-        return load_pt2(path)
+        return load_pt2(path, device)
     return load_py(path, classifier)
 
 

@@ -116,6 +116,9 @@ class Probe:
         self.sampler.start()
         status = "failed"
         try:
+            from .loader import precheck
+
+            precheck(self.s.model)  # stdlib only: fails fast, before torch
             try:
                 import torch
             except Exception as e:
@@ -249,21 +252,33 @@ class Probe:
             self.log("warning", f"CUPTI collector failed to start: {exc_summary(e)}")
 
     def check_inductor_prerequisites(self) -> None:
+        """Inductor finds a missing compiler late, deep in a compile; say it first."""
         missing = []
-        compiler = None
-        try:
-            from torch._inductor import cpp_builder
+        if self.device.type == "cpu":
+            try:
+                from torch._inductor import cpp_builder
 
-            compiler = cpp_builder.get_cpp_compiler()
-        except Exception:
-            compiler = None
-        if not compiler:
-            for name in (os.environ.get("CXX"), "g++", "c++", "clang++"):
-                if name and shutil.which(name):
-                    compiler = name
-                    break
-        if not compiler:
-            missing.append("a C++ compiler (install g++, e.g. `sudo apt-get install g++`, or set $CXX)")
+                finder = cpp_builder.get_cpp_compiler
+            except (ImportError, AttributeError):
+                finder = None
+            ok = True
+            if finder is not None:
+                try:
+                    ok = bool(finder())
+                except Exception:  # InvalidCxxCompiler: what torch itself would hit
+                    ok = False
+            else:
+                ok = any(n and shutil.which(n) for n in (os.environ.get("CXX"), "g++", "c++", "clang++"))
+            if not ok:
+                cxx = os.environ.get("CXX")
+                missing.append(
+                    f"a C++ compiler ($CXX={cxx} is not usable)" if cxx
+                    else "a C++ compiler (g++ is not on PATH: `sudo apt-get install g++`, or set $CXX)"
+                )
+        else:
+            # Triton builds its launcher with the host C compiler.
+            if not any(n and shutil.which(n) for n in (os.environ.get("CC"), "gcc", "cc", "clang")):
+                missing.append("a C compiler for Triton (`sudo apt-get install gcc`, or set $CC)")
         include = sysconfig.get_paths().get("include") or ""
         if not os.path.isfile(os.path.join(include, "Python.h")):
             ver = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -287,13 +302,27 @@ class Probe:
         from . import loader
 
         with self.phase("load"):
-            loaded = loader.load(s.model, self.classifier)
+            loaded = loader.load(s.model, self.classifier, self.device)
             model = loaded.model
-            if isinstance(model, torch.nn.Module):
-                model = model.to(self.device)
-                model.eval()  # inference: dropout off, batch norm uses running stats
-            inputs = loader.move_to(loaded.inputs, self.device)
-            sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            try:
+                if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
+                    model = model.to(self.device)
+                    model.eval()  # inference: dropout off, batch norm uses running stats
+                inputs = loader.move_to(loaded.inputs, self.device)
+                sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+            except Exception as e:
+                if self.is_oom(e):
+                    raise ProbeError(
+                        "out_of_memory",
+                        f"Out of memory moving the model and its inputs to {self.device}: {exc_summary(e)}. "
+                        f"Use smaller inputs or a smaller model.",
+                        tb=format_exc(e),
+                    ) from None
+                raise ProbeError(
+                    "get_model_raised",
+                    f"Moving the model from {loaded.spec} and its inputs to {self.device} failed: {exc_summary(e)}.",
+                    tb=format_exc(e),
+                ) from None
             params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
             device_name = cpu_name()
             if self.device.type == "cuda":
@@ -411,6 +440,10 @@ class Probe:
         self._last_wall = wall
         return metrics
 
+    def is_oom(self, e: BaseException) -> bool:
+        oom_types = tuple(t for t in (getattr(self.torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
+        return isinstance(e, oom_types) or "out of memory" in str(e).lower()
+
     def failure(self, e: BaseException, model: Any, inputs: tuple) -> ProbeError:
         torch = self.torch
         exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
@@ -428,8 +461,7 @@ class Probe:
                 tb=format_exc(e),
                 graph_break=b,
             )
-        oom_types = tuple(t for t in (getattr(torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
-        if isinstance(e, oom_types) or "out of memory" in str(e).lower():
+        if self.is_oom(e):
             return ProbeError(
                 "out_of_memory",
                 f"Out of memory on {self.device}: {exc_summary(e)}. Use smaller inputs (batch size), "
@@ -490,11 +522,23 @@ class Probe:
         else:
             ct = clock.split(first_wall, [], 0)
             ct["source"] = "none: mode eager compiles nothing"
-        self.emit("compile_time", **ct)
+        self.emit("compile_time", scope="first_call", **ct)
 
+        later: list = []
+        later_wall = 0
+        clock.start()
+        overhead_before = self.capture.overhead_ns if self.capture else 0
         with self.phase("warmup"):
             for _ in range(s.warmup - 1):
-                self.call(fn, model, inputs, warmup=True, first=False)
+                later += self.call(fn, model, inputs, warmup=True, first=False)
+                later_wall += self._last_wall
+        if later:
+            # Compile work that only happens on later calls: CUDA-graph
+            # recording under reduce-overhead, runtime autotuning, recompiles.
+            overhead = (self.capture.overhead_ns if self.capture else 0) - overhead_before
+            ct = clock.split(later_wall, later, overhead)
+            if any(p["seconds"] for p in ct["phases"] if p["name"] != "other"):
+                self.emit("compile_time", scope="warmup", **ct)
 
         with self.phase("measure") as end:
             gc.collect()

@@ -21,7 +21,7 @@ static_assert(sizeof(cs_cupti_record) == 96, "the record layout is part of the A
 static_assert(offsetof(cs_cupti_record, start_ns) == 8);
 static_assert(offsetof(cs_cupti_record, device_id) == 64);
 static_assert(offsetof(cs_cupti_record, seq) == 88);
-static_assert(sizeof(cs_cupti_stats) == 96, "the stats layout is part of the ABI");
+static_assert(sizeof(cs_cupti_stats) == 104, "the stats layout is part of the ABI");
 
 namespace cs::cupti {
 namespace {
@@ -66,6 +66,7 @@ struct State {
     std::atomic<uint64_t> buffers_completed{0};
     std::atomic<uint64_t> records_ignored{0};
     std::atomic<uint64_t> records_untimed{0};
+    std::atomic<uint64_t> buffers_truncated{0};
 
     std::mutex error_mutex;
     std::string last_error;
@@ -132,6 +133,7 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
             }
             if (r != CUPTI_SUCCESS) {
                 // An incomplete record ends the buffer; the rest is lost, say so.
+                s.buffers_truncated.fetch_add(1, std::memory_order_relaxed);
                 cupti_failure("cuptiActivityGetNextRecord", r);
                 break;
             }
@@ -360,7 +362,7 @@ int mark_phase(const char* name, uint32_t edge, uint64_t t_ns) {
     r.name_id = s.names.intern(name);
     r.start_ns = r.end_ns = t_ns != 0 ? t_ns : monotonic_now_ns();
     r.flags = edge == 1 ? CS_FLAG_PHASE_END : 0;
-    s.store.push(r);
+    s.store.push_uncapped(r);
     return CS_CUPTI_OK;
 }
 
@@ -440,6 +442,7 @@ int cs_cupti_get_stats(cs_cupti_stats* out, size_t size) {
     st.buffers_completed = s.buffers_completed.load();
     st.records_ignored = s.records_ignored.load();
     st.records_untimed = s.records_untimed.load();
+    st.buffers_truncated = s.buffers_truncated.load();
     st.clock_offset_ns = s.offset_ns.load();
     st.clock_mode = s.clock_mode.load();
     st.cupti_version = s.cupti_version.load();

@@ -105,6 +105,8 @@ typedef struct cs_cupti_stats {
     uint64_t buffers_completed;
     uint64_t records_ignored;    /* kinds we do not convert */
     uint64_t records_untimed;    /* converted with CS_FLAG_NO_TIMESTAMP */
+    uint64_t buffers_truncated;  /* buffers whose walk stopped at a bad record:
+                                    the rest of each is lost, uncounted */
     int64_t clock_offset_ns;     /* added to CUPTI timestamps (0 in callback mode) */
     uint32_t clock_mode;         /* CS_CLOCK_* */
     uint32_t cupti_version;      /* cuptiGetVersion of the loaded libcupti */
@@ -124,7 +126,8 @@ CS_CUPTI_API uint64_t cs_cupti_now_ns(void);
 /*
  * Enable kernel, memcpy, memset, MEMORY2 and MEMORY_POOL activity.
  * buffer_bytes: size of each buffer handed to CUPTI (0: 8 MiB).
- * max_records: records kept before new ones are counted as dropped (0: 2^21).
+ * max_records: records waiting to be read before new ones are counted as
+ * dropped (0: 2^21); phase marks are always kept.
  * Kernel and MEMORY2 are required; memcpy, memset and memory-pool records
  * are optional (kinds_missing says which CUPTI refused).
  */

@@ -9,8 +9,8 @@ void RecordStore::set_capacity(uint64_t max_pending) {
     capacity_ = max_pending;
 }
 
-void RecordStore::push_locked(cs_cupti_record& record) {
-    if (pending_.size() >= capacity_) {
+void RecordStore::push_locked(cs_cupti_record& record, bool capped) {
+    if (capped && pending_.size() >= capacity_) {
         ++dropped_;
         return;
     }
@@ -22,13 +22,13 @@ void RecordStore::push_locked(cs_cupti_record& record) {
 void RecordStore::push(std::vector<cs_cupti_record>& batch) {
     std::lock_guard lock(mutex_);
     for (auto& record : batch) {
-        push_locked(record);
+        push_locked(record, true);
     }
 }
 
-void RecordStore::push(cs_cupti_record record) {
+void RecordStore::push_uncapped(cs_cupti_record record) {
     std::lock_guard lock(mutex_);
-    push_locked(record);
+    push_locked(record, false);
 }
 
 size_t RecordStore::read(cs_cupti_record* out, size_t capacity) {

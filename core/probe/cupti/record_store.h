@@ -17,7 +17,8 @@ public:
     void set_capacity(uint64_t max_pending);
     // Stamps seq on each record; records beyond the capacity are dropped and counted.
     void push(std::vector<cs_cupti_record>& batch);
-    void push(cs_cupti_record record);
+    // Phase marks: few, and every window depends on them, so never capped.
+    void push_uncapped(cs_cupti_record record);
     size_t read(cs_cupti_record* out, size_t capacity);
 
     size_t pending() const;
@@ -27,7 +28,7 @@ public:
     void count_dropped(uint64_t n);
 
 private:
-    void push_locked(cs_cupti_record& record);
+    void push_locked(cs_cupti_record& record, bool capped);
 
     mutable std::mutex mutex_;
     std::deque<cs_cupti_record> pending_;

@@ -5,9 +5,11 @@
 #include "record_convert.h"
 #include "record_store.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -146,10 +148,16 @@ void store_caps_and_counts() {
     cs_cupti_record out[4];
     CHECK(store.read(out, 4) == 2);
     CHECK(out[0].seq == 1 && out[1].seq == 2);
-    store.push(cs_cupti_record{});
+    store.push_uncapped(cs_cupti_record{});
     CHECK(store.read(out, 4) == 1 && out[0].seq == 3);
     store.count_dropped(5);
     CHECK(store.dropped_over_cap() == 6);
+    // A full store still takes phase marks.
+    std::vector<cs_cupti_record> two(2);
+    store.push(two);
+    store.push_uncapped(cs_cupti_record{});
+    store.push(two);
+    CHECK(store.pending() == 3 && store.dropped_over_cap() == 8);
 }
 
 void unknown_names() {
@@ -157,6 +165,52 @@ void unknown_names() {
     CHECK(names.lookup(0) == nullptr && names.lookup(1) == nullptr);
     CHECK(names.intern("measure") == 1 && names.intern("warmup") == 2 && names.intern("measure") == 1);
     CHECK(names.size() == 2);
+}
+
+// CUPTI's thread pushes while the probe's thread reads: nothing lost, seq unique.
+void store_under_concurrency() {
+    RecordStore store;
+    NameTable names;
+    constexpr int kWriters = 3;
+    constexpr int kBatches = 200;
+    constexpr int kPerBatch = 50;
+    std::atomic<int> writers_left{kWriters};
+    std::vector<std::thread> writers;
+    for (int w = 0; w < kWriters; ++w) {
+        writers.emplace_back([&, w] {
+            for (int b = 0; b < kBatches; ++b) {
+                std::vector<cs_cupti_record> batch(kPerBatch);
+                for (auto& r : batch) {
+                    r.name_id = names.intern("kernel_" + std::to_string((w * 7 + b) % 13));
+                }
+                store.push(batch);
+            }
+            writers_left.fetch_sub(1);
+        });
+    }
+    std::vector<uint64_t> seqs;
+    cs_cupti_record out[64];
+    for (;;) {
+        const bool done = writers_left.load() == 0;
+        const size_t n = store.read(out, 64);
+        for (size_t i = 0; i < n; ++i) {
+            seqs.push_back(out[i].seq);
+            CHECK(names.lookup(out[i].name_id) != nullptr);
+        }
+        if (done && n == 0) {
+            break;
+        }
+    }
+    for (auto& t : writers) {
+        t.join();
+    }
+    CHECK(seqs.size() == static_cast<size_t>(kWriters * kBatches * kPerBatch));
+    bool increasing = true;
+    for (size_t i = 1; i < seqs.size(); ++i) {
+        increasing = increasing && seqs[i] == seqs[i - 1] + 1;
+    }
+    CHECK(increasing);
+    CHECK(names.size() == 13);
 }
 
 }  // namespace
@@ -168,6 +222,7 @@ int main() {
     other_kinds_ignored();
     store_caps_and_counts();
     unknown_names();
+    store_under_concurrency();
     std::printf("%s (%d failed checks, CUPTI_API_VERSION %d)\n", failures ? "FAILED" : "ok", failures,
                 static_cast<int>(CUPTI_API_VERSION));
     return failures ? 1 : 0;

@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the CUPTI collector checked on a real GPU, in one command.
+#
+#   scripts/gpu-check.sh [OUT_DIR]        (default: $OUT, else ./gpu-check-out)
+#
+# Builds libcompilescope_cupti.so (cmake, or plain g++ when cmake is absent),
+# runs the probe on the gallery MLP and conv net under eager, default,
+# reduce-overhead and max-autotune-no-cudagraphs, each once with the collector
+# and once with --no-cupti, and checks:
+#   1. kernel records > 0 in every setting;
+#   2. launches per iteration lower under reduce-overhead than under default;
+#   3. CUPTI's peak device bytes >= torch's peak reserved - 1 MiB, per phase;
+#   4. the collector's overhead on median latency under 3%;
+#   5. the whole check under 8 minutes.
+# Writes OUT_DIR/summary.txt (what it printed), OUT_DIR/streams.tar.gz (every
+# event stream, probe stderr, the build log). Exit 0 when every check passes,
+# 1 when one fails, 2 when there is no GPU or the collector does not build.
+#
+# Needs: bash, python3 with a CUDA build of torch (PYTHON=... to pick another),
+# g++ and CUPTI (the nvidia wheel torch uses, or the CUDA Toolkit's). No Qt,
+# no network. Knobs: GPU_CHECK_ITERS (50), GPU_CHECK_WARMUP (5),
+# GPU_CHECK_RUN_TIMEOUT (s, 240), GPU_CHECK_BUDGET (s, 420: no run starts
+# after it), CUPTI_ROOT (folder with include/cupti.h and lib/libcupti.so*),
+# GPU_CHECK_STREAMS (a folder holding runs.tsv and streams/ from an earlier
+# run, e.g. streams.tar.gz unpacked: only the checks run, no GPU needed),
+# GPU_CHECK_BUILD_ONLY=1 (only build and self-test the collector),
+# GPU_CHECK_BUILD_DIR (default build-cupti in the repo), GPU_CHECK_NO_CMAKE=1
+# (build with g++ even where cmake exists).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT_DIR=${1:-${OUT:-./gpu-check-out}}
+PYTHON=${PYTHON:-python3}
+ITERS=${GPU_CHECK_ITERS:-50}
+WARMUP=${GPU_CHECK_WARMUP:-5}
+RUN_TIMEOUT=${GPU_CHECK_RUN_TIMEOUT:-240}
+BUDGET=${GPU_CHECK_BUDGET:-420}
+START=$(date +%s)
+
+mkdir -p "$OUT_DIR" || { echo "FAIL: cannot create $OUT_DIR"; exit 2; }
+OUT_DIR=$(cd "$OUT_DIR" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+mkdir -p "$WORK/streams" "$WORK/cache"
+SUMMARY="$OUT_DIR/summary.txt"
+: >"$SUMMARY"
+
+say() { echo "$*" | tee -a "$SUMMARY"; }
+
+bundle() {
+    if command -v gzip >/dev/null; then
+        tar -czf "$OUT_DIR/streams.tar.gz" -C "$WORK" streams runs.tsv build.log
+    else
+        tar -cf "$OUT_DIR/streams.tar" -C "$WORK" streams runs.tsv build.log
+    fi
+}
+
+cleanup() { rm -rf "$WORK"; }
+trap cleanup EXIT
+touch "$WORK/runs.tsv" "$WORK/build.log"
+
+# -- 1. Build the collector ----------------------------------------------------------
+SRC="$REPO/core/probe/cupti"
+BUILD=${GPU_CHECK_BUILD_DIR:-$REPO/build-cupti}
+LIB="$BUILD/libcompilescope_cupti.so"
+
+find_cupti_root() {
+    # The CUPTI torch loads: the nvidia wheel next to torch (same soname, same version).
+    [ -n "${CUPTI_ROOT:-}" ] && return
+    CUPTI_ROOT=$("$PYTHON" - 2>/dev/null <<'EOF'
+import glob, os, sys, torch
+major = (torch.version.cuda or "").split(".")[0]
+for root in sys.path:
+    for sub in ([f"nvidia/cu{major}"] if major else []) + ["nvidia/cuda_cupti"]:
+        d = os.path.join(root, sub)
+        if os.path.isfile(os.path.join(d, "include", "cupti.h")) and \
+                glob.glob(os.path.join(d, "lib", "libcupti.so*")):
+            print(d)
+            raise SystemExit
+EOF
+)
+}
+
+build_with_gxx() {
+    local inc libdir libfile cuda_home=${CUDA_HOME:-/usr/local/cuda}
+    if [ -n "${CUPTI_ROOT:-}" ]; then
+        inc="-isystem $CUPTI_ROOT/include"
+        libdir="$CUPTI_ROOT/lib"
+    else
+        inc="-isystem $cuda_home/include -isystem $cuda_home/extras/CUPTI/include"
+        libdir=""
+        for d in "$cuda_home/lib64" "$cuda_home/lib" "$cuda_home/extras/CUPTI/lib64"; do
+            ls "$d"/libcupti.so* >/dev/null 2>&1 && { libdir=$d; break; }
+        done
+        [ -n "$libdir" ] || { echo "no libcupti.so* under $cuda_home"; return 1; }
+    fi
+    if [ -e "$libdir/libcupti.so" ]; then libfile=libcupti.so; else
+        libfile=$(cd "$libdir" && ls libcupti.so.* | sort | head -1)
+    fi
+    local flags="-std=c++20 -O2 -g -fPIC -Wall -Wextra -Wpedantic -fvisibility=hidden -I$SRC $inc"
+    local f objs=()
+    for f in collector name_table record_convert record_store tests/convert_selftest; do
+        # shellcheck disable=SC2086
+        g++ $flags -c "$SRC/$f.cpp" -o "$BUILD/${f##*/}.o" || return 1
+        objs+=("$BUILD/${f##*/}.o")
+    done
+    g++ -shared -o "$LIB" "${objs[@]:0:4}" -L"$libdir" -l:"$libfile" -Wl,-rpath,"$libdir" \
+        -Wl,--no-undefined -ldl -pthread &&
+    g++ -o "$BUILD/compilescope_cupti_selftest" "${objs[@]:1:4}" -pthread
+}
+
+build_collector() {  # returns 0 with $LIB built and self-tested, else 2
+    find_cupti_root
+    mkdir -p "$BUILD"
+    rm -f "$LIB"
+    {
+        echo "CUPTI_ROOT=${CUPTI_ROOT:-the CUDA Toolkit}"
+        if command -v cmake >/dev/null && [ -z "${GPU_CHECK_NO_CMAKE:-}" ]; then
+            echo "building with $(cmake --version | head -1)"
+            cmake -S "$SRC" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMPILESCOPE_CUPTI_TESTS=ON \
+                ${CUPTI_ROOT:+-DCOMPILESCOPE_CUPTI_ROOT="$CUPTI_ROOT"} && cmake --build "$BUILD" -j 8
+        else
+            echo "cmake not found: building with g++ directly"
+            build_with_gxx
+        fi
+    } >"$WORK/build.log" 2>&1
+    if [ ! -f "$LIB" ]; then
+        say "FAIL: the collector did not build; the end of the build log:"
+        tail -25 "$WORK/build.log" | tee -a "$SUMMARY"
+        return 2
+    fi
+    say "collector: $LIB (CUPTI from ${CUPTI_ROOT:-the CUDA Toolkit}); $(grep -c 'warning:' "$WORK/build.log") compiler warnings"
+    if SELFTEST=$("$BUILD/compilescope_cupti_selftest" 2>&1); then
+        say "PASS collector self-test: $SELFTEST"
+    else
+        say "FAIL collector self-test: $SELFTEST"
+        return 2
+    fi
+}
+
+say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), repo $REPO"
+if [ -n "${GPU_CHECK_STREAMS:-}" ]; then
+    # Re-check streams saved earlier (runs.tsv + streams/): no GPU, no runs.
+    cp "$GPU_CHECK_STREAMS/runs.tsv" "$WORK/runs.tsv" && cp -r "$GPU_CHECK_STREAMS/streams/." "$WORK/streams/" ||
+        { say "FAIL: $GPU_CHECK_STREAMS has no runs.tsv and streams/"; exit 2; }
+    say "checking the streams saved in $GPU_CHECK_STREAMS"
+elif [ -n "${GPU_CHECK_BUILD_ONLY:-}" ]; then
+    build_collector
+    rc=$?
+    bundle
+    exit $rc
+else
+
+# -- 0. Is there a GPU? ------------------------------------------------------------
+GPU_INFO=$("$PYTHON" - 2>&1 <<'EOF'
+import sys
+try:
+    import torch
+except Exception as e:
+    print(f"torch cannot be imported by {sys.executable}: {e}")
+    sys.exit(3)
+if not torch.cuda.is_available():
+    print(f"torch {torch.__version__} (built for CUDA {torch.version.cuda}) in {sys.executable} "
+          "sees no CUDA GPU: torch.cuda.is_available() is False")
+    sys.exit(2)
+print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, "
+      f"{torch.cuda.device_count()} GPU(s), cuda:0 = {torch.cuda.get_device_name(0)}")
+EOF
+)
+GPU_RC=$?
+if [ $GPU_RC -ne 0 ]; then
+    say "FAIL: no CUDA GPU to check on. $GPU_INFO"
+    say "gpu-check needs a machine with an NVIDIA GPU, its driver and a CUDA build of torch."
+    bundle
+    exit 2
+fi
+say "$GPU_INFO"
+command -v nvidia-smi >/dev/null && say "$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
+say "PYTORCH_CUDA_ALLOC_CONF=${PYTORCH_CUDA_ALLOC_CONF:-<unset>}"
+build_collector || { bundle; exit 2; }
+
+# -- 2. Run the probe ----------------------------------------------------------------
+# Each setting runs cold with the collector, then again with --no-cupti on the
+# same (now warm) compile cache: steady state is the same code, and the second
+# run costs little. max-autotune goes last: it is the slow one.
+SETTINGS="mlp:eager mlp:default mlp:reduce-overhead convnet:eager convnet:default
+convnet:reduce-overhead mlp:max-autotune-no-cudagraphs convnet:max-autotune-no-cudagraphs"
+
+run_probe() {  # model mode variant extra-args...
+    local model=$1 mode=$2 variant=$3
+    shift 3
+    local name="$model-$mode-$variant" t0 rc
+    local now=$(($(date +%s) - START))
+    if [ "$now" -ge "$BUDGET" ]; then
+        printf '%s\t%s\t%s\tskipped\t0\t%s\n' "$model" "$mode" "$variant" "$name" >>"$WORK/runs.tsv"
+        say "  $name: skipped, ${now}s used of the ${BUDGET}s budget"
+        return
+    fi
+    t0=$(date +%s)
+    (cd "$REPO" && PYTHONPATH="$REPO/core/probe${PYTHONPATH:+:$PYTHONPATH}" \
+        COMPILESCOPE_CUPTI_LIB="$LIB" timeout -k 10 "$RUN_TIMEOUT" \
+        "$PYTHON" -m compilescope_probe --model "resources/models/$model.py" --mode "$mode" \
+        --device cuda --warmup "$WARMUP" --iters "$ITERS" --cache-dir "$WORK/cache/$model-$mode" "$@" \
+        >"$WORK/streams/$name.jsonl" 2>"$WORK/streams/$name.stderr.txt")
+    rc=$?
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$mode" "$variant" "$rc" "$(($(date +%s) - t0))" "$name" \
+        >>"$WORK/runs.tsv"
+    say "  $name: exit $rc in $(($(date +%s) - t0))s"
+}
+
+say "running the probe (warmup $WARMUP, iters $ITERS):"
+for setting in $SETTINGS; do
+    model=${setting%%:*}
+    mode=${setting#*:}
+    run_probe "$model" "$mode" cupti
+    run_probe "$model" "$mode" nocupti --no-cupti --warm-cache
+done
+fi
+ELAPSED=$(($(date +%s) - START))
+
+# -- 3. Check ------------------------------------------------------------------------
+"$PYTHON" - "$WORK" "$ELAPSED" >>"$SUMMARY.tmp" 2>&1 <<'EOF'
+import json, os, statistics, sys
+
+work, elapsed = sys.argv[1], int(sys.argv[2])
+MiB = 1 << 20
+runs = {}
+for line in open(os.path.join(work, "runs.tsv")):
+    model, mode, variant, rc, seconds, name = line.rstrip("\n").split("\t")
+    events, bad = [], 0
+    path = os.path.join(work, "streams", name + ".jsonl")
+    if os.path.exists(path):
+        for raw in open(path, encoding="utf-8", errors="replace"):
+            try:
+                events.append(json.loads(raw))
+            except ValueError:
+                bad += 1
+    runs[(model, mode, variant)] = dict(rc=rc, seconds=seconds, name=name, events=events, bad=bad)
+
+def of(run, type_):
+    return [e for e in run["events"] if e.get("type") == type_]
+
+def first(run, type_, **match):
+    for e in of(run, type_):
+        if all(e.get(k) == v for k, v in match.items()):
+            return e
+    return None
+
+def median_latency(run):
+    lat = [e["latency_ns"] for e in of(run, "iteration") if not e.get("warmup")]
+    return statistics.median(lat) if lat else None
+
+def why_broken(run):
+    if run["rc"] == "skipped":
+        return "not run (time budget)"
+    err = [e for e in of(run, "error") if e.get("fatal")]
+    if err:
+        return f"{err[0].get('kind')}: {err[0].get('message', '')[:200]}"
+    done = first(run, "done")
+    if done is None:
+        tail = open(os.path.join(work, "streams", run["name"] + ".stderr.txt"),
+                    errors="replace").read().splitlines()[-3:]
+        return f"exit {run['rc']}, no done event; stderr ends: " + " | ".join(tail)
+    return None
+
+results = []
+def check(ok, what, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""))
+
+settings = sorted({(m, mode) for (m, mode, _) in runs}, key=lambda s: list(runs).index(s + ("cupti",)))
+
+print()
+print(f"{'setting':38} {'kern/it':>8} {'launch/it':>9} {'gpu_us/it':>9} {'busy':>5} "
+      f"{'dropped':>7} {'med_us':>8} {'plain_us':>8} {'ovh%':>6}")
+for model, mode in settings:
+    run = runs[(model, mode, "cupti")]
+    plain = runs.get((model, mode, "nocupti"))
+    ks = first(run, "kernel_summary") or {}
+    med, med_plain = median_latency(run), plain and median_latency(plain)
+    ovh = (med / med_plain - 1) * 100 if med and med_plain else None
+    fmt = lambda v, f: (f % v) if isinstance(v, (int, float)) else "-"
+    print(f"{model + '/' + mode:38} {fmt(ks.get('kernels_per_iter'), '%8.1f')} "
+          f"{fmt(ks.get('launches_per_iter'), '%9.1f')} "
+          f"{fmt(ks.get('gpu_ns_per_iter') and ks['gpu_ns_per_iter'] / 1e3, '%9.1f')} "
+          f"{fmt(ks.get('busy_fraction'), '%5.2f')} {fmt(ks.get('dropped'), '%7d')} "
+          f"{fmt(med and med / 1e3, '%8.1f')} {fmt(med_plain and med_plain / 1e3, '%8.1f')} "
+          f"{fmt(ovh, '%6.2f')}")
+    broken = why_broken(run)
+    if broken:
+        print(f"    {run['name']}: {broken}")
+    if plain and why_broken(plain):
+        print(f"    {plain['name']}: {why_broken(plain)}")
+print()
+
+# CUPTI status, once per distinct answer.
+seen = set()
+for model, mode in settings:
+    st = first(runs[(model, mode, "cupti")], "cupti_status")
+    if st:
+        line = (f"cupti_status active={st.get('active')} version={st.get('version')} "
+                f"clock={st.get('clock')} library={st.get('library')}: {st.get('message')}")
+        if line not in seen:
+            seen.add(line)
+            print(line)
+print()
+
+# 1. Kernel records in every setting.
+missing = []
+for model, mode in settings:
+    run = runs[(model, mode, "cupti")]
+    ks = first(run, "kernel_summary")
+    st = first(run, "cupti_status")
+    if not ks or not ks.get("kernel_records") or not ks.get("kernels_per_iter"):
+        why = why_broken(run) or (f"collector inactive: {st.get('message')}" if st and not st.get("active")
+                                  else "no kernel_summary event" if not ks
+                                  else f"{ks.get('kernel_records')} kernel records, "
+                                       f"{ks.get('kernels_per_iter')} per measured iteration")
+        missing.append(f"{model}/{mode} ({why})")
+check(not missing, f"kernel records > 0 in every setting ({len(settings) - len(missing)}/{len(settings)})",
+      "; ".join(missing))
+
+# 2. CUDA graphs cut launches.
+for model in sorted({m for m, _ in settings}):
+    d = first(runs.get((model, "default", "cupti"), {"events": []}), "kernel_summary") or {}
+    r = first(runs.get((model, "reduce-overhead", "cupti"), {"events": []}), "kernel_summary") or {}
+    a, b = r.get("launches_per_iter"), d.get("launches_per_iter")
+    check(a is not None and b is not None and a < b,
+          f"{model}: launches per iteration lower under reduce-overhead than default",
+          f"{a} vs {b}")
+
+# 3. CUPTI sees at least what torch reserved, per phase.
+short = []
+compared = 0
+print("peak device MiB per phase, CUPTI / torch peak reserved (the probe resets torch's peak "
+      "at each phase begin):")
+for model, mode in settings:
+    run = runs[(model, mode, "cupti")]
+    mem = first(run, "memory", kind="device")
+    peaks = (mem or {}).get("phase_peaks", {})
+    shown = []
+    for ms in of(run, "memory_stats"):
+        if ms.get("edge") != "end":
+            continue
+        phase, torch_peak = ms.get("phase"), ms.get("peak_reserved", 0)
+        compared += 1
+        cupti_peak = peaks.get(phase)
+        shown.append(f"{phase} {cupti_peak / MiB if cupti_peak is not None else float('nan'):.1f}"
+                     f"/{torch_peak / MiB:.1f}")
+        if cupti_peak is None or cupti_peak < torch_peak - MiB:
+            short.append(f"{model}/{mode}/{phase}: CUPTI {cupti_peak} < torch {torch_peak} - 1 MiB")
+    print(f"    {model + '/' + mode:38} " + (", ".join(shown) or "no memory_stats events"))
+check(compared > 0 and not short,
+      f"CUPTI peak device bytes >= torch peak reserved - 1 MiB ({compared - len(short)}/{compared} phases)",
+      "; ".join(short) + ("" if not short else
+                          " (with expandable segments, CUPTI may not see cuMemCreate/cuMemMap)"))
+
+# 4. Overhead.
+over, measured = [], 0
+for model, mode in settings:
+    a = median_latency(runs[(model, mode, "cupti")])
+    b = median_latency(runs.get((model, mode, "nocupti"), {"events": []}))
+    if a and b:
+        measured += 1
+        if a / b - 1 >= 0.03:
+            over.append(f"{model}/{mode} +{(a / b - 1) * 100:.1f}%")
+    else:
+        over.append(f"{model}/{mode} not measured")
+check(measured == len(settings) and not over,
+      f"collector overhead on median latency < 3% ({measured - len([o for o in over if '%' in o])}"
+      f"/{len(settings)} settings)", ", ".join(over))
+
+# 5. Time.
+check(elapsed < 480, "the check ran under 8 minutes", f"{elapsed} s")
+
+bad = sum(r["bad"] for r in runs.values())
+if bad:
+    print(f"note: {bad} malformed event lines across the streams")
+sys.exit(0 if all(results) else 1)
+EOF
+CHECK_RC=$?
+tee -a "$SUMMARY" <"$SUMMARY.tmp"
+rm -f "$SUMMARY.tmp"
+bundle
+say "streams: $OUT_DIR/streams.tar*; summary: $SUMMARY; total $(($(date +%s) - START))s"
+if [ $CHECK_RC -eq 0 ]; then say "gpu-check: ALL PASS"; else say "gpu-check: FAILED"; fi
+exit $CHECK_RC

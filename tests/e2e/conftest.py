@@ -1,0 +1,48 @@
+"""End-to-end tests drive the real compilescope-cli, the real probe and torch on CPU."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GALLERY = ROOT / "resources" / "models"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cli", default=str(ROOT / "build" / "app" / "compilescope-cli"),
+                     help="path of the compilescope-cli binary under test")
+
+
+@pytest.fixture(scope="session")
+def cli(request):
+    path = Path(request.config.getoption("--cli"))
+    if not path.exists():
+        pytest.fail(f"{path} does not exist: build first (scripts/build.sh)")
+    return path
+
+
+class CliResult:
+    def __init__(self, proc, json_path):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.json_path = json_path
+
+    @property
+    def report(self):
+        return json.loads(Path(self.json_path).read_text())
+
+
+@pytest.fixture
+def run_cli(cli, tmp_path):
+    """Runs `compilescope-cli ARGS --json tmp/report.json` and returns the result."""
+    def run(*args, timeout=900, json_name="report.json"):
+        json_path = tmp_path / json_name
+        env = dict(os.environ)
+        env.pop("DISPLAY", None)
+        proc = subprocess.run([str(cli), *map(str, args), "--json", str(json_path)],
+                              capture_output=True, text=True, timeout=timeout, env=env)
+        return CliResult(proc, json_path)
+    return run

@@ -1,0 +1,137 @@
+"""compilescope-cli run: the walking skeleton end to end on CPU."""
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+from conftest import GALLERY, ROOT
+
+
+def test_mlp_eager_and_default_on_cpu(run_cli, tmp_path):
+    html = tmp_path / "report.html"
+    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager,default", "--device", "cpu",
+                     "--warmup", "3", "--iters", "30", "--html", html)
+    assert result.returncode == 0, result.stderr
+    assert "JSON report:" in result.stdout and "HTML report:" in result.stdout
+    assert "default (2/2)" in result.stderr  # the progress line names setting and position
+    report = result.report
+    assert report["format"] == "compilescope.report" and report["version"] == 1
+    assert report["environment"]["torch"].startswith("2.")
+    assert [r["setting"]["mode"] for r in report["runs"]] == ["eager", "default"]
+    for run in report["runs"]:
+        assert run["status"] == "ok", run["error"]
+        latency = run["latency"]
+        assert len(latency["samples_ns"]) == 30
+        assert len(latency["warmup_ns"]) == 3
+        assert all(isinstance(v, int) and v > 0 for v in latency["samples_ns"])
+        stats = latency["stats"]
+        assert stats["median_ns"] == statistics.median(latency["samples_ns"])
+        assert stats["min_ns"] <= stats["median_ns"] <= stats["p90_ns"] <= stats["p99_ns"] <= stats["max_ns"]
+        low, high = stats["median_ci95_ns"]
+        assert low <= stats["median_ns"] <= high
+        names = [p["name"] for p in run["phases"]]
+        assert names[:2] == ["load", "compile"] and "measure" in names
+    # default compiles on the first call: it costs far more than a steady-state call.
+    default = report["runs"][1]["latency"]
+    assert default["warmup_ns"][0] > 10 * statistics.median(default["samples_ns"])
+    text = html.read_text()
+    assert "<svg" in text and "eager" in text and "default" in text
+
+
+def test_model_file_not_found_is_a_bad_argument(run_cli, tmp_path):
+    result = run_cli("run", tmp_path / "missing.py", "--settings", "eager")
+    assert result.returncode == 1
+    assert "missing.py" in result.stderr
+
+
+def test_unknown_setting_is_a_bad_argument(run_cli):
+    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager,fastest")
+    assert result.returncode == 1
+    assert "fastest" in result.stderr
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_failing_models_are_reported_and_exit_2(run_cli, tmp_path):
+    broken = write(tmp_path / "broken.py", "def get_model(:\n    pass\n")
+    result = run_cli("run", broken, "--settings", "eager", "--iters", "3")
+    assert result.returncode == 2
+    run = result.report["runs"][0]
+    assert run["status"] == "failed"
+    assert run["error"]["kind"] == "model_syntax_error"
+    assert "broken.py" in run["error"]["message"]
+
+    raises = write(tmp_path / "raises.py", (
+        "import torch\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        raise ValueError('bad input shape')\n"
+        "def get_model():\n    return M()\n"
+        "def get_inputs():\n    return (torch.randn(2, 2),)\n"))
+    result = run_cli("run", raises, "--settings", "eager", "--iters", "3", json_name="raises.json")
+    assert result.returncode == 2
+    error = result.report["runs"][0]["error"]
+    assert error["kind"] == "model_raised"
+    assert "raises.py" in error["message"] and "bad input shape" in error["message"]
+
+
+def test_interpreter_without_torch_says_how_to_install(run_cli, tmp_path):
+    venv = tmp_path / "bare"
+    subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager", "--python", python)
+    assert result.returncode == 2
+    error = result.report["runs"][0]["error"]
+    assert error["kind"] == "no_torch"
+    assert str(python) in error["message"] and "pip install torch" in error["message"]
+
+
+def test_missing_interpreter_is_a_failed_setting(run_cli, tmp_path):
+    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager", "--python", tmp_path / "nope")
+    assert result.returncode == 2
+    assert "nope" in result.report["runs"][0]["error"]["message"]
+
+
+def test_probe_hang_becomes_timeout_with_what_it_measured(run_cli, tmp_path):
+    hang = write(tmp_path / "hang.py", (
+        "import time, torch\n"
+        "calls = 0\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        global calls\n"
+        "        calls += 1\n"
+        "        if calls > 8:\n"
+        "            time.sleep(3600)\n"
+        "        return x + 1\n"
+        "def get_model():\n    return M()\n"
+        "def get_inputs():\n    return (torch.randn(2, 2),)\n"))
+    result = run_cli("run", hang, "--settings", "eager", "--warmup", "2", "--iters", "50",
+                     "--timeout", "20")
+    assert result.returncode == 2
+    run = result.report["runs"][0]
+    assert run["status"] == "timeout"
+    assert len(run["latency"]["samples_ns"]) == 6  # 8 calls ran: 2 warmup + 6 measured
+
+
+def test_probe_crash_keeps_iterations(run_cli, tmp_path):
+    crash = write(tmp_path / "crash.py", (
+        "import os, torch\n"
+        "calls = 0\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        global calls\n"
+        "        calls += 1\n"
+        "        if calls > 10:\n"
+        "            os._exit(9)\n"
+        "        return x * 2\n"
+        "def get_model():\n    return M()\n"
+        "def get_inputs():\n    return (torch.randn(2, 2),)\n"))
+    result = run_cli("run", crash, "--settings", "eager", "--warmup", "2", "--iters", "50")
+    assert result.returncode == 2
+    run = result.report["runs"][0]
+    assert run["status"] == "crashed"
+    assert len(run["latency"]["samples_ns"]) == 8
+    assert "8 measured iterations" in run["error"]["message"]

@@ -1,0 +1,47 @@
+"""Re-record the probe event streams that core's C++ tests replay
+(tests/fixtures/streams/*.jsonl). Not a test: run it by hand when the
+protocol changes:
+
+    .venv/bin/python tests/probe/record_streams.py [NAME ...]
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "tests" / "fixtures" / "streams"
+MODELS = ROOT / "resources" / "models"
+FIXTURES = ROOT / "tests" / "probe" / "models"
+
+STREAMS = {
+    "mlp_eager_cpu": [MODELS / "mlp.py", "--mode", "eager", "--warmup", "10", "--iters", "50"],
+    "mlp_default_cpu": [MODELS / "mlp.py", "--mode", "default", "--warmup", "10", "--iters", "50"],
+    "print_break_aot_eager_cpu": [MODELS / "print_break.py", "--backend", "aot_eager", "--warmup", "5", "--iters", "30"],
+    "variable_length_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--dynamic", "false",
+                              "--sweep", "--warmup", "5", "--iters", "30"],
+    "model_raised_cpu": [FIXTURES / "raises_in_forward.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "5"],
+}
+
+
+def record(name: str) -> Path:
+    model, *args = STREAMS[name]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "core" / "probe"))
+    cmd = [sys.executable, "-m", "compilescope_probe", "--model", str(model), *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{name}.jsonl"
+    path.write_text(proc.stdout)
+    size = path.stat().st_size
+    print(f"{path.relative_to(ROOT)}: exit {proc.returncode}, {len(proc.stdout.splitlines())} events, {size // 1024} KiB")
+    if size > 300 * 1024:
+        print(f"  warning: {name} is over 300 KiB; use fewer iterations", file=sys.stderr)
+    return path
+
+
+if __name__ == "__main__":
+    for n in sys.argv[1:] or list(STREAMS):
+        record(n)

@@ -1,0 +1,113 @@
+"""Compile time split into torch's named phases, adding up to the first call."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from compilescope_probe.compile_phases import PHASES, CompileClock
+from conftest import assert_well_formed, gallery, run_probe
+
+
+def _check_split(ct: dict, first_iteration: dict) -> dict:
+    names = [p["name"] for p in ct["phases"]]
+    assert names == list(PHASES)
+    seconds = {p["name"]: p["seconds"] for p in ct["phases"]}
+    assert all(v >= 0 for v in seconds.values()), seconds
+    assert ct["first_call_ns"] == first_iteration["wall_ns"]
+    assert math.isclose(sum(seconds.values()), ct["first_call_ns"] / 1e9, rel_tol=1e-9, abs_tol=1e-9)
+    return seconds
+
+
+@pytest.mark.slow
+def test_inductor_phases_add_up_to_the_first_call():
+    run = run_probe(gallery("mlp"), "--mode", "default", "--backend", "inductor", "--warmup", "2", "--iters", "3")
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    ct = run.one("compile_time")
+    s = _check_split(ct, run.of("iteration")[0])
+    assert "get_compilation_metrics" in ct["source"]
+    assert ct["compiles"] == 1
+    # Inductor on CPU: tracing, AOTAutograd, code generation and the C++ compile all take time
+    for name in ("dynamo_tracing", "aot_autograd", "inductor_codegen", "cpp_triton_compile"):
+        assert s[name] > 0, (name, s)
+    assert s["cudagraph_recording"] == 0  # no CUDA graphs on CPU
+    # the named phases explain most of the first call; "other" is the runtime of the call itself and glue
+    assert s["other"] < 0.5 * sum(s.values()), s
+    assert not ct["scaled"]
+    (graph,) = run.of("graph")
+    assert not run.of("graph_break")
+
+
+def test_aot_eager_has_no_inductor_phases():
+    run = run_probe(gallery("item_break"), "--backend", "aot_eager", "--warmup", "1", "--iters", "1")
+    ct = run.one("compile_time")
+    s = _check_split(ct, run.of("iteration")[0])
+    assert s["dynamo_tracing"] > 0 and s["aot_autograd"] > 0
+    assert s["inductor_codegen"] == s["cpp_triton_compile"] == s["autotune"] == 0
+    assert ct["compiles"] == len(run.of("graph")) == 2
+
+
+def test_eager_mode_compiles_nothing():
+    run = run_probe(gallery("mlp"), "--mode", "eager", "--warmup", "1", "--iters", "1")
+    ct = run.one("compile_time")
+    s = _check_split(ct, run.of("iteration")[0])
+    assert s["other"] == ct["first_call_ns"] / 1e9
+    assert ct["source"].startswith("none")
+    assert not run.of("graph")
+
+
+class _M:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def test_split_follows_the_nesting_of_torch_timers():
+    m = _M(
+        dynamo_cumulative_compile_time_us=10_000_000,
+        aot_autograd_cumulative_compile_time_us=8_000_000,
+        inductor_cumulative_compile_time_us=6_000_000,
+        triton_compile_time_us=1_000_000,
+        compile_time_autotune_time_us=500_000,
+        runtime_triton_autotune_time_us=250_000,
+        runtime_cudagraphify_time_us=125_000,
+    )
+    ct = CompileClock().split(12_000_000_000, [m], capture_overhead_ns=100_000_000)
+    s = {p["name"]: p["seconds"] for p in ct["phases"]}
+    assert s["dynamo_tracing"] == pytest.approx(2.0)
+    assert s["aot_autograd"] == pytest.approx(8.0 - 6.0 - 0.1)
+    assert s["cpp_triton_compile"] == pytest.approx(1.0)
+    assert s["inductor_codegen"] == pytest.approx(6.0 - 1.0 - 0.5)
+    assert s["autotune"] == pytest.approx(0.75)
+    assert s["cudagraph_recording"] == pytest.approx(0.125)
+    assert sum(s.values()) == pytest.approx(12.0)
+    assert s["other"] == pytest.approx(12.0 - (2.0 + 1.9 + 4.5 + 1.0 + 0.75 + 0.125))
+
+
+def test_split_never_goes_negative():
+    m = _M(dynamo_cumulative_compile_time_us=3_000_000, aot_autograd_cumulative_compile_time_us=2_000_000)
+    ct = CompileClock().split(1_000_000_000, [m])
+    s = {p["name"]: p["seconds"] for p in ct["phases"]}
+    assert all(v >= 0 for v in s.values())
+    assert sum(s.values()) == pytest.approx(1.0)
+    assert s["other"] == 0 and ct["scaled"] is True
+    # proportions kept: tracing 1 s and AOTAutograd 2 s of 3 s named
+    assert s["aot_autograd"] == pytest.approx(2 * s["dynamo_tracing"])
+
+
+def test_compile_work_in_later_warmup_calls_is_reported():
+    from conftest import fixture_model
+
+    run = run_probe(fixture_model("lazy_init"), "--backend", "aot_eager", "--warmup", "3", "--iters", "1")
+    assert_well_formed(run)
+    first, later = run.of("compile_time")
+    assert first["scope"] == "first_call" and later["scope"] == "warmup"
+    recompiles = [e for e in run.phase_span("warmup") if e["type"] == "recompile"]
+    assert len(recompiles) == 1 and "ready" in recompiles[0]["reason"]
+    assert later in run.events[run.events.index(first):]
+    warmup_walls = [i["wall_ns"] for i in run.of("iteration")[1:3]]
+    assert later["first_call_ns"] == sum(warmup_walls)
+    s = {p["name"]: p["seconds"] for p in later["phases"]}
+    assert s["dynamo_tracing"] > 0 and sum(s.values()) == pytest.approx(sum(warmup_walls) / 1e9)
+    assert later["compiles"] == 1

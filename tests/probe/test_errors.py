@@ -1,0 +1,118 @@
+"""Bad input: each gives one clear error event naming the input, then done/failed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import assert_well_formed, fixture_model, gallery, run_probe
+
+FAST = ("--backend", "aot_eager", "--warmup", "1", "--iters", "1")
+
+
+def _failed_with(run, kind: str) -> dict:
+    assert_well_formed(run)
+    errors = run.errors()
+    assert [e["kind"] for e in errors] == [kind], run.describe()
+    err = errors[0]
+    assert err["fatal"] is True
+    assert run.events[-1]["status"] == "failed" and run.returncode == 3
+    assert not run.of("iteration") or kind in ("model_raised", "fullgraph_break")
+    return err
+
+
+def test_missing_file(tmp_path):
+    path = tmp_path / "nowhere" / "model.py"
+    err = _failed_with(run_probe(path, *FAST), "model_not_found")
+    assert str(path) in err["message"]
+
+
+def test_syntax_error():
+    path = fixture_model("syntax_error")
+    err = _failed_with(run_probe(path, *FAST), "model_syntax_error")
+    assert f"{path}:9" in err["message"]
+    assert err["file"] == str(path) and err["line"] == 9
+    assert "def get_inputs(:" in err["message"]
+
+
+def test_no_get_model():
+    path = fixture_model("no_get_model")
+    err = _failed_with(run_probe(path, *FAST), "missing_get_model")
+    assert str(path) in err["message"] and "get_model()" in err["message"]
+
+
+def test_no_get_inputs(tmp_path):
+    path = tmp_path / "only_model.py"
+    path.write_text("import torch\n\ndef get_model():\n    return torch.nn.Linear(2, 2)\n")
+    err = _failed_with(run_probe(path, *FAST), "missing_get_inputs")
+    assert str(path) in err["message"] and "get_inputs()" in err["message"]
+
+
+def test_import_error_names_the_module(tmp_path):
+    path = tmp_path / "needs_pkg.py"
+    path.write_text("import torch\nimport compilescope_no_such_pkg\n")
+    err = _failed_with(run_probe(path, *FAST), "model_import_error")
+    assert "compilescope_no_such_pkg" in err["message"] and "pip install" in err["message"]
+
+
+def test_get_model_raises():
+    path = fixture_model("raises_in_get_model")
+    err = _failed_with(run_probe(path, *FAST), "get_model_raised")
+    assert f"{path}:7" in err["message"] and "weights missing on purpose" in err["message"]
+    assert "Traceback" in err["traceback"]
+
+
+@pytest.mark.parametrize("mode", ["eager", "default"])
+def test_model_raises_in_forward(mode):
+    path = fixture_model("raises_in_forward")
+    err = _failed_with(run_probe(path, "--mode", mode, *FAST), "model_raised")
+    assert f"{path}:14" in err["message"] and "broken on purpose" in err["message"]
+    assert err["file"] == str(path) and err["line"] == 14
+    assert "ValueError" in err["traceback"]
+
+
+def test_model_raises_inside_torch_op():
+    path = fixture_model("shape_mismatch")
+    err = _failed_with(run_probe(path, *FAST), "model_raised")
+    # the innermost frame of the user's own code, not torch's
+    assert f"{path}:13" in err["message"]
+
+
+def test_no_cuda():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA, so --device cuda is not an error here")
+    err = _failed_with(run_probe(gallery("mlp"), "--device", "cuda", *FAST), "no_cuda")
+    assert "--device cuda" in err["message"] and "--device cpu" in err["message"]
+
+
+def test_missing_compiler_is_named_before_compiling():
+    run = run_probe(gallery("mlp"), "--warmup", "1", "--iters", "1", env={"PATH": "/nonexistent", "CXX": ""})
+    err = _failed_with(run, "no_compiler")
+    assert "g++" in err["message"] and "aot_eager" in err["message"]
+    assert not run.of("phase") or all(p["name"] == "load" for p in run.of("phase"))
+
+
+def test_fullgraph_break_is_an_error_with_the_break():
+    path = gallery("print_break")
+    run = run_probe(path, "--fullgraph", *FAST)
+    err = _failed_with(run, "fullgraph_break")
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip().startswith("print("))
+    assert f"{path}:{line}" in err["message"]
+    brk = err["graph_break"]
+    uf = brk["frames"][brk["user_frame"]]
+    assert os.path.realpath(uf["file"]) == str(path) and uf["line"] == line
+    assert brk["gb_type"] and brk["gb_type"] in err["message"]
+    assert not run.of("graph") and not run.of("graph_break")  # fullgraph: nothing compiled; the break is the error
+
+
+def test_out_of_memory_keeps_what_was_measured():
+    run = run_probe(fixture_model("oom_in_forward"), "--mode", "eager", "--warmup", "1", "--iters", "5")
+    assert_well_formed(run)
+    err = run.one("error")
+    assert err["kind"] == "out_of_memory" and "simulated" in err["message"]
+    assert run.events[-1]["status"] == "failed"
+    # two calls ran before memory ran out; their iterations are in the stream
+    assert [i["index"] for i in run.of("iteration")] == [0, 1]

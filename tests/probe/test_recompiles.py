@@ -1,0 +1,95 @@
+"""Recompiles caused by the input sweep, under each dynamic= setting, checked
+against a count of compiles made by torch itself in this process."""
+
+from __future__ import annotations
+
+import runpy
+
+import pytest
+
+from conftest import assert_well_formed, fixture_model, gallery, run_probe, run_probes
+
+
+def _torch_compile_count(path, dynamic):
+    """Frames torch compiles for get_inputs() then each sweep input, counted
+    by a backend that only counts (no probe involved)."""
+    import torch
+    import torch._dynamo
+
+    ns = runpy.run_path(str(path))
+    model = ns["get_model"]().eval()
+    calls = [ns["get_inputs"]()] + list(ns["get_input_sweep"]())
+    compiles = 0
+
+    def counting(gm, example_inputs):
+        nonlocal compiles
+        compiles += 1
+        return gm.forward
+
+    torch._dynamo.reset()
+    opt = torch._dynamo.optimize(counting, dynamic=dynamic)(model)
+    with torch.no_grad():
+        for inputs in calls:
+            opt(*inputs)
+    torch._dynamo.reset()
+    return compiles, calls
+
+
+_RUNS: dict = {}
+
+
+def _sweep_run(path, dynamic):
+    if not _RUNS:  # all four sweeps at once, in parallel
+        keys = [(gallery("variable_length"), d) for d in ("false", "auto", "true")]
+        keys.append((fixture_model("many_lengths"), "false"))
+        jobs = [(p, "--backend", "eager", "--dynamic", d, "--sweep", "--warmup", "1", "--iters", "1") for p, d in keys]
+        _RUNS.update(zip(keys, run_probes(jobs)))
+    run = _RUNS.get((path, dynamic)) or run_probe(
+        path, "--backend", "eager", "--dynamic", dynamic, "--sweep", "--warmup", "1", "--iters", "1"
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    return run
+
+
+@pytest.mark.parametrize("dynamic", ["false", "auto", "true"])
+def test_variable_length_recompiles(dynamic):
+    path = gallery("variable_length")
+    run = _sweep_run(path, dynamic)
+    compiles, calls = _torch_compile_count(path, {"false": False, "auto": None, "true": True}[dynamic])
+    in_sweep = [e for e in run.phase_span("sweep") if e["type"] == "recompile"]
+    assert not [e for e in run.events if e["type"] == "recompile" and e not in in_sweep]
+    assert len(in_sweep) == compiles - 1, [e["reason"] for e in in_sweep]
+    # what each setting is meant to show (see the model's docstring)
+    lengths = [inputs[0].shape[1] for inputs in calls]
+    new_lengths = len(set(lengths[1:]) - {lengths[0]})
+    expected = {"false": new_lengths, "auto": 1, "true": 0}[dynamic]
+    assert len(in_sweep) == expected
+    sweep_logs = [e for e in run.phase_span("sweep") if e["type"] == "log" and e["message"].startswith("sweep ")]
+    assert len(sweep_logs) == len(calls) - 1
+    for i, rc in enumerate(in_sweep):
+        assert rc["function"] == "forward" and rc["file"] == str(path)
+        assert "tokens" in rc["reason"] and "size mismatch" in rc["reason"]
+        assert rc["cache_size"] == i + 2  # the first compile, then one more entry each time
+        assert rc["input_shapes"].startswith("[4, ")
+    # each recompile came with its graph
+    graphs = [e for e in run.phase_span("sweep") if e["type"] == "graph"]
+    assert len(graphs) == len(in_sweep)
+    if dynamic == "auto" and graphs:
+        tokens = [n for n in graphs[0]["nodes"] if n["op"] == "placeholder" and "tokens" in n["name"]]
+        assert any(isinstance(n["shape"], str) and ", s" in n["shape"] for n in tokens), "auto marks the length dynamic"
+
+
+def test_recompile_limit():
+    import torch._dynamo
+
+    limit = getattr(torch._dynamo.config, "recompile_limit", None) or torch._dynamo.config.cache_size_limit
+    run = _sweep_run(fixture_model("many_lengths"), "false")
+    recompiles = [e for e in run.phase_span("sweep") if e["type"] == "recompile"]
+    hits = [e for e in run.phase_span("sweep") if e["type"] == "recompile_limit"]
+    assert len(recompiles) == limit - 1
+    assert len(hits) == 1, run.describe()
+    hit = hits[0]
+    assert hit["limit"] == limit and hit["function"] == "forward" and "size mismatch" in hit["reason"]
+    # after the limit the frame runs eagerly: no more graphs
+    assert len([e for e in run.phase_span("sweep") if e["type"] == "graph"]) == limit - 1

@@ -1,0 +1,103 @@
+"""Pure-Python pieces of the probe, without running a model."""
+
+from __future__ import annotations
+
+import json
+import os
+import sysconfig
+
+import pytest
+
+from compilescope_probe import capture, settings
+from compilescope_probe.events import EventWriter
+from compilescope_probe.frames import FrameClassifier, parse_stack_text
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("L['self'].layers[0]", "layers.0"),
+        ("L['self']._modules['encoder']._modules['0']", "encoder.0"),
+        ("L['self'].fc1", "fc1"),
+        ("L['self']", None),
+        ("L['mod'].blocks[1].attn", "blocks.1.attn"),
+    ],
+)
+def test_module_path(raw, expected):
+    assert capture._module_path({"k": (raw, object)}) == expected
+
+
+def test_explanation_and_hints_come_from_the_break_itself():
+    reason = (
+        "Failed to trace builtin operator\n"
+        "  Explanation: Dynamo does not know how to trace builtin operator `print`\n"
+        "  Hint: Avoid calling builtin `print`.\n"
+        "  Hint: Please report an issue to PyTorch.\n\n"
+        "  Developer debug context: builtin print\n\n"
+        " For more details about this graph break, please visit: https://x/gb/gb0059.html"
+    )
+    got = capture._explanation_and_hints(reason)
+    assert got["explanation"].startswith("Dynamo does not know")
+    assert got["hints"] == ["Avoid calling builtin `print`.", "Please report an issue to PyTorch."]
+    assert capture._gb_id(reason) == "GB0059"
+    assert capture._explanation_and_hints("return_value") == {}
+
+
+def test_frame_classifier(tmp_path):
+    model = tmp_path / "model.py"
+    model.write_text("")
+    c = FrameClassifier(str(model))
+    assert c.is_user(str(model))
+    assert c.is_user(str(tmp_path / "helper.py"))  # next to the model
+    assert not c.is_user(os.path.join(sysconfig.get_paths()["stdlib"], "json", "encoder.py"))
+    assert not c.is_user("/x/lib/python3.11/site-packages/torch/nn/modules/module.py")
+    assert not c.is_user("<frozen importlib._bootstrap>")
+    assert c.is_user("/home/someone/project/train.py")
+
+
+def test_parse_stack_text():
+    text = '  File "/a/m.py", line 12, in forward\n    y = f(x)\n  File "/a/h.py", line 3, in f\n    return x\n'
+    frames = parse_stack_text(text)
+    assert [(f.filename, f.lineno, f.name) for f in frames] == [("/a/m.py", 12, "forward"), ("/a/h.py", 3, "f")]
+
+
+def test_settings_defaults_and_errors():
+    s = settings.parse(["--model", "m.py"])
+    assert (s.mode, s.backend, s.dynamic, s.device, s.autocast) == ("default", "inductor", "auto", "auto", "none")
+    assert s.dynamic_value is None and s.compiled
+    assert settings.parse(["--model", "m.py", "--dynamic", "false"]).dynamic_value is False
+    for bad in (["--model", "m.py", "--iters", "x"], ["--mode", "eager"], ["--model", "m.py", "--device", "tpu"],
+                ["--model", "m.py", "--warmup", "0"], ["--model", " "]):
+        with pytest.raises(settings.BadArguments):
+            settings.parse(bad)
+
+
+def test_event_writer_lines(tmp_path):
+    r, w = os.pipe()
+    writer = EventWriter(w)
+    writer.emit("log", level="info", message="line\nbreak", value=float("nan"), shape=(1, 2))
+    writer.emit("done", status="ok")
+    os.close(w)
+    data = os.read(r, 65536).decode()
+    os.close(r)
+    lines = data.splitlines()
+    assert len(lines) == 2
+    first = json.loads(lines[0])
+    assert first["type"] == "log" and first["message"] == "line\nbreak" and first["value"] is None
+    assert first["shape"] == [1, 2] and isinstance(first["t_ns"], int)
+
+
+def test_event_writer_survives_a_closed_reader():
+    r, w = os.pipe()
+    os.close(r)
+    writer = EventWriter(w)
+    import signal
+
+    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    try:
+        writer.emit("log", level="info", message="nobody listens")
+        writer.emit("done", status="ok")
+    finally:
+        signal.signal(signal.SIGPIPE, old)
+        os.close(w)
+    assert writer.closed
