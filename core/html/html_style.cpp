@@ -27,7 +27,8 @@ th{background:var(--panel);font-weight:600}td.l,th.l{text-align:left}td:not(.l){
 td.best{font-weight:700;color:var(--good)}td.bad,tr.bad td{color:var(--bad)}td.warn{color:var(--warn)}
 .err{color:var(--bad);white-space:pre-wrap;overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px}
-td code{white-space:pre-wrap;overflow-wrap:anywhere}
+td code{white-space:pre-wrap;overflow-wrap:anywhere}code.src{display:block;min-width:260px}
+td.reason{max-width:420px}td.reason pre{max-height:240px}
 pre{background:var(--panel);padding:8px;overflow:auto;max-height:360px;white-space:pre-wrap;overflow-wrap:anywhere}
 details{margin:4px 0}summary{cursor:pointer;color:var(--accent)}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px;border-radius:2px;vertical-align:baseline}

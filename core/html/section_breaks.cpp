@@ -34,8 +34,12 @@ void writeBreakMap(std::ostream& out, const RunView& r) {
         return found;
     };
     auto writeBreak = [&out](const GraphBreak* b) {
-        out << "<div class=\"brk\" title=\"" << htmlEscape(where(b->location())) << "\">break: "
-            << htmlEscape(b->reason.size() > 140 ? b->reason.substr(0, 140) + "…" : b->reason) << "</div>";
+        std::string summary = b->reason.substr(0, b->reason.find('\n'));
+        if (summary.size() > 120)
+            summary = summary.substr(0, 120) + "…";
+        out << "<div class=\"brk\" title=\"" << htmlEscape(where(b->location())) << "\">break at "
+            << htmlEscape(where(b->location()).substr(where(b->location()).find_last_of('/') + 1)) << ": "
+            << htmlEscape(summary) << "</div>";
     };
     for (const auto* b : breaksAfter(-1))
         writeBreak(b);
@@ -102,8 +106,7 @@ void writeBreaks(std::ostream& out, const ReportView& view) {
     }
     HtmlTable table({{"#"},
                      {"reason", true},
-                     {"location", true, "file:line of the innermost user frame"},
-                     {"function", true},
+                     {"where", true, "the innermost frame in your code; hover for the full path"},
                      {"source line", true},
                      {"settings", true}});
     size_t number = 0;
@@ -112,11 +115,25 @@ void writeBreaks(std::ostream& out, const ReportView& view) {
         const SourceFrame* f = b.location();
         table.beginRow();
         table.text(std::to_string(++number));
-        table.html("<span class=\"err\">" + htmlEscape(b.reason) + "</span>" +
-                   (b.gbType.empty() ? "" : "<br><small>" + htmlEscape(b.gbType) + "</small>"));
-        table.html(htmlEscape(where(f)) + (b.userFrame < 0 && f ? "<br><small>library code: no frame of yours</small>" : ""));
-        table.text(f ? f->function : "");
-        table.html(f && !f->code.empty() ? "<code>" + htmlEscape(f->code) + "</code>" : "—");
+        // torch's reasons run to many lines (explanation, hints): the first line, the rest folded.
+        const size_t newline = b.reason.find('\n');
+        std::string reason = "<span class=\"err\">" + htmlEscape(b.reason.substr(0, newline)) + "</span>";
+        if (newline != std::string::npos)
+            reason += "<details><summary>full reason</summary><pre>" + htmlEscape(b.reason) + "</pre></details>";
+        if (!b.gbType.empty() && b.gbType != b.reason.substr(0, newline))
+            reason += "<small>" + htmlEscape(b.gbType) + "</small>";
+        table.html(reason, "reason");
+        std::string place = "—";
+        if (f) {
+            const size_t slash = f->file.find_last_of('/');
+            const std::string name = slash == std::string::npos ? f->file : f->file.substr(slash + 1);
+            place = "<span title=\"" + htmlEscape(f->file) + "\">" + htmlEscape(name + ":" + std::to_string(f->line)) +
+                    "</span><br><small>in " + htmlEscape(f->function) + "</small>";
+            if (b.userFrame < 0)
+                place += "<br><small>library code: no frame of yours</small>";
+        }
+        table.html(place);
+        table.html(f && !f->code.empty() ? "<code class=\"src\">" + htmlEscape(f->code) + "</code>" : "—");
         std::string runs;
         for (const auto* r : seen.runs)
             runs += (runs.empty() ? "" : "<br>") + runLabelHtml(*r);
