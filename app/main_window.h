@@ -4,6 +4,9 @@
 
 #include <QMainWindow>
 
+#include <atomic>
+#include <memory>
+
 #include "session.h"
 
 class QAction;
@@ -21,6 +24,7 @@ class SessionRunner;
 namespace cs::widgets {
 class ConsoleView;
 class LatencyTab;
+class ReportDiffView;
 class ReportDocument;
 class SettingsPanel;
 }
@@ -38,6 +42,9 @@ public:
     void startRun();
     void cancelRun();
     void openReport(const QString& path);
+    // Reads two reports off the GUI thread and shows their diff in its own window.
+    void openDiff(const QString& pathA, const QString& pathB);
+    widgets::ReportDiffView* diffView() const { return diffView_; }
     void saveReport(const QString& path);
     void exportHtml(const QString& path);
 
@@ -55,6 +62,7 @@ public:
 signals:
     void sessionFinished();
     void reportOpened();
+    void diffOpened();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -85,6 +93,8 @@ private:
     QMenu* recentMenu_ = nullptr;
     QAction* cancelAction_ = nullptr;
     QString lastError_;
+    std::shared_ptr<std::atomic<bool>> loading_; // set while a report is being read
+    widgets::ReportDiffView* diffView_ = nullptr;
     bool quiet_ = false;
 };
 

@@ -14,13 +14,10 @@ namespace cs::core {
 
 namespace {
 
-MetricDelta delta(std::optional<double> a, std::optional<double> b, double threshold) {
+MetricDelta delta(std::optional<double> a, std::optional<double> b) {
     MetricDelta d{a, b, std::nullopt, false, false, {}};
-    if (a && b && *a > 0) {
+    if (a && b && *a > 0)
         d.percent = (*b - *a) / *a * 100.0;
-        d.regression = *d.percent > threshold;
-        d.improvement = *d.percent < -threshold;
-    }
     return d;
 }
 
@@ -63,59 +60,78 @@ std::string percentText(double p) {
     return text;
 }
 
-void compare(SettingDiff& d, const Run& a, const Run& b, double threshold) {
+void compare(SettingDiff& d, const Run& a, const Run& b) {
     const RunSummary sa = summarizeRun(a), sb = summarizeRun(b);
     d.statusA = toString(a.status);
     d.statusB = toString(b.status);
     d.statusRegression = a.status == RunStatus::Ok && b.status != RunStatus::Ok;
-    if (d.statusRegression)
-        d.regressions.push_back("status went from ok to " + d.statusB);
-
     d.median = delta(sa.latency ? std::optional(sa.latency->median) : std::nullopt,
-                     sb.latency ? std::optional(sb.latency->median) : std::nullopt, threshold);
-    if (sa.latency && sb.latency && (d.median.regression || d.median.improvement)) {
-        // A change counts only when the medians' 95% intervals do not overlap: noise is not a regression.
-        const bool separate = sa.latency->medianCiHigh < sb.latency->medianCiLow ||
-                              sb.latency->medianCiHigh < sa.latency->medianCiLow;
-        if (!separate) {
-            d.median.regression = d.median.improvement = false;
-            d.median.note = "within noise: the medians' 95% intervals overlap";
-        }
-    }
-    if (d.median.regression)
-        d.regressions.push_back("median latency " + percentText(*d.median.percent) + " (" +
-                                formatDuration(*d.median.a) + " → " + formatDuration(*d.median.b) + ")");
+                     sb.latency ? std::optional(sb.latency->median) : std::nullopt);
+    if (sa.latency && sb.latency)
+        d.medianSeparate = sa.latency->medianCiHigh < sb.latency->medianCiLow ||
+                           sb.latency->medianCiHigh < sa.latency->medianCiLow;
     d.p99 = delta(sa.latency ? std::optional(sa.latency->p99) : std::nullopt,
-                  sb.latency ? std::optional(sb.latency->p99) : std::nullopt, threshold);
-    d.p99.regression = false; // shown, not gated: one slow call moves a p99
-    d.firstCall = delta(positive(sa.firstCallNs), positive(sb.firstCallNs), threshold);
-    d.firstCall.regression = false; // part of warmup, which is gated
-    d.warmup = delta(positive(sa.warmupNs), positive(sb.warmupNs), threshold);
-    if (d.warmup.regression)
-        d.regressions.push_back("warmup " + percentText(*d.warmup.percent) + " (" + formatDuration(*d.warmup.a) +
-                                " → " + formatDuration(*d.warmup.b) + ")");
+                  sb.latency ? std::optional(sb.latency->p99) : std::nullopt);
+    d.firstCall = delta(positive(sa.firstCallNs), positive(sb.firstCallNs));
+    d.warmup = delta(positive(sa.warmupNs), positive(sb.warmupNs));
     if (!sa.peakKind.empty() && sa.peakKind == sb.peakKind) {
         d.memoryKind = sa.peakKind;
-        d.peakMemory = delta(positive(sa.peakBytes), positive(sb.peakBytes), threshold);
-        if (d.peakMemory.regression)
-            d.regressions.push_back("peak memory " + percentText(*d.peakMemory.percent) + " (" +
-                                    formatBytes(*d.peakMemory.a) + " → " + formatBytes(*d.peakMemory.b) + ")");
+        d.peakMemory = delta(positive(sa.peakBytes), positive(sb.peakBytes));
     } else if (!sa.peakKind.empty() || !sb.peakKind.empty()) {
         d.peakMemory = {positive(sa.peakBytes), positive(sb.peakBytes), std::nullopt, false, false,
                         "not comparable: " + (sa.peakKind.empty() ? "none" : sa.peakKind) + " vs " +
                             (sb.peakKind.empty() ? "none" : sb.peakKind)};
     }
     d.graphs = {sa.graphs, sb.graphs, false};
-    d.breaks = {sa.breaks, sb.breaks, sb.breaks > sa.breaks};
-    if (d.breaks.regression)
-        d.regressions.push_back("graph breaks " + std::to_string(sa.breaks) + " → " + std::to_string(sb.breaks));
-    d.recompiles = {sa.recompiles, sb.recompiles, sb.recompiles > sa.recompiles};
-    if (d.recompiles.regression)
-        d.regressions.push_back("recompiles " + std::to_string(sa.recompiles) + " → " +
-                                std::to_string(sb.recompiles));
+    d.breaks = {sa.breaks, sb.breaks, false};
+    d.recompiles = {sa.recompiles, sb.recompiles, false};
     const auto ea = breakEntries(a), eb = breakEntries(b);
     d.breaksOnlyInA = missingFrom(ea, eb);
     d.breaksOnlyInB = missingFrom(eb, ea);
+}
+
+// Worse by more than the threshold; better by more than it.
+void judge(MetricDelta& d, double threshold) {
+    d.regression = d.percent && *d.percent > threshold;
+    d.improvement = d.percent && *d.percent < -threshold;
+}
+
+void mark(SettingDiff& d, double threshold) {
+    d.regressions.clear();
+    if (!d.inA || !d.inB)
+        return;
+    if (d.statusRegression)
+        d.regressions.push_back("status went from ok to " + d.statusB);
+    judge(d.median, threshold);
+    d.median.note.clear();
+    if ((d.median.regression || d.median.improvement) && !d.medianSeparate) {
+        // A change counts only when the medians' 95% intervals do not overlap: noise is not a regression.
+        d.median.regression = d.median.improvement = false;
+        d.median.note = "within noise: the medians' 95% intervals overlap";
+    }
+    if (d.median.regression)
+        d.regressions.push_back("median latency " + percentText(*d.median.percent) + " (" +
+                                formatDuration(*d.median.a) + " → " + formatDuration(*d.median.b) + ")");
+    judge(d.p99, threshold);
+    d.p99.regression = false; // shown, not gated: one slow call moves a p99
+    judge(d.firstCall, threshold);
+    d.firstCall.regression = false; // part of warmup, which is gated
+    judge(d.warmup, threshold);
+    if (d.warmup.regression)
+        d.regressions.push_back("warmup " + percentText(*d.warmup.percent) + " (" + formatDuration(*d.warmup.a) +
+                                " → " + formatDuration(*d.warmup.b) + ")");
+    judge(d.peakMemory, threshold);
+    if (d.peakMemory.regression)
+        d.regressions.push_back("peak memory " + percentText(*d.peakMemory.percent) + " (" +
+                                formatBytes(*d.peakMemory.a) + " → " + formatBytes(*d.peakMemory.b) + ")");
+    // More breaks or recompiles is a regression at any threshold: each is a new way to be slow.
+    d.breaks.regression = d.breaks.b > d.breaks.a;
+    if (d.breaks.regression)
+        d.regressions.push_back("graph breaks " + std::to_string(d.breaks.a) + " → " + std::to_string(d.breaks.b));
+    d.recompiles.regression = d.recompiles.b > d.recompiles.a;
+    if (d.recompiles.regression)
+        d.regressions.push_back("recompiles " + std::to_string(d.recompiles.a) + " → " +
+                                std::to_string(d.recompiles.b));
     if (!d.breaksOnlyInB.empty() && !d.breaks.regression)
         d.regressions.push_back(std::to_string(d.breaksOnlyInB.size()) + " graph break(s) not in A");
 }
@@ -162,7 +178,7 @@ ReportDiff diffReports(const Report& a, const Report& b, const DiffOptions& opti
         size_t& used = usedB[d.label];
         if (used < candidates.size()) {
             d.inB = true;
-            compare(d, run, *candidates[used++], options.thresholdPercent);
+            compare(d, run, *candidates[used++]);
         } else {
             d.statusA = toString(run.status);
         }
@@ -179,7 +195,14 @@ ReportDiff diffReports(const Report& a, const Report& b, const DiffOptions& opti
         d.statusB = toString(run.status);
         diff.settings.push_back(std::move(d));
     }
+    markRegressions(diff, options.thresholdPercent);
     return diff;
+}
+
+void markRegressions(ReportDiff& diff, double thresholdPercent) {
+    diff.thresholdPercent = thresholdPercent;
+    for (auto& s : diff.settings)
+        mark(s, thresholdPercent);
 }
 
 namespace {

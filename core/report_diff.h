@@ -51,6 +51,7 @@ struct SettingDiff {
     std::string statusA, statusB;
     bool statusRegression = false; // ok in A, not ok in B
     MetricDelta median;            // ns
+    bool medianSeparate = false;   // the medians' 95% intervals do not overlap
     MetricDelta p99;               // ns; shown, never a regression on its own (a tail is noisy)
     MetricDelta firstCall;         // ns
     MetricDelta warmup;            // ns, total of the warmup calls
@@ -79,6 +80,8 @@ struct ReportDiff {
 };
 
 ReportDiff diffReports(const Report& a, const Report& b, const DiffOptions& options = {});
+// Marks regressions and improvements again for another threshold (no statistics recomputed).
+void markRegressions(ReportDiff& diff, double thresholdPercent);
 
 // The diff as plain text, for the terminal and for copying out of the diff window.
 std::string formatDiffText(const ReportDiff& diff, const std::string& nameA, const std::string& nameB);

@@ -145,3 +145,16 @@ TEST(ReportDiff, SameLabelTwiceMatchesInOrder) {
     EXPECT_TRUE(diff.settings[1].inA && diff.settings[1].inB);
     EXPECT_TRUE(!diff.settings[2].inA && diff.settings[2].inB);
 }
+
+TEST(ReportDiff, ChangingTheThresholdRemarksWithoutRecomputing) {
+    auto [a, b] = beforeAndAfter();
+    ReportDiff diff = diffReports(a, b, {10.0});
+    EXPECT_EQ(diff.regressionCount(), 3);
+    markRegressions(diff, 60.0);
+    EXPECT_EQ(diff.regressionCount(), 1);
+    EXPECT_DOUBLE_EQ(diff.thresholdPercent, 60.0);
+    markRegressions(diff, 40.0); // memory +50% counts again, median +30% not
+    EXPECT_EQ(diff.regressionCount(), 2);
+    EXPECT_TRUE(setting(diff, "default").peakMemory.regression);
+    EXPECT_FALSE(setting(diff, "default").median.regression);
+}
