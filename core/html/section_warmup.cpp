@@ -58,7 +58,7 @@ void writePhases(std::ostream& out, const ReportView& view) {
         }
         if (run.firstCallNs >= 0) {
             const double wall = static_cast<double>(run.firstCallNs) / 1e9;
-            chart.addSegment({wall, y - 0.42}, {wall, y + 0.42}, "#000000", 2.5,
+            chart.addSegment({wall, y - 0.42}, {wall, y + 0.42}, "currentColor", 2.5,
                              "first call wall time " + formatDuration(static_cast<double>(run.firstCallNs)));
         }
     }
@@ -68,12 +68,14 @@ void writePhases(std::ostream& out, const ReportView& view) {
     out << chart.render();
 
     std::vector<Column> columns{{"setting", true}};
-    for (const auto& name : names)
+    for (auto name : names) {
+        std::replace(name.begin(), name.end(), '_', ' '); // lets a narrow column wrap
         columns.push_back({name});
+    }
     columns.push_back({"sum of phases"});
     columns.push_back({"first call wall time"});
-    columns.push_back({"source", true, "what this torch version exposed"});
     HtmlTable table(columns);
+    std::vector<std::string> sources;
     for (const RunView* r : rows) {
         table.beginRow();
         table.html(runLabelHtml(*r));
@@ -90,9 +92,13 @@ void writePhases(std::ostream& out, const ReportView& view) {
         }
         table.text(formatDuration(sum * 1e9));
         table.text(r->run->firstCallNs >= 0 ? formatDuration(static_cast<double>(r->run->firstCallNs)) : "—");
-        table.text(r->run->compilePhasesSource);
+        const std::string& source = r->run->compilePhasesSource;
+        if (!source.empty() && std::find(sources.begin(), sources.end(), source) == sources.end())
+            sources.push_back(source);
     }
     out << table.str();
+    for (const auto& source : sources)
+        out << "<p class=\"note\">Phases from <code>" << htmlEscape(source) << "</code>.</p>";
 }
 
 void writeFirstCalls(std::ostream& out, const ReportView& view) {
