@@ -15,6 +15,7 @@
 #include <iostream>
 #include <optional>
 
+#include "advice.h"
 #include "app_paths.h"
 #include "cli_progress.h"
 #include "probe_command.h"
@@ -42,6 +43,7 @@ int usage(const QString& message) {
                  "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--python PATH]\n"
                  "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
                  "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
+                 "         [--expected-calls N] [--memory-fraction F]\n"
                  "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
                  "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
                  "       compilescope-cli html REPORT.json OUT.html\n"
@@ -65,6 +67,15 @@ void printSummary(const Report& report) {
         if (run.error)
             std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(), run.error->message.c_str());
     }
+}
+
+// The findings, most severe first; stdout, so they can be kept with `> advice.txt`.
+void printAdvice(const Report& report) {
+    const auto findings = advise(report);
+    std::printf("\nadvice: %zu finding(s)\n", findings.size());
+    for (const auto& f : findings)
+        std::printf("%s", formatFindingText(f).c_str());
+    std::fflush(stdout);
 }
 
 bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath) {
@@ -105,8 +116,15 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     const QCommandLineOption warmCache("warm-cache", "keep torch's compile caches (a second start)");
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s", "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
+    const QCommandLineOption expectedCalls("expected-calls",
+                                           "calls the program makes per start (advice: warmup pay-back)",
+                                           "n", QString::number(AdviceOptions{}.expectedCalls));
+    const QCommandLineOption memoryFraction("memory-fraction",
+                                            "advice: flag peak memory this fraction above eager's", "f",
+                                            QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic, fullgraph,
                        autocast, sweep, warmCache, timeout, noCupti});
+    parser.addOptions({expectedCalls, memoryFraction});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     const QStringList positional = parser.positionalArguments();
@@ -130,6 +148,13 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     numbersOk &= ok && timeoutSeconds > 0;
     if (!numbersOk)
         return usage("--warmup, --iters and --timeout take whole numbers");
+    AdviceOptions adviceOptions;
+    adviceOptions.expectedCalls = parser.value(expectedCalls).toInt(&ok);
+    if (!ok || adviceOptions.expectedCalls <= 0)
+        return usage("--expected-calls takes a whole number above 0");
+    adviceOptions.memoryFraction = parser.value(memoryFraction).toDouble(&ok);
+    if (!ok || adviceOptions.memoryFraction < 0)
+        return usage("--memory-fraction takes a number of 0 or more (0.25 = 25% above eager)");
 
     SessionRequest request;
     if (auto problem = parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
@@ -157,8 +182,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     });
     int exitCode = kExitOk;
     QObject::connect(&runner, &SessionRunner::sessionFinished, [&] {
-        const Report& report = runner.report();
+        Report report = runner.report();
+        report.adviceOptions = adviceOptions;
         printSummary(report);
+        printAdvice(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });
         const bool written = writeOutputs(report, parser.value(json), parser.value(html));

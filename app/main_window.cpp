@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "advice_view.h"
 #include "app_paths.h"
 #include "console_view.h"
 #include "interpreter_probe.h"
@@ -59,6 +60,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
+    advice_ = new widgets::AdviceView(document_, tabs_);
+    tabs_->addTab(advice_, tr("Advice")); // first: what to do, most important first
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
 
@@ -132,7 +135,15 @@ MainWindow::MainWindow(QWidget* parent)
             failed += run.status != core::RunStatus::Ok;
         status_->setText(failed ? tr("Done: %1 of %2 settings did not finish").arg(failed).arg(document_->report().runs.size())
                                 : tr("Done: %1 settings").arg(document_->report().runs.size()));
+        tabs_->setCurrentWidget(advice_);
         emit sessionFinished();
+    });
+    // A view asks for the tab that shows its evidence (e.g. a finding's "Breaks").
+    connect(document_, &widgets::ReportDocument::tabRequested, this, [this](const QString& name) {
+        for (int i = 0; i < tabs_->count(); ++i) {
+            if (tabs_->tabText(i).remove('&') == name)
+                tabs_->setCurrentIndex(i);
+        }
     });
     connect(document_, &widgets::ReportDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &widgets::ReportDocument::reportReset, this, &MainWindow::updateTitle);

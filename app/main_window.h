@@ -22,6 +22,7 @@ class SessionRunner;
 }
 
 namespace cs::widgets {
+class AdviceView;
 class ConsoleView;
 class LatencyTab;
 class ReportDiffView;
@@ -86,6 +87,7 @@ private:
     widgets::ConsoleView* console_;
     QStackedWidget* centre_;
     QTabWidget* tabs_;
+    widgets::AdviceView* advice_;
     widgets::LatencyTab* latency_;
     QLabel* status_;
     QProgressBar* progress_;

@@ -243,6 +243,11 @@ void applyEvent(Run& run, const json& event) {
         m.file = getString(event, "file");
         m.name = getString(event, "name");
         m.parameters = get<int64_t>(event, "parameters", 0);
+        // hello only guesses the device (it is written before torch loads); this is the one used.
+        if (auto device = getString(event, "device"); !device.empty())
+            run.probe.device = device;
+        if (auto name = getString(event, "device_name"); !name.empty())
+            run.probe.deviceName = name;
         m.inputs.clear();
         if (auto it = event.find("inputs"); it != event.end() && it->is_array()) {
             for (const auto& in : *it)

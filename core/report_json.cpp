@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "advice_json.h"
 #include "stats.h"
 
 namespace cs::core {
@@ -180,7 +181,7 @@ json reportToJson(const Report& report) {
     for (const auto& run : report.runs)
         runs.push_back(runToJson(run));
     const auto& e = report.environment;
-    return {{"format", kReportFormat},
+    json doc = {{"format", kReportFormat},
             {"version", kReportVersion},
             {"generator", report.generator},
             {"created", report.created},
@@ -189,6 +190,9 @@ json reportToJson(const Report& report) {
              {{"python", e.python}, {"torch", e.torch}, {"cuda", e.cuda}, {"device", e.device},
               {"cpu", e.cpu}, {"host", e.host}, {"platform", e.platform}}},
             {"runs", runs}};
+    // Derived from the runs and the user's advice options; recomputed on read.
+    doc["advice"] = adviceToJson(report);
+    return doc;
 }
 
 std::string writeReportJson(const Report& report, int indent) {

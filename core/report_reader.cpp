@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <istream>
 
+#include "advice_json.h"
 #include "progress_file_buffer.h"
 #include "report_from_json.h"
 #include "report_json.h"
@@ -101,6 +102,8 @@ ReportReadResult finish(ReportSaxBuilder& builder, const std::string& source, in
     r.model = modelFromJson(object("model"));
     r.environment = environmentFromJson(object("environment"));
     r.runs = std::move(builder.runs());
+    // Findings are derived: keep only the options they were derived with (advice_json.h).
+    r.adviceOptions = adviceOptionsFromJson(object("advice"));
 
     // Say which fields are absent (an older or hand-made report), without flooding.
     const std::string versionNote =

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "advice_options.h"
+
 namespace cs::core {
 
 // How one probe process compiles and measures the model.
@@ -255,6 +257,7 @@ struct Report {
     ModelInfo model;
     Environment environment;
     std::vector<Run> runs;
+    AdviceOptions adviceOptions; // what the user told the advice rules (advice.h)
     bool operator==(const Report&) const = default;
 
     // Fill environment and model from the first run that said hello.

@@ -17,6 +17,7 @@ void ReportDocument::freezeLive() {
     if (!live_)
         return;
     owned_ = *live_;
+    owned_.adviceOptions = liveAdviceOptions_;
     live_ = nullptr;
     emit reportReset();
 }
@@ -112,6 +113,23 @@ void ReportDocument::selectSourceLine(int run, const QString& file, int line) {
 
 void ReportDocument::notifyRunChanged(int run) {
     emit runChanged(run);
+}
+
+core::AdviceOptions ReportDocument::adviceOptions() const {
+    return live_ ? liveAdviceOptions_ : owned_.adviceOptions;
+}
+
+void ReportDocument::setAdviceOptions(const core::AdviceOptions& options) {
+    if (options == adviceOptions())
+        return;
+    // Kept for the next session too: a preference, not a property of one report.
+    liveAdviceOptions_ = options;
+    if (!live_) {
+        owned_.adviceOptions = options;
+        if (!owned_.runs.empty())
+            setModified(true);
+    }
+    emit adviceOptionsChanged();
 }
 
 } // namespace cs::widgets

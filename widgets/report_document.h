@@ -54,11 +54,20 @@ public:
     // Called by the live session as events arrive.
     void notifyRunChanged(int run);
 
+    // What the user told the advice rules: saved with the report; while a
+    // session runs it is kept here and goes into the report when it ends.
+    core::AdviceOptions adviceOptions() const;
+    void setAdviceOptions(const core::AdviceOptions& options);
+    // A view asks for the tab that shows what it points at ("Breaks", "Memory").
+    void requestTab(const QString& name) { emit tabRequested(name); }
+
 signals:
     void reportReset();            // a different report is shown
     void runChanged(int run);      // new data in one run
     void selectionChanged(const Selection& selection);
     void modifiedChanged(bool modified);
+    void adviceOptionsChanged();
+    void tabRequested(const QString& name);
 
 private:
     void setSelection(const Selection& selection);
@@ -68,6 +77,7 @@ private:
     QString path_;
     bool modified_ = false;
     Selection selection_;
+    core::AdviceOptions liveAdviceOptions_;
 };
 
 } // namespace cs::widgets

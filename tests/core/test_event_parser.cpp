@@ -195,3 +195,10 @@ TEST(Fixtures, ModelThatRaisesEndsFailedWithItsLine) {
     EXPECT_NE(run.error->message.find("raises_in_forward.py:"), std::string::npos);
     EXPECT_EQ(run.doneStatus, "failed");
 }
+
+TEST(ApplyEvent, ModelEventNamesTheDeviceActuallyUsed) {
+    auto run = replayStream(R"J({"type":"hello","t_ns":1,"device":"cuda:0","device_name":"guess"})J" "\n"
+                            R"J({"type":"model","t_ns":2,"spec":"m.py","device":"cpu","device_name":"Xeon"})J" "\n");
+    EXPECT_EQ(run.probe.device, "cpu");
+    EXPECT_EQ(run.probe.deviceName, "Xeon");
+}

@@ -24,6 +24,17 @@ STREAMS = {
     "variable_length_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--dynamic", "false",
                               "--sweep", "--warmup", "5", "--iters", "30"],
     "model_raised_cpu": [FIXTURES / "raises_in_forward.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "5"],
+    # The advice rules' tests (tests/core/test_advice_*.cpp): one lesson model each.
+    **{f"advice_{m}": [MODELS / f"{m}.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "3"]
+       for m in ("print_break", "item_break", "data_dependent_branch", "numpy_break", "untraceable_call", "clean")},
+    "advice_print_fullgraph": [MODELS / "print_break.py", "--backend", "aot_eager", "--fullgraph",
+                               "--warmup", "2", "--iters", "3"],
+    "advice_variable_length_static_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--dynamic",
+                                            "false", "--sweep", "--warmup", "2", "--iters", "3"],
+    "advice_variable_length_auto_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--sweep",
+                                          "--warmup", "2", "--iters", "3"],
+    "advice_recompile_limit": [FIXTURES / "many_lengths.py", "--backend", "eager", "--dynamic", "false", "--sweep",
+                               "--warmup", "1", "--iters", "2"],
 }
 
 

@@ -142,15 +142,6 @@ def test_module_paths_and_shapes_in_the_mlp():
     assert all(n["dtype"] == "float32" for ns in by_module.values() for n in ns)
 
 
-def test_symbolic_sizes_under_dynamic_true():
-    run = run_probe(gallery("variable_length"), "--backend", "eager", "--dynamic", "true", "--warmup", "1", "--iters", "1")
-    (graph,), _ = first_call_graphs(run)
-    tokens = [n for n in graph["nodes"] if n["op"] == "placeholder" and isinstance(n["shape"], str) and "tokens" in n["name"]]
-    assert tokens, [n["name"] for n in graph["nodes"]]
-    dims = tokens[0]["shape"].strip("[]").split(", ")
-    assert len(dims) == 2 and all(d.startswith("s") for d in dims), tokens[0]["shape"]
-
-
 def test_break_with_no_graph_before_it():
     """A print as the first statement leaves no graph before the break:
     explain lists no such break, the probe reports it with graph_before -1."""

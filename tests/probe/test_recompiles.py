@@ -93,3 +93,14 @@ def test_recompile_limit():
     assert hit["limit"] == limit and hit["function"] == "forward" and "size mismatch" in hit["reason"]
     # after the limit the frame runs eagerly: no more graphs
     assert len([e for e in run.phase_span("sweep") if e["type"] == "graph"]) == limit - 1
+
+
+def test_symbolic_sizes_under_dynamic_true():
+    from conftest import first_call_graphs
+
+    run = _sweep_run(gallery("variable_length"), "true")
+    (graph,), _ = first_call_graphs(run)
+    tokens = [n for n in graph["nodes"] if n["op"] == "placeholder" and isinstance(n["shape"], str) and "tokens" in n["name"]]
+    assert tokens, [n["name"] for n in graph["nodes"]]
+    dims = tokens[0]["shape"].strip("[]").split(", ")
+    assert len(dims) == 2 and all(d.startswith("s") for d in dims), tokens[0]["shape"]

@@ -18,7 +18,9 @@ WARMUP, ITERS = 3, 5
 
 @pytest.fixture(scope="module")
 def tiny_run():
-    return run_probe(gallery("print_break"), "--backend", "aot_eager", "--warmup", str(WARMUP), "--iters", str(ITERS))
+    # --sweep on a model without get_input_sweep(): an empty sweep phase and a warning
+    return run_probe(gallery("print_break"), "--backend", "aot_eager", "--warmup", str(WARMUP), "--iters", str(ITERS),
+                     "--sweep")
 
 
 def test_stream_is_well_formed(tiny_run):
@@ -37,6 +39,7 @@ def test_hello_describes_interpreter_and_settings(tiny_run):
     settings = hello["settings"]
     assert settings["backend"] == "aot_eager" and settings["warmup"] == WARMUP and settings["iters"] == ITERS
     assert settings["mode"] == "default" and settings["dynamic"] == "auto" and settings["fullgraph"] is False
+    assert settings["sweep"] is True and settings["model"] == str(gallery("print_break"))
     # a fresh cache directory, removed at exit
     assert hello["cache_dir"] and not os.path.exists(hello["cache_dir"])
 
@@ -48,7 +51,10 @@ def test_phases_in_order(tiny_run):
         ("compile", "begin"), ("compile", "end"),
         ("warmup", "begin"), ("warmup", "end"),
         ("measure", "begin"), ("measure", "end"),
+        ("sweep", "begin"), ("sweep", "end"),
     ]
+    (warning,) = [e for e in tiny_run.phase_span("sweep") if e["type"] == "log"]
+    assert warning["level"] == "warning" and "get_input_sweep" in warning["message"]
     model = tiny_run.one("model")
     assert model in tiny_run.phase_span("load")
     assert model["file"] == str(gallery("print_break"))
@@ -88,6 +94,12 @@ def test_compile_time_after_first_call(tiny_run):
     warmup_begin = next(i for i, e in enumerate(tiny_run.events) if e["type"] == "phase" and e["name"] == "warmup" and e["edge"] == "begin")
     assert compile_end < pos < warmup_begin, order
     assert ct["first_call_ns"] == tiny_run.of("iteration")[0]["wall_ns"]
+    # aot_eager: Dynamo and AOTAutograd took time, Inductor did nothing; the parts add up
+    s = {p["name"]: p["seconds"] for p in ct["phases"]}
+    assert s["dynamo_tracing"] > 0 and s["aot_autograd"] > 0
+    assert s["inductor_codegen"] == s["cpp_triton_compile"] == s["autotune"] == 0
+    assert sum(s.values()) == pytest.approx(ct["first_call_ns"] / 1e9)
+    assert ct["compiles"] == len(tiny_run.of("graph")) == 2
 
 
 def test_host_memory_sampled(tiny_run):

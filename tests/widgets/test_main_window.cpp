@@ -42,6 +42,7 @@ private slots:
         QVERIFY(latency);
         QAbstractItemModelTester tester(latency->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+        window.tabs()->setCurrentWidget(latency);
         window.startRun();
         QVERIFY(window.runner()->isRunning());
         QTRY_VERIFY_WITH_TIMEOUT(window.progressBar()->value() > 100, 20000);
@@ -53,6 +54,9 @@ private slots:
         QCOMPARE(run.measuredLatencies().size(), size_t(200));
         QCOMPARE(latency->model()->rowCount(), 1);
         QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(), QString("ok"));
+        // Advice is the first tab, and the one shown when a session finishes.
+        QCOMPARE(window.tabs()->tabText(0), QString("Advice"));
+        QCOMPARE(window.tabs()->currentIndex(), 0);
     }
 
     void cancelStopsTheProbeAndKeepsData() {

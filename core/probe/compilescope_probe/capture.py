@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any, Callable
 
-from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text, source_line
+from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text
 
 Emit = Callable[..., None]
 

@@ -8,7 +8,6 @@ import importlib.util
 import os
 import re
 import sys
-import traceback
 from typing import Any
 
 from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location

@@ -15,7 +15,6 @@ import signal
 import sys
 import sysconfig
 import tempfile
-import time
 from typing import Any, Iterator
 
 from . import __version__
@@ -371,17 +370,25 @@ class Probe:
         self.capture = Capture(self.emit, self.classifier, _root_location(model))
         self.capture.install()
         self.feed = MetricsFeed()
-        backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
         try:
-            return torch._dynamo.optimize(
-                backend=backend,
-                nopython=s.fullgraph,
-                dynamic=s.dynamic_value,
-                guard_fail_fn=self.capture.guard_fail_fn,
-            )(model)
-        except TypeError:
-            # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
-            return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+            backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
+            try:
+                return torch._dynamo.optimize(
+                    backend=backend,
+                    nopython=s.fullgraph,
+                    dynamic=s.dynamic_value,
+                    guard_fail_fn=self.capture.guard_fail_fn,
+                )(model)
+            except TypeError:
+                # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
+                return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+        except Exception as e:  # e.g. a Python version Dynamo does not support
+            raise ProbeError(
+                "compile_failed",
+                f"torch.compile cannot be set up for mode {s.mode}, backend {s.backend} with torch "
+                f"{torch.__version__} on Python {sys.version.split()[0]}: {exc_summary(e)}.",
+                tb=format_exc(e),
+            ) from None
 
     def make_timer(self) -> Any:
         from .harness import CpuTimer, CudaTimer
@@ -522,39 +529,45 @@ class Probe:
         else:
             ct = clock.split(first_wall, [], 0)
             ct["source"] = "none: mode eager compiles nothing"
-        self.emit("compile_time", scope="first_call", **ct)
+        self.emit("compile_time", **ct)
 
+        gc.collect()  # here, so the warmup calls warm the caches it cleared
+        gc_was = gc.isenabled()
+        gc.disable()  # as timeit does: a collection inside one call is noise
+        try:
+            self.warmup_and_measure(fn, model, inputs, clock)
+        finally:
+            if gc_was:
+                gc.enable()
+
+        if s.sweep:
+            self.run_sweep(fn, model, sweep)
+
+    def warmup_and_measure(self, fn: Any, model: Any, inputs: tuple, clock: Any) -> None:
+        s = self.s
         later: list = []
         later_wall = 0
         clock.start()
         overhead_before = self.capture.overhead_ns if self.capture else 0
-        with self.phase("warmup"):
+        with self.phase("warmup") as end:
             for _ in range(s.warmup - 1):
                 later += self.call(fn, model, inputs, warmup=True, first=False)
                 later_wall += self._last_wall
-        if later:
-            # Compile work that only happens on later calls: CUDA-graph
-            # recording under reduce-overhead, runtime autotuning, recompiles.
-            overhead = (self.capture.overhead_ns if self.capture else 0) - overhead_before
-            ct = clock.split(later_wall, later, overhead)
-            if any(p["seconds"] for p in ct["phases"] if p["name"] != "other"):
-                self.emit("compile_time", scope="warmup", **ct)
+            if later:
+                # Compile work that only happens on later calls (CUDA-graph
+                # recording under reduce-overhead, runtime autotuning, a
+                # recompile) rides on the warmup end, split the same way.
+                overhead = (self.capture.overhead_ns if self.capture else 0) - overhead_before
+                ct = clock.split(later_wall, later, overhead)
+                if any(p["seconds"] for p in ct["phases"] if p["name"] != "other"):
+                    ct["wall_ns"] = ct.pop("first_call_ns")
+                    end["compile_time"] = ct
 
         with self.phase("measure") as end:
-            gc.collect()
-            gc_was = gc.isenabled()
-            gc.disable()  # as timeit does: a collection inside one call is noise
-            try:
-                for _ in range(s.iters):
-                    self.call(fn, model, inputs, warmup=False, first=False)
-                    self.measured += 1
-                end["harness_overhead_ns"] = self.harness_overhead(inputs)
-            finally:
-                if gc_was:
-                    gc.enable()
-
-        if s.sweep:
-            self.run_sweep(fn, model, sweep)
+            for _ in range(s.iters):
+                self.call(fn, model, inputs, warmup=False, first=False)
+                self.measured += 1
+            end["harness_overhead_ns"] = self.harness_overhead(inputs)
 
     def harness_overhead(self, inputs: tuple) -> int:
         from .harness import harness_overhead_ns

@@ -1,0 +1,26 @@
+// The advice rules, one unit each (core/advice/*_rule.cpp). Each reads the
+// report and the figures derived from it, and appends findings it can back
+// with evidence; none of them writes generic advice.
+#pragma once
+
+#include <vector>
+
+#include "advice.h"
+#include "advice/run_figures.h"
+
+namespace cs::core::advice {
+
+// Failures of a whole setting: out of memory, symbolic shapes, fullgraph, toolchain.
+void failureRule(const AdviceInput& input, std::vector<Finding>& out);
+// Graph breaks grouped by cause and source line.
+void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out);
+// Recompiles because an input dimension changed; the recompile limit.
+void recompileRule(const AdviceInput& input, std::vector<Finding>& out);
+// No significant speedup, or per-call time dominated by overhead.
+void noGainRule(const AdviceInput& input, std::vector<Finding>& out);
+// Warmup not paid back within the calls the program makes.
+void warmupRule(const AdviceInput& input, std::vector<Finding>& out);
+// Peak memory above eager's by more than the set fraction.
+void memoryRule(const AdviceInput& input, std::vector<Finding>& out);
+
+} // namespace cs::core::advice

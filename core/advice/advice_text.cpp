@@ -1,0 +1,73 @@
+#include "advice/advice_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+namespace cs::core::advice {
+
+std::string baseName(const std::string& path) {
+    const auto slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string shortLocation(const std::string& file, int line) {
+    if (file.empty())
+        return {};
+    return line > 0 ? baseName(file) + ":" + std::to_string(line) : baseName(file);
+}
+
+std::string plural(long long count, const std::string& one, const std::string& many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+std::string formatRatio(double ratio) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, ratio >= 10 ? "%.1f×" : "%.2f×", ratio);
+    return buffer;
+}
+
+std::string formatCount(double count) {
+    if (!std::isfinite(count))
+        return "∞";
+    std::string digits = std::to_string(static_cast<long long>(std::llround(count)));
+    std::string out;
+    const size_t n = digits.size();
+    for (size_t i = 0; i < n; ++i) {
+        out += digits[i];
+        const size_t left = n - 1 - i;
+        if (left > 0 && left % 3 == 0 && digits[i] != '-')
+            out += ',';
+    }
+    return out;
+}
+
+std::string joinWords(const std::vector<std::string>& words) {
+    std::string out;
+    for (size_t i = 0; i < words.size(); ++i) {
+        if (i > 0)
+            out += i + 1 == words.size() ? " and " : ", ";
+        out += words[i];
+    }
+    return out;
+}
+
+bool containsText(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+bool containsNoCase(const std::string& text, const std::string& part) {
+    auto it = std::search(text.begin(), text.end(), part.begin(), part.end(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) ==
+               std::tolower(static_cast<unsigned char>(b));
+    });
+    return it != text.end();
+}
+
+std::string firstLine(const std::string& text) {
+    const auto end = text.find('\n');
+    return end == std::string::npos ? text : text.substr(0, end);
+}
+
+} // namespace cs::core::advice

@@ -1,0 +1,25 @@
+// Small wording helpers shared by the advice rules.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cs::core::advice {
+
+// "item_break.py:21" (the file's last path component and the line).
+std::string shortLocation(const std::string& file, int line);
+std::string baseName(const std::string& path);
+// "1 graph", "3 graphs".
+std::string plural(long long count, const std::string& one, const std::string& many);
+// "1.23×"
+std::string formatRatio(double ratio);
+// "12,400"
+std::string formatCount(double count);
+// "a, b and c"
+std::string joinWords(const std::vector<std::string>& words);
+bool containsText(const std::string& text, const std::string& part); // case-sensitive
+bool containsNoCase(const std::string& text, const std::string& part);
+// The first line of a multi-line message.
+std::string firstLine(const std::string& text);
+
+} // namespace cs::core::advice

@@ -1,0 +1,207 @@
+#include "advice/break_cause.h"
+
+#include <regex>
+
+#include "advice/advice_text.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+std::string sourceCode(const GraphBreak& b) {
+    const SourceFrame* frame = b.location();
+    return frame ? frame->code : std::string();
+}
+
+std::string functionName(const GraphBreak& b) {
+    const SourceFrame* frame = b.location();
+    return frame && !frame->function.empty() ? frame->function
+                                             : std::string("the compiled function");
+}
+
+std::string firstMatch(const std::string& text, const std::regex& pattern) {
+    std::smatch m;
+    return std::regex_search(text, m, pattern) && m.size() > 1 ? m[1].str() : std::string();
+}
+
+// torch names the builtin in backticks: "builtin operator `print` with ...".
+std::string builtinName(const std::string& reason) {
+    static const std::regex pattern(R"(builtin operator `([^`]+)`)");
+    return firstMatch(reason, pattern);
+}
+
+// "module: zlib, qualname: crc32" or "the builtin `zlib.crc32.`".
+std::string skippedName(const std::string& reason) {
+    static const std::regex qualified(R"(module: ([\w.]+), qualname: ([\w.]+))");
+    std::smatch m;
+    if (std::regex_search(reason, m, qualified))
+        return m[1].str() + "." + m[2].str();
+    static const std::regex ticked(R"(`([\w.]+?)\.?`)");
+    return firstMatch(reason, ticked);
+}
+
+// "<function interp at 0x...>" names the NumPy function.
+std::string numpyName(const std::string& reason) {
+    static const std::regex pattern(R"(<function (\w+) at 0x)");
+    const std::string name = firstMatch(reason, pattern);
+    return name.empty() ? std::string() : "np." + name;
+}
+
+bool isScalarCall(const std::string& code, const std::string& reason) {
+    return containsText(code, ".item()") || containsText(code, ".tolist()") ||
+           containsText(reason, "_local_scalar_dense");
+}
+
+BreakDiagnosis make(BreakCause cause, std::string rule, std::string what, std::string title,
+                    std::string remedy, double confidence) {
+    return {cause,     std::move(rule), std::move(what), std::move(title), std::move(remedy),
+            confidence};
+}
+
+} // namespace
+
+std::vector<std::string> torchHints(const std::string& reason) {
+    std::vector<std::string> hints;
+    static const std::regex hint(R"(^\s*Hint:\s*(.+)$)");
+    size_t start = 0;
+    while (start <= reason.size()) {
+        const size_t end = reason.find('\n', start);
+        const std::string line = reason.substr(start, end == std::string::npos ? end : end - start);
+        std::smatch m;
+        if (std::regex_match(line, m, hint)) {
+            const std::string text = m[1].str();
+            if (!containsNoCase(text, "report an issue") && !containsNoCase(text, "file an issue"))
+                hints.push_back(text);
+        }
+        if (end == std::string::npos)
+            break;
+        start = end + 1;
+    }
+    return hints;
+}
+
+std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
+    const std::string& gb = b.gbType;
+    const std::string& reason = b.reason;
+    const std::string code = sourceCode(b);
+    const std::string fn = functionName(b);
+    // Known break types are matched on torch's gb_type; the reason text and the
+    // source line only refine it (or classify older torch without gb_type).
+    const bool knownType = !gb.empty();
+    const double sure = knownType ? 0.9 : 0.7;
+
+    const std::string builtin = builtinName(reason);
+    if (builtin == "print" || containsText(gb, "logging.Logger") ||
+        (builtin.empty() && !knownType && containsText(code, "print("))) {
+        const bool logger = containsText(gb, "logging.Logger");
+        const std::string what = logger ? "a logging call" : "print()";
+        return make(BreakCause::PrintOrLogging, "graph_break.print", what,
+                    what + " in " + fn + " breaks the graph",
+                    logger ? "Remove the logging call from " + fn +
+                                 " or log after the compiled call returns. To keep it, create the "
+                                 "logger outside the compiled code and add the method to "
+                                 "torch._dynamo.config.reorderable_logging_functions (it then runs "
+                                 "after the graph); to drop it, add it to "
+                                 "torch._dynamo.config.ignore_logging_functions."
+                           : "Remove the print from " + fn +
+                                 ", or print after the compiled call returns. If it must stay, "
+                                 "torch._dynamo.config.reorderable_logging_functions.add(print) "
+                                 "lets Dynamo run it after the graph instead of breaking there.",
+                    sure);
+    }
+    if (containsText(gb, "Tensor.tolist() with non-integer")) {
+        return make(BreakCause::ScalarValue, "graph_break.item", ".tolist()",
+                    ".tolist() on a floating-point tensor breaks the graph",
+                    "Keep the values in a tensor and index it instead of converting to a Python "
+                    "list; Dynamo can trace tolist() only on integer tensors.",
+                    sure);
+    }
+    if (containsText(gb, "Tensor.item()") || containsText(reason, "Tensor.item()") ||
+        (containsText(gb, "Data dependent operator") && isScalarCall(code, reason))) {
+        const std::string what = containsText(code, ".tolist()") ? ".tolist()" : ".item()";
+        return make(BreakCause::ScalarValue, "graph_break.item", what,
+                    what + " turns a tensor into a Python number and breaks the graph",
+                    "Keep the value a tensor (e.g. x / x.abs().max() instead of dividing by "
+                    ".item()), or set torch._dynamo.config.capture_scalar_outputs = True so the "
+                    "scalar stays in the graph.",
+                    sure);
+    }
+    if (containsText(gb, "Data-dependent branching") || reason.rfind("generic_jump", 0) == 0) {
+        return make(
+            BreakCause::DataDependentBranch, "graph_break.branch", "a data-dependent branch",
+            "A branch on a tensor's value breaks the graph",
+            "Compute both sides and pick with torch.where(cond, a, b), or express the "
+            "branch with torch.cond(pred, true_fn, false_fn, operands); or decide outside " +
+                fn + " and pass the decision in as a Python bool.",
+            containsText(gb, "Data-dependent branching") ? 0.9 : 0.8);
+    }
+    if (containsNoCase(gb, "numpy") || containsText(gb, "from_numpy")) {
+        const std::string name = numpyName(reason);
+        const std::string what = name.empty() ? "a NumPy call" : name;
+        const bool configOff = containsText(gb, "trace_numpy=False");
+        return make(BreakCause::NumPy, "graph_break.numpy", what, what + " breaks the graph",
+                    configOff ? "Set torch._dynamo.config.trace_numpy = True so Dynamo traces "
+                                "NumPy calls as torch operations."
+                              : "Use torch operations instead of " + what +
+                                    " (Dynamo has no torch counterpart for it). If the NumPy step "
+                                    "must stay, move it out of " +
+                                    fn +
+                                    ", or into a helper decorated with "
+                                    "@torch.compiler.disable so the break is explicit.",
+                    sure);
+    }
+    if (containsText(gb, "torch.compiler.disable")) {
+        return make(BreakCause::CompilerDisabled, "graph_break.disabled",
+                    "a torch.compiler.disable'd function",
+                    "A function marked torch.compiler.disable breaks the graph",
+                    "This break was asked for. If the helper is traceable, remove "
+                    "@torch.compiler.disable to keep one graph.",
+                    sure);
+    }
+    if (containsText(gb, "marked as skipped") || containsText(reason, "skip reason:")) {
+        const std::string name = skippedName(reason);
+        const std::string what = name.empty() ? "a call Dynamo cannot trace" : name;
+        return make(BreakCause::UntraceableCall, "graph_break.untraceable", what,
+                    "Dynamo cannot trace " + what + " and breaks the graph",
+                    "Move the call out of " + fn +
+                        " (compute it once outside and pass the result in). If it is pure and "
+                        "needed inside, wrap it as a custom op (torch.library.custom_op) or allow "
+                        "it with torch.compiler.allow_in_graph; if the break is wanted, put it in "
+                        "a helper decorated with @torch.compiler.disable.",
+                    sure);
+    }
+    if (containsText(gb, "Dynamic shape operator")) {
+        static const std::regex op(R"(Operator `([^`]+)`)");
+        const std::string name = firstMatch(reason, op);
+        const std::string what =
+            name.empty() ? "an operator with data-dependent output shape" : name;
+        return make(BreakCause::DynamicOutputShape, "graph_break.dynamic_output", what,
+                    what + " has a data-dependent output shape and breaks the graph",
+                    "Set torch._dynamo.config.capture_dynamic_output_shape_ops = True, or avoid "
+                    "the data-dependent shape (e.g. masks with torch.where instead of nonzero or "
+                    "boolean indexing).",
+                    sure);
+    }
+    if (!builtin.empty() || containsText(gb, "builtin op")) {
+        const std::string what = builtin.empty() ? "a Python builtin" : builtin;
+        return make(BreakCause::UnsupportedBuiltin, "graph_break.builtin", what,
+                    "Dynamo cannot trace the builtin " + what + " here and breaks the graph",
+                    "Replace " + what +
+                        " with a torch operation on tensors (e.g. torch.sqrt for math.sqrt), or "
+                        "call it outside " +
+                        fn + ".",
+                    sure);
+    }
+    // Not a cause we know: torch's own hints are specific to this break; without
+    // any, say nothing rather than something generic.
+    const auto hints = torchHints(reason);
+    if (hints.empty())
+        return std::nullopt;
+    std::string remedy = "torch suggests: " + hints.front();
+    for (size_t i = 1; i < hints.size(); ++i)
+        remedy += " " + hints[i];
+    const std::string what = gb.empty() ? firstLine(reason) : gb;
+    return make(BreakCause::Other, "graph_break.other", what, "Graph break: " + what, remedy, 0.5);
+}
+
+} // namespace cs::core::advice

@@ -1,0 +1,41 @@
+// Why Dynamo broke the graph, classified from torch's break type (gb_type),
+// its reason text and the user's source line, with the remedy for that cause.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "session.h"
+
+namespace cs::core::advice {
+
+enum class BreakCause {
+    PrintOrLogging,
+    ScalarValue, // .item(), .tolist(), int(tensor)
+    DataDependentBranch,
+    NumPy,
+    UntraceableCall,
+    UnsupportedBuiltin,
+    DynamicOutputShape,
+    CompilerDisabled, // the user asked for this break with torch.compiler.disable
+    Other,            // not recognised: only torch's own hints, if any
+};
+
+struct BreakDiagnosis {
+    BreakCause cause = BreakCause::Other;
+    std::string rule;  // "graph_break.print", ...
+    std::string what;  // what broke it, in code terms: "print()", "zlib.crc32", "np.interp"
+    std::string title; // "print() in forward breaks the graph"
+    std::string remedy;
+    double confidence = 0;
+};
+
+// nullopt when the break is of no known cause and torch offers no usable hint.
+std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& graphBreak);
+
+// torch's "Hint:" lines from a break reason, without the ones that only say
+// to report an issue to PyTorch.
+std::vector<std::string> torchHints(const std::string& reason);
+
+} // namespace cs::core::advice

@@ -1,0 +1,169 @@
+// Rule 6: a setting that failed, where the failure says what to change:
+// out of memory under CUDA-graph modes, symbolic shapes, fullgraph, toolchain.
+#include <regex>
+
+#include "advice/advice_rules.h"
+#include "advice/advice_text.h"
+#include "advice/break_cause.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+bool mentionsSymbolicShapes(const std::string& text) {
+    for (const char* word :
+         {"SymInt", "SymFloat", "SymBool", "symbolic shape", "GuardOnDataDependentSymNode",
+          "data-dependent expression", "ConstraintViolation"}) {
+        if (containsText(text, word))
+            return true;
+    }
+    return false;
+}
+
+bool mentionsMissingTriton(const std::string& text) {
+    return containsText(text, "No module named 'triton'") ||
+           containsNoCase(text, "Cannot find a working triton installation") ||
+           containsNoCase(text, "triton is not installed");
+}
+
+// Where in the user's code it failed: the probe's "(while compiling FILE:LINE)",
+// else the innermost traceback frame in the model's file.
+std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::string& modelFile) {
+    static const std::regex compiling(R"(while compiling (.+?):(\d+)\))");
+    std::smatch m;
+    if (std::regex_search(error.message, m, compiling))
+        return {m[1].str(), std::stoi(m[2].str())};
+    std::pair<std::string, int> found;
+    if (modelFile.empty())
+        return found;
+    static const std::regex frame(R"re(File "([^"]+)", line (\d+))re");
+    for (auto it = std::sregex_iterator(error.traceback.begin(), error.traceback.end(), frame);
+         it != std::sregex_iterator(); ++it) {
+        if ((*it)[1].str() == modelFile)
+            found = {(*it)[1].str(), std::stoi((*it)[2].str())};
+    }
+    return found;
+}
+
+Finding base(const Run& run, int index, const char* rule, const std::string& title) {
+    Finding f;
+    f.rule = rule;
+    f.severity = Severity::Critical;
+    f.title = title;
+    f.run = index;
+    f.setting = run.setting.label();
+    f.tab = advice_tab::Compare;
+    f.evidence.push_back(run.setting.label() + " failed (" + run.error->kind +
+                         "): " + firstLine(run.error->message) + " (Compare tab)");
+    return f;
+}
+
+std::string pythonVersion(const std::string& version) {
+    static const std::regex majorMinor(R"((\d+\.\d+))");
+    std::smatch m;
+    return std::regex_search(version, m, majorMinor) ? m[1].str() : std::string("3");
+}
+
+} // namespace
+
+void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (!run.error)
+            continue;
+        const ErrorInfo& e = *run.error;
+        const int index = static_cast<int>(r);
+        const std::string& mode = run.setting.mode;
+        const std::string label = run.setting.label();
+        const std::string text = e.message + "\n" + e.traceback;
+
+        if (e.kind == "out_of_memory" && (mode == "max-autotune" || mode == "reduce-overhead")) {
+            Finding f = base(run, index, "failure.oom", label + " ran out of memory");
+            if (mode == "max-autotune") {
+                f.remedy =
+                    "Use max-autotune-no-cudagraphs (autotuned kernels without the CUDA-graph "
+                    "memory pool) or reduce-overhead (CUDA graphs without autotuning "
+                    "benchmarks).";
+            } else {
+                f.remedy = "Use mode default (no CUDA-graph memory pool), or a smaller batch.";
+            }
+            if (const Run* eager = input.baselineRun())
+                f.evidence.push_back("eager ran the same model and inputs without running out of "
+                                     "memory (" +
+                                     eager->setting.label() + ")");
+            f.confidence = 0.8;
+            out.push_back(std::move(f));
+        } else if (e.kind == "fullgraph_break") {
+            const GraphBreak* gb = run.graphBreaks.empty() ? nullptr : &run.graphBreaks.back();
+            const auto diagnosis = gb ? diagnoseBreak(*gb) : std::nullopt;
+            const SourceFrame* frame = gb ? gb->location() : nullptr;
+            const std::string where =
+                frame ? shortLocation(frame->file, frame->line) : std::string();
+            Finding f = base(run, index, "failure.fullgraph",
+                             "fullgraph=True failed: Dynamo must break the graph" +
+                                 (where.empty() ? std::string() : " at " + where));
+            f.tab = advice_tab::Breaks;
+            if (frame) {
+                f.file = frame->file;
+                f.line = frame->line;
+                f.code = frame->code;
+            }
+            if (gb) {
+                f.graphBreak = static_cast<int>(run.graphBreaks.size()) - 1;
+                f.evidence.push_back(
+                    "the break: " + (gb->gbType.empty() ? firstLine(gb->reason) : gb->gbType) +
+                    " (Breaks tab)");
+            }
+            f.remedy = (diagnosis ? diagnosis->remedy + " " : std::string()) +
+                       "Or compile without fullgraph=True to accept the break.";
+            f.confidence = diagnosis ? diagnosis->confidence : 0.6;
+            out.push_back(std::move(f));
+        } else if (e.kind == "no_compiler") {
+            Finding f = base(run, index, "failure.toolchain",
+                             "Inductor cannot build its kernels: " +
+                                 std::string("a compiler or headers are missing"));
+            std::vector<std::string> install;
+            if (containsText(e.message, "C++ compiler") || containsText(e.message, "g++") ||
+                containsText(e.message, "InvalidCxxCompiler"))
+                install.push_back("a C++ compiler (e.g. sudo apt-get install g++, or set $CXX)");
+            if (containsText(e.message, "Python.h"))
+                install.push_back("Python's headers (e.g. sudo apt-get install python" +
+                                  pythonVersion(run.probe.python) + "-dev)");
+            if (install.empty())
+                continue; // the message names nothing we could tell the user to install
+            f.remedy = "Install " + joinWords(install) +
+                       "; meanwhile --backend aot_eager shows graphs and breaks without Inductor.";
+            f.confidence = 0.9;
+            out.push_back(std::move(f));
+        } else if (mentionsMissingTriton(text)) {
+            Finding f = base(run, index, "failure.toolchain",
+                             "Inductor needs Triton for GPU kernels, and it is missing");
+            f.remedy = "Install the Triton that matches your torch into the interpreter that runs "
+                       "the model (pip install triton; CUDA builds of torch depend on it), or run "
+                       "this setting with --backend aot_eager.";
+            f.confidence = 0.85;
+            out.push_back(std::move(f));
+        } else if (mentionsSymbolicShapes(text) && mode != "eager") {
+            const auto [file, line] =
+                failingLine(e, run.model.file.empty() ? input.report.model.file : run.model.file);
+            Finding f =
+                base(run, index, "failure.symbolic_shapes",
+                     label + " failed on symbolic shapes" +
+                         (file.empty() ? std::string() : " at " + shortLocation(file, line)));
+            f.file = file;
+            f.line = line;
+            if (run.setting.dynamic == "true")
+                f.remedy = "Compile with dynamic=False (or leave dynamic at auto) so sizes are "
+                           "specialised, or mark the offending dimension static with "
+                           "torch._dynamo.mark_static(tensor, dim).";
+            else
+                f.remedy = "Mark the offending dimension static with "
+                           "torch._dynamo.mark_static(tensor, dim), or compile with dynamic=False.";
+            f.confidence = 0.7;
+            out.push_back(std::move(f));
+        }
+    }
+}
+
+} // namespace cs::core::advice

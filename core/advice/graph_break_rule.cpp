@@ -1,0 +1,139 @@
+// Rule 1: graph breaks by cause. One finding per cause and source line, over
+// all settings that hit it, with the graphs it splits the function into.
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "advice/advice_rules.h"
+#include "advice/advice_text.h"
+#include "advice/break_cause.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+struct Site {
+    BreakDiagnosis diagnosis;
+    std::string file;
+    int line = 0;
+    std::string code;
+    std::string function;
+    std::vector<std::pair<int, int>> hits; // (run, index into run.graphBreaks)
+};
+
+// The graphs a run's breaks at one site separate, by index; falls back to
+// breaks + 1 when the probe could not tie a break to its graphs.
+std::set<int> graphsAround(const Run& run, const std::vector<int>& breaks) {
+    std::set<int> graphs;
+    for (int b : breaks) {
+        const auto& gb = run.graphBreaks[static_cast<size_t>(b)];
+        for (int g : {gb.graphBefore, gb.graphAfter}) {
+            if (g >= 0)
+                graphs.insert(g);
+        }
+    }
+    return graphs;
+}
+
+} // namespace
+
+void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    std::map<std::tuple<std::string, std::string, int>, Site> sites;
+    std::vector<std::tuple<std::string, std::string, int>> order;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (run.error && run.error->kind == "fullgraph_break")
+            continue; // the failure rule reports it, as the reason the setting failed
+        for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
+            const GraphBreak& gb = run.graphBreaks[b];
+            auto diagnosis = diagnoseBreak(gb);
+            if (!diagnosis)
+                continue;
+            const SourceFrame* frame = gb.location();
+            auto key = std::make_tuple(diagnosis->rule, frame ? frame->file : std::string(),
+                                       frame ? frame->line : 0);
+            auto [it, fresh] = sites.try_emplace(key);
+            if (fresh) {
+                order.push_back(key);
+                it->second.diagnosis = *diagnosis;
+                if (frame) {
+                    it->second.file = frame->file;
+                    it->second.line = frame->line;
+                    it->second.code = frame->code;
+                    it->second.function = frame->function;
+                }
+            }
+            it->second.hits.emplace_back(static_cast<int>(r), static_cast<int>(b));
+        }
+    }
+
+    for (const auto& key : order) {
+        const Site& site = sites.at(key);
+        const int firstRun = site.hits.front().first;
+        const Run& run = runs[static_cast<size_t>(firstRun)];
+        std::vector<int> inFirst;
+        std::vector<std::string> labels;
+        int lastRun = -1;
+        for (const auto& [r, b] : site.hits) {
+            if (r == firstRun)
+                inFirst.push_back(b);
+            if (r != lastRun)
+                labels.push_back(runs[static_cast<size_t>(r)].setting.label());
+            lastRun = r;
+        }
+        const auto graphs = graphsAround(run, inFirst);
+        const int split =
+            graphs.empty() ? static_cast<int>(inFirst.size()) + 1 : static_cast<int>(graphs.size());
+        const GraphBreak& first = run.graphBreaks[static_cast<size_t>(inFirst.front())];
+        const std::string where = shortLocation(site.file, site.line);
+        const std::string fn = site.function.empty() ? "the compiled function" : site.function;
+
+        Finding f;
+        f.rule = site.diagnosis.rule;
+        f.severity = site.diagnosis.cause == BreakCause::CompilerDisabled ? Severity::Info
+                                                                          : Severity::Warning;
+        f.title = site.diagnosis.title + (where.empty() ? "" : " (" + where + ")");
+        f.tab = advice_tab::Breaks;
+        f.run = firstRun;
+        f.setting = run.setting.label();
+        f.file = site.file;
+        f.line = site.line;
+        f.code = site.code;
+        f.graphBreak = inFirst.front();
+        f.graph = first.graphBefore;
+        f.graphsSplit = split;
+        f.remedy = site.diagnosis.remedy;
+        f.confidence = site.diagnosis.confidence;
+
+        const std::string torchSays = first.gbType.empty() ? firstLine(first.reason) : first.gbType;
+        f.evidence.push_back(
+            plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") +
+            (where.empty() ? "" : " at " + where) + " in " + fn + " (" + f.setting +
+            "); torch: \"" + torchSays + "\" (Breaks tab)");
+        std::string graphText = "splits " + fn + " into " + plural(split, "graph", "graphs");
+        if (!graphs.empty()) {
+            std::vector<std::string> ids;
+            for (int g : graphs)
+                ids.push_back("#" + std::to_string(g));
+            graphText += " (" + joinWords(ids) + ")";
+        }
+        f.evidence.push_back(
+            graphText + "; " + f.setting + " has " +
+            plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
+            plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") + " in all");
+        if (labels.size() > 1)
+            f.evidence.push_back(
+                "also in " + std::to_string(labels.size() - 1) +
+                " other setting(s): " + joinWords({labels.begin() + 1, labels.end()}));
+        if (site.diagnosis.cause != BreakCause::CompilerDisabled) {
+            const size_t total = run.graphBreaks.size();
+            f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +
+                     plural(static_cast<long long>(total), "graph break", "graph breaks") +
+                     " measured in " + f.setting;
+        }
+        out.push_back(std::move(f));
+    }
+}
+
+} // namespace cs::core::advice

@@ -1,0 +1,117 @@
+// Rule 3: too small to gain. Compile buys no significant speedup (the medians'
+// 95% intervals overlap) or makes it slower; where the evidence shows why
+// (per-call time near the harness's own overhead, an idle GPU), say so.
+#include <algorithm>
+
+#include "advice/advice_rules.h"
+#include "advice/advice_text.h"
+#include "advice/perf_scope.h"
+#include "units.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+// The harness's own cost is at least this share of eager's per-call time.
+constexpr double kOverheadShare = 0.10;
+// Below this busy fraction the GPU waits on the host: launch-bound.
+constexpr double kLaunchBoundBusy = 0.5;
+// Fewer measured calls than this make the interval wide: say so in confidence.
+constexpr size_t kSolidSamples = 20;
+
+std::string medianText(const LatencyStats& s) {
+    return formatDuration(s.median) + " (95% CI " + formatDuration(s.medianCiLow) + "–" +
+           formatDuration(s.medianCiHigh) + ")";
+}
+
+// Why per-call work is too small for compile to help, from what was measured.
+std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& eagerStats) {
+    std::vector<std::string> why;
+    if (eager.harnessOverheadNs > 0 &&
+        eager.harnessOverheadNs >= kOverheadShare * eagerStats.median) {
+        why.push_back(
+            "the timing harness alone costs " +
+            formatDuration(static_cast<double>(eager.harnessOverheadNs)) + " per call, " +
+            std::to_string(static_cast<int>(100 * eager.harnessOverheadNs / eagerStats.median)) +
+            "% of eager's median: the call is mostly overhead (Latency tab)");
+    }
+    if (eager.kernels.present && eager.kernels.busyFraction > 0 &&
+        eager.kernels.busyFraction < kLaunchBoundBusy) {
+        why.push_back("the GPU is busy only " +
+                      std::to_string(static_cast<int>(100 * eager.kernels.busyFraction + 0.5)) +
+                      "% of each eager call (" + formatDuration(eager.kernels.gpuNsPerIter) +
+                      " of kernels, " +
+                      std::to_string(static_cast<int>(eager.kernels.launchesPerIter + 0.5)) +
+                      " launches): launch-bound (Kernels tab)");
+    }
+    return why;
+}
+
+bool reportHasMode(const Report& report, const std::string& mode) {
+    return std::any_of(report.runs.begin(), report.runs.end(), [&](const Run& r) {
+        return r.setting.mode == mode && r.status == RunStatus::Ok;
+    });
+}
+
+} // namespace
+
+void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const Run* eager = input.baselineRun();
+    const RunFigures* base = eager ? input.row(input.baseline) : nullptr;
+    if (!eager || !base || !base->stats)
+        return;
+    const auto why = overheadEvidence(*eager, *base->stats);
+    const bool cudaGraphsMeasured = reportHasMode(input.report, "reduce-overhead");
+
+    for (const auto& row : input.rows) {
+        const Run& run = input.report.runs[static_cast<size_t>(row.run)];
+        if (row.isBaseline || !judgedForSpeed(run) || !row.stats || !row.speedup)
+            continue;
+        const Speedup& sp = *row.speedup;
+        const bool slower = sp.significant && sp.value < 1;
+        if (sp.significant && !slower)
+            continue;
+        const std::string label = run.setting.label();
+        Finding f;
+        f.rule = "perf.no_gain";
+        f.severity = Severity::Warning;
+        f.title = slower ? label + " is slower than eager (" + formatRatio(sp.value) + ")"
+                         : label + " is no faster than eager: compile will not pay off here";
+        f.tab = advice_tab::Compare;
+        f.run = row.run;
+        f.setting = label;
+        f.evidence.push_back("median " + medianText(*row.stats) + " vs eager " +
+                             medianText(*base->stats) + " (Compare tab)");
+        f.evidence.push_back("speedup " + formatRatio(sp.value) + " (" + formatRatio(sp.low) + "–" +
+                             formatRatio(sp.high) + ")" +
+                             (slower ? ": significantly below 1" : ": the intervals overlap"));
+        f.evidence.insert(f.evidence.end(), why.begin(), why.end());
+        std::string remedy;
+        if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
+            remedy += "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";
+        remedy += "A larger batch gives the compiled kernels more work per call; otherwise leave "
+                  "this model eager and save the compile time.";
+        f.remedy = remedy;
+        const size_t n = std::min(row.stats->count, base->stats->count);
+        f.confidence = n >= kSolidSamples ? (slower ? 0.9 : 0.8) : 0.5;
+        out.push_back(std::move(f));
+    }
+
+    // A launch-bound model with CUDA graphs never measured: the mode made for it.
+    if (onCuda(*eager) && !cudaGraphsMeasured && !why.empty() && eager->kernels.present) {
+        Finding f;
+        f.rule = "perf.overhead_bound";
+        f.severity = Severity::Info;
+        f.title = "Per-call time is mostly launch overhead: measure reduce-overhead";
+        f.tab = advice_tab::Kernels;
+        f.run = input.baseline;
+        f.setting = eager->setting.label();
+        f.evidence = why;
+        f.remedy = "Add the reduce-overhead setting: it captures the model in a CUDA graph and "
+                   "replays it with one launch per call.";
+        f.confidence = 0.7;
+        out.push_back(std::move(f));
+    }
+}
+
+} // namespace cs::core::advice

@@ -1,0 +1,62 @@
+"""compilescope-cli's advice on the gallery, end to end on CPU: the right rule
+at the right file:line for each lesson model, and nothing on the clean one.
+aot_eager keeps the runs fast: breaks and recompiles are Dynamo's, not Inductor's."""
+from conftest import GALLERY
+
+
+def findings(result):
+    assert result.returncode == 0, result.stderr
+    return result.report["advice"]["findings"]
+
+
+def run_model(run_cli, model, *extra, settings="default"):
+    return run_cli("run", GALLERY / model, "--settings", settings, "--backend", "aot_eager",
+                   "--device", "cpu", "--warmup", "2", "--iters", "5", *extra)
+
+
+def test_print_break_advice(run_cli):
+    result = run_model(run_cli, "print_break.py")
+    found = findings(result)
+    assert [f["rule"] for f in found] == ["graph_break.print"]
+    f = found[0]
+    assert f["file"].endswith("resources/models/print_break.py") and f["line"] == 21
+    assert f["severity"] == "warning" and f["graphs_split"] == 2 and f["tab"] == "Breaks"
+    assert "print(" in f["code"]
+    assert "reorderable_logging_functions" in f["remedy"]
+    # The CLI prints the same finding at the end of the run.
+    assert "advice: 1 finding(s)" in result.stdout
+    assert "print_break.py:21" in result.stdout
+
+
+def test_item_break_advice(run_cli):
+    found = findings(run_model(run_cli, "item_break.py"))
+    assert [f["rule"] for f in found] == ["graph_break.item"]
+    assert found[0]["file"].endswith("item_break.py") and found[0]["line"] == 21
+    assert "capture_scalar_outputs" in found[0]["remedy"]
+
+
+def test_static_sweep_recompiles_advice(run_cli):
+    found = findings(run_model(run_cli, "variable_length.py", "--sweep", "--dynamic", "false"))
+    assert [f["rule"] for f in found] == ["recompile.shape"]
+    f = found[0]
+    assert f["file"].endswith("variable_length.py") and f["line"] == 30  # def forward
+    assert "recompiled 5 times" in f["title"] and "dimension 1 of tokens" in f["title"]
+    assert "mark_dynamic(tokens, 1" in f["remedy"] and "dynamic=True" in f["remedy"]
+    assert any("16, 32, 48, 64, 96 and 128" in e for e in f["evidence"])
+
+
+def test_clean_model_gets_no_advice(run_cli):
+    result = run_model(run_cli, "clean.py", settings="eager,default")
+    assert findings(result) == []
+    assert "advice: 0 finding(s)" in result.stdout
+
+
+def test_expected_calls_is_kept_in_the_report(run_cli):
+    result = run_model(run_cli, "clean.py", "--expected-calls", "50", "--memory-fraction", "0.5")
+    assert result.report["advice"]["options"] == {"expected_calls": 50, "memory_fraction": 0.5}
+
+
+def test_bad_advice_options_are_bad_arguments(run_cli):
+    result = run_cli("run", GALLERY / "clean.py", "--expected-calls", "lots")
+    assert result.returncode == 1
+    assert "--expected-calls" in result.stderr
