@@ -84,11 +84,12 @@ std::string writeReportHtml(const Report& report) {
     if (!report.created.empty())
         out << " · created " << htmlEscape(report.created);
     out << " · " << report.runs.size() << (report.runs.size() == 1 ? " setting" : " settings") << "</p>";
-    out << "<nav><a href=\"#environment\">Environment</a><a href=\"#settings\">Settings</a>"
+    out << "<nav><a href=\"#advice\">Advice</a><a href=\"#environment\">Environment</a><a href=\"#settings\">Settings</a>"
            "<a href=\"#comparison\">Comparison</a><a href=\"#breaks\">Breaks</a>"
            "<a href=\"#recompiles\">Recompiles</a><a href=\"#warmup\">Warmup</a>"
            "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a href=\"#kernels\">Kernels</a>"
            "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; console</a></nav></header>\n<main>";
+    html::writeAdvice(out, view);
     html::writeEnvironment(out, view);
     html::writeSettings(out, view);
     html::writeComparison(out, view);

@@ -36,6 +36,7 @@ void beginSection(std::ostream& out, const std::string& id, const std::string& t
 void endSection(std::ostream& out);
 
 // In the order the page shows them.
+void writeAdvice(std::ostream& out, const ReportView& view);
 void writeEnvironment(std::ostream& out, const ReportView& view);
 void writeSettings(std::ostream& out, const ReportView& view);
 void writeComparison(std::ostream& out, const ReportView& view);

@@ -50,7 +50,7 @@ Report fullReport() {
 
 TEST(ReportHtml, HasEverySectionAndAStrictPolicy) {
     const std::string html = writeReportHtml(fullReport());
-    for (const char* id : {"environment", "settings", "comparison", "breaks", "recompiles", "warmup", "latency",
+    for (const char* id : {"advice", "environment", "settings", "comparison", "breaks", "recompiles", "warmup", "latency",
                            "memory", "kernels", "graphs", "problems"}) {
         EXPECT_NE(html.find("<section id=\"" + std::string(id) + "\">"), std::string::npos) << id;
     }

@@ -27,6 +27,7 @@ REPORT_ELEMENTS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav", "a", "main",
     "section", "div", "table", "thead", "tbody", "tr", "th", "td", "span", "i", "b", "br", "small", "code", "pre",
     "details", "summary", "figure", "figcaption", "svg", "rect", "text", "line", "polyline", "circle", "footer",
+    "ul", "li",
 }
 
 
