@@ -18,7 +18,8 @@ void saveReportAsync(QObject* context, core::Report report, QString path, Report
         const bool ok = core::saveTextFile(path.toStdString(), text, &error);
         const QString message = ok ? QString() : QString::fromStdString(error);
         if (guard)
-            QMetaObject::invokeMethod(guard, [done, message] { done(message); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                guard, [done, message] { done(message); }, Qt::QueuedConnection);
     });
 }
 
@@ -36,12 +37,14 @@ CancelFlag readReportAsync(QObject* context, QString path, std::function<void(do
             if (percent == lastPercent || !progress || !guard)
                 return;
             lastPercent = percent;
-            QMetaObject::invokeMethod(guard, [progress, percent] { progress(percent / 100.0); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                guard, [progress, percent] { progress(percent / 100.0); }, Qt::QueuedConnection);
         };
-        auto result = std::make_shared<core::ReportReadResult>(core::readReportFile(path.toStdString(), control));
+        auto result = std::make_shared<core::ReportReadResult>(
+            core::readReportFile(path.toStdString(), control));
         if (guard)
-            QMetaObject::invokeMethod(guard, [done, result] { done(std::move(*result)); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                guard, [done, result] { done(std::move(*result)); }, Qt::QueuedConnection);
     });
     return cancel;
 }
@@ -63,7 +66,8 @@ void diffReportsAsync(QObject* context, QString pathA, QString pathB, double thr
             load->ok = true;
         }
         if (guard)
-            QMetaObject::invokeMethod(guard, [done, load] { done(std::move(*load)); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                guard, [done, load] { done(std::move(*load)); }, Qt::QueuedConnection);
     });
 }
 

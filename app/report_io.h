@@ -22,13 +22,14 @@ using CancelFlag = std::shared_ptr<std::atomic<bool>>;
 void saveReportAsync(QObject* context, core::Report report, QString path, ReportFormat format,
                      std::function<void(QString error)> done);
 // Reads streamed; `progress(fraction 0..1)` and `done` run on `context`'s thread.
-CancelFlag readReportAsync(QObject* context, QString path, std::function<void(double fraction)> progress,
+CancelFlag readReportAsync(QObject* context, QString path,
+                           std::function<void(double fraction)> progress,
                            std::function<void(core::ReportReadResult)> done);
 
 struct DiffLoad {
     bool ok = false;
-    QString error;          // which report could not be read, and why
-    QStringList warnings;   // from reading either report
+    QString error;        // which report could not be read, and why
+    QStringList warnings; // from reading either report
     core::ReportDiff diff;
 };
 // Reads both reports and diffs them on a worker thread.

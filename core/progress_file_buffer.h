@@ -15,7 +15,7 @@
 namespace cs::core {
 
 class ProgressFileBuffer : public std::streambuf {
-public:
+  public:
     using Progress = std::function<void(int64_t done, int64_t total)>;
 
     ProgressFileBuffer(const std::string& path, Progress progress, const std::atomic<bool>* cancel,
@@ -26,10 +26,10 @@ public:
     int64_t bytesRead() const { return read_; }
     bool readFailed() const { return readFailed_; }
 
-protected:
+  protected:
     int_type underflow() override;
 
-private:
+  private:
     struct Closer {
         void operator()(std::FILE* f) const { std::fclose(f); }
     };

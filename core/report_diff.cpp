@@ -31,7 +31,8 @@ std::vector<BreakEntry> breakEntries(const Run& run) {
         BreakEntry e;
         e.reason = b.reason;
         if (const SourceFrame* f = b.location()) {
-            e.location = std::filesystem::path(f->file).filename().string() + ":" + std::to_string(f->line);
+            e.location =
+                std::filesystem::path(f->file).filename().string() + ":" + std::to_string(f->line);
             e.function = f->function;
             e.code = f->code;
         }
@@ -45,10 +46,12 @@ bool sameBreak(const BreakEntry& x, const BreakEntry& y) {
     return x.location == y.location && x.reason == y.reason;
 }
 
-std::vector<BreakEntry> missingFrom(const std::vector<BreakEntry>& from, const std::vector<BreakEntry>& in) {
+std::vector<BreakEntry> missingFrom(const std::vector<BreakEntry>& from,
+                                    const std::vector<BreakEntry>& in) {
     std::vector<BreakEntry> out;
     for (const auto& e : from) {
-        if (std::none_of(in.begin(), in.end(), [&e](const BreakEntry& o) { return sameBreak(e, o); }))
+        if (std::none_of(in.begin(), in.end(),
+                         [&e](const BreakEntry& o) { return sameBreak(e, o); }))
             out.push_back(e);
     }
     return out;
@@ -78,7 +81,11 @@ void compare(SettingDiff& d, const Run& a, const Run& b) {
         d.memoryKind = sa.peakKind;
         d.peakMemory = delta(positive(sa.peakBytes), positive(sb.peakBytes));
     } else if (!sa.peakKind.empty() || !sb.peakKind.empty()) {
-        d.peakMemory = {positive(sa.peakBytes), positive(sb.peakBytes), std::nullopt, false, false,
+        d.peakMemory = {positive(sa.peakBytes),
+                        positive(sb.peakBytes),
+                        std::nullopt,
+                        false,
+                        false,
                         "not comparable: " + (sa.peakKind.empty() ? "none" : sa.peakKind) + " vs " +
                             (sb.peakKind.empty() ? "none" : sb.peakKind)};
     }
@@ -105,35 +112,41 @@ void mark(SettingDiff& d, double threshold) {
     judge(d.median, threshold);
     d.median.note.clear();
     if ((d.median.regression || d.median.improvement) && !d.medianSeparate) {
-        // A change counts only when the medians' 95% intervals do not overlap: noise is not a regression.
+        // A change counts only when the medians' 95% intervals do not overlap: noise is not a
+        // regression.
         d.median.regression = d.median.improvement = false;
         d.median.note = "within noise: the medians' 95% intervals overlap";
     }
     if (d.median.regression)
         d.regressions.push_back("median latency " + percentText(*d.median.percent) + " (" +
-                                formatDuration(*d.median.a) + " → " + formatDuration(*d.median.b) + ")");
+                                formatDuration(*d.median.a) + " → " + formatDuration(*d.median.b) +
+                                ")");
     judge(d.p99, threshold);
     d.p99.regression = false; // shown, not gated: one slow call moves a p99
     judge(d.firstCall, threshold);
     d.firstCall.regression = false; // part of warmup, which is gated
     judge(d.warmup, threshold);
     if (d.warmup.regression)
-        d.regressions.push_back("warmup " + percentText(*d.warmup.percent) + " (" + formatDuration(*d.warmup.a) +
-                                " → " + formatDuration(*d.warmup.b) + ")");
+        d.regressions.push_back("warmup " + percentText(*d.warmup.percent) + " (" +
+                                formatDuration(*d.warmup.a) + " → " + formatDuration(*d.warmup.b) +
+                                ")");
     judge(d.peakMemory, threshold);
     if (d.peakMemory.regression)
         d.regressions.push_back("peak memory " + percentText(*d.peakMemory.percent) + " (" +
-                                formatBytes(*d.peakMemory.a) + " → " + formatBytes(*d.peakMemory.b) + ")");
+                                formatBytes(*d.peakMemory.a) + " → " +
+                                formatBytes(*d.peakMemory.b) + ")");
     // More breaks or recompiles is a regression at any threshold: each is a new way to be slow.
     d.breaks.regression = d.breaks.b > d.breaks.a;
     if (d.breaks.regression)
-        d.regressions.push_back("graph breaks " + std::to_string(d.breaks.a) + " → " + std::to_string(d.breaks.b));
+        d.regressions.push_back("graph breaks " + std::to_string(d.breaks.a) + " → " +
+                                std::to_string(d.breaks.b));
     d.recompiles.regression = d.recompiles.b > d.recompiles.a;
     if (d.recompiles.regression)
         d.regressions.push_back("recompiles " + std::to_string(d.recompiles.a) + " → " +
                                 std::to_string(d.recompiles.b));
     if (!d.breaksOnlyInB.empty() && !d.breaks.regression)
-        d.regressions.push_back(std::to_string(d.breaksOnlyInB.size()) + " graph break(s) not in A");
+        d.regressions.push_back(std::to_string(d.breaksOnlyInB.size()) +
+                                " graph break(s) not in A");
 }
 
 } // namespace
@@ -152,7 +165,8 @@ ReportDiff diffReports(const Report& a, const Report& b, const DiffOptions& opti
     diff.modelB = b.model.spec;
     const auto& ea = a.environment;
     const auto& eb = b.environment;
-    for (const auto& [field, va, vb] : std::vector<std::tuple<std::string, std::string, std::string>>{
+    for (const auto& [field, va, vb] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
              {"python", ea.python, eb.python},
              {"torch", ea.torch, eb.torch},
              {"CUDA", ea.cuda, eb.cuda},
@@ -226,7 +240,8 @@ std::string changeText(const MetricDelta& d) {
 
 void metricLine(std::ostringstream& out, const char* name, const MetricDelta& d, bool bytes) {
     char line[256];
-    std::snprintf(line, sizeof line, "    %-13s %12s  %12s  ", name, cell(d.a, bytes).c_str(), cell(d.b, bytes).c_str());
+    std::snprintf(line, sizeof line, "    %-13s %12s  %12s  ", name, cell(d.a, bytes).c_str(),
+                  cell(d.b, bytes).c_str());
     out << line << changeText(d) << "\n";
 }
 
@@ -241,7 +256,8 @@ void countLine(std::ostringstream& out, const char* name, const CountDelta& c) {
 
 } // namespace
 
-std::string formatDiffText(const ReportDiff& diff, const std::string& nameA, const std::string& nameB) {
+std::string formatDiffText(const ReportDiff& diff, const std::string& nameA,
+                           const std::string& nameB) {
     std::ostringstream out;
     out << "A: " << nameA << "\nB: " << nameB << "\n";
     char threshold[64];
@@ -251,7 +267,8 @@ std::string formatDiffText(const ReportDiff& diff, const std::string& nameA, con
     if (!diff.environment.empty()) {
         out << "\nwhat differs between the runs:\n";
         for (const auto& c : diff.environment)
-            out << "  " << c.field << ": " << (c.a.empty() ? "—" : c.a) << " → " << (c.b.empty() ? "—" : c.b) << "\n";
+            out << "  " << c.field << ": " << (c.a.empty() ? "—" : c.a) << " → "
+                << (c.b.empty() ? "—" : c.b) << "\n";
     }
     for (const auto& s : diff.settings) {
         out << "\n" << s.label;
@@ -263,7 +280,8 @@ std::string formatDiffText(const ReportDiff& diff, const std::string& nameA, con
             out << ": only in B (" << s.statusB << ")\n";
             continue;
         }
-        out << ": " << s.statusA << " → " << s.statusB << (s.statusRegression ? "  REGRESSION" : "") << "\n";
+        out << ": " << s.statusA << " → " << s.statusB << (s.statusRegression ? "  REGRESSION" : "")
+            << "\n";
         char head[256];
         std::snprintf(head, sizeof head, "    %-13s %12s  %12s  %s\n", "", "A", "B", "change");
         out << head;
@@ -271,7 +289,8 @@ std::string formatDiffText(const ReportDiff& diff, const std::string& nameA, con
         metricLine(out, "p99", s.p99, false);
         metricLine(out, "first call", s.firstCall, false);
         metricLine(out, "warmup", s.warmup, false);
-        metricLine(out, s.memoryKind == "device" ? "peak device" : "peak memory", s.peakMemory, true);
+        metricLine(out, s.memoryKind == "device" ? "peak device" : "peak memory", s.peakMemory,
+                   true);
         countLine(out, "graphs", s.graphs);
         countLine(out, "breaks", s.breaks);
         countLine(out, "recompiles", s.recompiles);

@@ -75,7 +75,7 @@ struct ReportDiff {
     double thresholdPercent = 0;
     std::vector<EnvironmentChange> environment; // only the fields that differ
     std::string modelA, modelB;
-    std::vector<SettingDiff> settings;          // A's order, then settings only in B
+    std::vector<SettingDiff> settings; // A's order, then settings only in B
     int regressionCount() const;
 };
 
@@ -84,6 +84,7 @@ ReportDiff diffReports(const Report& a, const Report& b, const DiffOptions& opti
 void markRegressions(ReportDiff& diff, double thresholdPercent);
 
 // The diff as plain text, for the terminal and for copying out of the diff window.
-std::string formatDiffText(const ReportDiff& diff, const std::string& nameA, const std::string& nameB);
+std::string formatDiffText(const ReportDiff& diff, const std::string& nameA,
+                           const std::string& nameB);
 
 } // namespace cs::core

@@ -51,8 +51,9 @@ template <typename T> T value(const json& j, const char* key, T fallback) {
 }
 
 SourceFrame frameFromJson(const json& j) {
-    return {value<std::string>(j, "file", ""), value<int>(j, "line", 0), value<std::string>(j, "function", ""),
-            value<std::string>(j, "code", ""), value<bool>(j, "user", true)};
+    return {value<std::string>(j, "file", ""), value<int>(j, "line", 0),
+            value<std::string>(j, "function", ""), value<std::string>(j, "code", ""),
+            value<bool>(j, "user", true)};
 }
 
 GraphBreak breakFromJson(const json& b) {
@@ -117,9 +118,10 @@ void readMemory(Run& run, const json& j) {
         run.memory.push_back(std::move(series));
     }
     for (const auto& s : arrayAt(memory, "stats")) {
-        run.memoryStats.push_back({value<std::string>(s, "phase", ""), value<std::string>(s, "edge", ""),
-                                   value<int64_t>(s, "allocated", 0), value<int64_t>(s, "reserved", 0),
-                                   value<int64_t>(s, "peak_allocated", 0), value<int64_t>(s, "peak_reserved", 0)});
+        run.memoryStats.push_back(
+            {value<std::string>(s, "phase", ""), value<std::string>(s, "edge", ""),
+             value<int64_t>(s, "allocated", 0), value<int64_t>(s, "reserved", 0),
+             value<int64_t>(s, "peak_allocated", 0), value<int64_t>(s, "peak_reserved", 0)});
     }
     const json& cupti = objectAt(memory, "cupti");
     run.cuptiActive = value<bool>(cupti, "active", false);
@@ -164,8 +166,8 @@ Setting settingFromJson(const json& j) {
 }
 
 Iteration iterationFromJson(const json& it) {
-    return {value<int>(it, "index", 0),         value<int64_t>(it, "latency_ns", 0),
-            value<int64_t>(it, "wall_ns", 0),   value<int64_t>(it, "t_ns", 0),
+    return {value<int>(it, "index", 0),       value<int64_t>(it, "latency_ns", 0),
+            value<int64_t>(it, "wall_ns", 0), value<int64_t>(it, "t_ns", 0),
             value<bool>(it, "warmup", false), value<bool>(it, "first_call", false)};
 }
 
@@ -177,11 +179,12 @@ Graph graphFromJson(const json& g) {
     graph.file = value<std::string>(g, "file", "");
     graph.line = value<int>(g, "line", 0);
     for (const auto& n : arrayAt(g, "nodes")) {
-        graph.nodes.push_back({value<std::string>(n, "name", ""), value<std::string>(n, "op", ""),
-                               value<std::string>(n, "target", ""), value<std::string>(n, "shape", ""),
-                               value<std::string>(n, "dtype", ""), value<std::string>(n, "file", ""),
-                               value<int>(n, "line", 0), value<std::string>(n, "module", ""),
-                               value<std::vector<std::string>>(n, "inputs", {})});
+        graph.nodes.push_back(
+            {value<std::string>(n, "name", ""), value<std::string>(n, "op", ""),
+             value<std::string>(n, "target", ""), value<std::string>(n, "shape", ""),
+             value<std::string>(n, "dtype", ""), value<std::string>(n, "file", ""),
+             value<int>(n, "line", 0), value<std::string>(n, "module", ""),
+             value<std::vector<std::string>>(n, "inputs", {})});
     }
     return graph;
 }
@@ -197,9 +200,9 @@ ModelInfo modelFromJson(const json& j) {
 }
 
 Environment environmentFromJson(const json& env) {
-    return {value<std::string>(env, "python", ""), value<std::string>(env, "torch", ""),
-            value<std::string>(env, "cuda", ""),   value<std::string>(env, "device", ""),
-            value<std::string>(env, "cpu", ""),    value<std::string>(env, "host", ""),
+    return {value<std::string>(env, "python", ""),  value<std::string>(env, "torch", ""),
+            value<std::string>(env, "cuda", ""),    value<std::string>(env, "device", ""),
+            value<std::string>(env, "cpu", ""),     value<std::string>(env, "host", ""),
             value<std::string>(env, "platform", "")};
 }
 
@@ -215,8 +218,9 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
         warnings.push_back(where + ": unknown status \"" + statusText + "\", shown as failed");
     }
     if (auto e = j.find("error"); e != j.end() && e->is_object()) {
-        run.error = ErrorInfo{value<std::string>(*e, "kind", ""), value<std::string>(*e, "message", ""),
-                              value<std::string>(*e, "traceback", "")};
+        run.error =
+            ErrorInfo{value<std::string>(*e, "kind", ""), value<std::string>(*e, "message", ""),
+                      value<std::string>(*e, "traceback", "")};
     }
     if (auto c = j.find("exit_code"); c != j.end() && c->is_number_integer())
         run.exitCode = value<int>(j, "exit_code", 0);
@@ -241,7 +245,8 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     run.firstEventNs = value<int64_t>(s, "first_t_ns", -1);
     run.lastEventNs = value<int64_t>(s, "last_t_ns", -1);
     for (const auto& ph : arrayAt(j, "phases"))
-        run.phases.push_back({value<std::string>(ph, "name", ""), value<int64_t>(ph, "begin_ns", -1),
+        run.phases.push_back({value<std::string>(ph, "name", ""),
+                              value<int64_t>(ph, "begin_ns", -1),
                               value<int64_t>(ph, "end_ns", -1)});
 
     readLatency(run, j, parts, warnings, where);
@@ -253,9 +258,10 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     for (const auto& b : arrayAt(j, "graph_breaks"))
         run.graphBreaks.push_back(breakFromJson(b));
     for (const auto& r : arrayAt(j, "recompiles")) {
-        run.recompiles.push_back({value<std::string>(r, "function", ""), value<std::string>(r, "reason", ""),
-                                  value<int>(r, "cache_size", 0), value<std::string>(r, "input_shapes", ""),
-                                  value<bool>(r, "limit_hit", false), value<int>(r, "limit", 0)});
+        run.recompiles.push_back(
+            {value<std::string>(r, "function", ""), value<std::string>(r, "reason", ""),
+             value<int>(r, "cache_size", 0), value<std::string>(r, "input_shapes", ""),
+             value<bool>(r, "limit_hit", false), value<int>(r, "limit", 0)});
     }
     readCompilePhases(run, j);
     readMemory(run, j);
@@ -265,24 +271,25 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
                             value<std::string>(l, "message", "")});
     run.console = value<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
-        run.parseProblems.push_back({value<int64_t>(pp, "line", 0), value<std::string>(pp, "message", "")});
+        run.parseProblems.push_back(
+            {value<int64_t>(pp, "line", 0), value<std::string>(pp, "message", "")});
     const json& unknown = arrayAt(j, "unknown_events");
     run.unknownEvents.assign(unknown.begin(), unknown.end());
     return run;
 }
 
 const std::vector<std::string>& reportFieldNames() {
-    static const std::vector<std::string> names{"format", "version", "generator", "created",
+    static const std::vector<std::string> names{"format", "version",     "generator", "created",
                                                 "model",  "environment", "runs"};
     return names;
 }
 
 const std::vector<std::string>& runFieldNames() {
     static const std::vector<std::string> names{
-        "label",  "setting",     "status",       "error",          "exit_code",   "probe",   "model",
-        "stream", "phases",      "latency",      "graphs",         "graph_breaks", "recompiles",
-        "compile_phases", "memory", "kernels",   "logs",           "console",     "parse_problems",
-        "unknown_events"};
+        "label",   "setting",      "status",     "error",          "exit_code",
+        "probe",   "model",        "stream",     "phases",         "latency",
+        "graphs",  "graph_breaks", "recompiles", "compile_phases", "memory",
+        "kernels", "logs",         "console",    "parse_problems", "unknown_events"};
     return names;
 }
 

@@ -27,7 +27,8 @@ Environment environmentFromJson(const nlohmann::json& j);
 // `j` is one element of "runs"; `parts` holds its iterations and graphs when they
 // were streamed out of `j` (their arrays are then present but empty in `j`).
 // Problems go to `warnings`, naming the run by its 1-based `number`.
-Run runFromJson(const nlohmann::json& j, RunParts parts, std::vector<std::string>& warnings, size_t number);
+Run runFromJson(const nlohmann::json& j, RunParts parts, std::vector<std::string>& warnings,
+                size_t number);
 
 // The fields a current report has at the top level and in every run; a reader
 // of an older or hand-made report names the ones absent.

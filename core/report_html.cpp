@@ -30,8 +30,8 @@ size_t utf8SequenceLength(std::string_view s, size_t i) {
     }
     // No overlong forms (a disguised '<'), no UTF-16 surrogates, nothing past U+10FFFF.
     const auto second = static_cast<unsigned char>(s[i + 1]);
-    if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) || (c == 0xF0 && second < 0x90) ||
-        (c == 0xF4 && second > 0x8F))
+    if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) ||
+        (c == 0xF0 && second < 0x90) || (c == 0xF4 && second > 0x8F))
         return 0;
     return length;
 }
@@ -44,12 +44,28 @@ std::string htmlEscape(std::string_view text) {
     for (size_t i = 0; i < text.size();) {
         const char c = text[i];
         switch (c) {
-        case '&': out += "&amp;"; ++i; continue;
-        case '<': out += "&lt;"; ++i; continue;
-        case '>': out += "&gt;"; ++i; continue;
-        case '"': out += "&quot;"; ++i; continue;
-        case '\'': out += "&#39;"; ++i; continue;
-        default: break;
+        case '&':
+            out += "&amp;";
+            ++i;
+            continue;
+        case '<':
+            out += "&lt;";
+            ++i;
+            continue;
+        case '>':
+            out += "&gt;";
+            ++i;
+            continue;
+        case '"':
+            out += "&quot;";
+            ++i;
+            continue;
+        case '\'':
+            out += "&#39;";
+            ++i;
+            continue;
+        default:
+            break;
         }
         const size_t length = utf8SequenceLength(text, i);
         if (length == 0) {
@@ -79,16 +95,22 @@ std::string writeReportHtml(const Report& report) {
            "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">"
         << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         << "<meta name=\"generator\" content=\"" << htmlEscape(report.generator) << "\">"
-        << "<title>" << htmlEscape(title) << "</title><style>" << html::reportStyle() << "</style></head><body>\n";
-    out << "<header><h1>" << htmlEscape(title) << "</h1><p class=\"sub\">" << htmlEscape(report.model.spec);
+        << "<title>" << htmlEscape(title) << "</title><style>" << html::reportStyle()
+        << "</style></head><body>\n";
+    out << "<header><h1>" << htmlEscape(title) << "</h1><p class=\"sub\">"
+        << htmlEscape(report.model.spec);
     if (!report.created.empty())
         out << " · created " << htmlEscape(report.created);
-    out << " · " << report.runs.size() << (report.runs.size() == 1 ? " setting" : " settings") << "</p>";
-    out << "<nav><a href=\"#advice\">Advice</a><a href=\"#environment\">Environment</a><a href=\"#settings\">Settings</a>"
+    out << " · " << report.runs.size() << (report.runs.size() == 1 ? " setting" : " settings")
+        << "</p>";
+    out << "<nav><a href=\"#advice\">Advice</a><a href=\"#environment\">Environment</a><a "
+           "href=\"#settings\">Settings</a>"
            "<a href=\"#comparison\">Comparison</a><a href=\"#breaks\">Breaks</a>"
            "<a href=\"#recompiles\">Recompiles</a><a href=\"#warmup\">Warmup</a>"
-           "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a href=\"#kernels\">Kernels</a>"
-           "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; console</a></nav></header>\n<main>";
+           "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a "
+           "href=\"#kernels\">Kernels</a>"
+           "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; "
+           "console</a></nav></header>\n<main>";
     html::writeAdvice(out, view);
     html::writeEnvironment(out, view);
     html::writeSettings(out, view);
@@ -101,7 +123,8 @@ std::string writeReportHtml(const Report& report) {
     html::writeKernels(out, view);
     html::writeGraphs(out, view);
     html::writeProblems(out, view);
-    out << "</main><footer>Written by " << htmlEscape(report.generator.empty() ? "compilescope" : report.generator)
+    out << "</main><footer>Written by "
+        << htmlEscape(report.generator.empty() ? "compilescope" : report.generator)
         << ". Report format version " << report.version
         << "; the JSON report holds every value shown here.</footer></body></html>\n";
     return out.str();

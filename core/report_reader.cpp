@@ -26,45 +26,52 @@ std::string joinNumbers(const std::vector<std::size_t>& numbers, std::size_t run
     return text;
 }
 
-std::string parseErrorMessage(const ReportSaxBuilder& builder, const std::string& source, int64_t totalBytes) {
+std::string parseErrorMessage(const ReportSaxBuilder& builder, const std::string& source,
+                              int64_t totalBytes) {
     if (totalBytes == 0)
         return source + " is empty: it is not a compilescope report." + kWhatToDo;
     // 101 "unexpected end of input" at the last byte: the document stops mid-way.
-    const bool truncated = builder.errorId() == 101 && static_cast<int64_t>(builder.errorPosition()) >= totalBytes;
+    const bool truncated =
+        builder.errorId() == 101 && static_cast<int64_t>(builder.errorPosition()) >= totalBytes;
     if (truncated) {
         return source + " is not a complete compilescope report: the file ends early at byte " +
-               std::to_string(totalBytes) + " (truncated? it may have been cut off while being written or copied)." +
-               kWhatToDo;
+               std::to_string(totalBytes) +
+               " (truncated? it may have been cut off while being written or copied)." + kWhatToDo;
     }
-    return source + " is not a compilescope report: not valid JSON (byte " + std::to_string(builder.errorPosition()) +
-           ")." + kWhatToDo;
+    return source + " is not a compilescope report: not valid JSON (byte " +
+           std::to_string(builder.errorPosition()) + ")." + kWhatToDo;
 }
 
 ReportReadResult finish(ReportSaxBuilder& builder, const std::string& source, int64_t totalBytes) {
     ReportReadResult result;
     switch (builder.stop()) {
-    case ReportSaxBuilder::Stop::None: break;
+    case ReportSaxBuilder::Stop::None:
+        break;
     case ReportSaxBuilder::Stop::Cancelled:
         result.cancelled = true;
         result.error = "Opening " + source + " was cancelled.";
         return result;
     case ReportSaxBuilder::Stop::NotAnObject:
     case ReportSaxBuilder::Stop::WrongFormat:
-        result.error = source + " is valid JSON but not a compilescope report (no \"format\": \"" + kReportFormat +
-                       "\")." + kWhatToDo;
+        result.error = source + " is valid JSON but not a compilescope report (no \"format\": \"" +
+                       kReportFormat + "\")." + kWhatToDo;
         return result;
     case ReportSaxBuilder::Stop::TooDeep:
-        result.error = source + " is not a compilescope report: its JSON is nested far deeper than a report." +
-                       kWhatToDo;
+        result.error =
+            source + " is not a compilescope report: its JSON is nested far deeper than a report." +
+            kWhatToDo;
         return result;
-    case ReportSaxBuilder::Stop::ParseError: result.error = parseErrorMessage(builder, source, totalBytes); return result;
+    case ReportSaxBuilder::Stop::ParseError:
+        result.error = parseErrorMessage(builder, source, totalBytes);
+        return result;
     }
 
     const json& doc = builder.root();
     auto format = doc.find("format");
-    if (format == doc.end() || !format->is_string() || format->get<std::string>() != kReportFormat) {
-        result.error = source + " is valid JSON but not a compilescope report (no \"format\": \"" + kReportFormat +
-                       "\")." + kWhatToDo;
+    if (format == doc.end() || !format->is_string() ||
+        format->get<std::string>() != kReportFormat) {
+        result.error = source + " is valid JSON but not a compilescope report (no \"format\": \"" +
+                       kReportFormat + "\")." + kWhatToDo;
         return result;
     }
     auto versionIt = doc.find("version");
@@ -73,18 +80,21 @@ ReportReadResult finish(ReportSaxBuilder& builder, const std::string& source, in
     const int version = static_cast<int>(std::clamp<int64_t>(rawVersion, 0, 1 << 20));
     if (version < kOldestReportVersion) {
         result.error = source + " has no valid report \"version\" (a whole number from " +
-                       std::to_string(kOldestReportVersion) + "); it may be damaged or hand-edited.";
+                       std::to_string(kOldestReportVersion) +
+                       "); it may be damaged or hand-edited.";
         return result;
     }
     auto runs = doc.find("runs");
     if (runs == doc.end() || !runs->is_array()) {
-        result.error = source + " is a compilescope report without a \"runs\" list; it may be damaged.";
+        result.error =
+            source + " is a compilescope report without a \"runs\" list; it may be damaged.";
         return result;
     }
     if (version > kReportVersion) {
-        result.warnings.push_back(source + " is report version " + std::to_string(version) +
-                                  ", newer than this compilescope reads (" + std::to_string(kReportVersion) +
-                                  "); showing what this version knows. Update compilescope to see all of it.");
+        result.warnings.push_back(
+            source + " is report version " + std::to_string(version) +
+            ", newer than this compilescope reads (" + std::to_string(kReportVersion) +
+            "); showing what this version knows. Update compilescope to see all of it.");
     }
 
     Report& r = result.report;
@@ -106,8 +116,9 @@ ReportReadResult finish(ReportSaxBuilder& builder, const std::string& source, in
     r.adviceOptions = adviceOptionsFromJson(object("advice"));
 
     // Say which fields are absent (an older or hand-made report), without flooding.
-    const std::string versionNote =
-        version < kReportVersion ? " (report version " + std::to_string(version) + ")" : std::string();
+    const std::string versionNote = version < kReportVersion
+                                        ? " (report version " + std::to_string(version) + ")"
+                                        : std::string();
     std::vector<std::string> absent;
     for (const auto& field : reportFieldNames()) {
         if (!doc.contains(field))
@@ -120,8 +131,9 @@ ReportReadResult finish(ReportSaxBuilder& builder, const std::string& source, in
         result.warnings.push_back(source + versionNote + " has no " + list + "; shown empty.");
     }
     for (const auto& [field, numbers] : builder.missingRunFields()) {
-        result.warnings.push_back(source + versionNote + ": field \"" + field + "\" is missing in " +
-                                  joinNumbers(numbers, r.runs.size()) + "; shown empty.");
+        result.warnings.push_back(source + versionNote + ": field \"" + field +
+                                  "\" is missing in " + joinNumbers(numbers, r.runs.size()) +
+                                  "; shown empty.");
     }
     for (auto& w : builder.warnings())
         result.warnings.push_back(std::move(w));
@@ -154,7 +166,8 @@ ReportReadResult readReportFile(const std::string& path, const ReadControl& cont
         return result;
     }
     // The input ends early when cancelled; say cancelled rather than truncated.
-    if (control.cancel && control.cancel->load() && builder.stop() != ReportSaxBuilder::Stop::None) {
+    if (control.cancel && control.cancel->load() &&
+        builder.stop() != ReportSaxBuilder::Stop::None) {
         ReportReadResult result;
         result.cancelled = true;
         result.error = "Opening " + path + " was cancelled.";

@@ -22,16 +22,22 @@ ReportSaxBuilder::Role ReportSaxBuilder::childRole() const {
         return Role::Root;
     const Frame& parent = stack_.back();
     switch (parent.role) {
-    case Role::Root: return parent.key == "runs" ? Role::Runs : Role::Other;
-    case Role::Runs: return Role::Run;
+    case Role::Root:
+        return parent.key == "runs" ? Role::Runs : Role::Other;
+    case Role::Runs:
+        return Role::Run;
     case Role::Run:
         if (parent.key == "latency")
             return Role::Latency;
         return parent.key == "graphs" ? Role::Graphs : Role::Other;
-    case Role::Latency: return parent.key == "iterations" ? Role::Iterations : Role::Other;
-    case Role::Iterations: return Role::Iteration;
-    case Role::Graphs: return Role::Graph;
-    default: return Role::Other;
+    case Role::Latency:
+        return parent.key == "iterations" ? Role::Iterations : Role::Other;
+    case Role::Iterations:
+        return Role::Iteration;
+    case Role::Graphs:
+        return Role::Graph;
+    default:
+        return Role::Other;
     }
 }
 
@@ -50,10 +56,11 @@ bool ReportSaxBuilder::open(json value) {
     if (role == Role::Run && !value.is_object())
         warnings_.push_back("run " + std::to_string(++runElements_) + " is not an object; skipped");
     // Only objects are runs, iterations and graphs; an array there is just kept.
-    if (!value.is_object() && (role == Role::Run || role == Role::Iteration || role == Role::Graph ||
-                               role == Role::Latency || role == Role::Root))
+    if (!value.is_object() && (role == Role::Run || role == Role::Iteration ||
+                               role == Role::Graph || role == Role::Latency || role == Role::Root))
         role = Role::Other;
-    if (value.is_object() && (role == Role::Runs || role == Role::Iterations || role == Role::Graphs))
+    if (value.is_object() &&
+        (role == Role::Runs || role == Role::Iterations || role == Role::Graphs))
         role = Role::Other;
     if (role == Role::Run)
         parts_ = {};
@@ -67,11 +74,21 @@ bool ReportSaxBuilder::close() {
     Frame frame = std::move(stack_.back());
     stack_.pop_back();
     switch (frame.role) {
-    case Role::Root: root_ = std::move(frame.value); return true;
-    case Role::Run: finishRun(frame.value); return true;
-    case Role::Iteration: parts_.iterations.push_back(iterationFromJson(frame.value)); return true;
-    case Role::Graph: parts_.graphs.push_back(graphFromJson(frame.value)); return true;
-    default: attach(std::move(frame.value)); return true;
+    case Role::Root:
+        root_ = std::move(frame.value);
+        return true;
+    case Role::Run:
+        finishRun(frame.value);
+        return true;
+    case Role::Iteration:
+        parts_.iterations.push_back(iterationFromJson(frame.value));
+        return true;
+    case Role::Graph:
+        parts_.graphs.push_back(graphFromJson(frame.value));
+        return true;
+    default:
+        attach(std::move(frame.value));
+        return true;
     }
 }
 

@@ -19,7 +19,7 @@
 namespace cs::core {
 
 class ReportSaxBuilder {
-public:
+  public:
     using json = nlohmann::json;
 
     enum class Stop { None, Cancelled, NotAnObject, WrongFormat, TooDeep, ParseError };
@@ -39,7 +39,8 @@ public:
     bool end_object();
     bool start_array(std::size_t elements);
     bool end_array();
-    bool parse_error(std::size_t position, const std::string& lastToken, const nlohmann::detail::exception& error);
+    bool parse_error(std::size_t position, const std::string& lastToken,
+                     const nlohmann::detail::exception& error);
 
     Stop stop() const { return stop_; }
     // For Stop::ParseError: nlohmann's error id and the byte where it happened.
@@ -52,9 +53,11 @@ public:
     std::vector<Run>& runs() { return runs_; }
     std::vector<std::string>& warnings() { return warnings_; }
     // Run fields absent from the document → the 1-based numbers of the runs missing them.
-    const std::map<std::string, std::vector<std::size_t>>& missingRunFields() const { return missing_; }
+    const std::map<std::string, std::vector<std::size_t>>& missingRunFields() const {
+        return missing_;
+    }
 
-private:
+  private:
     // What a container is, from where it sits; decides what happens when it closes.
     enum class Role { Other, Root, Runs, Run, Latency, Iterations, Iteration, Graphs, Graph };
     struct Frame {

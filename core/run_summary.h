@@ -19,8 +19,8 @@ struct RunSummary {
     int graphs = 0;
     int breaks = 0;
     int recompiles = 0;
-    int64_t peakBytes = -1;   // highest memory sample (device if measured, else host RSS)
-    std::string peakKind;     // "device" or "host_rss"
+    int64_t peakBytes = -1; // highest memory sample (device if measured, else host RSS)
+    std::string peakKind;   // "device" or "host_rss"
 };
 
 RunSummary summarizeRun(const Run& run);

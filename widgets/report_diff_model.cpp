@@ -26,7 +26,9 @@ QString percentText(const core::MetricDelta& d) {
 }
 
 QString changeKind(bool regression, bool improvement) {
-    return regression ? QStringLiteral("regression") : improvement ? QStringLiteral("improvement") : QString();
+    return regression    ? QStringLiteral("regression")
+           : improvement ? QStringLiteral("improvement")
+                         : QString();
 }
 
 } // namespace
@@ -56,20 +58,28 @@ int ReportDiffModel::columnCount(const QModelIndex& parent) const {
 QVariant ReportDiffModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"setting",     "status A → B", "median A", "median B",  "median Δ",
-                                  "p99 A",       "p99 B",        "p99 Δ",    "warmup A",  "warmup B",
-                                  "warmup Δ",    "breaks A → B", "recompiles A → B",      "peak memory A",
-                                  "peak memory B", "peak memory Δ"};
+    static const char* names[] = {
+        "setting",          "status A → B",  "median A",      "median B",
+        "median Δ",         "p99 A",         "p99 B",         "p99 Δ",
+        "warmup A",         "warmup B",      "warmup Δ",      "breaks A → B",
+        "recompiles A → B", "peak memory A", "peak memory B", "peak memory Δ"};
     static const char* tips[] = {
         "Settings are matched by label",
         "How each run ended",
-        "Median latency per call in A", "Median latency per call in B",
+        "Median latency per call in A",
+        "Median latency per call in B",
         "Change of B over A; a regression only when the medians' 95% intervals do not overlap",
-        "99th percentile in A", "99th percentile in B", "Change of the p99 (shown, never a regression alone)",
-        "Total time of the warmup calls in A (the compiling call included)", "The same in B",
-        "Change of the warmup time", "Graph breaks: more in B is a regression",
-        "Recompiles: more in B is a regression", "Peak memory of A (device, or host RSS on CPU)",
-        "Peak memory of B", "Change of the peak memory"};
+        "99th percentile in A",
+        "99th percentile in B",
+        "Change of the p99 (shown, never a regression alone)",
+        "Total time of the warmup calls in A (the compiling call included)",
+        "The same in B",
+        "Change of the warmup time",
+        "Graph breaks: more in B is a regression",
+        "Recompiles: more in B is a regression",
+        "Peak memory of A (device, or host RSS on CPU)",
+        "Peak memory of B",
+        "Change of the peak memory"};
     if (role == Qt::DisplayRole)
         return tr(names[section]);
     if (role == Qt::ToolTipRole)
@@ -83,20 +93,45 @@ QVariant ReportDiffModel::data(const QModelIndex& index, int role) const {
     const core::SettingDiff& s = diff_.settings[static_cast<size_t>(index.row())];
     const int column = index.column();
     if (role == Qt::TextAlignmentRole)
-        return column <= Status ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+        return column <= Status ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                : int(Qt::AlignRight | Qt::AlignVCenter);
 
     // Which metric a column shows, if any.
     const core::MetricDelta* metric = nullptr;
     Unit unit = Unit::Duration;
     int part = 0; // 0: A, 1: B, 2: change
     switch (column) {
-    case MedianA: case MedianB: case MedianChange: metric = &s.median; part = column - MedianA; break;
-    case P99A: case P99B: case P99Change: metric = &s.p99; part = column - P99A; break;
-    case WarmupA: case WarmupB: case WarmupChange: metric = &s.warmup; part = column - WarmupA; break;
-    case PeakA: case PeakB: case PeakChange: metric = &s.peakMemory; part = column - PeakA; unit = Unit::Bytes; break;
-    default: break;
+    case MedianA:
+    case MedianB:
+    case MedianChange:
+        metric = &s.median;
+        part = column - MedianA;
+        break;
+    case P99A:
+    case P99B:
+    case P99Change:
+        metric = &s.p99;
+        part = column - P99A;
+        break;
+    case WarmupA:
+    case WarmupB:
+    case WarmupChange:
+        metric = &s.warmup;
+        part = column - WarmupA;
+        break;
+    case PeakA:
+    case PeakB:
+    case PeakChange:
+        metric = &s.peakMemory;
+        part = column - PeakA;
+        unit = Unit::Bytes;
+        break;
+    default:
+        break;
     }
-    const core::CountDelta* count = column == Breaks ? &s.breaks : column == Recompiles ? &s.recompiles : nullptr;
+    const core::CountDelta* count = column == Breaks       ? &s.breaks
+                                    : column == Recompiles ? &s.recompiles
+                                                           : nullptr;
 
     QString change;
     if (metric && part == 2)
@@ -120,7 +155,10 @@ QVariant ReportDiffModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(metric->note);
         if (metric && part < 2) {
             const auto& v = part == 0 ? metric->a : metric->b;
-            return v ? QStringLiteral("%1 %2").arg(*v, 0, 'f', 0).arg(unit == Unit::Bytes ? "bytes" : "ns") : QVariant();
+            return v ? QStringLiteral("%1 %2")
+                           .arg(*v, 0, 'f', 0)
+                           .arg(unit == Unit::Bytes ? "bytes" : "ns")
+                     : QVariant();
         }
         if (column == Setting && !s.regressions.empty()) {
             QStringList lines;

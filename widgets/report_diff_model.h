@@ -11,14 +11,24 @@ namespace cs::widgets {
 
 class ReportDiffModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Column {
-        Setting, Status,
-        MedianA, MedianB, MedianChange,
-        P99A, P99B, P99Change,
-        WarmupA, WarmupB, WarmupChange,
-        Breaks, Recompiles,
-        PeakA, PeakB, PeakChange,
+        Setting,
+        Status,
+        MedianA,
+        MedianB,
+        MedianChange,
+        P99A,
+        P99B,
+        P99Change,
+        WarmupA,
+        WarmupB,
+        WarmupChange,
+        Breaks,
+        Recompiles,
+        PeakA,
+        PeakB,
+        PeakChange,
         ColumnCount
     };
     // "regression", "improvement" or empty: what the colour of a cell means, for tests and copy.
@@ -33,9 +43,10 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
 
-private:
+  private:
     core::ReportDiff diff_;
 };
 

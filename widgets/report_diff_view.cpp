@@ -18,8 +18,9 @@
 namespace cs::widgets {
 
 ReportDiffView::ReportDiffView(QWidget* parent)
-    : QWidget(parent), model_(new ReportDiffModel(this)), sources_(new QLabel(this)), summary_(new QLabel(this)),
-      threshold_(new QDoubleSpinBox(this)), table_(new QTableView(this)), breaks_(new QTreeWidget(this)) {
+    : QWidget(parent), model_(new ReportDiffModel(this)), sources_(new QLabel(this)),
+      summary_(new QLabel(this)), threshold_(new QDoubleSpinBox(this)),
+      table_(new QTableView(this)), breaks_(new QTreeWidget(this)) {
     setObjectName("reportDiffView");
     sources_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     sources_->setWordWrap(true);
@@ -28,9 +29,10 @@ ReportDiffView::ReportDiffView(QWidget* parent)
     threshold_->setDecimals(1);
     threshold_->setSuffix(QStringLiteral(" %"));
     threshold_->setValue(10);
-    threshold_->setToolTip(tr("B worse than A by more than this counts as a regression. A median counts only "
-                              "when the two medians' 95% intervals do not overlap; more breaks or recompiles "
-                              "always count."));
+    threshold_->setToolTip(
+        tr("B worse than A by more than this counts as a regression. A median counts only "
+           "when the two medians' 95% intervals do not overlap; more breaks or recompiles "
+           "always count."));
     auto* copy = new QPushButton(tr("Copy as Text"), this);
     copy->setToolTip(tr("The diff as compilescope-cli diff prints it"));
 
@@ -50,7 +52,8 @@ ReportDiffView::ReportDiffView(QWidget* parent)
     auto* breaksBox = new QWidget(this);
     auto* breaksLayout = new QVBoxLayout(breaksBox);
     breaksLayout->setContentsMargins(0, 0, 0, 0);
-    breaksLayout->addWidget(new QLabel(tr("Graph breaks found in one report and not the other"), breaksBox));
+    breaksLayout->addWidget(
+        new QLabel(tr("Graph breaks found in one report and not the other"), breaksBox));
     breaksLayout->addWidget(breaks_);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName("diffSplitter");
@@ -68,7 +71,8 @@ ReportDiffView::ReportDiffView(QWidget* parent)
         model_->setThreshold(value);
         updateSummary();
     });
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(diffText()); });
+    connect(copy, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(diffText()); });
 }
 
 void ReportDiffView::setDiff(core::ReportDiff diff, const QString& nameA, const QString& nameB) {
@@ -79,7 +83,8 @@ void ReportDiffView::setDiff(core::ReportDiff diff, const QString& nameA, const 
     threshold_->blockSignals(true);
     threshold_->setValue(threshold);
     threshold_->blockSignals(false);
-    QString text = tr("<b>A</b> %1<br><b>B</b> %2").arg(nameA.toHtmlEscaped(), nameB.toHtmlEscaped());
+    QString text =
+        tr("<b>A</b> %1<br><b>B</b> %2").arg(nameA.toHtmlEscaped(), nameB.toHtmlEscaped());
     const auto& env = model_->diff().environment;
     if (!env.empty()) {
         QStringList changes;
@@ -105,13 +110,15 @@ QString ReportDiffView::summaryText() const {
 }
 
 QString ReportDiffView::diffText() const {
-    return QString::fromStdString(core::formatDiffText(model_->diff(), nameA_.toStdString(), nameB_.toStdString()));
+    return QString::fromStdString(
+        core::formatDiffText(model_->diff(), nameA_.toStdString(), nameB_.toStdString()));
 }
 
 void ReportDiffView::updateSummary() {
     const int count = model_->diff().regressionCount();
     if (count == 0) {
-        summary_->setText(tr("No regression beyond %1%").arg(model_->diff().thresholdPercent, 0, 'f', 1));
+        summary_->setText(
+            tr("No regression beyond %1%").arg(model_->diff().thresholdPercent, 0, 'f', 1));
         summary_->setStyleSheet(QStringLiteral("color: #1b7f3b;"));
     } else {
         const QString what = count == 1 ? tr("1 regression") : tr("%1 regressions").arg(count);
@@ -131,8 +138,9 @@ void ReportDiffView::fillBreaks() {
         auto add = [top](const core::BreakEntry& e, const QString& which, const QColor& colour) {
             const QString reason = QString::fromStdString(e.reason).section('\n', 0, 0);
             auto* item = new QTreeWidgetItem(
-                top, {which + QStringLiteral(" ") + QString::fromStdString(e.location + " in " + e.function), reason,
-                      QString::fromStdString(e.code)});
+                top, {which + QStringLiteral(" ") +
+                          QString::fromStdString(e.location + " in " + e.function),
+                      reason, QString::fromStdString(e.code)});
             item->setForeground(0, colour);
             item->setToolTip(1, QString::fromStdString(e.reason));
         };

@@ -18,7 +18,7 @@ class ReportDiffModel;
 
 class ReportDiffView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit ReportDiffView(QWidget* parent = nullptr);
 
     void setDiff(core::ReportDiff diff, const QString& nameA, const QString& nameB);
@@ -31,7 +31,7 @@ public:
     // The diff as plain text, as compilescope-cli diff prints it.
     QString diffText() const;
 
-private:
+  private:
     void updateSummary();
     void fillBreaks();
 

@@ -19,15 +19,16 @@ ReportView makeReportView(const Report& report) {
 }
 
 std::string runLabelHtml(const RunView& run) {
-    return "<span class=\"run\"><span class=\"swatch\" style=\"background:" + htmlEscape(run.color) +
-           "\"></span>" + htmlEscape(run.label) + "</span>";
+    return "<span class=\"run\"><span class=\"swatch\" style=\"background:" +
+           htmlEscape(run.color) + "\"></span>" + htmlEscape(run.label) + "</span>";
 }
 
 std::string durationOrDash(std::optional<double> ns) {
     return ns ? formatDuration(*ns) : std::string("—");
 }
 
-void beginSection(std::ostream& out, const std::string& id, const std::string& title, const std::string& intro) {
+void beginSection(std::ostream& out, const std::string& id, const std::string& title,
+                  const std::string& intro) {
     out << "<section id=\"" << htmlEscape(id) << "\"><h2>" << htmlEscape(title) << "</h2>";
     if (!intro.empty())
         out << "<p class=\"intro\">" << htmlEscape(intro) << "</p>";

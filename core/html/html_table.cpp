@@ -4,7 +4,8 @@
 
 namespace cs::core::html {
 
-HtmlTable::HtmlTable(std::vector<Column> columns, std::string cssClass) : columns_(std::move(columns)) {
+HtmlTable::HtmlTable(std::vector<Column> columns, std::string cssClass)
+    : columns_(std::move(columns)) {
     out_ << "<div class=\"tablewrap\"><table";
     if (!cssClass.empty())
         out_ << " class=\"" << htmlEscape(cssClass) << "\"";

@@ -18,7 +18,7 @@ struct Column {
 };
 
 class HtmlTable {
-public:
+  public:
     explicit HtmlTable(std::vector<Column> columns, std::string cssClass = {});
 
     void beginRow(std::string_view cssClass = {});
@@ -29,7 +29,7 @@ public:
     size_t rows() const { return rows_; }
     std::string str(); // closes the table
 
-private:
+  private:
     void open(std::string_view cssClass, std::string_view tip, size_t span);
     void closeRow();
 

@@ -14,9 +14,10 @@ namespace {
 // The section of this page that shows what a finding's GUI tab shows.
 std::string anchorFor(const std::string& tab) {
     static const std::map<std::string, std::string> anchors{
-        {advice_tab::Breaks, "breaks"},   {advice_tab::Graph, "graphs"},   {advice_tab::Compare, "comparison"},
-        {advice_tab::Warmup, "warmup"},   {advice_tab::Latency, "latency"}, {advice_tab::Memory, "memory"},
-        {advice_tab::Kernels, "kernels"}, {advice_tab::Console, "problems"}};
+        {advice_tab::Breaks, "breaks"},      {advice_tab::Graph, "graphs"},
+        {advice_tab::Compare, "comparison"}, {advice_tab::Warmup, "warmup"},
+        {advice_tab::Latency, "latency"},    {advice_tab::Memory, "memory"},
+        {advice_tab::Kernels, "kernels"},    {advice_tab::Console, "problems"}};
     auto it = anchors.find(tab);
     return it == anchors.end() ? std::string() : it->second;
 }
@@ -24,9 +25,10 @@ std::string anchorFor(const std::string& tab) {
 } // namespace
 
 void writeAdvice(std::ostream& out, const ReportView& view) {
-    beginSection(out, "advice", "Advice",
-                 "What to change, most important first. Each finding rests on the measurements below it; "
-                 "situations no rule recognises get no advice rather than generic advice.");
+    beginSection(
+        out, "advice", "Advice",
+        "What to change, most important first. Each finding rests on the measurements below it; "
+        "situations no rule recognises get no advice rather than generic advice.");
     const std::vector<Finding> findings = advise(view.report);
     if (findings.empty()) {
         out << "<p class=\"note\">No findings: nothing measured here calls for a change.</p>";
@@ -35,15 +37,16 @@ void writeAdvice(std::ostream& out, const ReportView& view) {
     }
     for (const auto& f : findings) {
         const std::string severity = toString(f.severity);
-        out << "<div class=\"finding\"><p class=\"ftitle\"><span class=\"sev sev-" << htmlEscape(severity) << "\">"
-            << htmlEscape(severity) << "</span> " << htmlEscape(f.title);
+        out << "<div class=\"finding\"><p class=\"ftitle\"><span class=\"sev sev-"
+            << htmlEscape(severity) << "\">" << htmlEscape(severity) << "</span> "
+            << htmlEscape(f.title);
         if (f.run >= 0 && f.run < static_cast<int>(view.runs.size()))
             out << " <small>" << runLabelHtml(view.runs[static_cast<size_t>(f.run)]) << "</small>";
         out << "</p>";
         if (!f.file.empty()) {
             out << "<p class=\"floc\">at <span title=\"" << htmlEscape(f.file) << "\">"
-                << htmlEscape(f.file.substr(f.file.find_last_of('/') + 1)) << (f.line > 0 ? ":" + std::to_string(f.line) : "")
-                << "</span>";
+                << htmlEscape(f.file.substr(f.file.find_last_of('/') + 1))
+                << (f.line > 0 ? ":" + std::to_string(f.line) : "") << "</span>";
             if (!f.code.empty())
                 out << " <code>" << htmlEscape(f.code) << "</code>";
             out << "</p>";
@@ -60,7 +63,8 @@ void writeAdvice(std::ostream& out, const ReportView& view) {
             out << "<p><b>Expect:</b> " << htmlEscape(f.gain) << "</p>";
         char confidence[32];
         std::snprintf(confidence, sizeof confidence, "%.0f%%", f.confidence * 100);
-        out << "<p class=\"note\">confidence " << confidence << " · rule <code>" << htmlEscape(f.rule) << "</code>";
+        out << "<p class=\"note\">confidence " << confidence << " · rule <code>"
+            << htmlEscape(f.rule) << "</code>";
         if (const std::string anchor = anchorFor(f.tab); !anchor.empty())
             out << " · evidence in <a href=\"#" << anchor << "\">" << htmlEscape(f.tab) << "</a>";
         out << "</p></div>";

@@ -20,7 +20,8 @@ std::string ratio(double v) {
 }
 
 // Index of the best value among `values` (nullopt entries skipped).
-template <typename Better> int bestIndex(const std::vector<std::optional<double>>& values, Better better) {
+template <typename Better>
+int bestIndex(const std::vector<std::optional<double>>& values, Better better) {
     int best = -1;
     int count = 0;
     for (size_t i = 0; i < values.size(); ++i) {
@@ -37,9 +38,12 @@ template <typename Better> int bestIndex(const std::vector<std::optional<double>
 
 void writeComparison(std::ostream& out, const ReportView& view) {
     beginSection(out, "comparison", "Comparison",
-                 "Speedup is eager's median over the setting's median, with a conservative interval from the two "
-                 "medians' 95% confidence intervals. Break-even is the number of calls after which the extra "
-                 "warmup over eager is paid back by the time saved per call. Best value per column in green.");
+                 "Speedup is eager's median over the setting's median, with a conservative "
+                 "interval from the two "
+                 "medians' 95% confidence intervals. Break-even is the number of calls after which "
+                 "the extra "
+                 "warmup over eager is paid back by the time saved per call. Best value per column "
+                 "in green.");
     const Report& report = view.report;
     const int baseline = baselineRunIndex(report);
     if (view.runs.empty()) {
@@ -73,9 +77,11 @@ void writeComparison(std::ostream& out, const ReportView& view) {
             if (speedups[i])
                 speed[i] = speedups[i]->value;
             if (s.warmupNs >= 0 && base->warmupNs >= 0) {
-                const auto calls = breakEvenIterations(static_cast<double>(s.warmupNs - base->warmupNs),
-                                                       base->latency->median - s.latency->median);
-                breakEven[i] = calls ? std::to_string(static_cast<long long>(*calls)) + " calls" : "never";
+                const auto calls =
+                    breakEvenIterations(static_cast<double>(s.warmupNs - base->warmupNs),
+                                        base->latency->median - s.latency->median);
+                breakEven[i] =
+                    calls ? std::to_string(static_cast<long long>(*calls)) + " calls" : "never";
             }
         }
     }
@@ -85,18 +91,19 @@ void writeComparison(std::ostream& out, const ReportView& view) {
               bestWarmup = bestIndex(warmup, lower), bestPeak = bestIndex(peak, lower),
               bestSpeed = bestIndex(speed, higher);
 
-    HtmlTable table({{"setting", true},
-                     {"status", true},
-                     {"graphs"},
-                     {"breaks", false, "graph breaks: places where torch.compile split the model"},
-                     {"recompiles"},
-                     {"first call", false, "the call where torch compiles"},
-                     {"warmup", false, "total time of the warmup calls, the compiling one included"},
-                     {"median"},
-                     {"p99"},
-                     {"speedup vs eager", false, "eager median / this median [conservative 95% interval]"},
-                     {"break-even", false, "calls until the extra warmup over eager is paid back"},
-                     {"peak memory"}});
+    HtmlTable table(
+        {{"setting", true},
+         {"status", true},
+         {"graphs"},
+         {"breaks", false, "graph breaks: places where torch.compile split the model"},
+         {"recompiles"},
+         {"first call", false, "the call where torch compiles"},
+         {"warmup", false, "total time of the warmup calls, the compiling one included"},
+         {"median"},
+         {"p99"},
+         {"speedup vs eager", false, "eager median / this median [conservative 95% interval]"},
+         {"break-even", false, "calls until the extra warmup over eager is paid back"},
+         {"peak memory"}});
     for (size_t i = 0; i < n; ++i) {
         const RunSummary& s = summaries[i];
         const Run& run = *view.runs[i].run;
@@ -107,7 +114,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         table.text(toString(run.status));
         table.text(compiled ? std::to_string(s.graphs) : "—");
         table.text(compiled ? std::to_string(s.breaks) : "—", {}, s.breaks > 0 ? "warn" : "");
-        table.text(compiled ? std::to_string(s.recompiles) : "—", {}, s.recompiles > 0 ? "warn" : "");
+        table.text(compiled ? std::to_string(s.recompiles) : "—", {},
+                   s.recompiles > 0 ? "warn" : "");
         table.text(durationOrDash(first[i]));
         table.text(durationOrDash(warmup[i]), {}, mark(bestWarmup));
         table.text(durationOrDash(median[i]),
@@ -129,7 +137,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         }
         table.text(breakEven[i], breakEven[i] == "never" ? "it saves no time per call" : "");
         table.text(s.peakBytes >= 0 ? formatBytes(static_cast<double>(s.peakBytes)) : "—",
-                   s.peakKind == "host_rss" ? "host resident memory (no GPU measured)" : s.peakKind, mark(bestPeak));
+                   s.peakKind == "host_rss" ? "host resident memory (no GPU measured)" : s.peakKind,
+                   mark(bestPeak));
     }
     out << table.str();
     endSection(out);

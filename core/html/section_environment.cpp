@@ -15,7 +15,8 @@ std::string orDash(const std::string& text) {
 
 void writeEnvironment(std::ostream& out, const ReportView& view) {
     const Report& report = view.report;
-    beginSection(out, "environment", "Environment", "What the probe found when it started, and the model it ran.");
+    beginSection(out, "environment", "Environment",
+                 "What the probe found when it started, and the model it ran.");
     HtmlTable table({{"", true}, {"", true}}, "kv");
     const auto& e = report.environment;
     const auto& m = report.model;
@@ -51,7 +52,8 @@ void writeEnvironment(std::ostream& out, const ReportView& view) {
         std::string list;
         for (const auto& t : torches)
             list += (list.empty() ? "" : ", ") + t;
-        out << "<p class=\"note\">The runs used different torch versions: " << htmlEscape(list) << ".</p>";
+        out << "<p class=\"note\">The runs used different torch versions: " << htmlEscape(list)
+            << ".</p>";
     }
     endSection(out);
 }

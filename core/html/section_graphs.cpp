@@ -12,7 +12,8 @@ constexpr size_t kMaxNodesShown = 2000;
 
 void writeGraphs(std::ostream& out, const ReportView& view) {
     beginSection(out, "graphs", "Captured graphs",
-                 "Each FX graph Dynamo handed to the backend, in execution order, with its nodes' shapes and "
+                 "Each FX graph Dynamo handed to the backend, in execution order, with its nodes' "
+                 "shapes and "
                  "source lines.");
     bool any = false;
     for (const auto& r : view.runs) {
@@ -20,7 +21,8 @@ void writeGraphs(std::ostream& out, const ReportView& view) {
             any = true;
             out << "<details><summary>" << runLabelHtml(r) << " — graph " << g.index << " ("
                 << htmlEscape(g.compileId) << "), " << htmlEscape(g.function) << " at "
-                << htmlEscape(g.file + ":" + std::to_string(g.line)) << ", " << g.nodes.size() << " nodes</summary>";
+                << htmlEscape(g.file + ":" + std::to_string(g.line)) << ", " << g.nodes.size()
+                << " nodes</summary>";
             HtmlTable table({{"node", true},
                              {"op", true},
                              {"target", true},

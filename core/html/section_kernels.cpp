@@ -19,15 +19,17 @@ std::string fixed(double v, const char* format) {
 
 void writeKernels(std::ostream& out, const ReportView& view) {
     beginSection(out, "kernels", "Kernels",
-                 "GPU kernels per measured iteration, from CUPTI activity records. CUDA graphs (reduce-overhead) "
+                 "GPU kernels per measured iteration, from CUPTI activity records. CUDA graphs "
+                 "(reduce-overhead) "
                  "show up as fewer launches per iteration.");
-    HtmlTable summary({{"setting", true},
-                       {"iterations"},
-                       {"launches per iteration"},
-                       {"GPU time per iteration"},
-                       {"GPU busy", false, "GPU time / iteration wall time"},
-                       {"memcpy"},
-                       {"dropped records", false, "CUPTI records lost; non-zero means the totals are low"}});
+    HtmlTable summary(
+        {{"setting", true},
+         {"iterations"},
+         {"launches per iteration"},
+         {"GPU time per iteration"},
+         {"GPU busy", false, "GPU time / iteration wall time"},
+         {"memcpy"},
+         {"dropped records", false, "CUPTI records lost; non-zero means the totals are low"}});
     std::string tops;
     for (const auto& r : view.runs) {
         const KernelSummary& k = r.run->kernels;
@@ -39,8 +41,9 @@ void writeKernels(std::ostream& out, const ReportView& view) {
         summary.text(fixed(k.launchesPerIter, "%.1f"));
         summary.text(formatDuration(k.gpuNsPerIter));
         summary.text(fixed(k.busyFraction * 100, "%.1f %%"));
-        summary.text(std::to_string(k.memcpyCount) + " · " + formatBytes(static_cast<double>(k.memcpyBytes)) +
-                     " · " + formatDuration(static_cast<double>(k.memcpyNs)));
+        summary.text(std::to_string(k.memcpyCount) + " · " +
+                     formatBytes(static_cast<double>(k.memcpyBytes)) + " · " +
+                     formatDuration(static_cast<double>(k.memcpyNs)));
         summary.text(std::to_string(k.dropped), {}, k.dropped > 0 ? "bad" : "");
         if (k.top.empty())
             continue;
@@ -59,13 +62,15 @@ void writeKernels(std::ostream& out, const ReportView& view) {
         bool cpu = true;
         for (const auto& r : view.runs)
             cpu &= r.run->probe.device.rfind("cuda", 0) != 0;
-        out << (cpu ? "no CUDA device, so GPU memory and kernels are unavailable. Run on a GPU machine "
+        out << (cpu ? "no CUDA device, so GPU memory and kernels are unavailable. Run on a GPU "
+                      "machine "
                       "(compilescope-cli works headless) to fill this section."
                     : "CUPTI did not collect any.")
             << "</p>";
         for (const auto& r : view.runs) {
             if (!r.run->cuptiMessage.empty())
-                out << "<p class=\"note\">" << runLabelHtml(r) << ": " << htmlEscape(r.run->cuptiMessage) << "</p>";
+                out << "<p class=\"note\">" << runLabelHtml(r) << ": "
+                    << htmlEscape(r.run->cuptiMessage) << "</p>";
         }
     } else {
         out << summary.str() << tops;

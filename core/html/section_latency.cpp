@@ -49,7 +49,8 @@ void writeHistogram(std::ostream& out, const ReportView& view) {
             continue;
         std::vector<int> counts(kBins, 0);
         for (auto v : samples) {
-            const int bin = std::clamp(static_cast<int>((static_cast<double>(v) - low) / width), 0, kBins - 1);
+            const int bin =
+                std::clamp(static_cast<int>((static_cast<double>(v) - low) / width), 0, kBins - 1);
             ++counts[static_cast<size_t>(bin)];
         }
         // A step outline per setting, so overlapping distributions stay readable.
@@ -74,7 +75,8 @@ void writeBoxPlot(std::ostream& out, const ReportView& view) {
     }
     if (rows.empty())
         return;
-    SvgChart chart("Box plot of measured latency per setting", 560, 80 + 34.0 * static_cast<double>(rows.size()));
+    SvgChart chart("Box plot of measured latency per setting", 560,
+                   80 + 34.0 * static_cast<double>(rows.size()));
     chart.setXAxis({"latency per call (box: quartiles, bar: median, whiskers: 1.5 IQR)",
                     AxisUnit::DurationNs});
     std::vector<std::string> categories;
@@ -99,30 +101,33 @@ void writeBoxPlot(std::ostream& out, const ReportView& view) {
         }
         const std::string tip = r.label + ": median " + formatDuration(s.median) + ", quartiles " +
                                 formatDuration(s.q1) + " – " + formatDuration(s.q3);
-        chart.addSegment({whiskerLow, y}, {whiskerHigh, y}, r.color, 1.5, "whiskers " + formatDuration(whiskerLow) +
-                                                                              " – " + formatDuration(whiskerHigh));
+        chart.addSegment({whiskerLow, y}, {whiskerHigh, y}, r.color, 1.5,
+                         "whiskers " + formatDuration(whiskerLow) + " – " +
+                             formatDuration(whiskerHigh));
         chart.addRect(s.q1, y - 0.3, s.q3, y + 0.3, r.color, tip, 0.35);
         chart.addSegment({s.median, y - 0.3}, {s.median, y + 0.3}, r.color, 3, tip);
         for (const auto& p : outliers)
-            chart.addRect(p.first, y - 0.06, p.first, y + 0.06, r.color, "outlier " + formatDuration(p.first));
+            chart.addRect(p.first, y - 0.06, p.first, y + 0.06, r.color,
+                          "outlier " + formatDuration(p.first));
     }
     chart.setYCategories(categories);
     out << chart.render();
 }
 
 void writeStatsTable(std::ostream& out, const ReportView& view) {
-    HtmlTable table({{"setting", true},
-                     {"calls"},
-                     {"min"},
-                     {"median"},
-                     {"median 95% CI", false, "distribution-free confidence interval of the median"},
-                     {"mean"},
-                     {"p90"},
-                     {"p99"},
-                     {"max"},
-                     {"std"},
-                     {"outliers", false, "outside 1.5 IQR beyond the quartiles"},
-                     {"harness overhead", false, "the timing loop's own cost per call (an empty function)"}});
+    HtmlTable table(
+        {{"setting", true},
+         {"calls"},
+         {"min"},
+         {"median"},
+         {"median 95% CI", false, "distribution-free confidence interval of the median"},
+         {"mean"},
+         {"p90"},
+         {"p99"},
+         {"max"},
+         {"std"},
+         {"outliers", false, "outside 1.5 IQR beyond the quartiles"},
+         {"harness overhead", false, "the timing loop's own cost per call (an empty function)"}});
     for (const auto& r : view.runs) {
         table.beginRow();
         table.html(runLabelHtml(r));
@@ -140,8 +145,9 @@ void writeStatsTable(std::ostream& out, const ReportView& view) {
                 table.text(formatDuration(v));
             table.text(std::to_string(s.outliers));
         }
-        table.text(r.run->harnessOverheadNs >= 0 ? formatDuration(static_cast<double>(r.run->harnessOverheadNs))
-                                                 : "—");
+        table.text(r.run->harnessOverheadNs >= 0
+                       ? formatDuration(static_cast<double>(r.run->harnessOverheadNs))
+                       : "—");
     }
     out << table.str();
 }
@@ -150,7 +156,8 @@ void writeStatsTable(std::ostream& out, const ReportView& view) {
 
 void writeLatency(std::ostream& out, const ReportView& view) {
     beginSection(out, "latency", "Steady-state latency",
-                 "Calls after warmup: wall clock on CPU, CUDA events on GPU. Hover a line or box for its values.");
+                 "Calls after warmup: wall clock on CPU, CUDA events on GPU. Hover a line or box "
+                 "for its values.");
     writeStatsTable(out, view);
     writeSeries(out, view);
     out << "<div class=\"grid2\">";

@@ -70,7 +70,8 @@ void writePeaks(std::ostream& out, const ReportView& view) {
             table.text(kindTitle(m.kind));
             for (const auto& p : phases) {
                 auto it = m.phasePeaks.find(p);
-                table.text(it == m.phasePeaks.end() ? "—" : formatBytes(static_cast<double>(it->second)),
+                table.text(it == m.phasePeaks.end() ? "—"
+                                                    : formatBytes(static_cast<double>(it->second)),
                            it == m.phasePeaks.end() ? "" : std::to_string(it->second) + " bytes");
             }
             int64_t peak = -1;
@@ -112,9 +113,10 @@ void writeAllocatorStats(std::ostream& out, const ReportView& view) {
 } // namespace
 
 void writeMemory(std::ostream& out, const ReportView& view) {
-    beginSection(out, "memory", "Memory",
-                 "Bytes the process held through each run, with its phases shaded: load, compile (the first "
-                 "call), warmup, measure.");
+    beginSection(
+        out, "memory", "Memory",
+        "Bytes the process held through each run, with its phases shaded: load, compile (the first "
+        "call), warmup, measure.");
     bool anyDevice = false, anySeries = false;
     for (const auto& r : view.runs) {
         for (const auto& m : r.run->memory) {

@@ -15,8 +15,8 @@ constexpr size_t kConsoleTail = 48 * 1024;
 std::string consoleHtml(const std::string& text) {
     if (text.size() <= kConsoleHead + kConsoleTail)
         return htmlEscape(text);
-    return htmlEscape(std::string_view(text).substr(0, kConsoleHead)) + "\n<span class=\"note\">… " +
-           std::to_string(text.size() - kConsoleHead - kConsoleTail) +
+    return htmlEscape(std::string_view(text).substr(0, kConsoleHead)) +
+           "\n<span class=\"note\">… " + std::to_string(text.size() - kConsoleHead - kConsoleTail) +
            " bytes not shown here; the JSON report keeps all of them …</span>\n" +
            htmlEscape(std::string_view(text).substr(text.size() - kConsoleTail));
 }
@@ -25,7 +25,8 @@ std::string consoleHtml(const std::string& text) {
 
 void writeProblems(std::ostream& out, const ReportView& view) {
     beginSection(out, "problems", "Errors, warnings and console",
-                 "What went wrong in each setting, in the probe's words, and what the model and torch printed.");
+                 "What went wrong in each setting, in the probe's words, and what the model and "
+                 "torch printed.");
     bool any = false;
     for (const auto& r : view.runs) {
         const Run& run = *r.run;
@@ -37,13 +38,14 @@ void writeProblems(std::ostream& out, const ReportView& view) {
         if (!run.error && logs.empty() && run.parseProblems.empty() && run.console.empty())
             continue;
         any = true;
-        out << "<h3 id=\"problems-" << r.index << "\">" << runLabelHtml(r) << " — " << toString(run.status) << "</h3>";
+        out << "<h3 id=\"problems-" << r.index << "\">" << runLabelHtml(r) << " — "
+            << toString(run.status) << "</h3>";
         if (run.error) {
-            out << "<p class=\"err\"><b>" << htmlEscape(run.error->kind) << "</b>: " << htmlEscape(run.error->message)
-                << "</p>";
+            out << "<p class=\"err\"><b>" << htmlEscape(run.error->kind)
+                << "</b>: " << htmlEscape(run.error->message) << "</p>";
             if (!run.error->traceback.empty())
-                out << "<details><summary>traceback</summary><pre>" << htmlEscape(run.error->traceback)
-                    << "</pre></details>";
+                out << "<details><summary>traceback</summary><pre>"
+                    << htmlEscape(run.error->traceback) << "</pre></details>";
         }
         if (!logs.empty()) {
             HtmlTable table({{"level", true}, {"message", true}});
@@ -61,7 +63,8 @@ void writeProblems(std::ostream& out, const ReportView& view) {
                 table.text(std::to_string(p.line));
                 table.text(p.message);
             }
-            out << "<p>Lines of the probe's event stream that could not be read:</p>" << table.str();
+            out << "<p>Lines of the probe's event stream that could not be read:</p>"
+                << table.str();
         }
         if (!run.console.empty())
             out << "<details><summary>console (" << run.console.size() << " bytes)</summary><pre>"

@@ -6,15 +6,17 @@
 namespace cs::core::html {
 
 void writeRecompiles(std::ostream& out, const ReportView& view) {
-    beginSection(out, "recompiles", "Recompiles",
-                 "A recompile happens when a guard of a compiled graph fails (a new input shape, dtype or "
-                 "Python value); past the cache limit torch runs the function eagerly.");
-    HtmlTable table({{"setting", true},
-                     {"function", true},
-                     {"guard that failed", true},
-                     {"cache entries", false, "compiled versions of this function after recompiling"},
-                     {"input shapes", true},
-                     {"limit", true}});
+    beginSection(
+        out, "recompiles", "Recompiles",
+        "A recompile happens when a guard of a compiled graph fails (a new input shape, dtype or "
+        "Python value); past the cache limit torch runs the function eagerly.");
+    HtmlTable table(
+        {{"setting", true},
+         {"function", true},
+         {"guard that failed", true},
+         {"cache entries", false, "compiled versions of this function after recompiling"},
+         {"input shapes", true},
+         {"limit", true}});
     for (const auto& r : view.runs) {
         for (const auto& rc : r.run->recompiles) {
             table.beginRow(rc.limitHit ? "bad" : "");
@@ -23,7 +25,9 @@ void writeRecompiles(std::ostream& out, const ReportView& view) {
             table.html("<code>" + htmlEscape(rc.reason) + "</code>");
             table.text(std::to_string(rc.cacheSize));
             table.text(rc.inputShapes.empty() ? "—" : rc.inputShapes);
-            table.text(rc.limitHit ? "limit " + std::to_string(rc.limit) + " hit: runs eagerly from here" : "");
+            table.text(rc.limitHit
+                           ? "limit " + std::to_string(rc.limit) + " hit: runs eagerly from here"
+                           : "");
         }
     }
     if (table.rows() == 0)

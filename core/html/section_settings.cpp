@@ -6,8 +6,9 @@
 namespace cs::core::html {
 
 void writeSettings(std::ostream& out, const ReportView& view) {
-    beginSection(out, "settings", "Settings",
-                 "One fresh probe process per setting, so no compile cache carries from one into the next.");
+    beginSection(
+        out, "settings", "Settings",
+        "One fresh probe process per setting, so no compile cache carries from one into the next.");
     if (view.runs.empty()) {
         out << "<p class=\"empty\">This report has no runs.</p>";
         endSection(out);
@@ -45,8 +46,9 @@ void writeSettings(std::ostream& out, const ReportView& view) {
         table.text(toString(run.status));
         table.text(run.exitCode ? std::to_string(*run.exitCode) : "—");
         if (run.error)
-            table.wide("<span class=\"err\">" + htmlEscape(run.error->kind) + ": " + htmlEscape(run.error->message) +
-                       "</span> <a href=\"#problems-" + std::to_string(r.index) + "\">traceback</a>");
+            table.wide("<span class=\"err\">" + htmlEscape(run.error->kind) + ": " +
+                       htmlEscape(run.error->message) + "</span> <a href=\"#problems-" +
+                       std::to_string(r.index) + "\">traceback</a>");
     }
     out << table.str();
     endSection(out);

@@ -93,10 +93,14 @@ std::vector<double> logTicks(double low, double high) {
 
 std::string axisValueText(double value, AxisUnit unit) {
     switch (unit) {
-    case AxisUnit::DurationNs: return value == 0 ? "0" : formatDuration(value);
-    case AxisUnit::Seconds: return value == 0 ? "0" : formatDuration(value * 1e9);
-    case AxisUnit::Bytes: return value == 0 ? "0" : formatBytes(value);
-    case AxisUnit::Plain: break;
+    case AxisUnit::DurationNs:
+        return value == 0 ? "0" : formatDuration(value);
+    case AxisUnit::Seconds:
+        return value == 0 ? "0" : formatDuration(value * 1e9);
+    case AxisUnit::Bytes:
+        return value == 0 ? "0" : formatBytes(value);
+    case AxisUnit::Plain:
+        break;
     }
     char text[32];
     if (std::abs(value - std::round(value)) < 1e-9 && std::abs(value) < 1e15)
@@ -113,17 +117,18 @@ void SvgChart::setYCategories(std::vector<std::string> labels) {
     categories_ = std::move(labels);
 }
 
-void SvgChart::addLine(const std::string& name, const std::string& color, std::vector<Point> points, bool markers,
-                       const std::vector<std::string>& markerTips) {
+void SvgChart::addLine(const std::string& name, const std::string& color, std::vector<Point> points,
+                       bool markers, const std::vector<std::string>& markerTips) {
     lines_.push_back({name, color, std::move(points), markers, markerTips});
 }
 
-void SvgChart::addRect(double x0, double y0, double x1, double y1, const std::string& color, std::string tip,
-                       double opacity) {
+void SvgChart::addRect(double x0, double y0, double x1, double y1, const std::string& color,
+                       std::string tip, double opacity) {
     rects_.push_back({x0, y0, x1, y1, color, std::move(tip), opacity});
 }
 
-void SvgChart::addSegment(Point from, Point to, const std::string& color, double width, std::string tip) {
+void SvgChart::addSegment(Point from, Point to, const std::string& color, double width,
+                          std::string tip) {
     segments_.push_back({from, to, color, width, std::move(tip)});
 }
 
@@ -136,7 +141,8 @@ void SvgChart::addLegend(std::string name, std::string color) {
 }
 
 bool SvgChart::empty() const {
-    const bool noLines = std::all_of(lines_.begin(), lines_.end(), [](const Line& l) { return l.points.empty(); });
+    const bool noLines =
+        std::all_of(lines_.begin(), lines_.end(), [](const Line& l) { return l.points.empty(); });
     return noLines && rects_.empty() && segments_.empty();
 }
 
@@ -164,7 +170,9 @@ std::string SvgChart::render() const {
     size_t longest = 0;
     for (const auto& c : categories_)
         longest = std::max(longest, c.size());
-    const double left = categories_.empty() ? 84 : std::clamp(12.0 + 6.6 * static_cast<double>(longest), 60.0, 240.0);
+    const double left = categories_.empty()
+                            ? 84
+                            : std::clamp(12.0 + 6.6 * static_cast<double>(longest), 60.0, 240.0);
     const double right = 18, top = bands_.empty() ? 12 : 34, bottom = 46;
     const double plotW = width_ - left - right, plotH = height_ - top - bottom;
 
@@ -192,37 +200,42 @@ std::string SvgChart::render() const {
 
     std::ostringstream svg;
     svg << "<figure class=\"chart\"><svg viewBox=\"0 0 " << num(width_) << " " << num(height_)
-        << "\" role=\"img\" aria-label=\"" << htmlEscape(title_) << "\"><title>" << htmlEscape(title_) << "</title>";
-    // Band labels go on one of two rows above the plot; one that fits on neither is left to the hover title.
+        << "\" role=\"img\" aria-label=\"" << htmlEscape(title_) << "\"><title>"
+        << htmlEscape(title_) << "</title>";
+    // Band labels go on one of two rows above the plot; one that fits on neither is left to the
+    // hover title.
     double rowEnd[2] = {-1e9, -1e9};
     for (const auto& b : bands_) {
         const double x0 = sx(b.x0), x1 = sx(b.x1);
         svg << "<rect class=\"band\" x=\"" << num(x0) << "\" y=\"" << num(top) << "\" width=\""
-            << num(std::max(x1 - x0, 0.5)) << "\" height=\"" << num(plotH) << "\"><title>" << htmlEscape(b.label)
-            << "</title></rect>";
+            << num(std::max(x1 - x0, 0.5)) << "\" height=\"" << num(plotH) << "\"><title>"
+            << htmlEscape(b.label) << "</title></rect>";
         const double half = 3.0 * static_cast<double>(b.label.size()) + 2;
         const double centre = std::clamp((x0 + x1) / 2, left + half, left + plotW - half);
         for (int row = 0; row < 2; ++row) {
             if (centre - half < rowEnd[row])
                 continue;
             rowEnd[row] = centre + half;
-            svg << "<text class=\"bandlabel\" x=\"" << num(centre) << "\" y=\"" << num(top - 4 - 11 * row)
-                << "\" text-anchor=\"middle\">" << htmlEscape(b.label) << "</text>";
+            svg << "<text class=\"bandlabel\" x=\"" << num(centre) << "\" y=\""
+                << num(top - 4 - 11 * row) << "\" text-anchor=\"middle\">" << htmlEscape(b.label)
+                << "</text>";
             break;
         }
     }
     for (double t : xTicks) {
         const double x = sx(t);
-        svg << "<line class=\"grid\" x1=\"" << num(x) << "\" x2=\"" << num(x) << "\" y1=\"" << num(top) << "\" y2=\""
-            << num(top + plotH) << "\"/><text x=\"" << num(x) << "\" y=\"" << num(top + plotH + 15)
-            << "\" text-anchor=\"middle\">" << htmlEscape(axisValueText(t, x_.unit)) << "</text>";
+        svg << "<line class=\"grid\" x1=\"" << num(x) << "\" x2=\"" << num(x) << "\" y1=\""
+            << num(top) << "\" y2=\"" << num(top + plotH) << "\"/><text x=\"" << num(x) << "\" y=\""
+            << num(top + plotH + 15) << "\" text-anchor=\"middle\">"
+            << htmlEscape(axisValueText(t, x_.unit)) << "</text>";
     }
     if (categories_.empty()) {
         for (double t : yTicks) {
             const double y = sy(t);
-            svg << "<line class=\"grid\" x1=\"" << num(left) << "\" x2=\"" << num(left + plotW) << "\" y1=\""
-                << num(y) << "\" y2=\"" << num(y) << "\"/><text x=\"" << num(left - 6) << "\" y=\"" << num(y + 4)
-                << "\" text-anchor=\"end\">" << htmlEscape(axisValueText(t, y_.unit)) << "</text>";
+            svg << "<line class=\"grid\" x1=\"" << num(left) << "\" x2=\"" << num(left + plotW)
+                << "\" y1=\"" << num(y) << "\" y2=\"" << num(y) << "\"/><text x=\"" << num(left - 6)
+                << "\" y=\"" << num(y + 4) << "\" text-anchor=\"end\">"
+                << htmlEscape(axisValueText(t, y_.unit)) << "</text>";
         }
     } else {
         for (size_t i = 0; i < categories_.size(); ++i) {
@@ -230,11 +243,12 @@ std::string SvgChart::render() const {
                 << "\" text-anchor=\"end\">" << htmlEscape(categories_[i]) << "</text>";
         }
     }
-    svg << "<line class=\"axis\" x1=\"" << num(left) << "\" x2=\"" << num(left + plotW) << "\" y1=\""
-        << num(top + plotH) << "\" y2=\"" << num(top + plotH) << "\"/><line class=\"axis\" x1=\"" << num(left)
-        << "\" x2=\"" << num(left) << "\" y1=\"" << num(top) << "\" y2=\"" << num(top + plotH) << "\"/>";
-    svg << "<text class=\"axislabel\" x=\"" << num(left + plotW / 2) << "\" y=\"" << num(height_ - 6)
-        << "\" text-anchor=\"middle\">" << htmlEscape(x_.label) << "</text>";
+    svg << "<line class=\"axis\" x1=\"" << num(left) << "\" x2=\"" << num(left + plotW)
+        << "\" y1=\"" << num(top + plotH) << "\" y2=\"" << num(top + plotH)
+        << "\"/><line class=\"axis\" x1=\"" << num(left) << "\" x2=\"" << num(left) << "\" y1=\""
+        << num(top) << "\" y2=\"" << num(top + plotH) << "\"/>";
+    svg << "<text class=\"axislabel\" x=\"" << num(left + plotW / 2) << "\" y=\""
+        << num(height_ - 6) << "\" text-anchor=\"middle\">" << htmlEscape(x_.label) << "</text>";
     if (categories_.empty()) {
         svg << "<text class=\"axislabel\" transform=\"translate(14 " << num(top + plotH / 2)
             << ") rotate(-90)\" text-anchor=\"middle\">" << htmlEscape(y_.label) << "</text>";
@@ -244,16 +258,17 @@ std::string SvgChart::render() const {
         const double x0 = sx(std::min(r.x0, r.x1)), x1 = sx(std::max(r.x0, r.x1));
         const double ya = sy(r.y0), yb = sy(r.y1);
         svg << "<rect x=\"" << num(x0) << "\" y=\"" << num(std::min(ya, yb)) << "\" width=\""
-            << num(std::max(x1 - x0, 0.5)) << "\" height=\"" << num(std::max(std::abs(yb - ya), 0.5))
-            << "\" fill=\"" << htmlEscape(r.color) << "\"";
+            << num(std::max(x1 - x0, 0.5)) << "\" height=\""
+            << num(std::max(std::abs(yb - ya), 0.5)) << "\" fill=\"" << htmlEscape(r.color) << "\"";
         if (r.opacity < 1)
             svg << " fill-opacity=\"" << r.opacity << "\"";
         svg << "><title>" << htmlEscape(r.tip) << "</title></rect>";
     }
     for (const auto& s : segments_) {
-        svg << "<line x1=\"" << num(sx(s.from.first)) << "\" y1=\"" << num(sy(s.from.second)) << "\" x2=\""
-            << num(sx(s.to.first)) << "\" y2=\"" << num(sy(s.to.second)) << "\" stroke=\"" << htmlEscape(s.color)
-            << "\" stroke-width=\"" << num(s.width) << "\">";
+        svg << "<line x1=\"" << num(sx(s.from.first)) << "\" y1=\"" << num(sy(s.from.second))
+            << "\" x2=\"" << num(sx(s.to.first)) << "\" y2=\"" << num(sy(s.to.second))
+            << "\" stroke=\"" << htmlEscape(s.color) << "\" stroke-width=\"" << num(s.width)
+            << "\">";
         if (!s.tip.empty())
             svg << "<title>" << htmlEscape(s.tip) << "</title>";
         svg << "</line>";
@@ -289,14 +304,15 @@ std::string SvgChart::render() const {
         } else {
             drawn = screen;
         }
-        svg << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << htmlEscape(l.color) << "\" points=\"";
+        svg << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << htmlEscape(l.color)
+            << "\" points=\"";
         for (const auto& [x, y] : drawn)
             svg << num(x) << "," << num(y) << " ";
         svg << "\"><title>" << htmlEscape(l.name) << "</title></polyline>";
         if (l.markers && screen.size() <= 400) {
             for (size_t i = 0; i < screen.size(); ++i) {
-                svg << "<circle r=\"2.6\" cx=\"" << num(screen[i].first) << "\" cy=\"" << num(screen[i].second)
-                    << "\" fill=\"" << htmlEscape(l.color) << "\"><title>"
+                svg << "<circle r=\"2.6\" cx=\"" << num(screen[i].first) << "\" cy=\""
+                    << num(screen[i].second) << "\" fill=\"" << htmlEscape(l.color) << "\"><title>"
                     << htmlEscape(i < l.tips.size() ? l.tips[i] : l.name) << "</title></circle>";
             }
         }
@@ -305,7 +321,8 @@ std::string SvgChart::render() const {
     if (!legend_.empty()) {
         svg << "<figcaption class=\"legend\">";
         for (const auto& [name, color] : legend_)
-            svg << "<span><i style=\"background:" << htmlEscape(color) << "\"></i>" << htmlEscape(name) << "</span>";
+            svg << "<span><i style=\"background:" << htmlEscape(color) << "\"></i>"
+                << htmlEscape(name) << "</span>";
         svg << "</figcaption>";
     }
     svg << "</figure>";

@@ -28,7 +28,7 @@ struct AxisSpec {
 using Point = std::pair<double, double>;
 
 class SvgChart {
-public:
+  public:
     explicit SvgChart(std::string title, double width = 760, double height = 280);
 
     void setXAxis(AxisSpec spec) { x_ = std::move(spec); }
@@ -38,9 +38,10 @@ public:
 
     void addLine(const std::string& name, const std::string& color, std::vector<Point> points,
                  bool markers = false, const std::vector<std::string>& markerTips = {});
-    void addRect(double x0, double y0, double x1, double y1, const std::string& color, std::string tip,
-                 double opacity = 1.0);
-    void addSegment(Point from, Point to, const std::string& color, double width = 1.5, std::string tip = {});
+    void addRect(double x0, double y0, double x1, double y1, const std::string& color,
+                 std::string tip, double opacity = 1.0);
+    void addSegment(Point from, Point to, const std::string& color, double width = 1.5,
+                    std::string tip = {});
     void addBand(double x0, double x1, std::string label);
     void addLegend(std::string name, std::string color);
 
@@ -48,7 +49,7 @@ public:
     // The <svg> element followed by its legend (HTML).
     std::string render() const;
 
-private:
+  private:
     struct Line {
         std::string name, color;
         std::vector<Point> points;

@@ -20,6 +20,7 @@ cs::core::Run runWithLatencies(const std::string& mode, const std::vector<int64_
 // `count` latencies spread evenly over [center - spread, center + spread].
 std::vector<int64_t> latencies(int64_t center, int64_t spread, int count);
 // A graph break at file:line with a reason, between graphs `before` and `before + 1`.
-cs::core::GraphBreak graphBreak(const std::string& file, int line, const std::string& reason, int before);
+cs::core::GraphBreak graphBreak(const std::string& file, int line, const std::string& reason,
+                                int before);
 
 } // namespace cs::test

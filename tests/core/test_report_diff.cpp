@@ -14,7 +14,8 @@ namespace {
 constexpr int64_t kMs = 1000000;
 
 Run withPeak(Run run, int64_t bytes) {
-    run.memory.push_back({"host_rss", {{1, bytes / 2}, {2, bytes}, {3, bytes / 3}}, {{"measure", bytes}}});
+    run.memory.push_back(
+        {"host_rss", {{1, bytes / 2}, {2, bytes}, {3, bytes / 3}}, {{"measure", bytes}}});
     return run;
 }
 
@@ -25,11 +26,15 @@ std::pair<Report, Report> beforeAndAfter() {
     a.environment.torch = "2.14.0";
     b.environment.torch = "2.15.0";
     const auto warm = std::vector<int64_t>{2000 * kMs, kMs / 2, kMs / 2};
-    a.runs.push_back(withPeak(runWithLatencies("eager", {kMs, kMs}, latencies(kMs, kMs / 50, 200)), 100 << 20));
-    b.runs.push_back(withPeak(runWithLatencies("eager", {kMs, kMs}, latencies(kMs, kMs / 50, 200)), 100 << 20));
-    Run da = withPeak(runWithLatencies("default", warm, latencies(kMs / 2, kMs / 100, 200)), 200 << 20);
+    a.runs.push_back(
+        withPeak(runWithLatencies("eager", {kMs, kMs}, latencies(kMs, kMs / 50, 200)), 100 << 20));
+    b.runs.push_back(
+        withPeak(runWithLatencies("eager", {kMs, kMs}, latencies(kMs, kMs / 50, 200)), 100 << 20));
+    Run da =
+        withPeak(runWithLatencies("default", warm, latencies(kMs / 2, kMs / 100, 200)), 200 << 20);
     da.graphBreaks.push_back(cs::test::graphBreak("/home/a/model.py", 12, "print", 0));
-    Run db = withPeak(runWithLatencies("default", warm, latencies(kMs * 65 / 100, kMs / 100, 200)), 300 << 20);
+    Run db = withPeak(runWithLatencies("default", warm, latencies(kMs * 65 / 100, kMs / 100, 200)),
+                      300 << 20);
     db.graphBreaks.push_back(cs::test::graphBreak("/srv/b/model.py", 12, "print", 0));
     db.graphBreaks.push_back(cs::test::graphBreak("/srv/b/model.py", 20, "Tensor.item()", 1));
     a.runs.push_back(da);
@@ -96,7 +101,7 @@ TEST(ReportDiff, ThresholdDecides) {
     auto [a, b] = beforeAndAfter();
     const ReportDiff diff = diffReports(a, b, {60.0});
     const SettingDiff& d = setting(diff, "default");
-    EXPECT_FALSE(d.median.regression); // +30% < 60%
+    EXPECT_FALSE(d.median.regression);     // +30% < 60%
     EXPECT_FALSE(d.peakMemory.regression); // +50% < 60%
     EXPECT_TRUE(d.breaks.regression);      // a new break is a regression at any threshold
     EXPECT_EQ(diff.regressionCount(), 1);
@@ -106,7 +111,8 @@ TEST(ReportDiff, NoiseIsNotARegression) {
     Report a, b;
     // +15% median, but both runs are so noisy that their 95% intervals overlap.
     a.runs.push_back(runWithLatencies("default", {kMs}, latencies(kMs, kMs * 9 / 10, 9)));
-    b.runs.push_back(runWithLatencies("default", {kMs}, latencies(kMs * 115 / 100, kMs * 9 / 10, 9)));
+    b.runs.push_back(
+        runWithLatencies("default", {kMs}, latencies(kMs * 115 / 100, kMs * 9 / 10, 9)));
     const ReportDiff diff = diffReports(a, b, {10.0});
     const SettingDiff& d = diff.settings[0];
     EXPECT_NEAR(*d.median.percent, 15.0, 0.01);

@@ -42,11 +42,13 @@ std::string joined(const std::vector<std::string>& texts) {
 } // namespace
 
 TEST(ReportReader, OpensVersion1WrittenByTheFirstRelease) {
-    // Written by compilescope 0.1.0 (format version 1) from a real run of the print_break gallery model.
+    // Written by compilescope 0.1.0 (format version 1) from a real run of the print_break gallery
+    // model.
     auto read = readReportFile(fixture("v1_print_break.json"));
     ASSERT_TRUE(read.ok) << read.error;
     EXPECT_EQ(read.report.version, 1);
-    EXPECT_TRUE(read.warnings.empty()) << joined(read.warnings); // version 1 had every field version 2 has
+    EXPECT_TRUE(read.warnings.empty())
+        << joined(read.warnings); // version 1 had every field version 2 has
     ASSERT_EQ(read.report.runs.size(), 2u);
     const cs::core::Run& compiled = read.report.runs[1];
     EXPECT_EQ(compiled.setting.mode, "default");
@@ -115,17 +117,22 @@ TEST(ReportReader, BadInputEachGetsItsOwnMessage) {
              {"{\"format\": \"compilescope.report\",, }", "not valid JSON"},
              {"[1, 2, 3]", "valid JSON but not a compilescope report"},
              {"\"a string\"", "valid JSON but not a compilescope report"},
-             {"{\"name\": \"package\", \"version\": \"1.0\"}", "valid JSON but not a compilescope report"},
-             {"{\"format\": \"other.tool\", \"runs\": []}", "valid JSON but not a compilescope report"},
-             {"{\"format\": \"compilescope.report\", \"version\": \"2\", \"runs\": []}", "no valid report \"version\""},
+             {"{\"name\": \"package\", \"version\": \"1.0\"}",
+              "valid JSON but not a compilescope report"},
+             {"{\"format\": \"other.tool\", \"runs\": []}",
+              "valid JSON but not a compilescope report"},
+             {"{\"format\": \"compilescope.report\", \"version\": \"2\", \"runs\": []}",
+              "no valid report \"version\""},
              {"{\"format\": \"compilescope.report\", \"version\": 2}", "without a \"runs\" list"},
-             {"{\"format\": \"compilescope.report\", \"x\": " + std::string(100000, '[') + std::string(100000, ']') + "}",
+             {"{\"format\": \"compilescope.report\", \"x\": " + std::string(100000, '[') +
+                  std::string(100000, ']') + "}",
               "nested far deeper"},
          }) {
         auto read = readReportJson(text, "input.json");
         EXPECT_FALSE(read.ok) << expected;
         EXPECT_NE(read.error.find("input.json"), std::string::npos) << read.error;
-        EXPECT_NE(read.error.find(expected), std::string::npos) << "expected \"" << expected << "\" in: " << read.error;
+        EXPECT_NE(read.error.find(expected), std::string::npos)
+            << "expected \"" << expected << "\" in: " << read.error;
     }
 }
 
@@ -141,7 +148,8 @@ TEST(ReportReader, NotARunInTheRunsListIsSkippedAndSaid) {
 }
 
 TEST(ReportReader, FilesThatCannotBeRead) {
-    EXPECT_NE(readReportFile("/nonexistent/r.json").error.find("does not exist"), std::string::npos);
+    EXPECT_NE(readReportFile("/nonexistent/r.json").error.find("does not exist"),
+              std::string::npos);
     const auto dir = fs::temp_directory_path() / "cs_reader_dir.json";
     fs::create_directories(dir);
     auto read = readReportFile(dir.string());
@@ -152,12 +160,15 @@ TEST(ReportReader, FilesThatCannotBeRead) {
 
 // A 100 MB report, written the way the writer lays it out, read streamed.
 class HugeReport : public ::testing::Test {
-protected:
+  protected:
     static constexpr int kIterations = 900000;
 
     static void SetUpTestSuite() {
-        path_ = (fs::temp_directory_path() / ("cs_huge_report_" + std::to_string(::getpid()) + ".json")).string();
-        // Written as text: building a 100 MB DOM only to test the reader would double the test's time.
+        path_ =
+            (fs::temp_directory_path() / ("cs_huge_report_" + std::to_string(::getpid()) + ".json"))
+                .string();
+        // Written as text: building a 100 MB DOM only to test the reader would double the test's
+        // time.
         std::FILE* f = std::fopen(path_.c_str(), "wb");
         ASSERT_NE(f, nullptr);
         auto base = nlohmann::json::parse(writeReportJson(cs::test::sampleReport()));
@@ -178,9 +189,11 @@ protected:
         std::fputs(runText.substr(0, at + marker.size() - 1).c_str(), f);
         for (int i = 0; i < kIterations; ++i) {
             std::fprintf(f,
-                         "%s{\"first_call\":false,\"index\":%d,\"latency_ns\":%d,\"t_ns\":%lld,\"wall_ns\":%d,"
+                         "%s{\"first_call\":false,\"index\":%d,\"latency_ns\":%d,\"t_ns\":%lld,"
+                         "\"wall_ns\":%d,"
                          "\"warmup\":false}",
-                         i ? "," : "", i, 1000000 + i % 977, 1700000000000000LL + 1000LL * i, 1000100 + i % 977);
+                         i ? "," : "", i, 1000000 + i % 977, 1700000000000000LL + 1000LL * i,
+                         1000100 + i % 977);
         }
         std::fputs(runText.substr(at + marker.size() - 1).c_str(), f);
         std::fputs(tail.c_str(), f);
@@ -196,12 +209,15 @@ TEST_F(HugeReport, ReadsStreamedWithProgress) {
     ASSERT_GT(size, 100ll * 1000 * 1000);
     std::vector<std::pair<int64_t, int64_t>> progress;
     ReadControl control;
-    control.progress = [&progress](int64_t done, int64_t total) { progress.emplace_back(done, total); };
+    control.progress = [&progress](int64_t done, int64_t total) {
+        progress.emplace_back(done, total);
+    };
     rusage before{};
     getrusage(RUSAGE_SELF, &before);
     const auto start = std::chrono::steady_clock::now();
     auto read = readReportFile(path_, control);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     rusage after{};
     getrusage(RUSAGE_SELF, &after);
     ASSERT_TRUE(read.ok) << read.error;
@@ -213,10 +229,12 @@ TEST_F(HugeReport, ReadsStreamedWithProgress) {
         EXPECT_GT(progress[i].first, progress[i - 1].first);
     EXPECT_EQ(progress.back().first, size);
     EXPECT_EQ(progress.back().second, size);
-    // Streamed: the iterations never exist as JSON all at once (a DOM of them is several times the file).
+    // Streamed: the iterations never exist as JSON all at once (a DOM of them is several times the
+    // file).
     const long grownMiB = (after.ru_maxrss - before.ru_maxrss) / 1024;
     EXPECT_LT(grownMiB, 400) << "peak memory grew by " << grownMiB << " MiB";
-    std::printf("read %lld bytes in %.2f s; peak RSS grew %ld MiB\n", static_cast<long long>(size), seconds, grownMiB);
+    std::printf("read %lld bytes in %.2f s; peak RSS grew %ld MiB\n", static_cast<long long>(size),
+                seconds, grownMiB);
 }
 
 TEST_F(HugeReport, CancelStopsEarly) {

@@ -43,7 +43,8 @@ Report streamsReport() {
 } // namespace
 
 TEST(ReportFromStreams, RoundTripsAndShowsWhatTheProbeFound) {
-    if (!std::filesystem::exists(std::string(COMPILESCOPE_FIXTURES) + "/streams/mlp_eager_cpu.jsonl"))
+    if (!std::filesystem::exists(std::string(COMPILESCOPE_FIXTURES) +
+                                 "/streams/mlp_eager_cpu.jsonl"))
         GTEST_SKIP() << "no saved probe streams";
     const Report report = streamsReport();
     const std::string json = cs::test::writeAndKeepReport(report, "from_streams");

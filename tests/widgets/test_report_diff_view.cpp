@@ -30,7 +30,8 @@ core::Run run(const std::string& mode, int64_t medianNs, int breaks, int64_t pea
     for (int b = 0; b < breaks; ++b) {
         core::GraphBreak gb;
         gb.reason = b == 0 ? "print\nExplanation: Dynamo does not trace print" : "Tensor.item()";
-        gb.frames.push_back({"/src/model.py", 10 + 10 * b, "forward", b == 0 ? "print(x)" : "n = x.item()", true});
+        gb.frames.push_back(
+            {"/src/model.py", 10 + 10 * b, "forward", b == 0 ? "print(x)" : "n = x.item()", true});
         gb.userFrame = 0;
         r.graphBreaks.push_back(gb);
     }
@@ -51,13 +52,14 @@ core::ReportDiff knownRegression() {
 
 class ReportDiffViewTest : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase() { cs::test::installWarningGuard(); }
     void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
 
     void marksTheRegressionAndListsTheNewBreak() {
         widgets::ReportDiffView view;
-        QAbstractItemModelTester tester(view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(view.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         view.setDiff(knownRegression(), "/reports/before.json", "/reports/after.json");
         view.resize(1200, 560);
         view.show();
@@ -67,12 +69,17 @@ private slots:
         using M = widgets::ReportDiffModel;
         QCOMPARE(model->index(0, M::Setting).data().toString(), QString("eager"));
         QCOMPARE(model->index(1, M::MedianChange).data().toString(), QString("+20.0%"));
-        QCOMPARE(model->index(1, M::MedianChange).data(M::ChangeRole).toString(), QString("regression"));
+        QCOMPARE(model->index(1, M::MedianChange).data(M::ChangeRole).toString(),
+                 QString("regression"));
         QCOMPARE(model->index(1, M::Breaks).data().toString(), QString("1 → 2"));
         QCOMPARE(model->index(1, M::Breaks).data(M::ChangeRole).toString(), QString("regression"));
-        QCOMPARE(model->index(1, M::PeakChange).data(M::ChangeRole).toString(), QString()); // +5% < 10%
+        QCOMPARE(model->index(1, M::PeakChange).data(M::ChangeRole).toString(),
+                 QString()); // +5% < 10%
         QCOMPARE(model->index(0, M::MedianChange).data(M::ChangeRole).toString(), QString());
-        QVERIFY(model->index(1, M::Setting).data(Qt::ToolTipRole).toString().contains("median latency +20.0%"));
+        QVERIFY(model->index(1, M::Setting)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("median latency +20.0%"));
         QVERIFY(view.summaryText().contains("2 regressions"));
         // The new break is listed under its setting.
         QCOMPARE(view.breaks()->topLevelItemCount(), 1);
@@ -97,7 +104,8 @@ private slots:
         QCOMPARE(view.model()->index(1, M::MedianChange).data(M::ChangeRole).toString(), QString());
         QVERIFY(view.summaryText().contains("1 regression"));
         view.setThreshold(2.0); // +5% memory now counts
-        QCOMPARE(view.model()->index(1, M::PeakChange).data(M::ChangeRole).toString(), QString("regression"));
+        QCOMPARE(view.model()->index(1, M::PeakChange).data(M::ChangeRole).toString(),
+                 QString("regression"));
         QVERIFY(view.summaryText().contains("3 regressions"));
     }
 
@@ -105,7 +113,8 @@ private slots:
         widgets::ReportDiffView view;
         view.setDiff(knownRegression(), "a.json", "b.json");
         view.table()->sortByColumn(widgets::ReportDiffModel::MedianA, Qt::DescendingOrder);
-        QCOMPARE(view.table()->model()->index(0, 0).data().toString(), QString("eager")); // 10 ms > 5 ms
+        QCOMPARE(view.table()->model()->index(0, 0).data().toString(),
+                 QString("eager")); // 10 ms > 5 ms
     }
 };
 

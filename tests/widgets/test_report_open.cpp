@@ -40,7 +40,8 @@ void writeFile(const QString& path, const std::string& text) {
     file.write(text.data(), static_cast<qint64>(text.size()));
 }
 
-// A report of `iterations` calls written as text (a DOM of it would cost the test more than the read).
+// A report of `iterations` calls written as text (a DOM of it would cost the test more than the
+// read).
 void writeBigReport(const QString& path, int iterations) {
     std::string text = core::writeReportJson(smallReport(1000000), -1);
     const std::string marker = "\"iterations\":[";
@@ -49,9 +50,12 @@ void writeBigReport(const QString& path, int iterations) {
     QVERIFY(f);
     std::fwrite(text.data(), 1, at, f);
     for (int i = 0; i < iterations; ++i)
-        std::fprintf(f, "{\"first_call\":false,\"index\":%d,\"latency_ns\":%d,\"t_ns\":%d,\"wall_ns\":%d,\"warmup\":false},",
+        std::fprintf(f,
+                     "{\"first_call\":false,\"index\":%d,\"latency_ns\":%d,\"t_ns\":%d,\"wall_ns\":"
+                     "%d,\"warmup\":false},",
                      i + 100, 1000000 + i % 991, i, 1000000);
-    std::fwrite(text.data() + at, 1, text.size() - at, f); // the small report's own iterations close the list
+    std::fwrite(text.data() + at, 1, text.size() - at,
+                f); // the small report's own iterations close the list
     std::fclose(f);
 }
 
@@ -59,7 +63,7 @@ void writeBigReport(const QString& path, int iterations) {
 
 class ReportOpenTest : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
         cs::test::installWarningGuard();
@@ -104,12 +108,14 @@ private slots:
         window.setQuiet(true);
         window.show();
         QList<int> seen;
-        connect(window.progressBar(), &QProgressBar::valueChanged, this, [&seen](int v) { seen << v; });
+        connect(window.progressBar(), &QProgressBar::valueChanged, this,
+                [&seen](int v) { seen << v; });
         QSignalSpy opened(&window, &app::MainWindow::reportOpened);
         window.openPath(path);
         QVERIFY(window.progressBar()->isVisible());
         QVERIFY(opened.wait(60000));
-        QVERIFY2(seen.size() >= 5, qPrintable(QString("progress values seen: %1").arg(seen.size())));
+        QVERIFY2(seen.size() >= 5,
+                 qPrintable(QString("progress values seen: %1").arg(seen.size())));
         QVERIFY(std::is_sorted(seen.begin(), seen.end()));
         QVERIFY(!window.progressBar()->isVisible());
         QCOMPARE(window.document()->report().runs.at(0).iterations.size(), size_t(250000 + 60));
@@ -146,7 +152,8 @@ private slots:
         auto* view = window.diffView();
         QVERIFY(view && view->isVisible());
         using M = widgets::ReportDiffModel;
-        QCOMPARE(view->model()->index(0, M::MedianChange).data(M::ChangeRole).toString(), QString("regression"));
+        QCOMPARE(view->model()->index(0, M::MedianChange).data(M::ChangeRole).toString(),
+                 QString("regression"));
         // Median and warmup both 50% slower.
         QVERIFY2(window.statusText().contains("2 regressions"), qPrintable(window.statusText()));
 
