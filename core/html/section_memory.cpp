@@ -41,7 +41,7 @@ void writeTimeline(std::ostream& out, const RunView& r, const MemorySeries& seri
         chart.addBand(seconds(p.beginNs), seconds(end), p.name);
     }
     chart.addLine(r.label + " " + series.kind, r.color, std::move(points));
-    out << chart.render();
+    out << "<h3>" << runLabelHtml(r) << ": " << htmlEscape(kindTitle(series.kind)) << "</h3>" << chart.render();
 }
 
 void writePeaks(std::ostream& out, const ReportView& view) {

@@ -64,3 +64,30 @@ TEST(ReportFromStreams, RoundTripsAndShowsWhatTheProbeFound) {
     ASSERT_TRUE(read.report.runs[4].error.has_value());
     EXPECT_NE(html.find(htmlEscape(read.report.runs[4].error->message)), std::string::npos);
 }
+
+// A CPU run with the collector's CUPTI-shaped events appended (tests/fixtures/cupti,
+// made without a GPU): the memory and kernel sections show device data.
+TEST(ReportFromStreams, DeviceMemoryAndKernelsAreShown) {
+    const std::string cupti = std::string(COMPILESCOPE_FIXTURES) + "/cupti/events.jsonl";
+    if (!std::filesystem::exists(cupti))
+        GTEST_SKIP() << "no CUPTI fixture";
+    std::ifstream mlp(std::string(COMPILESCOPE_FIXTURES) + "/streams/mlp_default_cpu.jsonl");
+    std::ifstream records(cupti);
+    std::stringstream text;
+    text << mlp.rdbuf() << records.rdbuf();
+    Setting setting;
+    setting.mode = "reduce-overhead";
+    Report report;
+    report.runs.push_back(replayStream(text.str(), setting));
+    report.runs[0].status = RunStatus::Ok;
+    report.deriveFromRuns();
+    const std::string json = cs::test::writeAndKeepReport(report, "device_shaped");
+    auto read = readReportJson(json, "device_shaped.json");
+    ASSERT_TRUE(read.ok) << read.error;
+    const std::string html = writeReportHtml(read.report);
+    EXPECT_NE(html.find("device memory held (CUPTI allocation records)"), std::string::npos);
+    EXPECT_NE(html.find("triton_per_fused_native_layer_norm_0"), std::string::npos);
+    EXPECT_NE(html.find("launches per iteration"), std::string::npos);
+    EXPECT_EQ(html.find("No GPU memory measured"), std::string::npos);
+    EXPECT_NE(html.find("86.0 MiB"), std::string::npos); // the compile-phase peak, 90177536 bytes
+}
