@@ -19,7 +19,10 @@
 
 #include "advice_view.h"
 #include "app_paths.h"
+#include "breaks_tab.h"
 #include "console_view.h"
+#include "graph_tab.h"
+#include "graph_terms.h"
 #include "interpreter_probe.h"
 #include "latency_tab.h"
 #include "report_diff_view.h"
@@ -62,6 +65,8 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->setDocumentMode(true);
     advice_ = new widgets::AdviceView(document_, tabs_);
     tabs_->addTab(advice_, tr("Advice")); // first: what to do, most important first
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::GraphTab(document_, tabs_), tr("Graph")), widgets::compiledGraphTerm());
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")), widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
 

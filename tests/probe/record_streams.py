@@ -24,6 +24,9 @@ STREAMS = {
     "variable_length_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--dynamic", "false",
                               "--sweep", "--warmup", "5", "--iters", "30"],
     "model_raised_cpu": [FIXTURES / "raises_in_forward.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "5"],
+    # A break inside library code (json, then torch's polyfill), reached from forward: the GUI's break views.
+    "library_break_aot_eager_cpu": [FIXTURES / "library_break.py", "--backend", "aot_eager", "--warmup", "2",
+                                    "--iters", "5"],
     # The advice rules' tests (tests/core/test_advice_*.cpp): one lesson model each.
     **{f"advice_{m}": [MODELS / f"{m}.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "3"]
        for m in ("print_break", "item_break", "data_dependent_branch", "numpy_break", "untraceable_call", "clean")},
