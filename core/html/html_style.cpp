@@ -45,7 +45,7 @@ details{margin:4px 0}summary{cursor:pointer;color:var(--accent)}
 overflow-wrap:anywhere;font-size:12px;align-self:center}
 .grid2{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:0 18px}
 .finding{border:1px solid var(--line);border-left-width:4px;border-radius:4px;padding:2px 12px;margin:8px 0}
-.finding p{margin:6px 0}.ftitle{font-weight:600}.floc code{background:var(--panel);padding:1px 4px}
+.finding p{margin:6px 0}.ftitle{font-weight:600}.ftitle .run{white-space:normal}.floc code{background:var(--panel);padding:1px 4px}
 .evidence{margin:4px 0;padding-left:20px}
 .sev{display:inline-block;font-size:11px;text-transform:uppercase;padding:0 6px;border-radius:3px;color:#fff}
 .sev-critical{background:var(--bad)}.sev-warning{background:#b86e00}.sev-info{background:var(--muted)}
