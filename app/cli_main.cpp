@@ -17,6 +17,7 @@
 
 #include "advice.h"
 #include "app_paths.h"
+#include "chrome_trace.h"
 #include "cli_progress.h"
 #include "probe_command.h"
 #include "report_diff.h"
@@ -40,14 +41,17 @@ std::atomic<bool> interrupted{false};
 int usage(const QString& message) {
     std::fprintf(stderr,
                  "%s\n\nusage: compilescope-cli run MODEL [--settings eager,default] [--device auto|cpu|cuda]\n"
-                 "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--python PATH]\n"
+                 "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--trace OUT.json]\n"
+                 "         [--python PATH]\n"
                  "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
                  "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
                  "         [--expected-calls N] [--memory-fraction F]\n"
                  "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
                  "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
                  "       compilescope-cli html REPORT.json OUT.html\n"
-                 "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n",
+                 "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
+                 "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
+                 "trace (a process per setting) that ui.perfetto.dev opens.\n",
                  message.toLocal8Bit().constData());
     return kExitBadArguments;
 }
@@ -78,7 +82,8 @@ void printAdvice(const Report& report) {
     std::fflush(stdout);
 }
 
-bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath) {
+bool writeOutputs(const Report& report, const QString& jsonPath, const QString& htmlPath,
+                  const QString& tracePath) {
     bool ok = true;
     std::string error;
     if (!jsonPath.isEmpty()) {
@@ -90,6 +95,12 @@ bool writeOutputs(const Report& report, const QString& jsonPath, const QString& 
     if (!htmlPath.isEmpty()) {
         if (saveTextFile(htmlPath.toStdString(), writeReportHtml(report), &error))
             std::printf("HTML report: %s\n", QFileInfo(htmlPath).absoluteFilePath().toLocal8Bit().constData());
+        else
+            ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
+    }
+    if (!tracePath.isEmpty()) {
+        if (saveTextFile(tracePath.toStdString(), writeChromeTrace(report), &error))
+            std::printf("Chrome trace: %s\n", QFileInfo(tracePath).absoluteFilePath().toLocal8Bit().constData());
         else
             ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
     }
@@ -107,6 +118,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
     const QCommandLineOption iters("iters", "measured calls", "n", "100");
     const QCommandLineOption json("json", "write the JSON report here", "path");
     const QCommandLineOption html("html", "write the HTML report here", "path");
+    const QCommandLineOption trace("trace", "write a Chrome trace (Perfetto) here", "path");
     const QCommandLineOption python("python", "Python interpreter for the probe", "path");
     const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name", "inductor");
     const QCommandLineOption dynamic("dynamic", "auto, true or false", "value", "auto");
@@ -123,7 +135,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
                                             "advice: flag peak memory this fraction above eager's", "f",
                                             QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic, fullgraph,
-                       autocast, sweep, warmCache, timeout, noCupti});
+                       autocast, sweep, warmCache, timeout, noCupti, trace});
     parser.addOptions({expectedCalls, memoryFraction});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
@@ -188,7 +200,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments) {
         printAdvice(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });
-        const bool written = writeOutputs(report, parser.value(json), parser.value(html));
+        const bool written = writeOutputs(report, parser.value(json), parser.value(html), parser.value(trace));
         exitCode = allOk && written ? kExitOk : kExitSomeFailed;
         app.exit(exitCode);
     });

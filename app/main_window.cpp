@@ -24,8 +24,10 @@
 #include "graph_tab.h"
 #include "graph_terms.h"
 #include "interpreter_probe.h"
+#include "kernels_tab.h"
 #include "latency_tab.h"
 #include "report_diff_view.h"
+#include "memory_tab.h"
 #include "report_document.h"
 #include "report_io.h"
 #include "session_runner.h"
@@ -69,6 +71,8 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")), widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
+    tabs_->addTab(new widgets::MemoryTab(document_, tabs_), tr("Memory"));
+    tabs_->addTab(new widgets::KernelsTab(document_, tabs_), tr("Kernels"));
 
     auto* welcome = new widgets::WelcomePage(this);
     centre_ = new QStackedWidget(this);
@@ -204,6 +208,12 @@ void MainWindow::buildMenus() {
             QFileDialog::getSaveFileName(this, tr("Export HTML report"), "report.html", tr("HTML (*.html)"));
         if (!path.isEmpty())
             exportHtml(path);
+    });
+    file->addAction(tr("Export &Trace…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace (Perfetto)"), "trace.json",
+                                                          tr("Chrome trace JSON (*.json)"));
+        if (!path.isEmpty())
+            exportTrace(path);
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -395,6 +405,16 @@ void MainWindow::exportHtml(const QString& path) {
             showError(tr("HTML not exported"), error);
         else
             status_->setText(tr("Exported %1").arg(path));
+    });
+}
+
+void MainWindow::exportTrace(const QString& path) {
+    saveReportAsync(this, document_->report(), path, ReportFormat::ChromeTrace, [this, path](const QString& error) {
+        if (!error.isEmpty())
+            showError(tr("Trace not exported"), error);
+        else
+            status_->setText(tr("Exported trace %1 (open it in ui.perfetto.dev)").arg(path));
+        emit traceExported(path, error);
     });
 }
 

@@ -48,6 +48,8 @@ public:
     widgets::ReportDiffView* diffView() const { return diffView_; }
     void saveReport(const QString& path);
     void exportHtml(const QString& path);
+    // The runs' phases, calls, memory and GPU records as a Chrome trace (Perfetto).
+    void exportTrace(const QString& path);
 
     widgets::ReportDocument* document() const { return document_; }
     widgets::SettingsPanel* settingsPanel() const { return settings_; }
@@ -64,6 +66,7 @@ signals:
     void sessionFinished();
     void reportOpened();
     void diffOpened();
+    void traceExported(const QString& path, const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

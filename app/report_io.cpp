@@ -4,6 +4,7 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include "chrome_trace.h"
 #include "report_html.h"
 
 namespace cs::app {
@@ -12,8 +13,9 @@ void saveReportAsync(QObject* context, core::Report report, QString path, Report
                      std::function<void(QString)> done) {
     QPointer<QObject> guard(context);
     QThreadPool::globalInstance()->start([report = std::move(report), path, format, done, guard] {
-        const std::string text = format == ReportFormat::Json ? core::writeReportJson(report)
-                                                              : core::writeReportHtml(report);
+        const std::string text = format == ReportFormat::Json   ? core::writeReportJson(report)
+                                 : format == ReportFormat::Html ? core::writeReportHtml(report)
+                                                                : core::writeChromeTrace(report);
         std::string error;
         const bool ok = core::saveTextFile(path.toStdString(), text, &error);
         const QString message = ok ? QString() : QString::fromStdString(error);

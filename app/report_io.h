@@ -13,7 +13,7 @@
 
 namespace cs::app {
 
-enum class ReportFormat { Json, Html };
+enum class ReportFormat { Json, Html, ChromeTrace };
 
 // Set to true to stop a read in progress; the read then reports `cancelled`.
 using CancelFlag = std::shared_ptr<std::atomic<bool>>;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpu_trace_json.h"
 #include "protocol_generated.h"
 
 namespace cs::core {
@@ -174,6 +175,9 @@ void applyMemory(Run& run, const json& event) {
                 series->phasePeaks[phase] = bytes.get<int64_t>();
         }
     }
+    series->baseline = get<int64_t>(event, "baseline", series->baseline);
+    series->unknownFrees = get<int64_t>(event, "unknown_frees", series->unknownFrees);
+    series->dropped = get<int64_t>(event, "dropped", series->dropped);
 }
 
 void applyKernelSummary(Run& run, const json& event) {
@@ -195,7 +199,24 @@ void applyKernelSummary(Run& run, const json& event) {
         k.memcpyCount = get<int64_t>(*it, "count", 0);
         k.memcpyBytes = get<int64_t>(*it, "bytes", 0);
         k.memcpyNs = get<int64_t>(*it, "total_ns", 0);
+        k.memcpyBytesByKind.clear();
+        if (auto kinds = it->find("bytes_by_kind"); kinds != it->end() && kinds->is_object()) {
+            for (const auto& [kind, bytes] : kinds->items()) {
+                if (bytes.is_number())
+                    k.memcpyBytesByKind[kind] = bytes.get<int64_t>();
+            }
+        }
     }
+    k.kernelsPerIter = get<double>(event, "kernels_per_iter", 0);
+    if (auto it = event.find("memset"); it != event.end() && it->is_object()) {
+        k.memsetCount = get<int64_t>(*it, "count", 0);
+        k.memsetBytes = get<int64_t>(*it, "bytes", 0);
+        k.memsetNs = get<int64_t>(*it, "total_ns", 0);
+    }
+    k.windowNs = get<int64_t>(event, "window_ns", 0);
+    k.kernelRecords = get<int64_t>(event, "kernel_records", 0);
+    k.untimed = get<int64_t>(event, "untimed", 0);
+    k.note = getString(event, "note");
 }
 
 } // namespace
@@ -320,6 +341,12 @@ void applyEvent(Run& run, const json& event) {
                                    get<int64_t>(event, "peak_reserved", 0)});
     } else if (type == ev::kernel_summary) {
         applyKernelSummary(run, event);
+    } else if (type == ev::gpu_trace) {
+        if (const int64_t bad = gpuTraceFromJson(event, run)) {
+            run.logs.push_back({tNs, "warning",
+                                "gpu_trace: " + std::to_string(bad) +
+                                    " malformed records were left out of the GPU timeline"});
+        }
     } else if (type == ev::cupti_status) {
         run.cuptiActive = get<bool>(event, "active", false);
         run.cuptiMessage = getString(event, "message");

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 
+#include "report_gpu_fields.h"
 #include "report_json.h"
 
 namespace cs::core {
@@ -266,6 +267,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     readCompilePhases(run, j);
     readMemory(run, j);
     readKernels(run, j);
+    readGpuFields(j, run, warnings, where); // report_gpu_fields.cpp: device bookkeeping, gpu_trace
     for (const auto& l : arrayAt(j, "logs"))
         run.logs.push_back({value<int64_t>(l, "t_ns", 0), value<std::string>(l, "level", ""),
                             value<std::string>(l, "message", "")});

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "advice_json.h"
+#include "report_gpu_fields.h"
 #include "stats.h"
 
 namespace cs::core {
@@ -162,6 +163,7 @@ json runToJson(const Run& run) {
     j["memory"] = {{"series", series}, {"stats", memStats},
                    {"cupti", {{"active", run.cuptiActive}, {"message", run.cuptiMessage}}}};
     j["kernels"] = kernelsToJson(run.kernels);
+    addGpuFields(j, run); // report_gpu_fields.cpp
 
     json logs = json::array();
     for (const auto& l : run.logs)

@@ -125,6 +125,11 @@ struct MemorySeries {
     std::string kind; // host_rss, device
     std::vector<std::pair<int64_t, int64_t>> samples; // (t_ns, bytes)
     std::map<std::string, int64_t> phasePeaks;
+    // device (CUPTI) only: bytes held before collection began, frees of unknown
+    // addresses, records lost (docs/cupti.md).
+    int64_t baseline = 0;
+    int64_t unknownFrees = 0;
+    int64_t dropped = 0;
     bool operator==(const MemorySeries&) const = default;
 };
 
@@ -157,7 +162,29 @@ struct KernelSummary {
     int64_t memcpyBytes = 0;
     int64_t memcpyNs = 0;
     int64_t dropped = 0;
+    // Also from kernel_summary (docs/cupti.md); zero when the probe did not say.
+    double kernelsPerIter = 0;
+    int64_t memsetCount = 0;
+    int64_t memsetBytes = 0;
+    int64_t memsetNs = 0;
+    std::map<std::string, int64_t> memcpyBytesByKind; // htod, dtoh, dtod, ...
+    int64_t windowNs = 0;      // wall time of the measure phase; 0: no phase marks reached CUPTI
+    int64_t kernelRecords = 0; // kernel records of the whole run
+    int64_t untimed = 0;       // GPU records without timestamps, left out
+    std::string note;
     bool operator==(const KernelSummary&) const = default;
+};
+
+// One kernel, memcpy or memset on a GPU stream, from the gpu_trace event.
+struct GpuSlice {
+    enum Kind { Kernel = 1, Memcpy = 2, Memset = 3 }; // the collector's record kinds
+    int kind = Kernel;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t stream = 0;
+    std::string name; // kernel name; "memcpy htod", "memset"
+    int64_t bytes = 0;
+    bool operator==(const GpuSlice&) const = default;
 };
 
 struct LogLine {
@@ -226,6 +253,9 @@ struct Run {
     KernelSummary kernels;
     std::string cuptiMessage;
     bool cuptiActive = false;
+    std::vector<GpuSlice> gpuTrace; // time order; capped by the probe
+    int64_t gpuTraceTruncated = 0;  // records of the phase left out by the cap
+    std::string gpuTracePhase;      // the phase the records come from ("measure")
     std::vector<LogLine> logs;
     std::string console;                      // the probe's stderr: the model's prints, torch's warnings
     std::vector<ParseProblem> parseProblems;

@@ -7,6 +7,7 @@
 #include <QToolTip>
 #include <qcustomplot.h>
 
+#include "bytes_ticker.h"
 #include "units.h"
 
 namespace cs::widgets {
@@ -90,7 +91,7 @@ void setDurationAxis(QCustomPlot* plot, const QString& label) {
 }
 
 void setBytesAxis(QCustomPlot* plot, const QString& label) {
-    plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new UnitTicker(bytesText)));
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker)); // bytes_ticker.h
     plot->yAxis->setLabel(label);
 }
 

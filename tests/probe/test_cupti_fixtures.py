@@ -4,8 +4,8 @@
 weights loaded, an autotune buffer during compile, a CUDA-graph pool during
 warmup, then four measured iterations of an input copy plus one graph launch
 of three kernels (two overlapping on side streams). `events.jsonl` holds the
-`cupti_status`, `memory` and `kernel_summary` events the probe emits for it,
-for core and the GUI to replay without a GPU.
+`cupti_status`, `memory`, `kernel_summary` and `gpu_trace` events the probe
+emits for it, for core and the GUI to replay without a GPU.
 
 The test recomputes the events from the records, so the file cannot drift
 from the code; after a deliberate change run
@@ -54,6 +54,7 @@ def make_events(records: list[cupti.Record]) -> list[dict]:
          phase_peaks=cupti.phase_peaks(memory.samples, windows), baseline=0,
          unknown_frees=memory.unknown_frees, dropped=DROPPED)
     emit("kernel_summary", **cupti.kernel_summary(records, windows, MEASURED, dropped=DROPPED))
+    emit("gpu_trace", **cupti.gpu_trace(records, windows))
     return events
 
 

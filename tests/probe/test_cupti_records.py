@@ -319,6 +319,54 @@ def test_top_is_cut_at_top_n_by_total_time():
     assert [t["name"] for t in s["top"]] == ["k29", "k28", "k27", "k26", "k25"]
 
 
+# -- gpu_trace: the measure phase's records for the timeline export ---------------
+
+
+def test_gpu_trace_keeps_the_measure_phase_in_time_order_with_names_once():
+    records = with_seq([mark(0, "measure", "begin"),
+                        kernel(50, 60, "b", stream_id=9),
+                        Record(MEMCPY, 5, 9, subkind=HTOD, bytes=4096, stream_id=7),
+                        kernel(20, 40, "a", stream_id=7),
+                        kernel(70, 80, "a", stream_id=7),
+                        Record(MEMSET, 85, 86, bytes=64, stream_id=7),
+                        mark(100, "measure", "end"),
+                        kernel(150, 160, "after")])
+    t = cupti.gpu_trace(records, cupti.phase_windows(records))
+    names = t["names"]
+    rows = [[kind, start, end, stream, names[i], nbytes]
+            for kind, start, end, stream, i, nbytes in t["records"]]
+    assert rows == [[MEMCPY, 5, 9, 7, "memcpy htod", 4096], [KERNEL, 20, 40, 7, "a", 0],
+                    [KERNEL, 50, 60, 9, "b", 0], [KERNEL, 70, 80, 7, "a", 0],
+                    [MEMSET, 85, 86, 7, "memset", 64]]
+    assert sorted(names) == ["a", "b", "memcpy htod", "memset"]  # each name once
+    assert t["truncated"] == 0 and t["phase"] == "measure"
+    json.dumps(t)
+
+
+def test_gpu_trace_is_capped_and_counts_what_it_left_out():
+    records = [mark(0, "measure", "begin")]
+    records += [kernel(10 + i * 10, 15 + i * 10, f"k{i % 3}") for i in range(50)]
+    records.append(mark(10_000, "measure", "end"))
+    records = with_seq(records)
+    t = cupti.gpu_trace(records, cupti.phase_windows(records), limit=20)
+    assert len(t["records"]) == 20 and t["truncated"] == 30 and t["limit"] == 20
+    assert [r[1] for r in t["records"]] == [10 + i * 10 for i in range(20)]  # the first 20
+
+
+def test_gpu_trace_without_a_measure_phase_or_untimed_records_is_empty():
+    records = with_seq([kernel(10, 20), kernel(0, 0)._replace(flags=FLAG_NO_TIMESTAMP)])
+    t = cupti.gpu_trace(records, cupti.phase_windows(records))
+    assert t["records"] == [] and t["names"] == [] and t["truncated"] == 0
+
+
+def test_trace_limit_from_the_environment():
+    assert cupti.trace_limit({}) == cupti.GPU_TRACE_LIMIT
+    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "5"}) == 5
+    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "0"}) == 0
+    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "lots"}) == cupti.GPU_TRACE_LIMIT
+    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "-3"}) == cupti.GPU_TRACE_LIMIT
+
+
 # -- the collector object, over a stand-in for the ctypes library ----------------
 
 
@@ -375,7 +423,9 @@ def test_summarize_emits_memory_and_kernel_summary_and_warns_about_drops():
     events = []
     col.summarize(lambda type_, **f: events.append((type_, f)), measured_iterations=1)
     kinds = [e[0] for e in events]
-    assert kinds[:2] == ["memory", "kernel_summary"]
+    assert kinds[:3] == ["memory", "kernel_summary", "gpu_trace"]
+    trace = events[2][1]
+    assert [trace["names"][r[4]] for r in trace["records"]] == ["k"]
     memory = events[0][1]
     assert memory["kind"] == "device"
     assert memory["phase_peaks"] == {"load": 3 * MiB, "measure": 4 * MiB}

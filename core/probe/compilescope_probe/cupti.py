@@ -29,6 +29,7 @@ LIBRARY_NAME = "libcompilescope_cupti.so"
 ENV_LIBRARY = "COMPILESCOPE_CUPTI_LIB"  # path of libcompilescope_cupti.so
 ENV_LIBCUPTI = "COMPILESCOPE_LIBCUPTI"  # path of a libcupti to load first
 ENV_MAX_RECORDS = "COMPILESCOPE_CUPTI_MAX_RECORDS"
+ENV_TRACE_LIMIT = "COMPILESCOPE_GPU_TRACE_LIMIT"  # records kept in the gpu_trace event
 ABI_VERSION = 1
 NO_CUDA_MESSAGE = "no CUDA device: GPU memory and kernels unavailable"
 
@@ -53,6 +54,7 @@ PROFILER_ENV = ("TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER",
                 "TORCHINDUCTOR_PROFILE_WITH_DO_BENCH_USING_PROFILING")
 
 TOP_KERNELS = 20
+GPU_TRACE_LIMIT = 20000  # records in one gpu_trace event (~1 MB of JSON)
 MIB = 1 << 20
 
 
@@ -334,6 +336,47 @@ def kernel_summary(records: Iterable[Record], windows: Mapping[str, Sequence[tup
     return summary
 
 
+def gpu_trace(records: Iterable[Record], windows: Mapping[str, Sequence[tuple[int, int]]],
+              phase: str = "measure", limit: int = GPU_TRACE_LIMIT) -> dict[str, Any]:
+    """The gpu_trace payload: the phase's first `limit` kernel, memcpy and memset
+    records (by start time) as compact rows for a timeline export.
+
+    rows: [kind, start_ns, end_ns, stream, name_index, bytes]; names holds each
+    name once (memcpy and memset rows are named "memcpy htod", "memset").
+    truncated counts the phase's records left out by the limit.
+    """
+    spans = list(windows.get(phase, ()))
+    picked = sorted((r for r in records if r.timed and r.kind in (KERNEL, MEMCPY, MEMSET)
+                     and _inside(r.start_ns, spans)), key=_order)
+    kept = picked[:max(0, limit)]
+    names: list[str] = []
+    index: dict[str, int] = {}
+    rows = []
+    for r in kept:
+        if r.kind == KERNEL:
+            name = r.name or "<unnamed kernel>"
+        elif r.kind == MEMCPY:
+            name = f"memcpy {MEMCPY_KINDS.get(r.subkind, 'other')}"
+        else:
+            name = "memset"
+        if name not in index:
+            index[name] = len(names)
+            names.append(name)
+        rows.append([r.kind, r.start_ns, max(r.start_ns, r.end_ns), r.stream_id, index[name],
+                     r.bytes if r.kind != KERNEL else 0])
+    return {"phase": phase, "names": names, "records": rows,
+            "truncated": len(picked) - len(kept), "limit": limit}
+
+
+def trace_limit(env: Mapping[str, str]) -> int:
+    """COMPILESCOPE_GPU_TRACE_LIMIT, or the default when unset or not a number >= 0."""
+    try:
+        value = int(env.get(ENV_TRACE_LIMIT, "") or GPU_TRACE_LIMIT)
+    except ValueError:
+        return GPU_TRACE_LIMIT
+    return value if value >= 0 else GPU_TRACE_LIMIT
+
+
 # ---------------------------------------------------------------------------
 # The ctypes side.
 # ---------------------------------------------------------------------------
@@ -419,6 +462,7 @@ class Collector:
         self._names: dict[int, str | None] = {}
         self._stopped = False
         self.errors: list[str] = []
+        self.trace_limit = GPU_TRACE_LIMIT
 
     # -- driving ------------------------------------------------------------
 
@@ -482,6 +526,7 @@ class Collector:
             emit("memory", **fields)
             summary = kernel_summary(records, windows, measured_iterations, dropped=dropped)
             emit("kernel_summary", **summary)
+            emit("gpu_trace", **gpu_trace(records, windows, limit=self.trace_limit))
             for warning in self._warnings(stats, summary, records, windows):
                 emit("log", level="warning", message=warning)
         except Exception as e:  # noqa: BLE001
@@ -736,6 +781,7 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
 
     collector = Collector(lib, collector_path=path, libcupti=bound, started_ns=started_ns,
                           baseline_bytes=reserved, torch_mod=torch_mod)
+    collector.trace_limit = trace_limit(env)
     st = collector.stats()
     version = int(st.get("cupti_version", 0))
     header = int(st.get("header_version", 0))

@@ -1,0 +1,41 @@
+// One row per setting: what its GPU did per measured iteration (launches,
+// kernels, GPU time, busy fraction), memcpy/memset totals and dropped records;
+// for a run without kernel data, why.
+#pragma once
+
+#include <QAbstractTableModel>
+
+namespace cs::widgets {
+
+class ReportDocument;
+
+class KernelRunsModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Setting,
+        Launches,
+        Kernels,
+        GpuTime,
+        Busy,
+        Dropped,
+        Memcpy,
+        MemcpyBytes,
+        MemcpyTime,
+        Memset,
+        Note,
+        ColumnCount
+    };
+
+    explicit KernelRunsModel(ReportDocument* document, QObject* parent = nullptr);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+  private:
+    ReportDocument* document_;
+};
+
+} // namespace cs::widgets

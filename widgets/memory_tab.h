@@ -1,0 +1,39 @@
+// Memory: one setting's memory over time with its phases, and every setting's
+// peak per phase. GPU runs show device bytes held (CUPTI) and torch's counters;
+// CPU runs show host RSS and say why the GPU parts are empty.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+
+namespace cs::widgets {
+
+class MemoryPeakChart;
+class MemoryTimelineChart;
+class ReportDocument;
+class SettingPicker;
+
+class MemoryTab : public QWidget {
+    Q_OBJECT
+  public:
+    explicit MemoryTab(ReportDocument* document, QWidget* parent = nullptr);
+    MemoryTimelineChart* timeline() const { return timeline_; }
+    MemoryPeakChart* peaks() const { return peaks_; }
+    QLabel* notes() const { return notes_; }
+    QCheckBox* hostRssBox() const { return hostRss_; }
+    void refresh();
+
+  private:
+    ReportDocument* document_;
+    SettingPicker* picker_;
+    QCheckBox* hostRss_;
+    QLabel* notes_;
+    MemoryTimelineChart* timeline_;
+    MemoryPeakChart* peaks_;
+    QTimer throttle_; // live events arrive faster than a person can see
+};
+
+} // namespace cs::widgets
