@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "advice/run_figures.h"
 #include "html_sections.h"
 #include "html_table.h"
 #include "report_html.h"
@@ -37,53 +38,53 @@ int bestIndex(const std::vector<std::optional<double>>& values, Better better) {
 } // namespace
 
 void writeComparison(std::ostream& out, const ReportView& view) {
-    beginSection(out, "comparison", "Comparison",
-                 "Speedup is eager's median over the setting's median, with a conservative "
-                 "interval from the two "
-                 "medians' 95% confidence intervals. Break-even is the number of calls after which "
-                 "the extra "
-                 "warmup over eager is paid back by the time saved per call. Best value per column "
-                 "in green.");
+    beginSection(
+        out, "comparison", "Comparison",
+        "Speedup is eager's median over the setting's median, with a conservative interval from "
+        "the two medians' 95% confidence intervals. Warmup cost is what the warmup calls took "
+        "beyond the steady-state median; break-even is the number of calls after which a "
+        "setting's extra warmup cost over eager is paid back by the time it saves per call. "
+        "Best value per column in green.");
     const Report& report = view.report;
-    const int baseline = baselineRunIndex(report);
     if (view.runs.empty()) {
         out << "<p class=\"empty\">No runs.</p>";
         endSection(out);
         return;
     }
+    // The figures the advice rules judge by (advice/run_figures.h), so the table
+    // and the findings above it never disagree; both move to compareRuns() together.
+    const advice::AdviceInput figures = advice::makeAdviceInput(report, report.adviceOptions);
+    const int baseline = figures.baseline;
     std::vector<RunSummary> summaries;
     for (const auto& r : view.runs)
         summaries.push_back(summarizeRun(*r.run));
-    const RunSummary* base = baseline >= 0 ? &summaries[static_cast<size_t>(baseline)] : nullptr;
 
     const size_t n = summaries.size();
     std::vector<std::optional<double>> median(n), p99(n), warmup(n), first(n), peak(n), speed(n);
     std::vector<std::optional<Speedup>> speedups(n);
-    std::vector<std::string> breakEven(n, "—");
+    std::vector<std::string> breakEven(n, "—"), peakKind(n);
     for (size_t i = 0; i < n; ++i) {
         const RunSummary& s = summaries[i];
+        const advice::RunFigures* f = figures.row(static_cast<int>(i));
         if (s.latency) {
             median[i] = s.latency->median;
             p99[i] = s.latency->p99;
         }
-        if (s.warmupNs >= 0)
-            warmup[i] = static_cast<double>(s.warmupNs);
         if (s.firstCallNs >= 0)
             first[i] = static_cast<double>(s.firstCallNs);
-        if (s.peakBytes >= 0)
-            peak[i] = static_cast<double>(s.peakBytes);
-        if (base && base->latency && s.latency && static_cast<int>(i) != baseline) {
-            speedups[i] = computeSpeedup(*base->latency, *s.latency);
-            if (speedups[i])
-                speed[i] = speedups[i]->value;
-            if (s.warmupNs >= 0 && base->warmupNs >= 0) {
-                const auto calls =
-                    breakEvenIterations(static_cast<double>(s.warmupNs - base->warmupNs),
-                                        base->latency->median - s.latency->median);
-                breakEven[i] =
-                    calls ? std::to_string(static_cast<long long>(*calls)) + " calls" : "never";
-            }
-        }
+        if (!f)
+            continue;
+        warmup[i] = f->warmupNs;
+        if (f->peakMemoryBytes)
+            peak[i] = static_cast<double>(*f->peakMemoryBytes);
+        peakKind[i] = f->memoryKind;
+        speedups[i] = f->speedup;
+        if (f->speedup)
+            speed[i] = f->speedup->value;
+        if (f->breakEven)
+            breakEven[i] = std::to_string(static_cast<long long>(*f->breakEven)) + " calls";
+        else if (f->speedup && !f->saves)
+            breakEven[i] = "never";
     }
     auto lower = [](double a, double b) { return a < b; };
     auto higher = [](double a, double b) { return a > b; };
@@ -98,7 +99,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
          {"breaks", false, "graph breaks: places where torch.compile split the model"},
          {"recompiles"},
          {"first call", false, "the call where torch compiles"},
-         {"warmup", false, "total time of the warmup calls, the compiling one included"},
+         {"warmup cost", false,
+          "what the warmup calls took beyond the steady-state median: what break-even pays back"},
          {"median"},
          {"p99"},
          {"speedup vs eager", false, "eager median / this median [conservative 95% interval]"},
@@ -133,12 +135,10 @@ void writeComparison(std::ostream& out, const ReportView& view) {
                                       : "not significant: the medians' intervals overlap",
                        mark(bestSpeed));
         } else {
-            table.text(base ? "—" : "no eager run");
+            table.text(baseline >= 0 ? "—" : "no eager run");
         }
         table.text(breakEven[i], breakEven[i] == "never" ? "it saves no time per call" : "");
-        table.text(s.peakBytes >= 0 ? formatBytes(static_cast<double>(s.peakBytes)) : "—",
-                   s.peakKind == "host_rss" ? "host resident memory (no GPU measured)" : s.peakKind,
-                   mark(bestPeak));
+        table.text(peak[i] ? formatBytes(*peak[i]) : "—", peakKind[i], mark(bestPeak));
     }
     out << table.str();
     endSection(out);
