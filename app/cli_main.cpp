@@ -2,7 +2,10 @@
 //   compilescope-cli run MODEL [options]      run settings, write JSON/HTML reports
 //   compilescope-cli compare MODEL [options]  the same, default settings eager and every
 //                                             compile mode; ends with the comparison table
-// Exit codes: 0 every setting ran, 2 some failed (report still written), 1 bad arguments.
+//   compilescope-cli diff A.json B.json [--threshold PCT]   compare two reports
+//   compilescope-cli html REPORT.json OUT.html              write the HTML report of a JSON report
+// Exit codes: 0 every setting ran, 2 some failed (report still written), 1 bad arguments
+// or unreadable input, 3 (diff) a regression beyond the threshold.
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -12,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "advice.h"
 #include "app_paths.h"
@@ -20,6 +24,7 @@
 #include "comparison.h"
 #include "comparison_text.h"
 #include "probe_command.h"
+#include "report_diff.h"
 #include "report_html.h"
 #include "report_json.h"
 #include "session_runner.h"
@@ -33,6 +38,7 @@ using namespace cs::core;
 constexpr int kExitOk = 0;
 constexpr int kExitBadArguments = 1;
 constexpr int kExitSomeFailed = 2;
+constexpr int kExitRegression = 3;
 
 std::atomic<bool> interrupted{false};
 
@@ -44,6 +50,9 @@ int usage(const QString& message) {
                  "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
                  "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
                  "         [--expected-calls N] [--memory-fraction F]\n"
+                 "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
+                 "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
+                 "       compilescope-cli html REPORT.json OUT.html\n"
                  "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
                  "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
                  "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
@@ -296,6 +305,60 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     return app.exec();
 }
 
+// Reads a report for a command; prints why not to stderr.
+std::optional<Report> readForCommand(const QString& path) {
+    auto result = readReportFile(path.toStdString());
+    if (!result.ok) {
+        std::fprintf(stderr, "error: %s\n", result.error.c_str());
+        return std::nullopt;
+    }
+    for (const auto& warning : result.warnings)
+        std::fprintf(stderr, "note: %s\n", warning.c_str());
+    return std::move(result.report);
+}
+
+int diffCommand(const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.addPositionalArgument("command", "diff");
+    parser.addPositionalArgument("a", "the baseline report (.json)");
+    parser.addPositionalArgument("b", "the report to check against it (.json)");
+    const QCommandLineOption threshold("threshold", "percent worse that counts as a regression", "pct", "10");
+    parser.addOption(threshold);
+    if (!parser.parse(arguments))
+        return usage(parser.errorText());
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 3)
+        return usage("diff needs two reports: A.json B.json");
+    bool ok = false;
+    DiffOptions options;
+    options.thresholdPercent = parser.value(threshold).toDouble(&ok);
+    if (!ok || options.thresholdPercent < 0)
+        return usage("--threshold takes a percentage (a number >= 0), e.g. --threshold 5");
+    const auto a = readForCommand(positional[1]);
+    const auto b = readForCommand(positional[2]);
+    if (!a || !b)
+        return kExitBadArguments;
+    const ReportDiff diff = diffReports(*a, *b, options);
+    std::fputs(formatDiffText(diff, positional[1].toStdString(), positional[2].toStdString()).c_str(), stdout);
+    std::fflush(stdout);
+    return diff.regressionCount() > 0 ? kExitRegression : kExitOk;
+}
+
+int htmlCommand(const QStringList& arguments) {
+    if (arguments.size() != 4)
+        return usage("html needs a report and an output path: REPORT.json OUT.html");
+    const auto report = readForCommand(arguments[2]);
+    if (!report)
+        return kExitBadArguments;
+    std::string error;
+    if (!saveTextFile(arguments[3].toStdString(), writeReportHtml(*report), &error)) {
+        std::fprintf(stderr, "error: %s\n", error.c_str());
+        return kExitBadArguments;
+    }
+    std::printf("HTML report: %s\n", QFileInfo(arguments[3]).absoluteFilePath().toLocal8Bit().constData());
+    return kExitOk;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -312,5 +375,9 @@ int main(int argc, char** argv) {
     }
     if (command == "run" || command == "compare")
         return runCommand(app, arguments, command == "compare");
+    if (command == "diff")
+        return diffCommand(arguments);
+    if (command == "html")
+        return htmlCommand(arguments);
     return usage("unknown command: " + command);
 }

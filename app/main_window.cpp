@@ -27,6 +27,7 @@
 #include "interpreter_probe.h"
 #include "kernels_tab.h"
 #include "latency_tab.h"
+#include "report_diff_view.h"
 #include "memory_tab.h"
 #include "report_document.h"
 #include "report_io.h"
@@ -185,6 +186,15 @@ void MainWindow::buildMenus() {
     });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addAction(tr("&Diff Reports…"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] {
+        const QString filter = tr("compilescope reports (*.json)");
+        const QString a = QFileDialog::getOpenFileName(this, tr("Diff: report A (the baseline)"), {}, filter);
+        if (a.isEmpty())
+            return;
+        const QString b = QFileDialog::getOpenFileName(this, tr("Diff: report B (compared with A)"), {}, filter);
+        if (!b.isEmpty())
+            openDiff(a, b);
+    });
     file->addSeparator();
     file->addAction(tr("&Save Report…"), QKeySequence::Save, this, [this] {
         QString path = document_->path();
@@ -302,6 +312,11 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
 }
 
 void MainWindow::cancelRun() {
+    if (loading_) {
+        loading_->store(true); // the reader stops at its next chunk and reports "cancelled"
+        status_->setText(tr("Cancelling the open…"));
+        return;
+    }
     if (!runner_->isRunning())
         return;
     status_->setText(tr("Cancelling…"));
@@ -330,8 +345,27 @@ void MainWindow::openReport(const QString& path) {
     }
     if (!confirmDiscard())
         return;
-    status_->setText(tr("Opening %1…").arg(path));
-    readReportAsync(this, path, [this, path](core::ReportReadResult result) {
+    if (loading_)
+        loading_->store(true); // a newer open replaces one still reading
+    status_->setText(tr("Opening %1… (Esc cancels)").arg(path));
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancelAction_->setEnabled(true);
+    auto progress = [this, path](double fraction) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        status_->setText(tr("Opening %1… %2% (Esc cancels)").arg(path).arg(static_cast<int>(fraction * 100)));
+    };
+    auto flag = std::make_shared<CancelFlag>();
+    *flag = readReportAsync(this, path, progress, [this, path, flag](core::ReportReadResult result) {
+        if (loading_ != *flag)
+            return; // superseded by a later open
+        loading_.reset();
+        progress_->setVisible(false);
+        cancelAction_->setEnabled(runner_->isRunning());
+        if (result.cancelled) {
+            status_->setText(tr("Opening %1 cancelled").arg(path));
+            return;
+        }
         if (!result.ok) {
             showError(tr("Cannot open report"), QString::fromStdString(result.error));
             status_->setText(tr("Could not open %1").arg(path));
@@ -347,6 +381,30 @@ void MainWindow::openReport(const QString& path) {
         if (!warnings.isEmpty())
             console_->appendNotice(warnings.join('\n'));
         emit reportOpened();
+    });
+    loading_ = *flag;
+}
+
+void MainWindow::openDiff(const QString& pathA, const QString& pathB) {
+    status_->setText(tr("Reading %1 and %2 to compare them…").arg(pathA, pathB));
+    diffReportsAsync(this, pathA, pathB, 10.0, [this, pathA, pathB](DiffLoad load) {
+        if (!load.ok) {
+            showError(tr("Cannot compare the reports"), load.error);
+            status_->setText(tr("Could not compare %1 and %2").arg(pathA, pathB));
+            return;
+        }
+        if (!diffView_) {
+            diffView_ = new widgets::ReportDiffView(this);
+            diffView_->setWindowFlag(Qt::Window);
+            diffView_->resize(1200, 640);
+        }
+        diffView_->setDiff(std::move(load.diff), pathA, pathB);
+        diffView_->show();
+        diffView_->raise();
+        status_->setText(load.warnings.isEmpty() ? diffView_->summaryText() : load.warnings.join("; "));
+        if (!load.warnings.isEmpty())
+            console_->appendNotice(load.warnings.join('\n'));
+        emit diffOpened();
     });
 }
 

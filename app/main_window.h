@@ -4,6 +4,9 @@
 
 #include <QMainWindow>
 
+#include <atomic>
+#include <memory>
+
 #include "session.h"
 
 class QAction;
@@ -22,6 +25,7 @@ namespace cs::widgets {
 class AdviceView;
 class ConsoleView;
 class LatencyTab;
+class ReportDiffView;
 class ReportDocument;
 class SettingsPanel;
 }
@@ -41,6 +45,9 @@ public:
     void startCompareAll();
     void cancelRun();
     void openReport(const QString& path);
+    // Reads two reports off the GUI thread and shows their diff in its own window.
+    void openDiff(const QString& pathA, const QString& pathB);
+    widgets::ReportDiffView* diffView() const { return diffView_; }
     void saveReport(const QString& path);
     void exportHtml(const QString& path);
     // The runs' phases, calls, memory and GPU records as a Chrome trace (Perfetto).
@@ -60,6 +67,7 @@ public:
 signals:
     void sessionFinished();
     void reportOpened();
+    void diffOpened();
     void traceExported(const QString& path, const QString& error);
 
 protected:
@@ -93,6 +101,8 @@ private:
     QMenu* recentMenu_ = nullptr;
     QAction* cancelAction_ = nullptr;
     QString lastError_;
+    std::shared_ptr<std::atomic<bool>> loading_; // set while a report is being read
+    widgets::ReportDiffView* diffView_ = nullptr;
     bool quiet_ = false;
 };
 

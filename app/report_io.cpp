@@ -20,16 +20,56 @@ void saveReportAsync(QObject* context, core::Report report, QString path, Report
         const bool ok = core::saveTextFile(path.toStdString(), text, &error);
         const QString message = ok ? QString() : QString::fromStdString(error);
         if (guard)
-            QMetaObject::invokeMethod(guard, [done, message] { done(message); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                guard, [done, message] { done(message); }, Qt::QueuedConnection);
     });
 }
 
-void readReportAsync(QObject* context, QString path, std::function<void(core::ReportReadResult)> done) {
+CancelFlag readReportAsync(QObject* context, QString path, std::function<void(double)> progress,
+                           std::function<void(core::ReportReadResult)> done) {
     QPointer<QObject> guard(context);
-    QThreadPool::globalInstance()->start([path, done, guard] {
-        auto result = std::make_shared<core::ReportReadResult>(core::readReportFile(path.toStdString()));
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    QThreadPool::globalInstance()->start([path, progress, done, guard, cancel] {
+        core::ReadControl control;
+        control.cancel = cancel.get();
+        // One post per percent at most: a 100 MB report reads in about a hundred chunks.
+        int lastPercent = -1;
+        control.progress = [&lastPercent, progress, guard](int64_t read, int64_t total) {
+            const int percent = total > 0 ? static_cast<int>(100 * read / total) : 0;
+            if (percent == lastPercent || !progress || !guard)
+                return;
+            lastPercent = percent;
+            QMetaObject::invokeMethod(
+                guard, [progress, percent] { progress(percent / 100.0); }, Qt::QueuedConnection);
+        };
+        auto result = std::make_shared<core::ReportReadResult>(
+            core::readReportFile(path.toStdString(), control));
         if (guard)
-            QMetaObject::invokeMethod(guard, [done, result] { done(std::move(*result)); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                guard, [done, result] { done(std::move(*result)); }, Qt::QueuedConnection);
+    });
+    return cancel;
+}
+
+void diffReportsAsync(QObject* context, QString pathA, QString pathB, double thresholdPercent,
+                      std::function<void(DiffLoad)> done) {
+    QPointer<QObject> guard(context);
+    QThreadPool::globalInstance()->start([pathA, pathB, thresholdPercent, done, guard] {
+        auto load = std::make_shared<DiffLoad>();
+        auto a = core::readReportFile(pathA.toStdString());
+        auto b = a.ok ? core::readReportFile(pathB.toStdString()) : core::ReportReadResult{};
+        if (!a.ok || !b.ok) {
+            load->error = QString::fromStdString(a.ok ? b.error : a.error);
+        } else {
+            for (const auto* r : {&a, &b})
+                for (const auto& w : r->warnings)
+                    load->warnings << QString::fromStdString(w);
+            load->diff = core::diffReports(a.report, b.report, {thresholdPercent});
+            load->ok = true;
+        }
+        if (guard)
+            QMetaObject::invokeMethod(
+                guard, [done, load] { done(std::move(*load)); }, Qt::QueuedConnection);
     });
 }
 

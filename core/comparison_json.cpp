@@ -1,5 +1,7 @@
 #include "comparison_json.h"
 
+#include <cmath>
+
 namespace cs::core {
 
 using nlohmann::json;
@@ -8,6 +10,15 @@ namespace {
 
 template <typename T> json orNull(const std::optional<T>& value) {
     return value ? json(*value) : json(nullptr);
+}
+
+// Durations are integer ns in the file (report format version 2).
+int64_t ns(double value) {
+    return static_cast<int64_t>(std::llround(value));
+}
+
+json nsOrNull(const std::optional<double>& value) {
+    return value ? json(ns(*value)) : json(nullptr);
 }
 
 const char* columnName(CompareColumn column) {
@@ -39,11 +50,11 @@ const char* columnName(CompareColumn column) {
 json warmupToJson(const WarmupAnalysis& w) {
     json band = nullptr;
     if (w.band) {
-        band = {{"median_ns", w.band->median},
-                {"mad_ns", w.band->mad},
-                {"half_width_ns", w.band->halfWidth},
-                {"low_ns", w.band->low},
-                {"high_ns", w.band->high}};
+        band = {{"median_ns", ns(w.band->median)},
+                {"mad_ns", ns(w.band->mad)},
+                {"half_width_ns", ns(w.band->halfWidth)},
+                {"low_ns", ns(w.band->low)},
+                {"high_ns", ns(w.band->high)}};
     }
     json curve = json::array();
     for (const auto& c : w.curve) {
@@ -55,14 +66,14 @@ json warmupToJson(const WarmupAnalysis& w) {
     }
     json phases = json::array();
     for (const auto& p : w.phases)
-        phases.push_back({{"name", p.name}, {"seconds", p.seconds}});
+        phases.push_back({{"name", p.name}, {"ns", ns(p.seconds * 1e9)}});
     json later = json::array();
     for (const auto& p : w.laterPhases)
-        later.push_back({{"name", p.name}, {"seconds", p.seconds}});
+        later.push_back({{"name", p.name}, {"ns", ns(p.seconds * 1e9)}});
     return {{"steady_band", band},
             {"steady_from_call", orNull(w.steadyFrom)},
             {"warmup_wall_ns", w.warmupWallNs},
-            {"extra_ns", orNull(w.extraNs)},
+            {"extra_ns", nsOrNull(w.extraNs)},
             {"first_call_ns", w.firstCallNs},
             {"phases", phases},
             {"phases_source", w.phasesSource},
@@ -99,9 +110,9 @@ json comparisonToJson(const Comparison& c) {
              {"breaks", r.breaks},
              {"recompiles", r.recompiles},
              {"warmup_wall_ns", orNull(r.warmupWallNs)},
-             {"warmup_extra_ns", orNull(r.warmupNs)},
-             {"median_ns", r.stats ? json(r.stats->median) : json(nullptr)},
-             {"p99_ns", r.stats ? json(r.stats->p99) : json(nullptr)},
+             {"warmup_extra_ns", nsOrNull(r.warmupNs)},
+             {"median_ns", r.stats ? json(ns(r.stats->median)) : json(nullptr)},
+             {"p99_ns", r.stats ? json(ns(r.stats->p99)) : json(nullptr)},
              {"speedup", speedup},
              {"saves", r.saves},
              {"break_even_iterations", breakEven},

@@ -1,13 +1,8 @@
 #include "report_html.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <sstream>
 
-#include "palette.h"
-#include "stats.h"
-#include "units.h"
+#include "html/html_sections.h"
 
 namespace cs::core {
 
@@ -33,6 +28,11 @@ size_t utf8SequenceLength(std::string_view s, size_t i) {
         if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80)
             return 0;
     }
+    // No overlong forms (a disguised '<'), no UTF-16 surrogates, nothing past U+10FFFF.
+    const auto second = static_cast<unsigned char>(s[i + 1]);
+    if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) ||
+        (c == 0xF0 && second < 0x90) || (c == 0xF4 && second > 0x8F))
+        return 0;
     return length;
 }
 
@@ -44,12 +44,28 @@ std::string htmlEscape(std::string_view text) {
     for (size_t i = 0; i < text.size();) {
         const char c = text[i];
         switch (c) {
-        case '&': out += "&amp;"; ++i; continue;
-        case '<': out += "&lt;"; ++i; continue;
-        case '>': out += "&gt;"; ++i; continue;
-        case '"': out += "&quot;"; ++i; continue;
-        case '\'': out += "&#39;"; ++i; continue;
-        default: break;
+        case '&':
+            out += "&amp;";
+            ++i;
+            continue;
+        case '<':
+            out += "&lt;";
+            ++i;
+            continue;
+        case '>':
+            out += "&gt;";
+            ++i;
+            continue;
+        case '"':
+            out += "&quot;";
+            ++i;
+            continue;
+        case '\'':
+            out += "&#39;";
+            ++i;
+            continue;
+        default:
+            break;
         }
         const size_t length = utf8SequenceLength(text, i);
         if (length == 0) {
@@ -58,7 +74,7 @@ std::string htmlEscape(std::string_view text) {
             continue;
         }
         const auto byte = static_cast<unsigned char>(c);
-        if (length == 1 && byte < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+        if (length == 1 && (byte < 0x20 || byte == 0x7F) && c != '\n' && c != '\t' && c != '\r') {
             out += "\xEF\xBF\xBD"; // control characters are not allowed in HTML text
         } else {
             out.append(text.substr(i, length));
@@ -68,107 +84,50 @@ std::string htmlEscape(std::string_view text) {
     return out;
 }
 
-namespace {
-
-std::string latencySvg(const Report& report) {
-    // Per-iteration latency of every run, one polyline each, log-free linear axes.
-    double maxY = 0;
-    size_t maxN = 0;
-    for (const auto& run : report.runs) {
-        auto samples = run.measuredLatencies();
-        maxN = std::max(maxN, samples.size());
-        for (auto v : samples)
-            maxY = std::max(maxY, static_cast<double>(v));
-    }
-    if (maxN < 2 || maxY <= 0)
-        return "<p class=\"empty\">No measured iterations to chart.</p>";
-    const double w = 760, h = 260, left = 70, bottom = 36, top = 12, right = 12;
-    const double plotW = w - left - right, plotH = h - top - bottom;
-    std::ostringstream svg;
-    svg << "<svg class=\"chart\" viewBox=\"0 0 " << w << " " << h
-        << "\" role=\"img\" aria-label=\"Per-iteration latency\">";
-    for (int tick = 0; tick <= 4; ++tick) {
-        const double value = maxY * tick / 4.0;
-        const double y = top + plotH - plotH * tick / 4.0;
-        svg << "<line x1=\"" << left << "\" x2=\"" << left + plotW << "\" y1=\"" << y << "\" y2=\"" << y
-            << "\" class=\"grid\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
-            << "\" text-anchor=\"end\">" << htmlEscape(formatDuration(value)) << "</text>";
-    }
-    svg << "<text x=\"" << left + plotW / 2 << "\" y=\"" << h - 6
-        << "\" text-anchor=\"middle\">measured iteration</text>";
-    for (size_t r = 0; r < report.runs.size(); ++r) {
-        const auto& run = report.runs[r];
-        auto samples = run.measuredLatencies();
-        if (samples.size() < 2)
-            continue;
-        svg << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << runColor(report, static_cast<int>(r))
-            << "\" points=\"";
-        for (size_t i = 0; i < samples.size(); ++i) {
-            const double x = left + plotW * static_cast<double>(i) / static_cast<double>(maxN - 1);
-            const double y = top + plotH - plotH * static_cast<double>(samples[i]) / maxY;
-            svg << x << "," << y << " ";
-        }
-        svg << "\"><title>" << htmlEscape(run.setting.label()) << "</title></polyline>";
-    }
-    svg << "</svg>";
-    return svg.str();
-}
-
-} // namespace
-
 std::string writeReportHtml(const Report& report) {
-    std::ostringstream html;
-    const std::string title = "compilescope — " + (report.model.name.empty() ? report.model.spec : report.model.name);
-    html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-         << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
-         << "<title>" << htmlEscape(title) << "</title><style>"
-         << "body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}"
-         << "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-         << "th{background:#f2f2f2}td.l,th.l{text-align:left}.err{color:#b00020;white-space:pre-wrap}"
-         << ".chart{width:100%;max-width:760px;font-size:11px}.chart .grid{stroke:#ddd}"
-         << ".swatch{display:inline-block;width:10px;height:10px;margin-right:6px}"
-         << "pre{background:#f7f7f7;padding:8px;overflow:auto;max-height:300px}"
-         << "</style></head><body>\n";
-    html << "<h1>" << htmlEscape(title) << "</h1>\n";
-    html << "<h2>Environment</h2><table>";
-    const auto& e = report.environment;
-    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-             {"model", report.model.spec}, {"python", e.python}, {"torch", e.torch}, {"CUDA", e.cuda},
-             {"device", e.device}, {"CPU", e.cpu}, {"host", e.host}, {"platform", e.platform},
-             {"created", report.created}, {"generator", report.generator}}) {
-        html << "<tr><th class=\"l\">" << htmlEscape(key) << "</th><td class=\"l\">"
-             << htmlEscape(value.empty() ? "—" : value) << "</td></tr>";
-    }
-    html << "</table>\n<h2>Settings and latency</h2><table><tr><th class=\"l\">setting</th>"
-         << "<th class=\"l\">status</th><th>iterations</th><th>min</th><th>median</th>"
-         << "<th>median 95% CI</th><th>mean</th><th>p90</th><th>p99</th><th>std</th><th>first call</th></tr>";
-    for (size_t r = 0; r < report.runs.size(); ++r) {
-        const auto& run = report.runs[r];
-        html << "<tr><td class=\"l\"><span class=\"swatch\" style=\"background:" << runColor(report, static_cast<int>(r))
-             << "\"></span>" << htmlEscape(run.setting.label()) << "</td><td class=\"l\">"
-             << toString(run.status) << "</td>";
-        const auto stats = computeStats(run.measuredLatencies());
-        const auto warm = run.warmupLatencies();
-        const std::string firstCall = warm.empty() ? "—" : formatDuration(static_cast<double>(warm.front()));
-        if (stats) {
-            html << "<td>" << stats->count << "</td><td>" << formatDuration(stats->min) << "</td><td>"
-                 << formatDuration(stats->median) << "</td><td>" << formatDuration(stats->medianCiLow)
-                 << " – " << formatDuration(stats->medianCiHigh) << "</td><td>"
-                 << formatDuration(stats->mean) << "</td><td>" << formatDuration(stats->p90)
-                 << "</td><td>" << formatDuration(stats->p99) << "</td><td>"
-                 << formatDuration(stats->std) << "</td>";
-        } else {
-            html << "<td>0</td><td colspan=\"7\">—</td>";
-        }
-        html << "<td>" << firstCall << "</td></tr>";
-        if (run.error) {
-            html << "<tr><td colspan=\"11\" class=\"l err\">" << htmlEscape(run.error->message)
-                 << "</td></tr>";
-        }
-    }
-    html << "</table>\n<h2>Per-iteration latency</h2>" << latencySvg(report) << "\n";
-    html << "</body></html>\n";
-    return html.str();
+    const html::ReportView view = html::makeReportView(report);
+    const std::string name = report.model.name.empty() ? report.model.spec : report.model.name;
+    const std::string title = "compilescope — " + (name.empty() ? std::string("report") : name);
+    std::ostringstream out;
+    // The policy comes first: nothing in the page may load or run anything.
+    out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+           "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">"
+        << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        << "<meta name=\"generator\" content=\"" << htmlEscape(report.generator) << "\">"
+        << "<title>" << htmlEscape(title) << "</title><style>" << html::reportStyle()
+        << "</style></head><body>\n";
+    out << "<header><h1>" << htmlEscape(title) << "</h1><p class=\"sub\">"
+        << htmlEscape(report.model.spec);
+    if (!report.created.empty())
+        out << " · created " << htmlEscape(report.created);
+    out << " · " << report.runs.size() << (report.runs.size() == 1 ? " setting" : " settings")
+        << "</p>";
+    out << "<nav><a href=\"#advice\">Advice</a><a href=\"#environment\">Environment</a><a "
+           "href=\"#settings\">Settings</a>"
+           "<a href=\"#comparison\">Comparison</a><a href=\"#breaks\">Breaks</a>"
+           "<a href=\"#recompiles\">Recompiles</a><a href=\"#warmup\">Warmup</a>"
+           "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a "
+           "href=\"#kernels\">Kernels</a>"
+           "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; "
+           "console</a></nav></header>\n<main>";
+    html::writeAdvice(out, view);
+    html::writeEnvironment(out, view);
+    html::writeSettings(out, view);
+    html::writeComparison(out, view);
+    html::writeBreaks(out, view);
+    html::writeRecompiles(out, view);
+    html::writeWarmup(out, view);
+    html::writeLatency(out, view);
+    html::writeMemory(out, view);
+    html::writeKernels(out, view);
+    html::writeGraphs(out, view);
+    html::writeProblems(out, view);
+    out << "</main><footer>Written by "
+        << htmlEscape(report.generator.empty() ? "compilescope" : report.generator)
+        << ". Report format version " << report.version
+        << "; the JSON report holds every value shown here.</footer></body></html>\n";
+    return out.str();
 }
 
 } // namespace cs::core

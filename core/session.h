@@ -286,7 +286,7 @@ struct Environment {
 };
 
 struct Report {
-    int version = 1;
+    int version = 2; // the format version it was read from; a new report has the current one (kReportVersion)
     std::string generator;
     std::string created; // ISO 8601 UTC
     ModelInfo model;

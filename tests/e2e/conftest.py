@@ -8,6 +8,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = ROOT / "resources" / "models"
+REPORT_SCHEMA = ROOT / "resources" / "report.schema.json"
+
+
+def validate_report(doc):
+    """Every report an end-to-end run writes must match the documented format (docs/report-format.md)."""
+    import jsonschema
+    jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text())).validate(doc)
+    return doc
 
 
 def pytest_addoption(parser):
@@ -32,7 +40,7 @@ class CliResult:
 
     @property
     def report(self):
-        return json.loads(Path(self.json_path).read_text())
+        return validate_report(json.loads(Path(self.json_path).read_text()))
 
 
 @pytest.fixture
@@ -44,5 +52,7 @@ def run_cli(cli, tmp_path):
         env.pop("DISPLAY", None)
         proc = subprocess.run([str(cli), *map(str, args), "--json", str(json_path)],
                               capture_output=True, text=True, timeout=timeout, env=env)
+        if json_path.exists():
+            validate_report(json.loads(json_path.read_text()))
         return CliResult(proc, json_path)
     return run

@@ -47,7 +47,7 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
             assert abs(total_ns - first_wall) <= 0.10 * first_wall, (run["label"], total_ns, first_wall)
         steady_from, extra = warmup_from_iterations(run)
         assert warmup["steady_from_call"] == steady_from
-        assert math.isclose(warmup["extra_ns"], extra, rel_tol=1e-9, abs_tol=1e-3)
+        assert abs(warmup["extra_ns"] - extra) <= 1  # the file holds integer ns
         assert len(warmup["first_calls"]) >= min(20, len(run["latency"]["iterations"]))
 
     # default compiles: its named phases hold real time, eager's hold none.
@@ -64,7 +64,7 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
     assert row["median_ns"] == default_median
     # Speedup is the ratio of the medians, inside its own interval.
     speedup = row["speedup"]
-    assert math.isclose(speedup["value"], eager_median / default_median, rel_tol=1e-12)
+    assert math.isclose(speedup["value"], eager_median / default_median, rel_tol=1e-6)
     low, high = speedup["ci95"]
     assert low <= speedup["value"] <= high
     # Break-even follows from the warmup costs and the medians.
@@ -72,7 +72,9 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
     extra = default_run["warmup"]["extra_ns"] - eager_run["warmup"]["extra_ns"]
     if saved > 0:
         assert row["saves"]
-        assert row["break_even_iterations"] == (math.ceil(extra / saved) if extra > 0 else 0)
+        expected = math.ceil(extra / saved) if extra > 0 else 0
+        # the file rounds to whole ns; the app divides the unrounded figures
+        assert abs(row["break_even_iterations"] - expected) <= 1, (row, expected)
     else:
         assert not row["saves"] and row["break_even_iterations"] == "never"
 

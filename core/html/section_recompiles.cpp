@@ -1,0 +1,40 @@
+// Recompiles: each time a guard failed and torch compiled the function again.
+#include "html_sections.h"
+#include "html_table.h"
+#include "report_html.h"
+
+namespace cs::core::html {
+
+void writeRecompiles(std::ostream& out, const ReportView& view) {
+    beginSection(
+        out, "recompiles", "Recompiles",
+        "A recompile happens when a guard of a compiled graph fails (a new input shape, dtype or "
+        "Python value); past the cache limit torch runs the function eagerly.");
+    HtmlTable table(
+        {{"setting", true},
+         {"function", true},
+         {"guard that failed", true},
+         {"cache entries", false, "compiled versions of this function after recompiling"},
+         {"input shapes", true},
+         {"limit", true}});
+    for (const auto& r : view.runs) {
+        for (const auto& rc : r.run->recompiles) {
+            table.beginRow(rc.limitHit ? "bad" : "");
+            table.html(runLabelHtml(r));
+            table.text(rc.function);
+            table.html("<code>" + htmlEscape(rc.reason) + "</code>");
+            table.text(std::to_string(rc.cacheSize));
+            table.text(rc.inputShapes.empty() ? "—" : rc.inputShapes);
+            table.text(rc.limitHit
+                           ? "limit " + std::to_string(rc.limit) + " hit: runs eagerly from here"
+                           : "");
+        }
+    }
+    if (table.rows() == 0)
+        out << "<p class=\"note\">No recompiles in any setting.</p>";
+    else
+        out << table.str();
+    endSection(out);
+}
+
+} // namespace cs::core::html
