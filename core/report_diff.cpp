@@ -289,7 +289,7 @@ std::string formatDiffText(const ReportDiff& diff, const std::string& nameA,
         metricLine(out, "p99", s.p99, false);
         metricLine(out, "first call", s.firstCall, false);
         metricLine(out, "warmup", s.warmup, false);
-        metricLine(out, s.memoryKind == "device" ? "peak device" : "peak memory", s.peakMemory,
+        metricLine(out, s.memoryKind.rfind("device", 0) == 0 ? "peak device" : "peak memory", s.peakMemory,
                    true);
         countLine(out, "graphs", s.graphs);
         countLine(out, "breaks", s.breaks);

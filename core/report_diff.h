@@ -56,7 +56,7 @@ struct SettingDiff {
     MetricDelta firstCall;         // ns
     MetricDelta warmup;            // ns, total of the warmup calls
     MetricDelta peakMemory;        // bytes
-    std::string memoryKind;        // "device" or "host_rss"
+    std::string memoryKind;        // as RunSummary::peakKind
     CountDelta graphs;
     CountDelta breaks;
     CountDelta recompiles;

@@ -1,6 +1,6 @@
 #include "run_summary.h"
 
-#include <algorithm>
+#include "comparison.h"
 
 namespace cs::core {
 
@@ -23,28 +23,10 @@ RunSummary summarizeRun(const Run& run) {
     s.graphs = static_cast<int>(run.graphs.size());
     s.breaks = static_cast<int>(run.graphBreaks.size());
     s.recompiles = static_cast<int>(run.recompiles.size());
-    // Device memory is what a GPU user runs out of; host RSS is the CPU stand-in.
-    for (const char* kind : {"device", "host_rss"}) {
-        const MemorySeries* series = run.memorySeries(kind);
-        if (!series || series->samples.empty())
-            continue;
-        for (const auto& [t, bytes] : series->samples)
-            s.peakBytes = std::max(s.peakBytes, bytes);
-        for (const auto& [phase, bytes] : series->phasePeaks)
-            s.peakBytes = std::max(s.peakBytes, bytes);
-        s.peakKind = kind;
-        break;
-    }
+    // The same peak the comparison shows (device reserved, device, else host RSS).
+    if (auto peak = peakMemory(run, &s.peakKind))
+        s.peakBytes = *peak;
     return s;
-}
-
-int baselineRunIndex(const Report& report) {
-    for (size_t i = 0; i < report.runs.size(); ++i) {
-        const Run& run = report.runs[i];
-        if (run.setting.mode == "eager" && !run.measuredLatencies().empty())
-            return static_cast<int>(i);
-    }
-    return -1;
 }
 
 } // namespace cs::core

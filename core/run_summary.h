@@ -19,13 +19,10 @@ struct RunSummary {
     int graphs = 0;
     int breaks = 0;
     int recompiles = 0;
-    int64_t peakBytes = -1; // highest memory sample (device if measured, else host RSS)
-    std::string peakKind;   // "device" or "host_rss"
+    int64_t peakBytes = -1; // core::peakMemory(): device reserved, device, else host RSS
+    std::string peakKind;   // "device reserved", "device" or "host RSS"; empty when none
 };
 
 RunSummary summarizeRun(const Run& run);
-
-// The run to compare others against: the first eager run that finished with measurements.
-int baselineRunIndex(const Report& report);
 
 } // namespace cs::core

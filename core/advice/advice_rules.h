@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "advice.h"
-#include "advice/run_figures.h"
+#include "advice/advice_input.h"
 
 namespace cs::core::advice {
 

@@ -67,13 +67,13 @@ std::string percentMore(double bytes, double base) {
 
 void memoryRule(const AdviceInput& input, std::vector<Finding>& out) {
     const Run* eager = input.baselineRun();
-    const RunFigures* base = eager ? input.row(input.baseline) : nullptr;
+    const ComparisonRow* base = eager ? input.baselineRow() : nullptr;
     if (!eager || !base || !base->peakMemoryBytes || *base->peakMemoryBytes <= 0)
         return;
     const double fraction = input.options.memoryFraction;
     const double eagerPeak = static_cast<double>(*base->peakMemoryBytes);
     const PhasePeaks eagerPhases = phasePeaks(*eager, base->memoryKind);
-    for (const auto& row : input.rows) {
+    for (const auto& row : input.comparison.rows) {
         const Run& run = input.report.runs[static_cast<size_t>(row.run)];
         if (row.isBaseline || !judgedForSpeed(run) || !row.peakMemoryBytes ||
             row.memoryKind != base->memoryKind)

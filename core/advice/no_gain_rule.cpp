@@ -57,13 +57,13 @@ bool reportHasMode(const Report& report, const std::string& mode) {
 
 void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
     const Run* eager = input.baselineRun();
-    const RunFigures* base = eager ? input.row(input.baseline) : nullptr;
+    const ComparisonRow* base = eager ? input.baselineRow() : nullptr;
     if (!eager || !base || !base->stats)
         return;
     const auto why = overheadEvidence(*eager, *base->stats);
     const bool cudaGraphsMeasured = reportHasMode(input.report, "reduce-overhead");
 
-    for (const auto& row : input.rows) {
+    for (const auto& row : input.comparison.rows) {
         const Run& run = input.report.runs[static_cast<size_t>(row.run)];
         if (row.isBaseline || !judgedForSpeed(run) || !row.stats || !row.speedup)
             continue;
@@ -104,7 +104,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.severity = Severity::Info;
         f.title = "Per-call time is mostly launch overhead: measure reduce-overhead";
         f.tab = advice_tab::Kernels;
-        f.run = input.baseline;
+        f.run = input.comparison.baseline;
         f.setting = eager->setting.label();
         f.evidence = why;
         f.remedy = "Add the reduce-overhead setting: it captures the model in a CUDA graph and "

@@ -9,11 +9,11 @@ namespace cs::core::advice {
 
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
     const Run* eager = input.baselineRun();
-    const RunFigures* base = eager ? input.row(input.baseline) : nullptr;
+    const ComparisonRow* base = eager ? input.baselineRow() : nullptr;
     if (!eager || !base || !base->stats || !base->warmupNs)
         return;
     const int calls = input.options.expectedCalls;
-    for (const auto& row : input.rows) {
+    for (const auto& row : input.comparison.rows) {
         const Run& run = input.report.runs[static_cast<size_t>(row.run)];
         // Only a real, significant saving has a break-even; no saving is rule 3's.
         if (row.isBaseline || !judgedForSpeed(run) || !row.speedup || !row.speedup->significant ||

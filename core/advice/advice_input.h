@@ -1,0 +1,23 @@
+// What the rules read: the report, the user's thresholds, and the comparison
+// of every run against eager (core/comparison.h), the same figures the Compare
+// tab and the HTML table show, so a finding never disagrees with the table.
+#pragma once
+
+#include "advice_options.h"
+#include "comparison.h"
+#include "session.h"
+
+namespace cs::core::advice {
+
+struct AdviceInput {
+    const Report& report;
+    AdviceOptions options;
+    Comparison comparison;
+    // The eager run every speedup is against, with its figures; null when none was measured.
+    const Run* baselineRun() const;
+    const ComparisonRow* baselineRow() const;
+};
+
+AdviceInput makeAdviceInput(const Report& report, const AdviceOptions& options);
+
+} // namespace cs::core::advice
