@@ -183,7 +183,13 @@ class Probe:
             self.edge(name, "end", extra)
 
     def edge(self, name: str, edge: str, fields: dict) -> None:
+        # Host RSS is sampled just inside each phase's edges, so every phase,
+        # however short against the sampler's interval, holds samples of its own.
+        if edge == "end":
+            self.sampler.sample_now()
         self.emit("phase", name=name, edge=edge, **fields)
+        if edge == "begin":
+            self.sampler.sample_now()
         if self.cupti is not None:
             try:
                 self.cupti.mark_phase(name, edge)
@@ -192,7 +198,6 @@ class Probe:
         if self.device is not None and self.device.type == "cuda":
             self.memory_stats(name, edge)
         if edge == "end":
-            self.sampler.sample_now()
             self.flush_rss()
 
     def memory_stats(self, name: str, edge: str) -> None:
