@@ -56,8 +56,8 @@ int usage(const QString& message) {
                  "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
                  "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
                  "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
-                 "with --warm-cache it first compiles each setting once, unmeasured, so the measured\n"
-                 "runs find torch's compile cache warm (a second start of your program).\n"
+                 "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
+                 "finds torch's compile cache warm (a second start of your program).\n"
                  "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
                  "trace (a process per setting) that ui.perfetto.dev opens.\n",
                  message.toLocal8Bit().constData());
@@ -196,41 +196,18 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         return usage("cannot find the probe package (compilescope_probe); is the install complete?");
 
     SessionRunner runner;
-    // compare --warm-cache: compile each setting once, unmeasured, so the
-    // measured runs start as a second start of the user's program would.
-    SessionRunner primer;
-    SessionRequest priming = request;
-    priming.settings.clear();
-    if (compare && base.warmCache) {
-        for (Setting s : request.settings) {
-            if (s.mode == "eager")
-                continue;
-            s.warmup = 1;
-            s.iters = 1;
-            s.sweep = false;
-            priming.settings.push_back(s);
-        }
-    }
-    QObject::connect(&primer, &SessionRunner::runFinished, [&](int index) {
-        const Run& run = primer.report().runs[static_cast<size_t>(index)];
-        std::fprintf(stderr, "[prime %d/%zu] %s: %s, compiled in %s\n", index + 1,
-                     priming.settings.size(), run.setting.label().c_str(), toString(run.status),
-                     run.firstCallNs >= 0
-                         ? formatDuration(static_cast<double>(run.firstCallNs)).c_str()
+    cs::app::CliProgress progress(runner);
+    // --warm-cache: the runner first compiles each setting once, unmeasured,
+    // so the measured run starts as a second start of the user's program would.
+    QObject::connect(&runner, &SessionRunner::primingFinished, [&](int index, const Run& primed) {
+        progress.finishLine();
+        std::fprintf(stderr, "[%d/%zu] %s: compile cache primed (%s), first call %s\n",
+                     index + 1, runner.report().runs.size(), primed.setting.label().c_str(),
+                     toString(primed.status),
+                     primed.firstCallNs >= 0
+                         ? formatDuration(static_cast<double>(primed.firstCallNs)).c_str()
                          : "—");
     });
-    QObject::connect(&primer, &SessionRunner::sessionFinished, [&] {
-        const auto& primed = primer.report().runs;
-        if (std::any_of(primed.begin(), primed.end(),
-                        [](const Run& r) { return r.status == RunStatus::Cancelled; })) {
-            std::fprintf(stderr, "interrupted while priming the compile cache; nothing measured\n");
-            app.exit(kExitSomeFailed);
-            return;
-        }
-        std::fprintf(stderr, "compile cache primed; measuring with it warm\n");
-        runner.start(request);
-    });
-    cs::app::CliProgress progress(runner);
     QObject::connect(&runner, &SessionRunner::runUpdated, [&](int) { progress.update(); });
     QObject::connect(&runner, &SessionRunner::runStarted, [&](int index) {
         if (!compare)
@@ -279,8 +256,6 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     QObject::connect(&interruptPoll, &QTimer::timeout, [&] {
         if (interrupted.exchange(false)) {
             std::fprintf(stderr, "\ninterrupted: stopping the probe, keeping what was measured\n");
-            if (primer.isRunning())
-                primer.cancel();
             runner.cancel();
         }
     });
@@ -292,16 +267,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
 
     std::fprintf(stderr, "compilescope: %s with %s, %zu setting(s)\n", request.modelSpec.c_str(),
                  request.probe.python.c_str(), request.settings.size());
-    QTimer::singleShot(0, [&] {
-        if (priming.settings.empty()) {
-            runner.start(request);
-            return;
-        }
-        std::fprintf(stderr,
-                     "--warm-cache: compiling %zu setting(s) once to fill torch's compile cache\n",
-                     priming.settings.size());
-        primer.start(priming);
-    });
+    QTimer::singleShot(0, [&] { runner.start(request); });
     return app.exec();
 }
 

@@ -3,6 +3,7 @@
 #include <QDateTime>
 
 #include "protocol_generated.h"
+#include "units.h"
 
 namespace cs::core {
 
@@ -43,21 +44,61 @@ void SessionRunner::startNext() {
         return;
     }
     const int index = current_;
-    Run* run = &report_.runs[static_cast<size_t>(index)];
-    auto launch = buildProbeLaunch(request_.modelSpec, run->setting, request_.probe);
+    emit runStarted(index);
+    startProbe(index, needsPriming(report_.runs[static_cast<size_t>(index)].setting));
+}
+
+void SessionRunner::startProbe(int index, bool priming) {
+    priming_ = priming;
+    Run& measured = report_.runs[static_cast<size_t>(index)];
+    Run* run = &measured;
+    Setting setting = measured.setting;
+    if (priming) {
+        primeRun_ = Run{};
+        primeRun_.setting = setting = primingSetting(setting);
+        run = &primeRun_;
+    }
+    auto launch = buildProbeLaunch(request_.modelSpec, setting, request_.probe);
     process_ = std::make_unique<ProbeProcess>(run, std::move(launch), request_.timeoutSeconds);
     connect(process_.get(), &ProbeProcess::updated, this, [this, index] { emit runUpdated(index); });
     connect(process_.get(), &ProbeProcess::consoleOutput, this,
             [this, index](const QString& text) { emit consoleOutput(index, text); });
-    connect(process_.get(), &ProbeProcess::finished, this, [this, index] {
+    connect(process_.get(), &ProbeProcess::finished, this, [this, index, priming] {
         // Delete the process object once its signal handlers have returned.
         process_.release()->deleteLater();
+        if (priming) {
+            primed(index);
+            return;
+        }
         report_.deriveFromRuns();
         emit runFinished(index);
         startNext();
     }, Qt::QueuedConnection);
-    emit runStarted(index);
     process_->start();
+}
+
+void SessionRunner::primed(int index) {
+    priming_ = false;
+    emit primingFinished(index, primeRun_);
+    Run& run = report_.runs[static_cast<size_t>(index)];
+    if (cancelling_) {
+        run.status = RunStatus::Cancelled;
+        run.error = ErrorInfo{"cancelled",
+                              "Cancelled while priming the compile cache: nothing was measured.", ""};
+        report_.deriveFromRuns();
+        emit runFinished(index);
+        startNext();
+        return;
+    }
+    // The measured run says how its cache was warmed; a priming run that failed
+    // leaves the cache as it was, and the measured run meets the same failure itself.
+    std::string note = "compile cache primed by an unmeasured run (" +
+                       std::string(toString(primeRun_.status)) + ")";
+    if (primeRun_.firstCallNs >= 0)
+        note += ": its first call took " +
+                formatDuration(static_cast<double>(primeRun_.firstCallNs));
+    run.logs.push_back({0, "info", note});
+    startProbe(index, false);
 }
 
 void SessionRunner::cancel() {
@@ -66,6 +107,17 @@ void SessionRunner::cancel() {
     cancelling_ = true;
     if (process_)
         process_->cancel();
+}
+
+bool needsPriming(const Setting& setting) {
+    return setting.warmCache && setting.mode != "eager";
+}
+
+Setting primingSetting(Setting setting) {
+    setting.warmup = 1;
+    setting.iters = 1;
+    setting.sweep = false;
+    return setting;
 }
 
 std::string describeProgress(const Run& run) {
@@ -99,11 +151,13 @@ QString SessionRunner::progressText() const {
     if (current_ < 0)
         return {};
     const Run& run = report_.runs[static_cast<size_t>(current_)];
+    const std::string where = priming_ ? "priming the compile cache, " + describeProgress(primeRun_)
+                                       : describeProgress(run);
     return QStringLiteral("%1 (%2/%3) — %4")
         .arg(QString::fromStdString(run.setting.label()))
         .arg(current_ + 1)
         .arg(report_.runs.size())
-        .arg(QString::fromStdString(describeProgress(run)));
+        .arg(QString::fromStdString(where));
 }
 
 double SessionRunner::progressFraction() const {

@@ -139,7 +139,7 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     sweep_->setToolTip(tr("After measuring, call the model on get_input_sweep() shapes to show recompiles"));
     form->addRow(tr("input sweep"), sweep_);
     warmCache_ = new QCheckBox(settingsBox);
-    warmCache_->setToolTip(tr("Keep torch's compile caches between runs, as a second start of your program would"));
+    warmCache_->setToolTip(tr("Compile each setting once, unmeasured, then measure with torch's compile cache warm, as a second start of your program would"));
     form->addRow(tr("warm cache"), warmCache_);
     layout->addWidget(settingsBox);
 

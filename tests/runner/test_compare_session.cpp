@@ -4,6 +4,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
+
 #include "comparison.h"
 #include "session_runner.h"
 
@@ -83,6 +85,60 @@ class CompareSessionTest : public QObject {
         QCOMPARE(comparison.baseline, -1); // a timed-out eager run is no baseline
         QVERIFY(comparison.rows[0].stats);
         QCOMPARE(comparison.rows[0].status, RunStatus::Timeout);
+    }
+
+    // A warm-cache compiling setting is first run once, unmeasured, with one
+    // call; eager is not; the measured run says its cache was primed.
+    void warmCacheSettingIsPrimedFirst() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        std::vector<std::pair<int, Setting>> primings;
+        QObject::connect(&runner, &SessionRunner::primingFinished, &runner,
+                         [&](int index, const Run& primed) {
+                             QCOMPARE(primed.status, RunStatus::Ok);
+                             primings.emplace_back(index, primed.setting);
+                         });
+        auto request = compareRequest("ok", 60);
+        request.settings.resize(2);
+        for (auto& s : request.settings)
+            s.warmCache = true;
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        QCOMPARE(primings.size(), size_t(1));
+        QCOMPARE(primings[0].first, 1);
+        QCOMPARE(primings[0].second.iters, 1);
+        QCOMPARE(primings[0].second.warmup, 1);
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[1]), QString("ok"));
+        QCOMPARE(runs[1].setting.iters, 100); // the measured run keeps its own setting
+        QCOMPARE(runs[1].measuredLatencies().size(), size_t(5)); // the priming's calls are not in it
+        auto primedNote = [](const Run& run) {
+            return std::any_of(run.logs.begin(), run.logs.end(), [](const LogLine& l) {
+                return l.message.rfind("compile cache primed", 0) == 0;
+            });
+        };
+        QVERIFY(primedNote(runs[1]));
+        QVERIFY(!primedNote(runs[0]));
+    }
+
+    void cancelWhilePrimingMeasuresNothing() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        QObject::connect(&runner, &SessionRunner::runUpdated, &runner, [&](int index) {
+            if (index == 1 && runner.isPriming())
+                runner.cancel();
+        });
+        auto request = compareRequest("slow", 60);
+        for (auto& s : request.settings)
+            s.warmCache = true;
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[0]), QString("ok"));
+        QCOMPARE(status(runs[1]), QString("cancelled"));
+        QVERIFY(runs[1].measuredLatencies().empty());
+        QVERIFY(runs[1].error && runs[1].error->message.find("priming") != std::string::npos);
+        QCOMPARE(status(runs[2]), QString("cancelled"));
     }
 };
 
