@@ -371,6 +371,11 @@ void MainWindow::openReport(const QString& path) {
             status_->setText(tr("Could not open %1").arg(path));
             return;
         }
+        // Run again means the report's model, where it is still there.
+        const auto& model = result.report.model;
+        const QString spec = QString::fromStdString(model.file.empty() ? model.spec : model.file);
+        if (!spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
+            settings_->setModelSpec(spec);
         document_->showReport(std::move(result.report), path);
         addRecent(path);
         showResults(true);

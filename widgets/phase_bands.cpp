@@ -22,6 +22,9 @@ int drawPhaseBands(QCustomPlot* plot, const core::Run& run, int64_t originNs) {
     if (!plot->layer("phaseBands"))
         plot->addLayer("phaseBands", plot->layer("grid"), QCustomPlot::limBelow);
     const int64_t openEnd = core::runEndNs(run);
+    // Labels of phases in the run's right part end at their band's right edge,
+    // so the short last phases (warmup, measure) are not cut off by the axis.
+    const double rightPart = static_cast<double>(openEnd - originNs) / 1e9 * 0.6;
     int drawn = 0;
     for (const auto& span : run.phases) {
         if (span.beginNs < 0)
@@ -46,8 +49,10 @@ int drawPhaseBands(QCustomPlot* plot, const core::Run& run, int64_t originNs) {
         label->setLayer("phaseBands");
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        label->position->setCoords(x0, drawn % 2 ? 0.07 : 0.01); // short phases sit side by side
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        const bool atRight = x0 > rightPart;
+        // Short phases next to each other take turns at two heights.
+        label->position->setCoords(atRight ? x1 : x0, drawn % 2 ? 0.07 : 0.01);
+        label->setPositionAlignment((atRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         label->setPadding(QMargins(3, 1, 3, 1));
         label->setText(QString::fromStdString(span.name + (span.endNs < 0 ? " (not ended)" : "")));
         color.setAlpha(255);

@@ -25,9 +25,10 @@ void writeComparison(std::ostream& out, const ReportView& view) {
     beginSection(
         out, "comparison", "Comparison",
         "Speedup is eager's median over the setting's median, with a conservative interval from "
-        "the two medians' 95% confidence intervals. Warmup cost is what the calls before steady "
-        "state took beyond the steady-state median; break-even is the number of calls after which a "
-        "setting's extra warmup cost over eager is paid back by the time it saves per call. "
+        "the two medians' 95% confidence intervals. Warmup is the time until steady state; "
+        "break-even is the number of calls after which a setting's extra warmup cost (what those "
+        "calls took beyond the steady-state median) over eager is paid back by the time it saves "
+        "per call. "
         "Best value per column in green.");
     const Report& report = view.report;
     if (view.runs.empty()) {
@@ -50,8 +51,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
          {"breaks", false, "graph breaks: places where torch.compile split the model"},
          {"recompiles"},
          {"first call", false, "the call where torch compiles"},
-         {"warmup cost", false,
-          "what the calls before steady state took beyond its median: what break-even pays back"},
+         {"warmup", false,
+          "time until steady state; hover a value for what those calls cost beyond it, which "
+          "break-even pays back"},
          {"median"},
          {"p99"},
          {"speedup vs eager", false, "eager median / this median [conservative 95% interval]"},
@@ -71,7 +73,14 @@ void writeComparison(std::ostream& out, const ReportView& view) {
                    s.recompiles > 0 ? "warn" : "");
         table.text(durationOrDash(s.firstCallNs >= 0 ? std::optional<double>(s.firstCallNs)
                                                      : std::nullopt));
-        table.text(durationOrDash(row ? row->warmupNs : std::nullopt), {},
+        // As in the Compare tab: time until steady state, the cost beyond it in the tooltip.
+        const auto wall = row && row->warmupWallNs
+                              ? std::optional<double>(static_cast<double>(*row->warmupWallNs))
+                              : std::nullopt;
+        table.text(durationOrDash(wall),
+                   row && row->warmupNs ? formatDuration(*row->warmupNs) +
+                                              " beyond what those calls cost in steady state"
+                                        : "",
                    mark(row, CompareColumn::Warmup));
         const auto& stats = s.latency;
         table.text(durationOrDash(stats ? std::optional<double>(stats->median) : std::nullopt),
