@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 
+#include "json_lenient.h"
 #include "report_gpu_fields.h"
 #include "report_json.h"
 
@@ -38,42 +39,29 @@ const json& objectAt(const json& j, const char* key) {
     return it != j.end() && it->is_object() ? *it : emptyObject();
 }
 
-template <typename T> T value(const json& j, const char* key, T fallback) {
-    if (!j.is_object())
-        return fallback;
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null())
-        return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        return fallback;
-    }
-}
-
 SourceFrame frameFromJson(const json& j) {
-    return {value<std::string>(j, "file", ""), value<int>(j, "line", 0),
-            value<std::string>(j, "function", ""), value<std::string>(j, "code", ""),
-            value<bool>(j, "user", true)};
+    return {lenientValue<std::string>(j, "file", ""), lenientValue<int>(j, "line", 0),
+            lenientValue<std::string>(j, "function", ""), lenientValue<std::string>(j, "code", ""),
+            lenientValue<bool>(j, "user", true)};
 }
 
 GraphBreak breakFromJson(const json& b) {
     GraphBreak br;
-    br.index = value<int>(b, "index", 0);
-    br.reason = value<std::string>(b, "reason", "");
-    br.gbType = value<std::string>(b, "gb_type", "");
+    br.index = lenientValue<int>(b, "index", 0);
+    br.reason = lenientValue<std::string>(b, "reason", "");
+    br.gbType = lenientValue<std::string>(b, "gb_type", "");
     for (const auto& f : arrayAt(b, "frames"))
         br.frames.push_back(frameFromJson(f));
-    br.userFrame = value<int>(b, "user_frame", -1);
-    br.graphBefore = value<int>(b, "graph_before", -1);
-    br.graphAfter = value<int>(b, "graph_after", -1);
+    br.userFrame = lenientValue<int>(b, "user_frame", -1);
+    br.graphBefore = lenientValue<int>(b, "graph_before", -1);
+    br.graphAfter = lenientValue<int>(b, "graph_after", -1);
     return br;
 }
 
 void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::string>& warnings,
                  const std::string& where) {
     const json& latency = objectAt(j, "latency");
-    run.harnessOverheadNs = value<int64_t>(latency, "harness_overhead_ns", -1);
+    run.harnessOverheadNs = lenientValue<int64_t>(latency, "harness_overhead_ns", -1);
     if (latency.contains("iterations")) {
         // Streamed elements arrive in parts; a DOM-only caller leaves them in place.
         for (const auto& it : arrayAt(latency, "iterations")) {
@@ -85,9 +73,9 @@ void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::stri
     }
     // Only the sample arrays: rebuild the iterations from them.
     int index = 0;
-    for (auto ns : value<std::vector<int64_t>>(latency, "warmup_ns", {}))
+    for (auto ns : lenientValue<std::vector<int64_t>>(latency, "warmup_ns", {}))
         run.iterations.push_back({index++, ns, ns, 0, true, index == 1});
-    for (auto ns : value<std::vector<int64_t>>(latency, "samples_ns", {}))
+    for (auto ns : lenientValue<std::vector<int64_t>>(latency, "samples_ns", {}))
         run.iterations.push_back({index++, ns, ns, 0, false, false});
     if (!latency.contains("samples_ns"))
         warnings.push_back(where + ": no latency samples");
@@ -97,20 +85,20 @@ void readCompilePhases(Run& run, const json& j) {
     const json& compile = objectAt(j, "compile_phases");
     for (const auto& p : arrayAt(compile, "phases")) {
         // Version 2 writes integer "ns"; version 1 wrote float "seconds".
-        double seconds = value<double>(p, "seconds", 0);
+        double seconds = lenientValue<double>(p, "seconds", 0);
         if (p.is_object() && p.contains("ns"))
-            seconds = static_cast<double>(value<int64_t>(p, "ns", 0)) / 1e9;
-        run.compilePhases.push_back({value<std::string>(p, "name", ""), seconds});
+            seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
+        run.compilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
     }
-    run.firstCallNs = value<int64_t>(compile, "first_call_ns", -1);
-    run.compilePhasesSource = value<std::string>(compile, "source", "");
+    run.firstCallNs = lenientValue<int64_t>(compile, "first_call_ns", -1);
+    run.compilePhasesSource = lenientValue<std::string>(compile, "source", "");
     // Compile work of later warmup calls (compile_time scope "warmup"), when there was any.
     if (auto later = compile.find("later_warmup"); later != compile.end() && later->is_object()) {
         for (const auto& p : arrayAt(*later, "phases")) {
-            const double seconds = static_cast<double>(value<int64_t>(p, "ns", 0)) / 1e9;
-            run.warmupCompilePhases.push_back({value<std::string>(p, "name", ""), seconds});
+            const double seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
+            run.warmupCompilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
         }
-        run.warmupCompileNs = value<int64_t>(*later, "wall_ns", -1);
+        run.warmupCompileNs = lenientValue<int64_t>(*later, "wall_ns", -1);
     }
 }
 
@@ -118,23 +106,24 @@ void readMemory(Run& run, const json& j) {
     const json& memory = objectAt(j, "memory");
     for (const auto& m : arrayAt(memory, "series")) {
         MemorySeries series;
-        series.kind = value<std::string>(m, "kind", "");
+        series.kind = lenientValue<std::string>(m, "kind", "");
         for (const auto& s : arrayAt(m, "samples")) {
             if (s.is_array() && s.size() >= 2 && s[0].is_number() && s[1].is_number())
                 series.samples.emplace_back(s[0].get<int64_t>(), s[1].get<int64_t>());
         }
-        series.phasePeaks = value<std::map<std::string, int64_t>>(m, "phase_peaks", {});
+        series.phasePeaks = lenientValue<std::map<std::string, int64_t>>(m, "phase_peaks", {});
         run.memory.push_back(std::move(series));
     }
     for (const auto& s : arrayAt(memory, "stats")) {
         run.memoryStats.push_back(
-            {value<std::string>(s, "phase", ""), value<std::string>(s, "edge", ""),
-             value<int64_t>(s, "allocated", 0), value<int64_t>(s, "reserved", 0),
-             value<int64_t>(s, "peak_allocated", 0), value<int64_t>(s, "peak_reserved", 0)});
+            {lenientValue<std::string>(s, "phase", ""), lenientValue<std::string>(s, "edge", ""),
+             lenientValue<int64_t>(s, "allocated", 0), lenientValue<int64_t>(s, "reserved", 0),
+             lenientValue<int64_t>(s, "peak_allocated", 0),
+             lenientValue<int64_t>(s, "peak_reserved", 0)});
     }
     const json& cupti = objectAt(memory, "cupti");
-    run.cuptiActive = value<bool>(cupti, "active", false);
-    run.cuptiMessage = value<std::string>(cupti, "message", "");
+    run.cuptiActive = lenientValue<bool>(cupti, "active", false);
+    run.cuptiMessage = lenientValue<std::string>(cupti, "message", "");
 }
 
 void readKernels(Run& run, const json& j) {
@@ -143,83 +132,85 @@ void readKernels(Run& run, const json& j) {
         return;
     KernelSummary& ks = run.kernels;
     ks.present = true;
-    ks.iterations = value<int>(*k, "iterations", 0);
-    ks.launchesPerIter = value<double>(*k, "launches_per_iter", 0);
-    ks.gpuNsPerIter = value<double>(*k, "gpu_ns_per_iter", 0);
-    ks.busyFraction = value<double>(*k, "busy_fraction", 0);
-    ks.dropped = value<int64_t>(*k, "dropped", 0);
+    ks.iterations = lenientValue<int>(*k, "iterations", 0);
+    ks.launchesPerIter = lenientValue<double>(*k, "launches_per_iter", 0);
+    ks.gpuNsPerIter = lenientValue<double>(*k, "gpu_ns_per_iter", 0);
+    ks.busyFraction = lenientValue<double>(*k, "busy_fraction", 0);
+    ks.dropped = lenientValue<int64_t>(*k, "dropped", 0);
     for (const auto& t : arrayAt(*k, "top"))
-        ks.top.push_back({value<std::string>(t, "name", ""), value<int64_t>(t, "count", 0),
-                          value<int64_t>(t, "total_ns", 0), value<int64_t>(t, "mean_ns", 0)});
+        ks.top.push_back(
+            {lenientValue<std::string>(t, "name", ""), lenientValue<int64_t>(t, "count", 0),
+             lenientValue<int64_t>(t, "total_ns", 0), lenientValue<int64_t>(t, "mean_ns", 0)});
     const json& memcpy = objectAt(*k, "memcpy");
-    ks.memcpyCount = value<int64_t>(memcpy, "count", 0);
-    ks.memcpyBytes = value<int64_t>(memcpy, "bytes", 0);
-    ks.memcpyNs = value<int64_t>(memcpy, "total_ns", 0);
+    ks.memcpyCount = lenientValue<int64_t>(memcpy, "count", 0);
+    ks.memcpyBytes = lenientValue<int64_t>(memcpy, "bytes", 0);
+    ks.memcpyNs = lenientValue<int64_t>(memcpy, "total_ns", 0);
 }
 
 } // namespace
 
 Setting settingFromJson(const json& j) {
     Setting s;
-    s.mode = value<std::string>(j, "mode", s.mode);
-    s.backend = value<std::string>(j, "backend", s.backend);
-    s.dynamic = value<std::string>(j, "dynamic", s.dynamic);
-    s.fullgraph = value<bool>(j, "fullgraph", s.fullgraph);
-    s.device = value<std::string>(j, "device", s.device);
-    s.autocast = value<std::string>(j, "autocast", s.autocast);
-    s.warmup = value<int>(j, "warmup", s.warmup);
-    s.iters = value<int>(j, "iters", s.iters);
-    s.sweep = value<bool>(j, "sweep", s.sweep);
-    s.warmCache = value<bool>(j, "warm_cache", s.warmCache);
+    s.mode = lenientValue<std::string>(j, "mode", s.mode);
+    s.backend = lenientValue<std::string>(j, "backend", s.backend);
+    s.dynamic = lenientValue<std::string>(j, "dynamic", s.dynamic);
+    s.fullgraph = lenientValue<bool>(j, "fullgraph", s.fullgraph);
+    s.device = lenientValue<std::string>(j, "device", s.device);
+    s.autocast = lenientValue<std::string>(j, "autocast", s.autocast);
+    s.warmup = lenientValue<int>(j, "warmup", s.warmup);
+    s.iters = lenientValue<int>(j, "iters", s.iters);
+    s.sweep = lenientValue<bool>(j, "sweep", s.sweep);
+    s.warmCache = lenientValue<bool>(j, "warm_cache", s.warmCache);
     return s;
 }
 
 Iteration iterationFromJson(const json& it) {
-    return {value<int>(it, "index", 0),       value<int64_t>(it, "latency_ns", 0),
-            value<int64_t>(it, "wall_ns", 0), value<int64_t>(it, "t_ns", 0),
-            value<bool>(it, "warmup", false), value<bool>(it, "first_call", false)};
+    return {lenientValue<int>(it, "index", 0),       lenientValue<int64_t>(it, "latency_ns", 0),
+            lenientValue<int64_t>(it, "wall_ns", 0), lenientValue<int64_t>(it, "t_ns", 0),
+            lenientValue<bool>(it, "warmup", false), lenientValue<bool>(it, "first_call", false)};
 }
 
 Graph graphFromJson(const json& g) {
     Graph graph;
-    graph.index = value<int>(g, "index", 0);
-    graph.compileId = value<std::string>(g, "compile_id", "");
-    graph.function = value<std::string>(g, "function", "");
-    graph.file = value<std::string>(g, "file", "");
-    graph.line = value<int>(g, "line", 0);
+    graph.index = lenientValue<int>(g, "index", 0);
+    graph.compileId = lenientValue<std::string>(g, "compile_id", "");
+    graph.function = lenientValue<std::string>(g, "function", "");
+    graph.file = lenientValue<std::string>(g, "file", "");
+    graph.line = lenientValue<int>(g, "line", 0);
     for (const auto& n : arrayAt(g, "nodes")) {
         graph.nodes.push_back(
-            {value<std::string>(n, "name", ""), value<std::string>(n, "op", ""),
-             value<std::string>(n, "target", ""), value<std::string>(n, "shape", ""),
-             value<std::string>(n, "dtype", ""), value<std::string>(n, "file", ""),
-             value<int>(n, "line", 0), value<std::string>(n, "module", ""),
-             value<std::vector<std::string>>(n, "inputs", {})});
+            {lenientValue<std::string>(n, "name", ""), lenientValue<std::string>(n, "op", ""),
+             lenientValue<std::string>(n, "target", ""), lenientValue<std::string>(n, "shape", ""),
+             lenientValue<std::string>(n, "dtype", ""), lenientValue<std::string>(n, "file", ""),
+             lenientValue<int>(n, "line", 0), lenientValue<std::string>(n, "module", ""),
+             lenientValue<std::vector<std::string>>(n, "inputs", {})});
     }
     return graph;
 }
 
 ModelInfo modelFromJson(const json& j) {
     ModelInfo m;
-    m.spec = value<std::string>(j, "spec", "");
-    m.file = value<std::string>(j, "file", "");
-    m.name = value<std::string>(j, "name", "");
-    m.parameters = value<int64_t>(j, "parameters", 0);
-    m.inputs = value<std::vector<std::string>>(j, "inputs", {});
+    m.spec = lenientValue<std::string>(j, "spec", "");
+    m.file = lenientValue<std::string>(j, "file", "");
+    m.name = lenientValue<std::string>(j, "name", "");
+    m.parameters = lenientValue<int64_t>(j, "parameters", 0);
+    m.inputs = lenientValue<std::vector<std::string>>(j, "inputs", {});
     return m;
 }
 
 Environment environmentFromJson(const json& env) {
-    return {value<std::string>(env, "python", ""),  value<std::string>(env, "torch", ""),
-            value<std::string>(env, "cuda", ""),    value<std::string>(env, "device", ""),
-            value<std::string>(env, "cpu", ""),     value<std::string>(env, "host", ""),
-            value<std::string>(env, "platform", "")};
+    return {
+        lenientValue<std::string>(env, "python", ""),  lenientValue<std::string>(env, "torch", ""),
+        lenientValue<std::string>(env, "cuda", ""),    lenientValue<std::string>(env, "device", ""),
+        lenientValue<std::string>(env, "cpu", ""),     lenientValue<std::string>(env, "host", ""),
+        lenientValue<std::string>(env, "platform", "")};
 }
 
 Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warnings, size_t number) {
     Run run;
     const std::string where = "run " + std::to_string(number);
     run.setting = settingFromJson(objectAt(j, "setting"));
-    const auto statusText = value<std::string>(j, "status", "");
+    const auto statusText = lenientValue<std::string>(j, "status", "");
     if (auto status = runStatusFromString(statusText)) {
         run.status = *status;
     } else {
@@ -227,36 +218,36 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
         warnings.push_back(where + ": unknown status \"" + statusText + "\", shown as failed");
     }
     if (auto e = j.find("error"); e != j.end() && e->is_object()) {
-        run.error =
-            ErrorInfo{value<std::string>(*e, "kind", ""), value<std::string>(*e, "message", ""),
-                      value<std::string>(*e, "traceback", "")};
+        run.error = ErrorInfo{lenientValue<std::string>(*e, "kind", ""),
+                              lenientValue<std::string>(*e, "message", ""),
+                              lenientValue<std::string>(*e, "traceback", "")};
     }
     if (auto c = j.find("exit_code"); c != j.end() && c->is_number_integer())
-        run.exitCode = value<int>(j, "exit_code", 0);
+        run.exitCode = lenientValue<int>(j, "exit_code", 0);
     const json& p = objectAt(j, "probe");
     ProbeInfo& pi = run.probe;
-    pi.protocol = value<int>(p, "protocol", 0);
-    pi.probeVersion = value<std::string>(p, "probe_version", "");
-    pi.python = value<std::string>(p, "python", "");
-    pi.pythonExecutable = value<std::string>(p, "python_executable", "");
-    pi.torch = value<std::string>(p, "torch", "");
-    pi.cuda = value<std::string>(p, "cuda", "");
-    pi.device = value<std::string>(p, "device", "");
-    pi.deviceName = value<std::string>(p, "device_name", "");
-    pi.cpu = value<std::string>(p, "cpu", "");
-    pi.host = value<std::string>(p, "host", "");
-    pi.platform = value<std::string>(p, "platform", "");
+    pi.protocol = lenientValue<int>(p, "protocol", 0);
+    pi.probeVersion = lenientValue<std::string>(p, "probe_version", "");
+    pi.python = lenientValue<std::string>(p, "python", "");
+    pi.pythonExecutable = lenientValue<std::string>(p, "python_executable", "");
+    pi.torch = lenientValue<std::string>(p, "torch", "");
+    pi.cuda = lenientValue<std::string>(p, "cuda", "");
+    pi.device = lenientValue<std::string>(p, "device", "");
+    pi.deviceName = lenientValue<std::string>(p, "device_name", "");
+    pi.cpu = lenientValue<std::string>(p, "cpu", "");
+    pi.host = lenientValue<std::string>(p, "host", "");
+    pi.platform = lenientValue<std::string>(p, "platform", "");
     run.model = modelFromJson(objectAt(j, "model"));
     const json& s = objectAt(j, "stream");
-    run.sawHello = value<bool>(s, "hello", false);
-    run.sawDone = value<bool>(s, "done", false);
-    run.doneStatus = value<std::string>(s, "done_status", "");
-    run.firstEventNs = value<int64_t>(s, "first_t_ns", -1);
-    run.lastEventNs = value<int64_t>(s, "last_t_ns", -1);
+    run.sawHello = lenientValue<bool>(s, "hello", false);
+    run.sawDone = lenientValue<bool>(s, "done", false);
+    run.doneStatus = lenientValue<std::string>(s, "done_status", "");
+    run.firstEventNs = lenientValue<int64_t>(s, "first_t_ns", -1);
+    run.lastEventNs = lenientValue<int64_t>(s, "last_t_ns", -1);
     for (const auto& ph : arrayAt(j, "phases"))
-        run.phases.push_back({value<std::string>(ph, "name", ""),
-                              value<int64_t>(ph, "begin_ns", -1),
-                              value<int64_t>(ph, "end_ns", -1)});
+        run.phases.push_back({lenientValue<std::string>(ph, "name", ""),
+                              lenientValue<int64_t>(ph, "begin_ns", -1),
+                              lenientValue<int64_t>(ph, "end_ns", -1)});
 
     readLatency(run, j, parts, warnings, where);
     for (const auto& g : arrayAt(j, "graphs")) {
@@ -268,21 +259,23 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
         run.graphBreaks.push_back(breakFromJson(b));
     for (const auto& r : arrayAt(j, "recompiles")) {
         run.recompiles.push_back(
-            {value<std::string>(r, "function", ""), value<std::string>(r, "reason", ""),
-             value<int>(r, "cache_size", 0), value<std::string>(r, "input_shapes", ""),
-             value<bool>(r, "limit_hit", false), value<int>(r, "limit", 0)});
+            {lenientValue<std::string>(r, "function", ""),
+             lenientValue<std::string>(r, "reason", ""), lenientValue<int>(r, "cache_size", 0),
+             lenientValue<std::string>(r, "input_shapes", ""),
+             lenientValue<bool>(r, "limit_hit", false), lenientValue<int>(r, "limit", 0)});
     }
     readCompilePhases(run, j);
     readMemory(run, j);
     readKernels(run, j);
     readGpuFields(j, run, warnings, where); // report_gpu_fields.cpp: device bookkeeping, gpu_trace
     for (const auto& l : arrayAt(j, "logs"))
-        run.logs.push_back({value<int64_t>(l, "t_ns", 0), value<std::string>(l, "level", ""),
-                            value<std::string>(l, "message", "")});
-    run.console = value<std::string>(j, "console", "");
+        run.logs.push_back({lenientValue<int64_t>(l, "t_ns", 0),
+                            lenientValue<std::string>(l, "level", ""),
+                            lenientValue<std::string>(l, "message", "")});
+    run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(
-            {value<int64_t>(pp, "line", 0), value<std::string>(pp, "message", "")});
+            {lenientValue<int64_t>(pp, "line", 0), lenientValue<std::string>(pp, "message", "")});
     const json& unknown = arrayAt(j, "unknown_events");
     run.unknownEvents.assign(unknown.begin(), unknown.end());
     return run;

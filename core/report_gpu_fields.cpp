@@ -1,25 +1,13 @@
 #include "report_gpu_fields.h"
 
 #include "gpu_trace_json.h"
+#include "json_lenient.h"
 
 namespace cs::core {
 
 using nlohmann::json;
 
 namespace {
-
-template <typename T> T value(const json& j, const char* key, T fallback) {
-    if (!j.is_object())
-        return fallback;
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null())
-        return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        return fallback;
-    }
-}
 
 bool hasBookkeeping(const MemorySeries& m) {
     return m.kind == "device" || m.baseline || m.unknownFrees || m.dropped;
@@ -62,23 +50,24 @@ void readGpuFields(const json& runJson, Run& run, std::vector<std::string>& warn
     }
     for (size_t i = 0; i < run.memory.size() && i < series->size(); ++i) {
         const json& m = (*series)[i];
-        run.memory[i].baseline = value<int64_t>(m, "baseline", 0);
-        run.memory[i].unknownFrees = value<int64_t>(m, "unknown_frees", 0);
-        run.memory[i].dropped = value<int64_t>(m, "dropped", 0);
+        run.memory[i].baseline = lenientValue<int64_t>(m, "baseline", 0);
+        run.memory[i].unknownFrees = lenientValue<int64_t>(m, "unknown_frees", 0);
+        run.memory[i].dropped = lenientValue<int64_t>(m, "dropped", 0);
     }
     if (auto k = runJson.find("kernels"); k != runJson.end() && k->is_object()) {
         KernelSummary& ks = run.kernels;
-        ks.kernelsPerIter = value<double>(*k, "kernels_per_iter", 0);
-        const json memcpy = value<json>(*k, "memcpy", json::object());
-        ks.memcpyBytesByKind = value<std::map<std::string, int64_t>>(memcpy, "bytes_by_kind", {});
-        const json memset = value<json>(*k, "memset", json::object());
-        ks.memsetCount = value<int64_t>(memset, "count", 0);
-        ks.memsetBytes = value<int64_t>(memset, "bytes", 0);
-        ks.memsetNs = value<int64_t>(memset, "total_ns", 0);
-        ks.windowNs = value<int64_t>(*k, "window_ns", 0);
-        ks.kernelRecords = value<int64_t>(*k, "kernel_records", 0);
-        ks.untimed = value<int64_t>(*k, "untimed", 0);
-        ks.note = value<std::string>(*k, "note", "");
+        ks.kernelsPerIter = lenientValue<double>(*k, "kernels_per_iter", 0);
+        const json memcpy = lenientValue<json>(*k, "memcpy", json::object());
+        ks.memcpyBytesByKind =
+            lenientValue<std::map<std::string, int64_t>>(memcpy, "bytes_by_kind", {});
+        const json memset = lenientValue<json>(*k, "memset", json::object());
+        ks.memsetCount = lenientValue<int64_t>(memset, "count", 0);
+        ks.memsetBytes = lenientValue<int64_t>(memset, "bytes", 0);
+        ks.memsetNs = lenientValue<int64_t>(memset, "total_ns", 0);
+        ks.windowNs = lenientValue<int64_t>(*k, "window_ns", 0);
+        ks.kernelRecords = lenientValue<int64_t>(*k, "kernel_records", 0);
+        ks.untimed = lenientValue<int64_t>(*k, "untimed", 0);
+        ks.note = lenientValue<std::string>(*k, "note", "");
     }
     if (auto t = runJson.find("gpu_trace"); t != runJson.end() && t->is_object()) {
         if (const int64_t bad = gpuTraceFromJson(*t, run))

@@ -60,20 +60,24 @@ void SessionRunner::startProbe(int index, bool priming) {
     }
     auto launch = buildProbeLaunch(request_.modelSpec, setting, request_.probe);
     process_ = std::make_unique<ProbeProcess>(run, std::move(launch), request_.timeoutSeconds);
-    connect(process_.get(), &ProbeProcess::updated, this, [this, index] { emit runUpdated(index); });
+    connect(process_.get(), &ProbeProcess::updated, this,
+            [this, index] { emit runUpdated(index); });
     connect(process_.get(), &ProbeProcess::consoleOutput, this,
             [this, index](const QString& text) { emit consoleOutput(index, text); });
-    connect(process_.get(), &ProbeProcess::finished, this, [this, index, priming] {
-        // Delete the process object once its signal handlers have returned.
-        process_.release()->deleteLater();
-        if (priming) {
-            primed(index);
-            return;
-        }
-        report_.deriveFromRuns();
-        emit runFinished(index);
-        startNext();
-    }, Qt::QueuedConnection);
+    connect(
+        process_.get(), &ProbeProcess::finished, this,
+        [this, index, priming] {
+            // Delete the process object once its signal handlers have returned.
+            process_.release()->deleteLater();
+            if (priming) {
+                primed(index);
+                return;
+            }
+            report_.deriveFromRuns();
+            emit runFinished(index);
+            startNext();
+        },
+        Qt::QueuedConnection);
     process_->start();
 }
 
@@ -83,8 +87,8 @@ void SessionRunner::primed(int index) {
     Run& run = report_.runs[static_cast<size_t>(index)];
     if (cancelling_) {
         run.status = RunStatus::Cancelled;
-        run.error = ErrorInfo{"cancelled",
-                              "Cancelled while priming the compile cache: nothing was measured.", ""};
+        run.error = ErrorInfo{
+            "cancelled", "Cancelled while priming the compile cache: nothing was measured.", ""};
         report_.deriveFromRuns();
         emit runFinished(index);
         startNext();
@@ -95,8 +99,8 @@ void SessionRunner::primed(int index) {
     std::string note = "compile cache primed by an unmeasured run (" +
                        std::string(toString(primeRun_.status)) + ")";
     if (primeRun_.firstCallNs >= 0)
-        note += ": its first call took " +
-                formatDuration(static_cast<double>(primeRun_.firstCallNs));
+        note +=
+            ": its first call took " + formatDuration(static_cast<double>(primeRun_.firstCallNs));
     run.logs.push_back({0, "info", note});
     startProbe(index, false);
 }
@@ -166,7 +170,9 @@ double SessionRunner::progressFraction() const {
     for (const auto& run : report_.runs) {
         const double calls = run.setting.warmup + run.setting.iters;
         total += calls;
-        done += run.finished() ? calls : std::min<double>(calls, static_cast<double>(run.iterations.size()));
+        done += run.finished()
+                    ? calls
+                    : std::min<double>(calls, static_cast<double>(run.iterations.size()));
     }
     return total > 0 ? done / total : 0;
 }

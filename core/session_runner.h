@@ -22,7 +22,7 @@ struct SessionRequest {
 
 class SessionRunner : public QObject {
     Q_OBJECT
-public:
+  public:
     explicit SessionRunner(QObject* parent = nullptr);
     ~SessionRunner() override;
 
@@ -45,7 +45,7 @@ public:
     // 0..1 over the whole session, from iterations done.
     double progressFraction() const;
 
-signals:
+  signals:
     void runStarted(int index);
     // A warm-cache setting's unmeasured run that fills torch's compile cache
     // before the measured one; `primed` is that run.
@@ -55,7 +55,7 @@ signals:
     void consoleOutput(int index, const QString& text);
     void sessionFinished();
 
-private:
+  private:
     void startNext();
     void startProbe(int index, bool priming);
     void primed(int index);

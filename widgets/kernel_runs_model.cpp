@@ -14,24 +14,7 @@
 namespace cs::widgets {
 
 KernelRunsModel::KernelRunsModel(ReportDocument* document, QObject* parent)
-    : QAbstractTableModel(parent), document_(document) {
-    connect(document_, &ReportDocument::reportReset, this, [this] {
-        beginResetModel();
-        endResetModel();
-    });
-    connect(document_, &ReportDocument::runChanged, this, [this](int run) {
-        if (run >= 0 && run < rowCount())
-            emit dataChanged(index(run, 0), index(run, ColumnCount - 1));
-    });
-}
-
-int KernelRunsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(document_->report().runs.size());
-}
-
-int KernelRunsModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
+    : PerRunTableModel(document, ColumnCount, parent) {}
 
 QVariant KernelRunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)

@@ -3,13 +3,11 @@
 // for a run without kernel data, why.
 #pragma once
 
-#include <QAbstractTableModel>
+#include "per_run_table_model.h"
 
 namespace cs::widgets {
 
-class ReportDocument;
-
-class KernelRunsModel : public QAbstractTableModel {
+class KernelRunsModel : public PerRunTableModel {
     Q_OBJECT
   public:
     enum Column {
@@ -28,14 +26,9 @@ class KernelRunsModel : public QAbstractTableModel {
     };
 
     explicit KernelRunsModel(ReportDocument* document, QObject* parent = nullptr);
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-
-  private:
-    ReportDocument* document_;
 };
 
 } // namespace cs::widgets
