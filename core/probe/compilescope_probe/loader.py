@@ -24,6 +24,21 @@ class LoadedModel:
     sweep: list[tuple] | None
 
 
+def _syntax_error(e: SyntaxError, path: str) -> ProbeError:
+    """The model file does not parse: say where, show the line."""
+    line = e.lineno or 0
+    text = (e.text or "").strip()
+    return ProbeError(
+        "model_syntax_error",
+        f"Syntax error in {e.filename or path}:{line}: {e.msg}"
+        + (f" (`{text}`)" if text else "")
+        + ". Fix that line and run again.",
+        tb=format_exc(e),
+        file=e.filename or path,
+        line=line,
+    )
+
+
 def _as_input_tuple(value: Any, what: str, file: str) -> tuple:
     import torch
 
@@ -62,17 +77,7 @@ def _import_file(path: str, classifier: FrameClassifier):
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
-        line = e.lineno or 0
-        text = (e.text or "").strip()
-        raise ProbeError(
-            "model_syntax_error",
-            f"Syntax error in {e.filename or path}:{line}: {e.msg}"
-            + (f" (`{text}`)" if text else "")
-            + ". Fix that line and run again.",
-            tb=format_exc(e),
-            file=e.filename or path,
-            line=line,
-        ) from None
+        raise _syntax_error(e, path) from None
     except ModuleNotFoundError as e:
         missing = e.name or "a module"
         loc = user_location(e, classifier)
@@ -248,17 +253,7 @@ def precheck(spec: str) -> None:
             source = f.read()
         compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as e:
-        line = e.lineno or 0
-        text = (e.text or "").strip()
-        raise ProbeError(
-            "model_syntax_error",
-            f"Syntax error in {e.filename or path}:{line}: {e.msg}"
-            + (f" (`{text}`)" if text else "")
-            + ". Fix that line and run again.",
-            tb=format_exc(e),
-            file=e.filename or path,
-            line=line,
-        ) from None
+        raise _syntax_error(e, path) from None
     except (OSError, ValueError) as e:
         raise ProbeError("model_import_error", f"{path} cannot be read: {exc_summary(e)}.") from None
 
