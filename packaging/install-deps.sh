@@ -33,8 +33,9 @@ if [ ! -x "$venv/bin/python" ]; then
   echo "compilescope: creating $venv"
   /usr/bin/python3 -m venv "$venv"
 fi
-py_requirements=(torch numpy pytest jsonschema)
-if ! "$venv/bin/python" -c "import torch, numpy, pytest, jsonschema" 2>/dev/null; then
+# torchvision: the `torchvision:NAME` model specs (small next to torch).
+py_requirements=(torch torchvision numpy pytest jsonschema)
+if ! "$venv/bin/python" -c "import torch, torchvision, numpy, pytest, jsonschema" 2>/dev/null; then
   echo "compilescope: installing ${py_requirements[*]} into $venv (torch is large; once only)"
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q "${py_requirements[@]}"

@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import runpy
 
-import pytest
-
-from conftest import assert_well_formed, first_call_graphs, fixture_model, gallery, run_probe
+from conftest import PROBE_PATH, assert_well_formed, first_call_graphs, fixture_model, gallery, run_probe
 
 
 def test_exported_program_archive(tmp_path):
@@ -28,17 +26,39 @@ def test_exported_program_archive(tmp_path):
     assert len(run.of("iteration")) == 3
 
 
-def test_torchvision_missing_says_how_to_install():
-    try:
-        import torchvision  # noqa: F401
-
-        pytest.skip("torchvision is installed here; the missing-package path cannot be shown")
-    except ImportError:
-        pass
-    run = run_probe("torchvision:resnet18", "--backend", "eager", "--warmup", "1", "--iters", "1")
+def test_torchvision_missing_says_how_to_install(tmp_path):
+    # The project's venv has torchvision; a package of that name that fails to
+    # import stands in for an environment without it.
+    shadow = tmp_path / "torchvision"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torchvision'\", name='torchvision')\n")
+    run = run_probe("torchvision:resnet18", "--backend", "eager", "--warmup", "1", "--iters", "1",
+                    env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{PROBE_PATH}"})
     assert_well_formed(run)
     err = run.one("error")
     assert err["kind"] == "model_import_error" and "pip install torchvision" in err["message"]
+
+
+def test_torchvision_model_runs_with_random_weights_at_its_crop_size():
+    import torchvision  # the project's install puts it in the venv
+
+    run = run_probe("torchvision:resnet18", "--mode", "eager", "--warmup", "1", "--iters", "2")
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    model = run.one("model")
+    assert model["spec"] == "torchvision:resnet18" and model["name"] == "resnet18"
+    assert model["inputs"] == [{"shape": [1, 3, 224, 224], "dtype": "float32"}]
+    expected = sum(p.numel() for p in torchvision.models.get_model("resnet18", weights=None).parameters())
+    assert model["parameters"] == expected
+    assert len(run.of("iteration")) == 3
+
+
+def test_unknown_torchvision_model_names_close_ones():
+    run = run_probe("torchvision:resnet1000", "--mode", "eager", "--warmup", "1", "--iters", "1")
+    assert_well_formed(run)
+    err = run.one("error")
+    assert err["kind"] == "model_not_found", run.describe()
+    assert "resnet1000" in err["message"] and "resnet18" in err["message"]
 
 
 def test_break_inside_library_code_points_at_the_user_line():

@@ -4,6 +4,7 @@ model, its inputs and an optional input sweep."""
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib.util
 import os
 import re
@@ -171,7 +172,11 @@ def load_torchvision(name: str) -> LoadedModel:
     except Exception:
         available = set()
     if available and name not in available:
-        close = sorted(n for n in available if name.lower()[:3] in n)[:8]
+        # Names that start with what was typed ("vit"), then near misses ("resnet1000").
+        key = name.lower()
+        close = [n for n in sorted(available) if n.startswith(key)]
+        close += [n for n in difflib.get_close_matches(key, sorted(available), n=8, cutoff=0.6) if n not in close]
+        close = close[:8]
         raise ProbeError(
             "model_not_found",
             f"torchvision has no model named '{name}'."
