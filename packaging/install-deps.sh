@@ -7,7 +7,7 @@ venv="${COMPILESCOPE_VENV:-$root/.venv}"
 
 apt_packages=(
   build-essential cmake pkg-config ccache
-  qt6-base-dev qt6-svg-dev libqt6svg6-dev libgl-dev
+  qt6-base-dev qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libgraphviz-dev graphviz
   nlohmann-json3-dev
