@@ -139,16 +139,22 @@ void BM_PanFrame(benchmark::State& state) {
     state.SetLabel(shapeName(static_cast<int>(state.range(1))));
 }
 
-// From showing a report with one big graph to the first paint of its picture,
-// with the longest time the GUI event loop went without turning meanwhile.
-void BM_EndToEnd(benchmark::State& state) {
-    core::Report report;
+// A report of one finished compiled run holding the benchmark's graph.
+core::Report reportWithGraph(const benchmark::State& state) {
     core::Run run;
     run.setting.mode = "default";
     run.status = core::RunStatus::Ok;
     run.graphs.push_back(
         *graphOf(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))));
-    report.runs.push_back(run);
+    core::Report report;
+    report.runs.push_back(std::move(run));
+    return report;
+}
+
+// From showing a report with one big graph to the first paint of its picture,
+// with the longest time the GUI event loop went without turning meanwhile.
+void BM_EndToEnd(benchmark::State& state) {
+    const core::Report report = reportWithGraph(state);
     widgets::ReportDocument document;
     widgets::GraphTab tab(&document);
     tab.resize(1280, 800);
@@ -178,13 +184,7 @@ void BM_EndToEnd(benchmark::State& state) {
 // "Open all" on a shown graph: from the click to the first paint of every node laid out,
 // with the longest GUI stall meanwhile.
 void BM_OpenAll(benchmark::State& state) {
-    core::Report report;
-    core::Run run;
-    run.setting.mode = "default";
-    run.status = core::RunStatus::Ok;
-    run.graphs.push_back(
-        *graphOf(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))));
-    report.runs.push_back(run);
+    const core::Report report = reportWithGraph(state);
     widgets::ReportDocument document;
     widgets::GraphTab tab(&document);
     tab.resize(1280, 800);
