@@ -17,19 +17,19 @@
 #include <iostream>
 #include <optional>
 
-#include "advice.h"
-#include "app_paths.h"
-#include "chrome_trace.h"
-#include "cli_progress.h"
-#include "comparison.h"
-#include "comparison_text.h"
-#include "probe_command.h"
-#include "report_diff.h"
-#include "report_html.h"
-#include "report_json.h"
-#include "session_runner.h"
-#include "stats.h"
-#include "units.h"
+#include "app/cli_progress.h"
+#include "core/advice/advice.h"
+#include "core/html/report_html.h"
+#include "core/model/comparison.h"
+#include "core/model/comparison_text.h"
+#include "core/model/report_diff.h"
+#include "core/model/stats.h"
+#include "core/model/units.h"
+#include "core/report/chrome_trace.h"
+#include "core/report/report_json.h"
+#include "core/runner/app_paths.h"
+#include "core/runner/probe_command.h"
+#include "core/runner/session_runner.h"
 
 namespace {
 
@@ -43,24 +43,27 @@ constexpr int kExitRegression = 3;
 std::atomic<bool> interrupted{false};
 
 int usage(const QString& message) {
-    std::fprintf(stderr,
-                 "%s\n\nusage: compilescope-cli run|compare MODEL [--settings eager,default] [--device auto|cpu|cuda]\n"
-                 "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--trace OUT.json]\n"
-                 "         [--python PATH]\n"
-                 "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast none|bf16|fp16]\n"
-                 "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
-                 "         [--expected-calls N] [--memory-fraction F]\n"
-                 "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
-                 "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
-                 "       compilescope-cli html REPORT.json OUT.html\n"
-                 "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
-                 "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
-                 "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
-                 "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
-                 "finds torch's compile cache warm (a second start of your program).\n"
-                 "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
-                 "trace (a process per setting) that ui.perfetto.dev opens.\n",
-                 message.toLocal8Bit().constData());
+    std::fprintf(
+        stderr,
+        "%s\n\nusage: compilescope-cli run|compare MODEL [--settings eager,default] [--device "
+        "auto|cpu|cuda]\n"
+        "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--trace OUT.json]\n"
+        "         [--python PATH]\n"
+        "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast "
+        "none|bf16|fp16]\n"
+        "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
+        "         [--expected-calls N] [--memory-fraction F]\n"
+        "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
+        "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
+        "       compilescope-cli html REPORT.json OUT.html\n"
+        "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
+        "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
+        "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
+        "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
+        "finds torch's compile cache warm (a second start of your program).\n"
+        "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
+        "trace (a process per setting) that ui.perfetto.dev opens.\n",
+        message.toLocal8Bit().constData());
     return kExitBadArguments;
 }
 
@@ -70,14 +73,18 @@ void printSummary(const Report& report) {
     for (const auto& run : report.runs) {
         const auto stats = computeStats(run.measuredLatencies());
         const auto warm = run.warmupLatencies();
-        auto cell = [](std::optional<double> ns) { return ns ? formatDuration(*ns) : std::string("—"); };
-        std::fprintf(stderr, "%-34s %-9s %10s %10s %10s %12s\n", run.setting.label().c_str(),
-                     toString(run.status), cell(stats ? std::optional(stats->median) : std::nullopt).c_str(),
-                     cell(stats ? std::optional(stats->p90) : std::nullopt).c_str(),
-                     cell(stats ? std::optional(stats->p99) : std::nullopt).c_str(),
-                     cell(warm.empty() ? std::nullopt : std::optional<double>(warm.front())).c_str());
+        auto cell = [](std::optional<double> ns) {
+            return ns ? formatDuration(*ns) : std::string("—");
+        };
+        std::fprintf(
+            stderr, "%-34s %-9s %10s %10s %10s %12s\n", run.setting.label().c_str(),
+            toString(run.status), cell(stats ? std::optional(stats->median) : std::nullopt).c_str(),
+            cell(stats ? std::optional(stats->p90) : std::nullopt).c_str(),
+            cell(stats ? std::optional(stats->p99) : std::nullopt).c_str(),
+            cell(warm.empty() ? std::nullopt : std::optional<double>(warm.front())).c_str());
         if (run.error)
-            std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(), run.error->message.c_str());
+            std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(),
+                         run.error->message.c_str());
     }
 }
 
@@ -96,19 +103,22 @@ bool writeOutputs(const Report& report, const QString& jsonPath, const QString& 
     std::string error;
     if (!jsonPath.isEmpty()) {
         if (saveTextFile(jsonPath.toStdString(), writeReportJson(report), &error))
-            std::printf("JSON report: %s\n", QFileInfo(jsonPath).absoluteFilePath().toLocal8Bit().constData());
+            std::printf("JSON report: %s\n",
+                        QFileInfo(jsonPath).absoluteFilePath().toLocal8Bit().constData());
         else
             ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
     }
     if (!htmlPath.isEmpty()) {
         if (saveTextFile(htmlPath.toStdString(), writeReportHtml(report), &error))
-            std::printf("HTML report: %s\n", QFileInfo(htmlPath).absoluteFilePath().toLocal8Bit().constData());
+            std::printf("HTML report: %s\n",
+                        QFileInfo(htmlPath).absoluteFilePath().toLocal8Bit().constData());
         else
             ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
     }
     if (!tracePath.isEmpty()) {
         if (saveTextFile(tracePath.toStdString(), writeChromeTrace(report), &error))
-            std::printf("Chrome trace: %s\n", QFileInfo(tracePath).absoluteFilePath().toLocal8Bit().constData());
+            std::printf("Chrome trace: %s\n",
+                        QFileInfo(tracePath).absoluteFilePath().toLocal8Bit().constData());
         else
             ok = false, std::fprintf(stderr, "error: %s\n", error.c_str());
     }
@@ -125,7 +135,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     const QCommandLineOption settings("settings", "comma-separated modes", "list",
                                       compare ? kCompareSettings : "eager,default");
     const QCommandLineOption device("device", "auto, cpu or cuda", "device", "auto");
-    const QCommandLineOption warmup("warmup", "warmup calls, including the compiling one", "n", "5");
+    const QCommandLineOption warmup("warmup", "warmup calls, including the compiling one", "n",
+                                    "5");
     const QCommandLineOption iters("iters", "measured calls", "n", "100");
     const QCommandLineOption json("json", "write the JSON report here", "path");
     const QCommandLineOption html("html", "write the HTML report here", "path");
@@ -136,17 +147,19 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     const QCommandLineOption fullgraph("fullgraph", "fail on the first graph break");
     const QCommandLineOption autocast("autocast", "none, bf16 or fp16", "dtype", "none");
     const QCommandLineOption sweep("sweep", "run get_input_sweep() after measuring");
-    const QCommandLineOption warmCache("warm-cache", "keep torch's compile caches (a second start)");
-    const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s", "900");
+    const QCommandLineOption warmCache("warm-cache",
+                                       "keep torch's compile caches (a second start)");
+    const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s",
+                                     "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
-    const QCommandLineOption expectedCalls("expected-calls",
-                                           "calls the program makes per start (advice: warmup pay-back)",
-                                           "n", QString::number(AdviceOptions{}.expectedCalls));
+    const QCommandLineOption expectedCalls(
+        "expected-calls", "calls the program makes per start (advice: warmup pay-back)", "n",
+        QString::number(AdviceOptions{}.expectedCalls));
     const QCommandLineOption memoryFraction("memory-fraction",
-                                            "advice: flag peak memory this fraction above eager's", "f",
-                                            QString::number(AdviceOptions{}.memoryFraction));
-    parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic, fullgraph,
-                       autocast, sweep, warmCache, timeout, noCupti, trace});
+                                            "advice: flag peak memory this fraction above eager's",
+                                            "f", QString::number(AdviceOptions{}.memoryFraction));
+    parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic,
+                       fullgraph, autocast, sweep, warmCache, timeout, noCupti, trace});
     parser.addOptions({expectedCalls, memoryFraction});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
@@ -180,20 +193,24 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         return usage("--memory-fraction takes a number of 0 or more (0.25 = 25% above eager)");
 
     SessionRequest request;
-    if (auto problem = parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
+    if (auto problem =
+            parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
         return usage(QString::fromStdString(*problem));
     const QString model = positional[1];
     const bool isFile = !model.startsWith("torchvision:");
     if (isFile && !QFileInfo::exists(model))
         return usage("model file not found: " + model);
-    request.modelSpec = isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
+    request.modelSpec =
+        isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
     request.timeoutSeconds = timeoutSeconds;
-    request.probe.python = parser.isSet(python) ? parser.value(python).toStdString() : defaultPython();
+    request.probe.python =
+        parser.isSet(python) ? parser.value(python).toStdString() : defaultPython();
     request.probe.probeRoot = probeRoot();
     request.probe.cuptiLibrary = cuptiLibraryPath();
     request.probe.cupti = !parser.isSet(noCupti);
     if (request.probe.probeRoot.empty())
-        return usage("cannot find the probe package (compilescope_probe); is the install complete?");
+        return usage(
+            "cannot find the probe package (compilescope_probe); is the install complete?");
 
     SessionRunner runner;
     cs::app::CliProgress progress(runner);
@@ -201,8 +218,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     // so the measured run starts as a second start of the user's program would.
     QObject::connect(&runner, &SessionRunner::primingFinished, [&](int index, const Run& primed) {
         progress.finishLine();
-        std::fprintf(stderr, "[%d/%zu] %s: compile cache primed (%s), first call %s\n",
-                     index + 1, runner.report().runs.size(), primed.setting.label().c_str(),
+        std::fprintf(stderr, "[%d/%zu] %s: compile cache primed (%s), first call %s\n", index + 1,
+                     runner.report().runs.size(), primed.setting.label().c_str(),
                      toString(primed.status),
                      primed.firstCallNs >= 0
                          ? formatDuration(static_cast<double>(primed.firstCallNs)).c_str()
@@ -248,7 +265,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         printAdvice(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });
-        const bool written = writeOutputs(report, parser.value(json), parser.value(html), parser.value(trace));
+        const bool written =
+            writeOutputs(report, parser.value(json), parser.value(html), parser.value(trace));
         exitCode = allOk && written ? kExitOk : kExitSomeFailed;
         app.exit(exitCode);
     });
@@ -288,7 +306,8 @@ int diffCommand(const QStringList& arguments) {
     parser.addPositionalArgument("command", "diff");
     parser.addPositionalArgument("a", "the baseline report (.json)");
     parser.addPositionalArgument("b", "the report to check against it (.json)");
-    const QCommandLineOption threshold("threshold", "percent worse that counts as a regression", "pct", "10");
+    const QCommandLineOption threshold("threshold", "percent worse that counts as a regression",
+                                       "pct", "10");
     parser.addOption(threshold);
     if (!parser.parse(arguments))
         return usage(parser.errorText());
@@ -305,7 +324,9 @@ int diffCommand(const QStringList& arguments) {
     if (!a || !b)
         return kExitBadArguments;
     const ReportDiff diff = diffReports(*a, *b, options);
-    std::fputs(formatDiffText(diff, positional[1].toStdString(), positional[2].toStdString()).c_str(), stdout);
+    std::fputs(
+        formatDiffText(diff, positional[1].toStdString(), positional[2].toStdString()).c_str(),
+        stdout);
     std::fflush(stdout);
     return diff.regressionCount() > 0 ? kExitRegression : kExitOk;
 }
@@ -321,7 +342,8 @@ int htmlCommand(const QStringList& arguments) {
         std::fprintf(stderr, "error: %s\n", error.c_str());
         return kExitBadArguments;
     }
-    std::printf("HTML report: %s\n", QFileInfo(arguments[3]).absoluteFilePath().toLocal8Bit().constData());
+    std::printf("HTML report: %s\n",
+                QFileInfo(arguments[3]).absoluteFilePath().toLocal8Bit().constData());
     return kExitOk;
 }
 

@@ -1,9 +1,9 @@
-#include "cli_progress.h"
+#include "app/cli_progress.h"
 
 #include <cstdio>
 #include <unistd.h>
 
-#include "session_runner.h"
+#include "core/runner/session_runner.h"
 
 namespace cs::app {
 

@@ -12,12 +12,12 @@ class SessionRunner;
 namespace cs::app {
 
 class CliProgress {
-public:
+  public:
     explicit CliProgress(const core::SessionRunner& runner);
     void update();
     void finishLine();
 
-private:
+  private:
     const core::SessionRunner& runner_;
     bool terminal_;
     QString lastShown_;

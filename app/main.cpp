@@ -8,8 +8,8 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "main_window.h"
-#include "settings_panel.h"
+#include "app/main_window.h"
+#include "widgets/run/settings_panel.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -23,14 +23,16 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("A profiler and doctor for torch.compile");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("path", "a model (.py, .pt2, torchvision:NAME) or a report (.json)", "[path]");
+    parser.addPositionalArgument(
+        "path", "a model (.py, .pt2, torchvision:NAME) or a report (.json)", "[path]");
     const QCommandLineOption run("run", "start running the model at once");
     const QCommandLineOption modes("modes", "modes to run, comma-separated", "list");
     const QCommandLineOption warmup("warmup", "warmup calls", "n");
     const QCommandLineOption iters("iters", "measured calls", "n");
     const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name");
     const QCommandLineOption tab("tab", "show this tab first", "name");
-    const QCommandLineOption screenshot("screenshot", "save a PNG of the window when done, then quit", "png");
+    const QCommandLineOption screenshot("screenshot",
+                                        "save a PNG of the window when done, then quit", "png");
     parser.addOptions({run, modes, warmup, iters, backend, tab, screenshot});
     parser.process(app);
 
@@ -38,13 +40,16 @@ int main(int argc, char** argv) {
     auto* panel = window.settingsPanel();
     if (parser.isSet(modes)) {
         const QStringList wanted = parser.value(modes).split(',', Qt::SkipEmptyParts);
-        for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
+        for (const char* mode :
+             {"eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
             panel->setModeChecked(mode, wanted.contains(mode));
     }
     if (parser.isSet(warmup) || parser.isSet(iters)) {
         const auto current = panel->settings();
-        const int w = parser.isSet(warmup) ? parser.value(warmup).toInt() : (current.empty() ? 5 : current[0].warmup);
-        const int n = parser.isSet(iters) ? parser.value(iters).toInt() : (current.empty() ? 100 : current[0].iters);
+        const int w = parser.isSet(warmup) ? parser.value(warmup).toInt()
+                                           : (current.empty() ? 5 : current[0].warmup);
+        const int n = parser.isSet(iters) ? parser.value(iters).toInt()
+                                          : (current.empty() ? 100 : current[0].iters);
         panel->setIterations(w, n);
     }
     if (parser.isSet(backend))

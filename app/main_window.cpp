@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "app/main_window.h"
 
 #include <QAction>
 #include <QApplication>
@@ -17,24 +17,24 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "advice_view.h"
-#include "app_paths.h"
-#include "breaks_tab.h"
-#include "compare_tab.h"
-#include "console_view.h"
-#include "graph_tab.h"
-#include "graph_terms.h"
-#include "interpreter_probe.h"
-#include "kernels_tab.h"
-#include "latency_tab.h"
-#include "report_diff_view.h"
-#include "memory_tab.h"
-#include "report_document.h"
-#include "report_io.h"
-#include "session_runner.h"
-#include "settings_panel.h"
-#include "warmup_tab.h"
-#include "welcome_page.h"
+#include "app/report_io.h"
+#include "core/runner/app_paths.h"
+#include "core/runner/interpreter_probe.h"
+#include "core/runner/session_runner.h"
+#include "widgets/advice/advice_view.h"
+#include "widgets/breaks/breaks_tab.h"
+#include "widgets/common/report_document.h"
+#include "widgets/compare/compare_tab.h"
+#include "widgets/compare/report_diff_view.h"
+#include "widgets/graph/graph_tab.h"
+#include "widgets/graph/graph_terms.h"
+#include "widgets/memory/kernels_tab.h"
+#include "widgets/memory/memory_tab.h"
+#include "widgets/run/console_view.h"
+#include "widgets/run/settings_panel.h"
+#include "widgets/run/welcome_page.h"
+#include "widgets/timing/latency_tab.h"
+#include "widgets/timing/warmup_tab.h"
 
 namespace cs::app {
 
@@ -70,8 +70,10 @@ MainWindow::MainWindow(QWidget* parent)
     advice_ = new widgets::AdviceView(document_, tabs_);
     tabs_->addTab(advice_, tr("Advice")); // first: what to do, most important first
     tabs_->addTab(new widgets::CompareTab(document_, tabs_), tr("Compare"));
-    tabs_->setTabToolTip(tabs_->addTab(new widgets::GraphTab(document_, tabs_), tr("Graph")), widgets::compiledGraphTerm());
-    tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")), widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::GraphTab(document_, tabs_), tr("Graph")),
+                         widgets::compiledGraphTerm());
+    tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")),
+                         widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
     tabs_->addTab(new widgets::WarmupTab(document_, tabs_), tr("Warmup"));
     latency_ = new widgets::LatencyTab(document_, tabs_);
     tabs_->addTab(latency_, tr("Latency"));
@@ -124,7 +126,8 @@ MainWindow::MainWindow(QWidget* parent)
             openPath(path);
     });
 
-    connect(runner_, &core::SessionRunner::runUpdated, document_, &widgets::ReportDocument::notifyRunChanged);
+    connect(runner_, &core::SessionRunner::runUpdated, document_,
+            &widgets::ReportDocument::notifyRunChanged);
     connect(runner_, &core::SessionRunner::runStarted, this, [this](int index) {
         document_->notifyRunChanged(index);
         updateStatus();
@@ -138,7 +141,8 @@ MainWindow::MainWindow(QWidget* parent)
                                             QString::fromLatin1(core::toString(run.status)),
                                             QString::fromStdString(run.error->message)));
     });
-    connect(runner_, &core::SessionRunner::consoleOutput, console_, &widgets::ConsoleView::appendOutput);
+    connect(runner_, &core::SessionRunner::consoleOutput, console_,
+            &widgets::ConsoleView::appendOutput);
     connect(runner_, &core::SessionRunner::sessionFinished, this, [this] {
         clock_->stop();
         document_->freezeLive();
@@ -148,7 +152,9 @@ MainWindow::MainWindow(QWidget* parent)
         int failed = 0;
         for (const auto& run : document_->report().runs)
             failed += run.status != core::RunStatus::Ok;
-        status_->setText(failed ? tr("Done: %1 of %2 settings did not finish").arg(failed).arg(document_->report().runs.size())
+        status_->setText(failed ? tr("Done: %1 of %2 settings did not finish")
+                                      .arg(failed)
+                                      .arg(document_->report().runs.size())
                                 : tr("Done: %1 settings").arg(document_->report().runs.size()));
         tabs_->setCurrentWidget(advice_);
         emit sessionFinished();
@@ -188,10 +194,12 @@ void MainWindow::buildMenus() {
     rebuildRecentMenu();
     file->addAction(tr("&Diff Reports…"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] {
         const QString filter = tr("compilescope reports (*.json)");
-        const QString a = QFileDialog::getOpenFileName(this, tr("Diff: report A (the baseline)"), {}, filter);
+        const QString a =
+            QFileDialog::getOpenFileName(this, tr("Diff: report A (the baseline)"), {}, filter);
         if (a.isEmpty())
             return;
-        const QString b = QFileDialog::getOpenFileName(this, tr("Diff: report B (compared with A)"), {}, filter);
+        const QString b =
+            QFileDialog::getOpenFileName(this, tr("Diff: report B (compared with A)"), {}, filter);
         if (!b.isEmpty())
             openDiff(a, b);
     });
@@ -199,25 +207,27 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Save Report…"), QKeySequence::Save, this, [this] {
         QString path = document_->path();
         if (path.isEmpty())
-            path = QFileDialog::getSaveFileName(this, tr("Save report"), "report.json", tr("JSON report (*.json)"));
+            path = QFileDialog::getSaveFileName(this, tr("Save report"), "report.json",
+                                                tr("JSON report (*.json)"));
         if (!path.isEmpty())
             saveReport(path);
     });
     file->addAction(tr("Save Report &As…"), QKeySequence::SaveAs, this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Save report"), "report.json", tr("JSON report (*.json)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save report"), "report.json",
+                                                          tr("JSON report (*.json)"));
         if (!path.isEmpty())
             saveReport(path);
     });
     file->addAction(tr("&Export HTML…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-        const QString path =
-            QFileDialog::getSaveFileName(this, tr("Export HTML report"), "report.html", tr("HTML (*.html)"));
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export HTML report"),
+                                                          "report.html", tr("HTML (*.html)"));
         if (!path.isEmpty())
             exportHtml(path);
     });
     file->addAction(tr("Export &Trace…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace (Perfetto)"), "trace.json",
-                                                          tr("Chrome trace JSON (*.json)"));
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export Chrome trace (Perfetto)"), "trace.json",
+                                         tr("Chrome trace JSON (*.json)"));
         if (!path.isEmpty())
             exportTrace(path);
     });
@@ -230,7 +240,8 @@ void MainWindow::buildMenus() {
                    &MainWindow::startCompareAll)
         ->setToolTip(
             tr("Run eager and every compile mode, each in a fresh process, and compare them"));
-    cancelAction_ = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
+    cancelAction_ =
+        run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
     cancelAction_->setEnabled(false);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -246,10 +257,11 @@ void MainWindow::buildMenus() {
                 break;
             }
         }
-        QMessageBox::about(this, tr("About compilescope"),
-                           tr("<h3>compilescope %1</h3><p>A profiler and doctor for torch.compile.</p>"
-                              "<p>Qt %2<br>torch (of the last run): %3</p>")
-                               .arg(COMPILESCOPE_VERSION, qVersion(), torch));
+        QMessageBox::about(
+            this, tr("About compilescope"),
+            tr("<h3>compilescope %1</h3><p>A profiler and doctor for torch.compile.</p>"
+               "<p>Qt %2<br>torch (of the last run): %3</p>")
+                .arg(COMPILESCOPE_VERSION, qVersion(), torch));
     });
 }
 
@@ -286,13 +298,15 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     }
     const bool isFile = !model.startsWith("torchvision:");
     if (isFile && !QFileInfo::exists(model)) {
-        showError(tr("Model not found"), tr("The model file %1 does not exist. Choose another with Open…").arg(model));
+        showError(tr("Model not found"),
+                  tr("The model file %1 does not exist. Choose another with Open…").arg(model));
         return;
     }
     if (!confirmDiscard())
         return;
     core::SessionRequest request;
-    request.modelSpec = isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
+    request.modelSpec =
+        isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
     request.settings = settings;
     request.probe.python = settings_->python().toStdString();
     request.probe.probeRoot = core::probeRoot();
@@ -340,7 +354,8 @@ void MainWindow::updateStatus() {
 
 void MainWindow::openReport(const QString& path) {
     if (runner_->isRunning()) {
-        showError(tr("A run is in progress"), tr("Cancel it (Esc) or wait for it to finish before opening a report."));
+        showError(tr("A run is in progress"),
+                  tr("Cancel it (Esc) or wait for it to finish before opening a report."));
         return;
     }
     if (!confirmDiscard())
@@ -353,40 +368,43 @@ void MainWindow::openReport(const QString& path) {
     cancelAction_->setEnabled(true);
     auto progress = [this, path](double fraction) {
         progress_->setValue(static_cast<int>(fraction * 1000));
-        status_->setText(tr("Opening %1… %2% (Esc cancels)").arg(path).arg(static_cast<int>(fraction * 100)));
+        status_->setText(
+            tr("Opening %1… %2% (Esc cancels)").arg(path).arg(static_cast<int>(fraction * 100)));
     };
     auto flag = std::make_shared<CancelFlag>();
-    *flag = readReportAsync(this, path, progress, [this, path, flag](core::ReportReadResult result) {
-        if (loading_ != *flag)
-            return; // superseded by a later open
-        loading_.reset();
-        progress_->setVisible(false);
-        cancelAction_->setEnabled(runner_->isRunning());
-        if (result.cancelled) {
-            status_->setText(tr("Opening %1 cancelled").arg(path));
-            return;
-        }
-        if (!result.ok) {
-            showError(tr("Cannot open report"), QString::fromStdString(result.error));
-            status_->setText(tr("Could not open %1").arg(path));
-            return;
-        }
-        // Run again means the report's model, where it is still there.
-        const auto& model = result.report.model;
-        const QString spec = QString::fromStdString(model.file.empty() ? model.spec : model.file);
-        if (!spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
-            settings_->setModelSpec(spec);
-        document_->showReport(std::move(result.report), path);
-        addRecent(path);
-        showResults(true);
-        QStringList warnings;
-        for (const auto& w : result.warnings)
-            warnings << QString::fromStdString(w);
-        status_->setText(warnings.isEmpty() ? tr("Opened %1").arg(path) : warnings.join("; "));
-        if (!warnings.isEmpty())
-            console_->appendNotice(warnings.join('\n'));
-        emit reportOpened();
-    });
+    *flag =
+        readReportAsync(this, path, progress, [this, path, flag](core::ReportReadResult result) {
+            if (loading_ != *flag)
+                return; // superseded by a later open
+            loading_.reset();
+            progress_->setVisible(false);
+            cancelAction_->setEnabled(runner_->isRunning());
+            if (result.cancelled) {
+                status_->setText(tr("Opening %1 cancelled").arg(path));
+                return;
+            }
+            if (!result.ok) {
+                showError(tr("Cannot open report"), QString::fromStdString(result.error));
+                status_->setText(tr("Could not open %1").arg(path));
+                return;
+            }
+            // Run again means the report's model, where it is still there.
+            const auto& model = result.report.model;
+            const QString spec =
+                QString::fromStdString(model.file.empty() ? model.spec : model.file);
+            if (!spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
+                settings_->setModelSpec(spec);
+            document_->showReport(std::move(result.report), path);
+            addRecent(path);
+            showResults(true);
+            QStringList warnings;
+            for (const auto& w : result.warnings)
+                warnings << QString::fromStdString(w);
+            status_->setText(warnings.isEmpty() ? tr("Opened %1").arg(path) : warnings.join("; "));
+            if (!warnings.isEmpty())
+                console_->appendNotice(warnings.join('\n'));
+            emit reportOpened();
+        });
     loading_ = *flag;
 }
 
@@ -406,7 +424,8 @@ void MainWindow::openDiff(const QString& pathA, const QString& pathB) {
         diffView_->setDiff(std::move(load.diff), pathA, pathB);
         diffView_->show();
         diffView_->raise();
-        status_->setText(load.warnings.isEmpty() ? diffView_->summaryText() : load.warnings.join("; "));
+        status_->setText(load.warnings.isEmpty() ? diffView_->summaryText()
+                                                 : load.warnings.join("; "));
         if (!load.warnings.isEmpty())
             console_->appendNotice(load.warnings.join('\n'));
         emit diffOpened();
@@ -414,35 +433,39 @@ void MainWindow::openDiff(const QString& pathA, const QString& pathB) {
 }
 
 void MainWindow::saveReport(const QString& path) {
-    saveReportAsync(this, document_->report(), path, ReportFormat::Json, [this, path](const QString& error) {
-        if (!error.isEmpty()) {
-            showError(tr("Report not saved"), error);
-            return;
-        }
-        document_->setPath(path);
-        document_->setModified(false);
-        addRecent(path);
-        status_->setText(tr("Saved %1").arg(path));
-    });
+    saveReportAsync(this, document_->report(), path, ReportFormat::Json,
+                    [this, path](const QString& error) {
+                        if (!error.isEmpty()) {
+                            showError(tr("Report not saved"), error);
+                            return;
+                        }
+                        document_->setPath(path);
+                        document_->setModified(false);
+                        addRecent(path);
+                        status_->setText(tr("Saved %1").arg(path));
+                    });
 }
 
 void MainWindow::exportHtml(const QString& path) {
-    saveReportAsync(this, document_->report(), path, ReportFormat::Html, [this, path](const QString& error) {
-        if (!error.isEmpty())
-            showError(tr("HTML not exported"), error);
-        else
-            status_->setText(tr("Exported %1").arg(path));
-    });
+    saveReportAsync(this, document_->report(), path, ReportFormat::Html,
+                    [this, path](const QString& error) {
+                        if (!error.isEmpty())
+                            showError(tr("HTML not exported"), error);
+                        else
+                            status_->setText(tr("Exported %1").arg(path));
+                    });
 }
 
 void MainWindow::exportTrace(const QString& path) {
-    saveReportAsync(this, document_->report(), path, ReportFormat::ChromeTrace, [this, path](const QString& error) {
-        if (!error.isEmpty())
-            showError(tr("Trace not exported"), error);
-        else
-            status_->setText(tr("Exported trace %1 (open it in ui.perfetto.dev)").arg(path));
-        emit traceExported(path, error);
-    });
+    saveReportAsync(this, document_->report(), path, ReportFormat::ChromeTrace,
+                    [this, path](const QString& error) {
+                        if (!error.isEmpty())
+                            showError(tr("Trace not exported"), error);
+                        else
+                            status_->setText(
+                                tr("Exported trace %1 (open it in ui.perfetto.dev)").arg(path));
+                        emit traceExported(path, error);
+                    });
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
@@ -462,7 +485,8 @@ void MainWindow::updateTitle() {
         if (name.isEmpty())
             name = QFileInfo(settings_->modelSpec()).fileName();
     }
-    setWindowTitle(QStringLiteral("%1%2 — compilescope").arg(name, document_->isModified() ? "*" : ""));
+    setWindowTitle(
+        QStringLiteral("%1%2 — compilescope").arg(name, document_->isModified() ? "*" : ""));
 }
 
 void MainWindow::showResults(bool results) {
@@ -472,9 +496,9 @@ void MainWindow::showResults(bool results) {
 bool MainWindow::confirmDiscard() {
     if (quiet_ || !document_->isModified() || document_->isEmpty() || runner_->isRunning())
         return true;
-    const auto answer = QMessageBox::question(this, tr("Unsaved results"),
-                                              tr("The current results are not saved. Discard them?"),
-                                              QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved results"), tr("The current results are not saved. Discard them?"),
+        QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
     return answer == QMessageBox::Discard;
 }
 

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <memory>
 
-#include "session.h"
+#include "core/model/session.h"
 
 class QAction;
 class QLabel;
@@ -19,7 +19,7 @@ class QTimer;
 namespace cs::core {
 class InterpreterProbe;
 class SessionRunner;
-}
+} // namespace cs::core
 
 namespace cs::widgets {
 class AdviceView;
@@ -28,13 +28,13 @@ class LatencyTab;
 class ReportDiffView;
 class ReportDocument;
 class SettingsPanel;
-}
+} // namespace cs::widgets
 
 namespace cs::app {
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -64,18 +64,18 @@ public:
     // No modal dialogs (tests, scripted screenshots): errors go to the status bar.
     void setQuiet(bool quiet) { quiet_ = quiet; }
 
-signals:
+  signals:
     void sessionFinished();
     void reportOpened();
     void diffOpened();
     void traceExported(const QString& path, const QString& error);
 
-protected:
+  protected:
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
-private:
+  private:
     void buildMenus();
     void startSession(const std::vector<core::Setting>& settings);
     void showError(const QString& title, const QString& message);

@@ -1,11 +1,11 @@
-#include "report_io.h"
+#include "app/report_io.h"
 
 #include <QMetaObject>
 #include <QPointer>
 #include <QThreadPool>
 
-#include "chrome_trace.h"
-#include "report_html.h"
+#include "core/html/report_html.h"
+#include "core/report/chrome_trace.h"
 
 namespace cs::app {
 

@@ -8,8 +8,8 @@
 #include <functional>
 #include <memory>
 
-#include "report_diff.h"
-#include "report_json.h"
+#include "core/model/report_diff.h"
+#include "core/report/report_json.h"
 
 namespace cs::app {
 

@@ -14,14 +14,14 @@
 
 #include <memory>
 
-#include "graph_canvas_item.h"
-#include "graph_hierarchy.h"
-#include "graph_layout_service.h"
-#include "graph_picture_builder.h"
-#include "graph_tab.h"
-#include "graph_view.h"
-#include "report_document.h"
-#include "synthetic_fx_graph.h"
+#include "tests/support/synthetic_fx_graph.h"
+#include "widgets/common/report_document.h"
+#include "widgets/graph/graph_canvas_item.h"
+#include "widgets/graph/graph_hierarchy.h"
+#include "widgets/graph/graph_layout_service.h"
+#include "widgets/graph/graph_picture_builder.h"
+#include "widgets/graph/graph_tab.h"
+#include "widgets/graph/graph_view.h"
 
 using namespace cs;
 using widgets::GraphPictureBuilder;

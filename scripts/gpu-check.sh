@@ -59,7 +59,7 @@ trap cleanup EXIT
 touch "$WORK/runs.tsv" "$WORK/build.log"
 
 # -- 1. Build the collector ----------------------------------------------------------
-SRC="$REPO/core/probe/cupti"
+SRC="$REPO/probe/cupti"
 BUILD=${GPU_CHECK_BUILD_DIR:-$REPO/build-cupti}
 LIB="$BUILD/libcompilescope_cupti.so"
 
@@ -96,7 +96,7 @@ build_with_gxx() {
     if [ -e "$libdir/libcupti.so" ]; then libfile=libcupti.so; else
         libfile=$(cd "$libdir" && ls libcupti.so.* | sort | head -1)
     fi
-    local flags="-std=c++20 -O2 -g -fPIC -Wall -Wextra -Wpedantic -fvisibility=hidden -I$SRC $inc"
+    local flags="-std=c++20 -O2 -g -fPIC -Wall -Wextra -Wpedantic -fvisibility=hidden -I$REPO $inc"
     local f objs=()
     for f in collector name_table record_convert record_store tests/convert_selftest; do
         # shellcheck disable=SC2086
@@ -196,7 +196,7 @@ run_probe() {  # model mode variant extra-args...
         return
     fi
     t0=$(date +%s)
-    (cd "$REPO" && PYTHONPATH="$REPO/core/probe${PYTHONPATH:+:$PYTHONPATH}" \
+    (cd "$REPO" && PYTHONPATH="$REPO/probe${PYTHONPATH:+:$PYTHONPATH}" \
         COMPILESCOPE_CUPTI_LIB="$LIB" timeout -k 10 "$RUN_TIMEOUT" \
         "$PYTHON" -m compilescope_probe --model "resources/models/$model.py" --mode "$mode" \
         --device cuda --warmup "$WARMUP" --iters "$ITERS" --cache-dir "$WORK/cache/$model-$mode" "$@" \

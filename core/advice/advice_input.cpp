@@ -1,4 +1,4 @@
-#include "advice/advice_input.h"
+#include "core/advice/advice_input.h"
 
 namespace cs::core::advice {
 

@@ -3,9 +3,9 @@
 // tab and the HTML table show, so a finding never disagrees with the table.
 #pragma once
 
-#include "advice_options.h"
-#include "comparison.h"
-#include "session.h"
+#include "core/advice/advice_options.h"
+#include "core/model/comparison.h"
+#include "core/model/session.h"
 
 namespace cs::core::advice {
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "advice.h"
-#include "advice/advice_input.h"
+#include "core/advice/advice.h"
+#include "core/advice/advice_input.h"
 
 namespace cs::core::advice {
 

@@ -1,4 +1,4 @@
-#include "advice/advice_text.h"
+#include "core/advice/advice_text.h"
 
 #include <algorithm>
 #include <cctype>

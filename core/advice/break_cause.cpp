@@ -1,8 +1,8 @@
-#include "advice/break_cause.h"
+#include "core/advice/break_cause.h"
 
 #include <regex>
 
-#include "advice/advice_text.h"
+#include "core/advice/advice_text.h"
 
 namespace cs::core::advice {
 

@@ -2,9 +2,9 @@
 // out of memory under CUDA-graph modes, symbolic shapes, fullgraph, toolchain.
 #include <regex>
 
-#include "advice/advice_rules.h"
-#include "advice/advice_text.h"
-#include "advice/break_cause.h"
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/break_cause.h"
 
 namespace cs::core::advice {
 

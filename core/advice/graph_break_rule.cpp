@@ -4,9 +4,9 @@
 #include <set>
 #include <tuple>
 
-#include "advice/advice_rules.h"
-#include "advice/advice_text.h"
-#include "advice/break_cause.h"
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/break_cause.h"
 
 namespace cs::core::advice {
 

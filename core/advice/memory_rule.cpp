@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <map>
 
-#include "advice/advice_rules.h"
-#include "advice/advice_text.h"
-#include "advice/perf_scope.h"
-#include "units.h"
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/perf_scope.h"
+#include "core/model/units.h"
 
 namespace cs::core::advice {
 

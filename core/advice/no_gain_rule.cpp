@@ -3,10 +3,10 @@
 // (per-call time near the harness's own overhead, an idle GPU), say so.
 #include <algorithm>
 
-#include "advice/advice_rules.h"
-#include "advice/advice_text.h"
-#include "advice/perf_scope.h"
-#include "units.h"
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/perf_scope.h"
+#include "core/model/units.h"
 
 namespace cs::core::advice {
 

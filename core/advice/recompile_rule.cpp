@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
-#include "advice/advice_rules.h"
-#include "advice/advice_text.h"
-#include "advice/shape_guard.h"
-#include "units.h"
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/shape_guard.h"
+#include "core/model/units.h"
 
 namespace cs::core::advice {
 

@@ -1,4 +1,4 @@
-#include "advice/shape_guard.h"
+#include "core/advice/shape_guard.h"
 
 #include <regex>
 

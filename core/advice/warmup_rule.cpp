@@ -1,9 +1,9 @@
 // Rule 4: warmup outweighs savings. A setting that is faster per call but pays
 // back its extra warmup only after more calls than the program makes.
-#include "advice/advice_rules.h"
-#include "advice/advice_text.h"
-#include "advice/perf_scope.h"
-#include "units.h"
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/perf_scope.h"
+#include "core/model/units.h"
 
 namespace cs::core::advice {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "session.h"
-#include "stats.h"
+#include "core/model/session.h"
+#include "core/model/stats.h"
 
 namespace cs::core::html {
 

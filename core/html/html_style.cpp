@@ -1,6 +1,6 @@
 // The report's stylesheet: follows the reader's light or dark preference,
 // prints cleanly, and needs no fonts or images from anywhere.
-#include "html_sections.h"
+#include "core/html/html_sections.h"
 
 namespace cs::core::html {
 

@@ -1,6 +1,6 @@
-#include "html_table.h"
+#include "core/html/html_table.h"
 
-#include "report_html.h"
+#include "core/html/report_html.h"
 
 namespace cs::core::html {
 

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <map>
 
-#include "advice.h"
-#include "html_sections.h"
-#include "report_html.h"
+#include "core/advice/advice.h"
+#include "core/html/html_sections.h"
+#include "core/html/report_html.h"
 
 namespace cs::core::html {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "html_sections.h"
-#include "html_table.h"
-#include "report_html.h"
+#include "core/html/html_sections.h"
+#include "core/html/html_table.h"
+#include "core/html/report_html.h"
 
 namespace cs::core::html {
 

@@ -1,9 +1,9 @@
 // Environment: what ran where (python, torch, CUDA, device, host) and the model.
 #include <set>
 
-#include "html_sections.h"
-#include "html_table.h"
-#include "report_html.h"
+#include "core/html/html_sections.h"
+#include "core/html/html_table.h"
+#include "core/html/report_html.h"
 
 namespace cs::core::html {
 

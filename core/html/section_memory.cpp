@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <set>
 
-#include "html_sections.h"
-#include "html_table.h"
-#include "report_html.h"
-#include "svg_chart.h"
-#include "units.h"
+#include "core/html/html_sections.h"
+#include "core/html/html_table.h"
+#include "core/html/report_html.h"
+#include "core/html/svg_chart.h"
+#include "core/model/units.h"
 
 namespace cs::core::html {
 
@@ -41,7 +41,8 @@ void writeTimeline(std::ostream& out, const RunView& r, const MemorySeries& seri
         chart.addBand(seconds(p.beginNs), seconds(end), p.name);
     }
     chart.addLine(r.label + " " + series.kind, r.color, std::move(points));
-    out << "<h3>" << runLabelHtml(r) << ": " << htmlEscape(kindTitle(series.kind)) << "</h3>" << chart.render();
+    out << "<h3>" << runLabelHtml(r) << ": " << htmlEscape(kindTitle(series.kind)) << "</h3>"
+        << chart.render();
 }
 
 void writePeaks(std::ostream& out, const ReportView& view) {

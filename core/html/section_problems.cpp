@@ -1,8 +1,8 @@
 // Errors and console: each failed setting's error with its traceback, the
 // probe's warnings, unreadable stream lines, and what the model printed.
-#include "html_sections.h"
-#include "html_table.h"
-#include "report_html.h"
+#include "core/html/html_sections.h"
+#include "core/html/html_table.h"
+#include "core/html/report_html.h"
 
 namespace cs::core::html {
 

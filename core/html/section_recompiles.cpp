@@ -1,7 +1,7 @@
 // Recompiles: each time a guard failed and torch compiled the function again.
-#include "html_sections.h"
-#include "html_table.h"
-#include "report_html.h"
+#include "core/html/html_sections.h"
+#include "core/html/html_table.h"
+#include "core/html/report_html.h"
 
 namespace cs::core::html {
 

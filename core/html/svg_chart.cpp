@@ -1,4 +1,4 @@
-#include "svg_chart.h"
+#include "core/html/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <sstream>
 
-#include "report_html.h"
-#include "units.h"
+#include "core/html/report_html.h"
+#include "core/model/units.h"
 
 namespace cs::core::html {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "advice.h"
-#include "event_parser.h"
-#include "session.h"
+#include "core/advice/advice.h"
+#include "core/events/event_parser.h"
+#include "core/model/session.h"
 
 namespace advice_test {
 

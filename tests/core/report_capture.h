@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "report_json.h"
+#include "core/report/report_json.h"
 
 namespace cs::test {
 

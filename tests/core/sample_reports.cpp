@@ -1,6 +1,6 @@
-#include "sample_reports.h"
+#include "tests/core/sample_reports.h"
 
-#include "event_parser.h"
+#include "core/events/event_parser.h"
 
 namespace cs::test {
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROBE_PATH = ROOT / "core" / "probe"
+PROBE_PATH = ROOT / "probe"
 GALLERY = ROOT / "resources" / "models"
 FIXTURES = Path(__file__).resolve().parent / "models"
 PROTOCOL = json.loads((PROBE_PATH / "compilescope_probe" / "protocol.json").read_text())

@@ -43,7 +43,7 @@ STREAMS = {
 
 def record(name: str) -> Path:
     model, *args = STREAMS[name]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "core" / "probe"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "probe"))
     cmd = [sys.executable, "-m", "compilescope_probe", "--model", str(model), *map(str, args)]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=600)
     OUT.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures", "cupti")
-sys.path.insert(0, os.path.join(HERE, "..", "..", "core", "probe"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "probe"))
 
 from compilescope_probe import cupti  # noqa: E402
 

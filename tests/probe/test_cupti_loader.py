@@ -22,7 +22,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-PROBE = os.path.join(REPO, "core", "probe")
+PROBE = os.path.join(REPO, "probe")
 SOURCE = os.path.join(PROBE, "cupti")
 sys.path.insert(0, PROBE)
 
@@ -44,7 +44,7 @@ class Events(list):
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
-    """(library path, build folder) of a fresh cmake build of core/probe/cupti."""
+    """(library path, build folder) of a fresh cmake build of probe/cupti."""
     if shutil.which("cmake") is None:
         pytest.skip("cmake is not installed: cannot build the CUPTI collector")
     build = tmp_path_factory.mktemp("cupti-build")

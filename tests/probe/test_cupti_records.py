@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "core", "probe"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "probe"))
 
 from compilescope_probe import cupti  # noqa: E402
 from compilescope_probe.cupti import (  # noqa: E402
@@ -65,7 +65,7 @@ def with_seq(records):
 
 
 def test_record_layout_matches_the_c_header():
-    header = os.path.join(os.path.dirname(__file__), "..", "..", "core", "probe", "cupti",
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "probe", "cupti",
                           "compilescope_cupti.h")
     text = open(header, encoding="utf-8").read()
     # Field order in the C struct, in the order RECORD packs them.

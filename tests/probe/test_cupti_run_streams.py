@@ -27,7 +27,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "core", "probe"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "probe"))
 
 from compilescope_probe import cupti  # noqa: E402
 from test_cupti_fixtures import FIXTURES, MEASURED, MiB, STARTED_NS, load_records  # noqa: E402
@@ -184,7 +184,7 @@ def test_stream_files_match_what_the_code_computes():
 
 
 def test_streams_are_in_protocol_and_time_order():
-    with open(os.path.join(HERE, "..", "..", "core", "probe", "compilescope_probe",
+    with open(os.path.join(HERE, "..", "..", "probe", "compilescope_probe",
                            "protocol.json"), encoding="utf-8") as f:
         known = set(json.load(f)["events"])
     for mode in MODES:

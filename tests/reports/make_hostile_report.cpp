@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "event_parser.h"
-#include "report_html.h"
-#include "report_json.h"
+#include "core/events/event_parser.h"
+#include "core/html/report_html.h"
+#include "core/report/report_json.h"
 
 using namespace cs::core;
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "session.h"
+#include "core/model/session.h"
 
 namespace cs::test {
 

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "event_parser.h"
-#include "session.h"
+#include "core/events/event_parser.h"
+#include "core/model/session.h"
 
 namespace cs::test {
 

@@ -2,18 +2,20 @@
 // otherwise never see (a broken connection, a model index out of range).
 #pragma once
 
-#include <QtGlobal>
 #include <QString>
 #include <QTest>
+#include <QtGlobal>
 
 namespace cs::test {
 
 inline QtMessageHandler previousHandler = nullptr;
 inline QStringList collectedWarnings;
 
-inline void collectWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+inline void collectWarnings(QtMsgType type, const QMessageLogContext& context,
+                            const QString& message) {
     // The offscreen platform has no font database and says so; not ours.
-    const bool platformNoise = message.contains("QFont::") || message.contains("propagateSizeHints") ||
+    const bool platformNoise = message.contains("QFont::") ||
+                               message.contains("propagateSizeHints") ||
                                message.contains("This plugin does not support");
     if ((type == QtWarningMsg || type == QtCriticalMsg) && !platformNoise)
         collectedWarnings << message;
@@ -28,9 +30,9 @@ inline void installWarningGuard() {
 
 } // namespace cs::test
 
-#define CS_VERIFY_NO_QT_WARNINGS()                                                                   \
-    do {                                                                                             \
-        const QStringList found = cs::test::collectedWarnings;                                       \
-        cs::test::collectedWarnings.clear();                                                         \
-        QVERIFY2(found.isEmpty(), qPrintable("Qt warnings: " + found.join(" | ")));                  \
+#define CS_VERIFY_NO_QT_WARNINGS()                                                                 \
+    do {                                                                                           \
+        const QStringList found = cs::test::collectedWarnings;                                     \
+        cs::test::collectedWarnings.clear();                                                       \
+        QVERIFY2(found.isEmpty(), qPrintable("Qt warnings: " + found.join(" | ")));                \
     } while (0)

@@ -1,0 +1,51 @@
+// Incremental JSON Lines reader for the probe's event stream. Bytes arrive in
+// arbitrary chunks; complete lines become events, a malformed line becomes a
+// problem with its line number and is skipped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/session.h"
+
+namespace cs::core {
+
+struct StreamItem {
+    int64_t line = 0;
+    bool ok = false;
+    nlohmann::json event; // when ok
+    std::string problem;  // when not ok
+};
+
+class EventParser {
+  public:
+    // Lines longer than this are reported and dropped rather than buffered forever.
+    explicit EventParser(size_t maxLineBytes = 256u << 20) : maxLineBytes_(maxLineBytes) {}
+
+    std::vector<StreamItem> feed(std::string_view chunk);
+    // The stream ended: a last line without newline is still parsed (a probe
+    // that died mid-write leaves a partial line, reported as such).
+    std::vector<StreamItem> finish();
+    int64_t linesRead() const { return line_; }
+
+  private:
+    void takeLine(std::string_view text, bool complete, std::vector<StreamItem>& out);
+
+    std::string pending_;
+    int64_t line_ = 0;
+    size_t maxLineBytes_;
+    bool skippingLongLine_ = false;
+};
+
+// Applies one parsed event to a run. Unknown types and fields are kept.
+void applyEvent(Run& run, const nlohmann::json& event);
+void applyStreamItem(Run& run, const StreamItem& item);
+
+// Replays a whole saved stream (a fixture or a .jsonl file) into a run.
+Run replayStream(std::string_view text, const Setting& setting = {});
+
+} // namespace cs::core

@@ -1,0 +1,339 @@
+#include "core/model/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace cs::core {
+
+namespace {
+
+double medianOf(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return percentileSorted(values, 0.5);
+}
+
+bool startsWith(const std::string& text, const std::string& prefix) {
+    return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool usesCudaGraphs(const std::string& mode) {
+    return mode == "reduce-overhead" || mode == "max-autotune";
+}
+
+} // namespace
+
+double WarmupAnalysis::phasesSeconds() const {
+    double total = 0;
+    for (const auto& p : phases)
+        total += p.seconds;
+    return total;
+}
+
+double WarmupAnalysis::laterSeconds() const {
+    double total = 0;
+    for (const auto& p : laterPhases)
+        total += p.seconds;
+    return total;
+}
+
+std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs) {
+    if (measuredNs.empty())
+        return std::nullopt;
+    SteadyBand band;
+    band.median = medianOf({measuredNs.begin(), measuredNs.end()});
+    std::vector<double> deviations;
+    deviations.reserve(measuredNs.size());
+    for (auto ns : measuredNs)
+        deviations.push_back(std::fabs(static_cast<double>(ns) - band.median));
+    band.mad = medianOf(std::move(deviations));
+    band.halfWidth = std::max(kBandMads * band.mad, kBandMinFraction * band.median);
+    band.low = std::max(0.0, band.median - band.halfWidth); // no call takes less than nothing
+    band.high = band.median + band.halfWidth;
+    return band;
+}
+
+WarmupAnalysis analyzeWarmup(const Run& run) {
+    WarmupAnalysis w;
+    w.band = steadyBand(run.measuredLatencies());
+
+    // Warmup ends at the first call at or below the band's top: a call faster
+    // than steady state is not still warming up.
+    const auto& calls = run.iterations;
+    for (size_t i = 0; i < calls.size() && w.band; ++i) {
+        if (static_cast<double>(calls[i].latencyNs) <= w.band->high) {
+            w.steadyFrom = static_cast<int>(i);
+            break;
+        }
+    }
+    const size_t before = w.steadyFrom ? static_cast<size_t>(*w.steadyFrom) : calls.size();
+    double extra = 0;
+    for (size_t i = 0; i < before; ++i) {
+        w.warmupWallNs += calls[i].wallNs;
+        if (w.band)
+            extra += static_cast<double>(calls[i].latencyNs) - w.band->median;
+    }
+    if (w.band)
+        w.extraNs = extra;
+
+    size_t warmupCalls = 0;
+    for (const auto& c : calls)
+        warmupCalls += c.warmup ? 1 : 0;
+    size_t shown = std::max({static_cast<size_t>(kFirstCallsShown), warmupCalls + 5, before + 5});
+    shown = std::min(shown, calls.size());
+    for (size_t i = 0; i < shown; ++i) {
+        const auto& c = calls[i];
+        w.curve.push_back({static_cast<int>(i), c.latencyNs, c.wallNs, c.warmup,
+                           w.band && w.band->contains(static_cast<double>(c.latencyNs))});
+    }
+
+    w.firstCallNs = run.firstCallNs;
+    if (w.firstCallNs < 0) {
+        for (const auto& c : calls) {
+            if (c.firstCall) {
+                w.firstCallNs = c.wallNs;
+                break;
+            }
+        }
+    }
+    // Named phases as torch counted them; "other" is what they leave of the
+    // first call's wall time, so the parts always add up to it.
+    double named = 0;
+    for (const auto& p : run.compilePhases) {
+        if (p.name == "other")
+            continue;
+        w.phases.push_back(p);
+        named += p.seconds;
+    }
+    if (w.firstCallNs >= 0) {
+        const double wall = static_cast<double>(w.firstCallNs) / 1e9;
+        if (named > wall && named > 0) {
+            // Counters that overlap the call's edges: keep their proportions.
+            for (auto& p : w.phases)
+                p.seconds *= wall / named;
+            named = wall;
+        }
+        w.phases.push_back({"other", std::max(0.0, wall - named)});
+    }
+    w.phasesSource = run.compilePhasesSource;
+    for (const auto& p : run.warmupCompilePhases) {
+        if (p.name != "other" && p.seconds > 0)
+            w.laterPhases.push_back(p);
+    }
+    return w;
+}
+
+std::optional<int64_t> peakMemory(const Run& run, std::string* kind) {
+    auto seriesPeak = [](const MemorySeries& s) {
+        std::optional<int64_t> peak;
+        for (const auto& [t, bytes] : s.samples)
+            peak = std::max(peak.value_or(bytes), bytes);
+        for (const auto& [phase, bytes] : s.phasePeaks)
+            peak = std::max(peak.value_or(bytes), bytes);
+        return peak;
+    };
+    auto answer = [kind](std::optional<int64_t> peak, const char* what) {
+        if (peak && kind)
+            *kind = what;
+        return peak;
+    };
+    // The caching allocator's reserved peak is what the device really held for torch.
+    std::optional<int64_t> reserved;
+    for (const auto& s : run.memoryStats)
+        reserved = std::max(reserved.value_or(s.peakReserved), s.peakReserved);
+    if (reserved && *reserved > 0)
+        return answer(reserved, "device reserved");
+    if (const auto* device = run.memorySeries("device"))
+        if (auto peak = seriesPeak(*device))
+            return answer(peak, "device");
+    if (const auto* host = run.memorySeries("host_rss"))
+        if (auto peak = seriesPeak(*host))
+            return answer(peak, "host RSS");
+    return std::nullopt;
+}
+
+std::vector<std::string> whatTorchDid(const Run& run) {
+    std::vector<std::string> notes;
+    const auto& mode = run.setting.mode;
+    if (usesCudaGraphs(mode) && startsWith(run.probe.device, "cpu")) {
+        notes.push_back("mode " + mode +
+                        " asks for CUDA graphs, which exist only on CUDA: on CPU torch compiled "
+                        "it without them");
+    }
+    for (const auto& log : run.logs) {
+        if (startsWith(log.message, "torch skipped CUDA graphs"))
+            notes.push_back(log.message);
+    }
+    for (const auto& r : run.recompiles) {
+        if (r.limitHit) {
+            notes.push_back("hit the recompile limit (" + std::to_string(r.limit) + ") in " +
+                            r.function + ": torch runs it eagerly from then on");
+        }
+    }
+    if (mode != "eager" && mode != "default" && run.setting.backend != "inductor") {
+        notes.push_back("backend " + run.setting.backend + " ignores mode " + mode +
+                        " (the mode configures Inductor)");
+    }
+    return notes;
+}
+
+const ComparisonRow* Comparison::row(int run) const {
+    for (const auto& r : rows) {
+        if (r.run == run)
+            return &r;
+    }
+    return nullptr;
+}
+
+namespace {
+
+// Marks the best value of one column among the rows that qualify. Ties for
+// best are all marked; with fewer than two candidates, or all of them equal,
+// there is nothing to tell apart and nothing is marked.
+void markBest(std::vector<ComparisonRow>& rows, CompareColumn column,
+              const std::function<std::optional<double>(const ComparisonRow&)>& value,
+              bool higherIsBetter) {
+    std::optional<double> best, worst;
+    int candidates = 0;
+    for (const auto& r : rows) {
+        if (auto v = value(r)) {
+            ++candidates;
+            if (!best || (higherIsBetter ? *v > *best : *v < *best))
+                best = v;
+            if (!worst || (higherIsBetter ? *v < *worst : *v > *worst))
+                worst = v;
+        }
+    }
+    auto same = [](double a, double b) {
+        return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
+    };
+    if (candidates < 2 || !best || same(*worst, *best))
+        return;
+    for (auto& r : rows) {
+        auto v = value(r);
+        if (v && same(*v, *best))
+            r.best[static_cast<size_t>(column)] = true;
+    }
+}
+
+} // namespace
+
+Comparison compareRuns(const Report& report) {
+    Comparison c;
+    std::vector<WarmupAnalysis> warmups;
+    for (size_t i = 0; i < report.runs.size(); ++i) {
+        const Run& run = report.runs[i];
+        ComparisonRow row;
+        row.run = static_cast<int>(i);
+        row.label = run.setting.label();
+        row.status = run.status;
+        row.stats = computeStats(run.measuredLatencies());
+        row.graphs = static_cast<int>(run.graphs.size());
+        row.breaks = static_cast<int>(run.graphBreaks.size());
+        row.recompiles = static_cast<int>(run.recompiles.size());
+        row.error = run.error;
+        row.peakMemoryBytes = peakMemory(run, &row.memoryKind);
+        row.notes = whatTorchDid(run);
+        warmups.push_back(analyzeWarmup(run));
+        const auto& w = warmups.back();
+        if (w.band) {
+            row.warmupWallNs = w.warmupWallNs;
+            row.warmupNs = w.extraNs;
+        }
+        if (c.baseline < 0 && run.setting.mode == "eager" && run.status == RunStatus::Ok &&
+            row.stats)
+            c.baseline = row.run;
+        c.rows.push_back(std::move(row));
+    }
+
+    if (c.baseline >= 0) {
+        auto& base = c.rows[static_cast<size_t>(c.baseline)];
+        base.isBaseline = true;
+        for (auto& row : c.rows) {
+            if (row.isBaseline || !row.stats)
+                continue;
+            row.speedup = computeSpeedup(*base.stats, *row.stats);
+            const double saved = base.stats->median - row.stats->median;
+            row.saves = saved > 0;
+            if (row.warmupNs && base.warmupNs)
+                row.breakEven = breakEvenIterations(*row.warmupNs - *base.warmupNs, saved);
+        }
+    }
+
+    // Best per column, among settings that finished; the baseline has no
+    // speedup or break-even of its own and compiles nothing.
+    auto finished = [](const ComparisonRow& r) { return r.status == RunStatus::Ok; };
+    auto compiled = [&](const ComparisonRow& r) {
+        return finished(r) && !r.isBaseline &&
+               report.runs[static_cast<size_t>(r.run)].setting.mode != "eager";
+    };
+    using Value = std::optional<double>;
+    markBest(
+        c.rows, CompareColumn::Graphs,
+        [&](const ComparisonRow& r) { return compiled(r) ? Value(r.graphs) : std::nullopt; },
+        false);
+    markBest(
+        c.rows, CompareColumn::Breaks,
+        [&](const ComparisonRow& r) { return compiled(r) ? Value(r.breaks) : std::nullopt; },
+        false);
+    markBest(
+        c.rows, CompareColumn::Recompiles,
+        [&](const ComparisonRow& r) { return compiled(r) ? Value(r.recompiles) : std::nullopt; },
+        false);
+    markBest(
+        c.rows, CompareColumn::Warmup,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.warmupWallNs ? Value(static_cast<double>(*r.warmupWallNs))
+                                                 : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::Median,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.stats ? Value(r.stats->median) : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::P99,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.stats ? Value(r.stats->p99) : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::Speedup,
+        [&](const ComparisonRow& r) {
+            // A slowdown is never "best", even the smallest one.
+            return compiled(r) && r.speedup && r.speedup->value > 1 ? Value(r.speedup->value)
+                                                                    : std::nullopt;
+        },
+        true);
+    markBest(
+        c.rows, CompareColumn::BreakEven,
+        [&](const ComparisonRow& r) {
+            return compiled(r) && r.breakEven ? Value(*r.breakEven) : std::nullopt;
+        },
+        false);
+    // Host RSS and device memory are not comparable: mark only within one kind.
+    std::string memoryKind;
+    bool oneKind = true;
+    for (const auto& r : c.rows) {
+        if (!finished(r) || !r.peakMemoryBytes)
+            continue;
+        if (memoryKind.empty())
+            memoryKind = r.memoryKind;
+        oneKind &= r.memoryKind == memoryKind;
+    }
+    if (oneKind) {
+        markBest(
+            c.rows, CompareColumn::Memory,
+            [&](const ComparisonRow& r) {
+                return finished(r) && r.peakMemoryBytes
+                           ? Value(static_cast<double>(*r.peakMemoryBytes))
+                           : std::nullopt;
+            },
+            false);
+    }
+    return c;
+}
+
+} // namespace cs::core

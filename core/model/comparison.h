@@ -1,0 +1,124 @@
+// Warmup analysis of one run and the side-by-side comparison of all runs of a
+// report against eager. Pure data in, pure data out: the Compare and Warmup
+// tabs, the CLI table and the JSON/HTML writers all read these.
+// How warmup and the steady-state band are defined: docs/measuring.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/session.h"
+#include "core/model/stats.h"
+
+namespace cs::core {
+
+// The latencies a steady-state call may have: median ± halfWidth, where
+// halfWidth = max(3 × MAD, 10% of the median) over the measured calls.
+struct SteadyBand {
+    double median = 0;
+    double mad = 0; // median absolute deviation from the median (unscaled)
+    double halfWidth = 0;
+    double low = 0;
+    double high = 0;
+    bool contains(double latencyNs) const { return latencyNs >= low && latencyNs <= high; }
+};
+
+inline constexpr double kBandMads = 3.0;
+inline constexpr double kBandMinFraction = 0.10;
+// The first-calls curve shows at least this many calls (fewer if the run made fewer).
+inline constexpr int kFirstCallsShown = 20;
+
+struct WarmupCall {
+    int index = 0; // in call order, 0 = the first (compiling) call
+    int64_t latencyNs = 0;
+    int64_t wallNs = 0;
+    bool warmup = false; // the probe ran it as a warmup call (not measured)
+    bool inBand = false; // within the steady-state band
+};
+
+struct WarmupAnalysis {
+    std::optional<SteadyBand> band; // nullopt without measured calls
+    // The first calls in call order: every warmup call and the first measured
+    // ones, at least kFirstCallsShown and a few past where warmup ends.
+    std::vector<WarmupCall> curve;
+    // Call index where warmup ends: the first call whose latency is at or
+    // below the band's top. nullopt when no call gets there (or no band).
+    std::optional<int> steadyFrom;
+    // Wall time of the calls before steadyFrom (all calls when it never ends).
+    int64_t warmupWallNs = 0;
+    // What those calls cost beyond steady state: sum of (latency - steady
+    // median). This is the warmup cost break-even pays back. nullopt without a band.
+    std::optional<double> extraNs;
+    // The first call's wall time and its compile phases (torch's counters),
+    // with "other" recomputed so that the phases add up to firstCallNs.
+    int64_t firstCallNs = -1;
+    std::vector<CompilePhase> phases;
+    std::string phasesSource;
+    double phasesSeconds() const;
+    // Compile work the later warmup calls did (the probe's compile_time of
+    // scope "warmup": CUDA-graph recording, runtime autotuning, recompiles):
+    // named phases only; that scope's "other" is mostly running those calls.
+    std::vector<CompilePhase> laterPhases;
+    double laterSeconds() const;
+};
+
+WarmupAnalysis analyzeWarmup(const Run& run);
+std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs);
+
+// Columns of the comparison where one value is best.
+enum class CompareColumn {
+    Graphs,
+    Breaks,
+    Recompiles,
+    Warmup,
+    Median,
+    P99,
+    Speedup,
+    BreakEven,
+    Memory
+};
+inline constexpr size_t kCompareColumnCount = 9;
+
+struct ComparisonRow {
+    int run = -1; // index into Report::runs
+    std::string label;
+    RunStatus status = RunStatus::Pending;
+    std::optional<LatencyStats> stats; // measured calls; partial for a timeout/cancel
+    int graphs = 0;
+    int breaks = 0;
+    int recompiles = 0;
+    std::optional<int64_t> warmupWallNs; // wall time until steady state
+    std::optional<double> warmupNs;      // extra cost of the first calls until steady state
+    std::optional<Speedup> speedup;      // vs eager; nullopt without a baseline or stats
+    // Calls until the extra warmup over eager is paid back by what each call
+    // saves; nullopt = never (or not applicable: see saves and isBaseline).
+    std::optional<double> breakEven;
+    bool saves = false;      // faster per call than eager
+    bool isBaseline = false; // this row is the eager run every speedup is against
+    std::optional<int64_t> peakMemoryBytes;
+    std::string memoryKind; // "device reserved", "device", "host RSS"
+    std::optional<ErrorInfo> error;
+    // What torch actually did where it differs from what the setting asked
+    // (CUDA graphs on CPU, CUDA graphs skipped, recompile limit hit).
+    std::vector<std::string> notes;
+    std::array<bool, kCompareColumnCount> best{}; // best value of its column
+    bool isBest(CompareColumn column) const { return best[static_cast<size_t>(column)]; }
+};
+
+struct Comparison {
+    int baseline = -1;               // run index of the eager run; -1 when none measured
+    std::vector<ComparisonRow> rows; // one per run, in report order
+    const ComparisonRow* row(int run) const;
+};
+
+Comparison compareRuns(const Report& report);
+
+// The peak memory a run held, and which counter it came from.
+std::optional<int64_t> peakMemory(const Run& run, std::string* kind = nullptr);
+// Plain-words facts about what torch did with this setting (see ComparisonRow::notes).
+std::vector<std::string> whatTorchDid(const Run& run);
+
+} // namespace cs::core

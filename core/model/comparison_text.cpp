@@ -1,0 +1,142 @@
+#include "core/model/comparison_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/model/units.h"
+
+namespace cs::core {
+
+namespace {
+
+std::string format(const char* pattern, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, pattern, value);
+    return buffer;
+}
+
+std::string callsText(double calls) {
+    if (calls >= 1e6)
+        return format("%.3g", calls) + " calls";
+    return format("%.0f", calls) + (calls == 1 ? " call" : " calls");
+}
+
+} // namespace
+
+std::string speedupText(const ComparisonRow& row) {
+    if (row.isBaseline)
+        return "baseline";
+    if (!row.speedup)
+        return "—";
+    return format("%.2f×", row.speedup->value) + " (" + format("%.2f", row.speedup->low) + "–" +
+           format("%.2f", row.speedup->high) + ")";
+}
+
+std::string breakEvenText(const ComparisonRow& row) {
+    if (row.isBaseline)
+        return "baseline";
+    if (row.breakEven)
+        return callsText(*row.breakEven);
+    if (row.speedup && !row.saves)
+        return "never";
+    return "—";
+}
+
+std::string comparisonSummary(const Comparison& c) {
+    if (c.rows.empty())
+        return "Nothing has run yet.";
+    if (c.baseline < 0)
+        return "No eager run finished with measured calls, so there is nothing to compare against: "
+               "include eager to see speedups and break-even.";
+    const auto& eager = c.rows[static_cast<size_t>(c.baseline)];
+    std::string text;
+    for (const auto& row : c.rows) {
+        if (row.isBaseline || row.label == eager.label)
+            continue;
+        std::string sentence;
+        if (row.status != RunStatus::Ok && !row.stats) {
+            sentence = row.label + " did not finish (" + toString(row.status) + ")";
+            if (row.error)
+                sentence += ": " + row.error->message.substr(0, row.error->message.find('\n'));
+            if (sentence.back() != '.')
+                sentence += ".";
+        } else if (!row.speedup) {
+            continue;
+        } else {
+            const auto& sp = *row.speedup;
+            const bool faster = sp.value >= 1;
+            const double factor = faster ? sp.value : 1 / sp.value;
+            sentence = row.label + " is " + format("%.2f×", factor) +
+                       (faster ? " faster" : " slower") + " than eager per call";
+            if (!sp.significant)
+                sentence += " (within noise: the medians' 95% intervals overlap)";
+            if (row.breakEven && *row.breakEven <= 0)
+                sentence += ", and its warmup costs no more than eager's.";
+            else if (row.breakEven)
+                sentence += ", and pays back its extra warmup of " +
+                            formatDuration(*row.warmupNs - *eager.warmupNs) + " after " +
+                            callsText(*row.breakEven) + ".";
+            else if (!row.saves)
+                sentence += ": its compile never pays back.";
+            else
+                sentence += ".";
+            if (row.status != RunStatus::Ok)
+                sentence += " (" + std::string(toString(row.status)) + ": partial measurement)";
+        }
+        if (!text.empty())
+            text += " ";
+        text += sentence;
+    }
+    return text.empty() ? "Only eager ran: add a compile mode to compare." : text;
+}
+
+std::string comparisonTable(const Comparison& c) {
+    auto cell = [](const std::optional<double>& ns) {
+        return ns ? formatDuration(*ns) : std::string("—");
+    };
+    std::string out;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-13s %11s\n",
+                  "setting", "status", "graphs", "breaks", "recmp", "warmup", "median", "p99",
+                  "speedup (95% CI)", "break-even", "peak mem");
+    out += line;
+    for (const auto& r : c.rows) {
+        const std::string memory =
+            r.peakMemoryBytes ? formatBytes(static_cast<double>(*r.peakMemoryBytes)) : "—";
+        // printf pads by bytes: "×", "–" and "µ" take two or three; pad those cells by hand.
+        auto pad = [](std::string text, size_t width) {
+            size_t glyphs = 0;
+            for (unsigned char ch : text)
+                glyphs += (ch & 0xC0) != 0x80;
+            if (glyphs < width)
+                text.append(width - glyphs, ' ');
+            return text;
+        };
+        auto padLeft = [](std::string text, size_t width) {
+            size_t glyphs = 0;
+            for (unsigned char ch : text)
+                glyphs += (ch & 0xC0) != 0x80;
+            return glyphs < width ? std::string(width - glyphs, ' ') + text : text;
+        };
+        out += pad(r.label, 28) + " " + pad(toString(r.status), 9) + " " +
+               padLeft(std::to_string(r.graphs), 6) + " " + padLeft(std::to_string(r.breaks), 6) +
+               " " + padLeft(std::to_string(r.recompiles), 5) + " " +
+               padLeft(cell(r.warmupWallNs
+                                ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
+                                : std::nullopt),
+                       10) +
+               " " + padLeft(cell(r.stats ? std::optional(r.stats->median) : std::nullopt), 10) +
+               " " + padLeft(cell(r.stats ? std::optional(r.stats->p99) : std::nullopt), 10) + " " +
+               pad(speedupText(r), 22) + " " + pad(breakEvenText(r), 13) + " " +
+               padLeft(memory, 11) + "\n";
+        if (r.error && r.status != RunStatus::Ok)
+            out += "    " + r.error->kind + ": " +
+                   r.error->message.substr(0, r.error->message.find('\n')) + "\n";
+        for (const auto& note : r.notes)
+            out += "    note: " + note + "\n";
+    }
+    out += "\n" + comparisonSummary(c) + "\n";
+    return out;
+}
+
+} // namespace cs::core

@@ -1,0 +1,21 @@
+// The comparison in words: a one-paragraph verdict (Compare tab, CLI) and a
+// plain-text table (CLI). Wording of "never" and "baseline" lives here once.
+#pragma once
+
+#include <string>
+
+#include "core/model/comparison.h"
+
+namespace cs::core {
+
+// "default is 1.83× faster than eager per call (95% CI 1.71–1.95×) and pays
+// back its compile after 240 calls." One sentence per compiled setting.
+std::string comparisonSummary(const Comparison& comparison);
+
+std::string breakEvenText(const ComparisonRow& row); // "240 calls", "never", "baseline", "—"
+std::string speedupText(const ComparisonRow& row);   // "1.83× (1.71–1.95)", "baseline", "—"
+
+// A fixed-width table for a terminal, one row per setting, errors and notes below.
+std::string comparisonTable(const Comparison& comparison);
+
+} // namespace cs::core

@@ -1,0 +1,22 @@
+// Decides a run's status from how its probe process ended and what it said.
+#pragma once
+
+#include <string>
+
+#include "core/model/session.h"
+
+namespace cs::core {
+
+enum class ProcessEnd {
+    Exited,        // returned an exit code
+    Signalled,     // killed by a signal or crashed
+    FailedToStart, // the interpreter could not be started
+    TimedOut,      // we killed it at the time limit
+    Cancelled,     // we killed it at the user's request
+};
+
+// `detail`: the interpreter path for FailedToStart, the limit in seconds for
+// TimedOut, otherwise free text appended to crash messages.
+void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail = {});
+
+} // namespace cs::core

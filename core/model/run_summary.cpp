@@ -1,0 +1,32 @@
+#include "core/model/run_summary.h"
+
+#include "core/model/comparison.h"
+
+namespace cs::core {
+
+RunSummary summarizeRun(const Run& run) {
+    RunSummary s;
+    s.latency = computeStats(run.measuredLatencies());
+    int64_t warmup = 0;
+    for (const auto& it : run.iterations) {
+        if (!it.warmup)
+            continue;
+        if (s.warmupCalls == 0)
+            s.firstCallNs = it.latencyNs;
+        ++s.warmupCalls;
+        warmup += it.latencyNs;
+    }
+    if (s.warmupCalls > 0)
+        s.warmupNs = warmup;
+    if (run.firstCallNs >= 0)
+        s.firstCallNs = run.firstCallNs;
+    s.graphs = static_cast<int>(run.graphs.size());
+    s.breaks = static_cast<int>(run.graphBreaks.size());
+    s.recompiles = static_cast<int>(run.recompiles.size());
+    // The same peak the comparison shows (device reserved, device, else host RSS).
+    if (auto peak = peakMemory(run, &s.peakKind))
+        s.peakBytes = *peak;
+    return s;
+}
+
+} // namespace cs::core

@@ -1,0 +1,115 @@
+#include "core/model/session.h"
+
+namespace cs::core {
+
+std::string Setting::label() const {
+    std::string text = mode;
+    if (mode != "eager" && backend != "inductor")
+        text += "/" + backend;
+    if (mode != "eager" && dynamic != "auto")
+        text += dynamic == "true" ? " dyn" : " static";
+    if (fullgraph)
+        text += " fullgraph";
+    if (autocast != "none")
+        text += " " + autocast;
+    if (warmCache)
+        text += " warm";
+    return text;
+}
+
+const char* toString(RunStatus status) {
+    switch (status) {
+    case RunStatus::Pending:
+        return "pending";
+    case RunStatus::Running:
+        return "running";
+    case RunStatus::Ok:
+        return "ok";
+    case RunStatus::Failed:
+        return "failed";
+    case RunStatus::Cancelled:
+        return "cancelled";
+    case RunStatus::Crashed:
+        return "crashed";
+    case RunStatus::Timeout:
+        return "timeout";
+    }
+    return "unknown";
+}
+
+std::optional<RunStatus> runStatusFromString(const std::string& text) {
+    for (auto status : {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
+                        RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout}) {
+        if (text == toString(status))
+            return status;
+    }
+    return std::nullopt;
+}
+
+const SourceFrame* GraphBreak::location() const {
+    if (userFrame >= 0 && userFrame < static_cast<int>(frames.size()))
+        return &frames[static_cast<size_t>(userFrame)];
+    return frames.empty() ? nullptr : &frames.back();
+}
+
+bool Run::finished() const {
+    return status != RunStatus::Pending && status != RunStatus::Running;
+}
+
+std::vector<int64_t> Run::measuredLatencies() const {
+    std::vector<int64_t> out;
+    out.reserve(iterations.size());
+    for (const auto& it : iterations) {
+        if (!it.warmup)
+            out.push_back(it.latencyNs);
+    }
+    return out;
+}
+
+std::vector<int64_t> Run::warmupLatencies() const {
+    std::vector<int64_t> out;
+    for (const auto& it : iterations) {
+        if (it.warmup)
+            out.push_back(it.latencyNs);
+    }
+    return out;
+}
+
+const PhaseSpan* Run::phase(const std::string& name) const {
+    for (const auto& span : phases) {
+        if (span.name == name)
+            return &span;
+    }
+    return nullptr;
+}
+
+const MemorySeries* Run::memorySeries(const std::string& kind) const {
+    for (const auto& series : memory) {
+        if (series.kind == kind)
+            return &series;
+    }
+    return nullptr;
+}
+
+void Report::deriveFromRuns() {
+    for (const auto& run : runs) {
+        if (!run.sawHello)
+            continue;
+        environment.python = run.probe.python;
+        environment.torch = run.probe.torch;
+        environment.cuda = run.probe.cuda;
+        environment.device = run.probe.deviceName.empty() ? run.probe.device : run.probe.deviceName;
+        environment.cpu = run.probe.cpu;
+        environment.host = run.probe.host;
+        environment.platform = run.probe.platform;
+        break;
+    }
+    for (const auto& run : runs) {
+        if (!run.model.spec.empty()) {
+            model = run.model;
+            break;
+        }
+    }
+}
+
+} // namespace cs::core

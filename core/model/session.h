@@ -1,0 +1,304 @@
+// The session model: plain data for settings, runs and reports. No Qt here;
+// widgets adapt these structs, writers serialise them, the parser fills them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/advice/advice_options.h"
+
+namespace cs::core {
+
+// How one probe process compiles and measures the model.
+struct Setting {
+    std::string mode =
+        "default"; // eager, default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs
+    std::string backend = "inductor"; // inductor, aot_eager, eager
+    std::string dynamic = "auto";     // auto, true, false
+    bool fullgraph = false;
+    std::string device = "auto";   // auto, cpu, cuda
+    std::string autocast = "none"; // none, bf16, fp16
+    int warmup = 5;
+    int iters = 100;
+    bool sweep = false;
+    bool warmCache = false;
+
+    // Short name shown in legends and tables: "eager", "default", "max-autotune/aot_eager".
+    std::string label() const;
+    bool operator==(const Setting&) const = default;
+};
+
+enum class RunStatus { Pending, Running, Ok, Failed, Cancelled, Crashed, Timeout };
+const char* toString(RunStatus status);
+std::optional<RunStatus> runStatusFromString(const std::string& text);
+
+struct ErrorInfo {
+    std::string kind;
+    std::string message;
+    std::string traceback;
+    bool operator==(const ErrorInfo&) const = default;
+};
+
+struct PhaseSpan {
+    std::string name;
+    int64_t beginNs = -1;
+    int64_t endNs = -1; // -1 while open, or when the probe died inside it
+    bool operator==(const PhaseSpan&) const = default;
+};
+
+struct Iteration {
+    int index = 0;
+    int64_t latencyNs = 0;
+    int64_t wallNs = 0;
+    int64_t tNs = 0; // when the probe reported it
+    bool warmup = false;
+    bool firstCall = false;
+    bool operator==(const Iteration&) const = default;
+};
+
+struct SourceFrame {
+    std::string file;
+    int line = 0;
+    std::string function;
+    std::string code;
+    bool user = true; // false for torch or library frames
+    bool operator==(const SourceFrame&) const = default;
+};
+
+struct GraphNode {
+    std::string name;
+    std::string op; // placeholder, call_function, call_method, call_module, get_attr, output
+    std::string target;
+    std::string shape;
+    std::string dtype;
+    std::string file;
+    int line = 0;
+    std::string module;
+    std::vector<std::string> inputs;
+    bool operator==(const GraphNode&) const = default;
+};
+
+struct Graph {
+    int index = 0;
+    std::string compileId;
+    std::string function;
+    std::string file;
+    int line = 0;
+    std::vector<GraphNode> nodes;
+    bool operator==(const Graph&) const = default;
+};
+
+struct GraphBreak {
+    int index = 0;
+    std::string reason;
+    std::string gbType;
+    std::vector<SourceFrame> frames; // innermost last
+    int userFrame = -1;              // index into frames, -1 when none is user code
+    int graphBefore = -1;
+    int graphAfter = -1;
+    bool operator==(const GraphBreak&) const = default;
+    // The frame to show: the innermost user frame, else the innermost frame.
+    const SourceFrame* location() const;
+};
+
+struct Recompile {
+    std::string function;
+    std::string reason;
+    int cacheSize = 0;
+    std::string inputShapes;
+    bool limitHit = false; // torch hit the recompile limit and fell back to eager
+    int limit = 0;
+    bool operator==(const Recompile&) const = default;
+};
+
+struct CompilePhase {
+    std::string name;
+    double seconds = 0;
+    bool operator==(const CompilePhase&) const = default;
+};
+
+struct MemorySeries {
+    std::string kind;                                 // host_rss, device
+    std::vector<std::pair<int64_t, int64_t>> samples; // (t_ns, bytes)
+    std::map<std::string, int64_t> phasePeaks;
+    // device (CUPTI) only: bytes held before collection began, frees of unknown
+    // addresses, records lost (docs/cupti.md).
+    int64_t baseline = 0;
+    int64_t unknownFrees = 0;
+    int64_t dropped = 0;
+    bool operator==(const MemorySeries&) const = default;
+};
+
+struct MemoryStats {
+    std::string phase;
+    std::string edge;
+    int64_t allocated = 0;
+    int64_t reserved = 0;
+    int64_t peakAllocated = 0;
+    int64_t peakReserved = 0;
+    bool operator==(const MemoryStats&) const = default;
+};
+
+struct KernelStat {
+    std::string name;
+    int64_t count = 0;
+    int64_t totalNs = 0;
+    int64_t meanNs = 0;
+    bool operator==(const KernelStat&) const = default;
+};
+
+struct KernelSummary {
+    bool present = false;
+    int iterations = 0;
+    double launchesPerIter = 0;
+    double gpuNsPerIter = 0;
+    double busyFraction = 0;
+    std::vector<KernelStat> top;
+    int64_t memcpyCount = 0;
+    int64_t memcpyBytes = 0;
+    int64_t memcpyNs = 0;
+    int64_t dropped = 0;
+    // Also from kernel_summary (docs/cupti.md); zero when the probe did not say.
+    double kernelsPerIter = 0;
+    int64_t memsetCount = 0;
+    int64_t memsetBytes = 0;
+    int64_t memsetNs = 0;
+    std::map<std::string, int64_t> memcpyBytesByKind; // htod, dtoh, dtod, ...
+    int64_t windowNs = 0;      // wall time of the measure phase; 0: no phase marks reached CUPTI
+    int64_t kernelRecords = 0; // kernel records of the whole run
+    int64_t untimed = 0;       // GPU records without timestamps, left out
+    std::string note;
+    bool operator==(const KernelSummary&) const = default;
+};
+
+// One kernel, memcpy or memset on a GPU stream, from the gpu_trace event.
+struct GpuSlice {
+    enum Kind { Kernel = 1, Memcpy = 2, Memset = 3 }; // the collector's record kinds
+    int kind = Kernel;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    int64_t stream = 0;
+    std::string name; // kernel name; "memcpy htod", "memset"
+    int64_t bytes = 0;
+    bool operator==(const GpuSlice&) const = default;
+};
+
+struct LogLine {
+    int64_t tNs = 0;
+    std::string level;
+    std::string message;
+    bool operator==(const LogLine&) const = default;
+};
+
+// A line of the event stream that could not be used.
+struct ParseProblem {
+    int64_t line = 0;
+    std::string message;
+    bool operator==(const ParseProblem&) const = default;
+};
+
+// Facts from the probe's hello: what ran where.
+struct ProbeInfo {
+    int protocol = 0;
+    std::string probeVersion;
+    std::string python;
+    std::string pythonExecutable;
+    std::string torch;
+    std::string cuda;
+    std::string device;
+    std::string deviceName;
+    std::string cpu;
+    std::string host;
+    std::string platform;
+    bool operator==(const ProbeInfo&) const = default;
+};
+
+struct ModelInfo {
+    std::string spec;
+    std::string file;
+    std::string name;
+    int64_t parameters = 0;
+    std::vector<std::string> inputs; // "float32[32, 512]"
+    bool operator==(const ModelInfo&) const = default;
+};
+
+// One setting's probe process and everything it reported.
+struct Run {
+    Setting setting;
+    RunStatus status = RunStatus::Pending;
+    std::optional<ErrorInfo> error;
+    std::optional<int> exitCode;
+    ProbeInfo probe;
+    ModelInfo model;
+    bool sawHello = false;
+    bool sawDone = false;
+    std::string doneStatus;
+    int64_t firstEventNs = -1;
+    int64_t lastEventNs = -1;
+    std::vector<PhaseSpan> phases;
+    std::vector<Iteration> iterations;
+    int64_t harnessOverheadNs = -1;
+    std::vector<Graph> graphs;
+    std::vector<GraphBreak> graphBreaks;
+    std::vector<Recompile> recompiles;
+    std::vector<CompilePhase> compilePhases;
+    int64_t firstCallNs = -1;
+    std::string compilePhasesSource;
+    // A second compile_time (scope "warmup"): compile work done by the later
+    // warmup calls (CUDA-graph recording, runtime autotuning, recompiles),
+    // splitting those calls' wall time the same way.
+    std::vector<CompilePhase> warmupCompilePhases;
+    int64_t warmupCompileNs = -1;
+    std::vector<MemorySeries> memory;
+    std::vector<MemoryStats> memoryStats;
+    KernelSummary kernels;
+    std::string cuptiMessage;
+    bool cuptiActive = false;
+    std::vector<GpuSlice> gpuTrace; // time order; capped by the probe
+    int64_t gpuTraceTruncated = 0;  // records of the phase left out by the cap
+    std::string gpuTracePhase;      // the phase the records come from ("measure")
+    std::vector<LogLine> logs;
+    std::string console; // the probe's stderr: the model's prints, torch's warnings
+    std::vector<ParseProblem> parseProblems;
+    std::vector<nlohmann::json> unknownEvents; // kept, never fatal
+
+    bool finished() const;
+    std::vector<int64_t> measuredLatencies() const;
+    std::vector<int64_t> warmupLatencies() const;
+    const PhaseSpan* phase(const std::string& name) const;
+    const MemorySeries* memorySeries(const std::string& kind) const;
+    bool operator==(const Run&) const = default;
+};
+
+struct Environment {
+    std::string python;
+    std::string torch;
+    std::string cuda;
+    std::string device;
+    std::string cpu;
+    std::string host;
+    std::string platform;
+    bool operator==(const Environment&) const = default;
+};
+
+struct Report {
+    int version =
+        2; // the format version it was read from; a new report has the current one (kReportVersion)
+    std::string generator;
+    std::string created; // ISO 8601 UTC
+    ModelInfo model;
+    Environment environment;
+    std::vector<Run> runs;
+    AdviceOptions adviceOptions; // what the user told the advice rules (advice.h)
+    bool operator==(const Report&) const = default;
+
+    // Fill environment and model from the first run that said hello.
+    void deriveFromRuns();
+};
+
+} // namespace cs::core

@@ -1,0 +1,46 @@
+#include "core/model/units.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace cs::core {
+
+namespace {
+
+std::string withPrecision(double value, const char* unit) {
+    char buffer[64];
+    const double magnitude = std::fabs(value);
+    const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
+    std::snprintf(buffer, sizeof buffer, "%.*f %s", decimals, value, unit);
+    return buffer;
+}
+
+} // namespace
+
+std::string formatDuration(double ns) {
+    const double magnitude = std::fabs(ns);
+    if (magnitude == 0)
+        return "0";
+    if (magnitude < 1e3)
+        return withPrecision(ns, "ns");
+    if (magnitude < 1e6)
+        return withPrecision(ns / 1e3, "µs");
+    if (magnitude < 1e9)
+        return withPrecision(ns / 1e6, "ms");
+    return withPrecision(ns / 1e9, "s");
+}
+
+std::string formatBytes(double bytes) {
+    const double magnitude = std::fabs(bytes);
+    if (magnitude == 0)
+        return "0";
+    if (magnitude < 1024)
+        return withPrecision(bytes, "B");
+    if (magnitude < 1024.0 * 1024)
+        return withPrecision(bytes / 1024, "KiB");
+    if (magnitude < 1024.0 * 1024 * 1024)
+        return withPrecision(bytes / (1024.0 * 1024), "MiB");
+    return withPrecision(bytes / (1024.0 * 1024 * 1024), "GiB");
+}
+
+} // namespace cs::core

@@ -1,0 +1,12 @@
+// Human units for durations and sizes, shared by tables, charts and reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cs::core {
+
+std::string formatDuration(double ns); // "812 ns", "3.41 µs", "1.20 ms", "19.5 s"
+std::string formatBytes(double bytes); // "512 B", "3.2 KiB", "1.50 GiB"
+
+} // namespace cs::core

@@ -1,0 +1,299 @@
+#include "core/report/report_from_json.h"
+
+#include <cmath>
+#include <map>
+
+#include "core/report/json_lenient.h"
+#include "core/report/report_gpu_fields.h"
+#include "core/report/report_json.h"
+
+namespace cs::core {
+
+using nlohmann::json;
+
+namespace {
+
+const json& emptyArray() {
+    static const json empty = json::array();
+    return empty;
+}
+
+const json& emptyObject() {
+    static const json empty = json::object();
+    return empty;
+}
+
+// j[key] when j is an object holding an array there, else an empty array:
+// a hand-edited report with the wrong types must not throw.
+const json& arrayAt(const json& j, const char* key) {
+    if (!j.is_object())
+        return emptyArray();
+    auto it = j.find(key);
+    return it != j.end() && it->is_array() ? *it : emptyArray();
+}
+
+const json& objectAt(const json& j, const char* key) {
+    if (!j.is_object())
+        return emptyObject();
+    auto it = j.find(key);
+    return it != j.end() && it->is_object() ? *it : emptyObject();
+}
+
+SourceFrame frameFromJson(const json& j) {
+    return {lenientValue<std::string>(j, "file", ""), lenientValue<int>(j, "line", 0),
+            lenientValue<std::string>(j, "function", ""), lenientValue<std::string>(j, "code", ""),
+            lenientValue<bool>(j, "user", true)};
+}
+
+GraphBreak breakFromJson(const json& b) {
+    GraphBreak br;
+    br.index = lenientValue<int>(b, "index", 0);
+    br.reason = lenientValue<std::string>(b, "reason", "");
+    br.gbType = lenientValue<std::string>(b, "gb_type", "");
+    for (const auto& f : arrayAt(b, "frames"))
+        br.frames.push_back(frameFromJson(f));
+    br.userFrame = lenientValue<int>(b, "user_frame", -1);
+    br.graphBefore = lenientValue<int>(b, "graph_before", -1);
+    br.graphAfter = lenientValue<int>(b, "graph_after", -1);
+    return br;
+}
+
+void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::string>& warnings,
+                 const std::string& where) {
+    const json& latency = objectAt(j, "latency");
+    run.harnessOverheadNs = lenientValue<int64_t>(latency, "harness_overhead_ns", -1);
+    if (latency.contains("iterations")) {
+        // Streamed elements arrive in parts; a DOM-only caller leaves them in place.
+        for (const auto& it : arrayAt(latency, "iterations")) {
+            if (it.is_object())
+                parts.iterations.push_back(iterationFromJson(it));
+        }
+        run.iterations = std::move(parts.iterations);
+        return;
+    }
+    // Only the sample arrays: rebuild the iterations from them.
+    int index = 0;
+    for (auto ns : lenientValue<std::vector<int64_t>>(latency, "warmup_ns", {}))
+        run.iterations.push_back({index++, ns, ns, 0, true, index == 1});
+    for (auto ns : lenientValue<std::vector<int64_t>>(latency, "samples_ns", {}))
+        run.iterations.push_back({index++, ns, ns, 0, false, false});
+    if (!latency.contains("samples_ns"))
+        warnings.push_back(where + ": no latency samples");
+}
+
+void readCompilePhases(Run& run, const json& j) {
+    const json& compile = objectAt(j, "compile_phases");
+    for (const auto& p : arrayAt(compile, "phases")) {
+        // Version 2 writes integer "ns"; version 1 wrote float "seconds".
+        double seconds = lenientValue<double>(p, "seconds", 0);
+        if (p.is_object() && p.contains("ns"))
+            seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
+        run.compilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
+    }
+    run.firstCallNs = lenientValue<int64_t>(compile, "first_call_ns", -1);
+    run.compilePhasesSource = lenientValue<std::string>(compile, "source", "");
+    // Compile work of later warmup calls (compile_time scope "warmup"), when there was any.
+    if (auto later = compile.find("later_warmup"); later != compile.end() && later->is_object()) {
+        for (const auto& p : arrayAt(*later, "phases")) {
+            const double seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
+            run.warmupCompilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
+        }
+        run.warmupCompileNs = lenientValue<int64_t>(*later, "wall_ns", -1);
+    }
+}
+
+void readMemory(Run& run, const json& j) {
+    const json& memory = objectAt(j, "memory");
+    for (const auto& m : arrayAt(memory, "series")) {
+        MemorySeries series;
+        series.kind = lenientValue<std::string>(m, "kind", "");
+        for (const auto& s : arrayAt(m, "samples")) {
+            if (s.is_array() && s.size() >= 2 && s[0].is_number() && s[1].is_number())
+                series.samples.emplace_back(s[0].get<int64_t>(), s[1].get<int64_t>());
+        }
+        series.phasePeaks = lenientValue<std::map<std::string, int64_t>>(m, "phase_peaks", {});
+        run.memory.push_back(std::move(series));
+    }
+    for (const auto& s : arrayAt(memory, "stats")) {
+        run.memoryStats.push_back(
+            {lenientValue<std::string>(s, "phase", ""), lenientValue<std::string>(s, "edge", ""),
+             lenientValue<int64_t>(s, "allocated", 0), lenientValue<int64_t>(s, "reserved", 0),
+             lenientValue<int64_t>(s, "peak_allocated", 0),
+             lenientValue<int64_t>(s, "peak_reserved", 0)});
+    }
+    const json& cupti = objectAt(memory, "cupti");
+    run.cuptiActive = lenientValue<bool>(cupti, "active", false);
+    run.cuptiMessage = lenientValue<std::string>(cupti, "message", "");
+}
+
+void readKernels(Run& run, const json& j) {
+    auto k = j.find("kernels");
+    if (k == j.end() || !k->is_object())
+        return;
+    KernelSummary& ks = run.kernels;
+    ks.present = true;
+    ks.iterations = lenientValue<int>(*k, "iterations", 0);
+    ks.launchesPerIter = lenientValue<double>(*k, "launches_per_iter", 0);
+    ks.gpuNsPerIter = lenientValue<double>(*k, "gpu_ns_per_iter", 0);
+    ks.busyFraction = lenientValue<double>(*k, "busy_fraction", 0);
+    ks.dropped = lenientValue<int64_t>(*k, "dropped", 0);
+    for (const auto& t : arrayAt(*k, "top"))
+        ks.top.push_back(
+            {lenientValue<std::string>(t, "name", ""), lenientValue<int64_t>(t, "count", 0),
+             lenientValue<int64_t>(t, "total_ns", 0), lenientValue<int64_t>(t, "mean_ns", 0)});
+    const json& memcpy = objectAt(*k, "memcpy");
+    ks.memcpyCount = lenientValue<int64_t>(memcpy, "count", 0);
+    ks.memcpyBytes = lenientValue<int64_t>(memcpy, "bytes", 0);
+    ks.memcpyNs = lenientValue<int64_t>(memcpy, "total_ns", 0);
+}
+
+} // namespace
+
+Setting settingFromJson(const json& j) {
+    Setting s;
+    s.mode = lenientValue<std::string>(j, "mode", s.mode);
+    s.backend = lenientValue<std::string>(j, "backend", s.backend);
+    s.dynamic = lenientValue<std::string>(j, "dynamic", s.dynamic);
+    s.fullgraph = lenientValue<bool>(j, "fullgraph", s.fullgraph);
+    s.device = lenientValue<std::string>(j, "device", s.device);
+    s.autocast = lenientValue<std::string>(j, "autocast", s.autocast);
+    s.warmup = lenientValue<int>(j, "warmup", s.warmup);
+    s.iters = lenientValue<int>(j, "iters", s.iters);
+    s.sweep = lenientValue<bool>(j, "sweep", s.sweep);
+    s.warmCache = lenientValue<bool>(j, "warm_cache", s.warmCache);
+    return s;
+}
+
+Iteration iterationFromJson(const json& it) {
+    return {lenientValue<int>(it, "index", 0),       lenientValue<int64_t>(it, "latency_ns", 0),
+            lenientValue<int64_t>(it, "wall_ns", 0), lenientValue<int64_t>(it, "t_ns", 0),
+            lenientValue<bool>(it, "warmup", false), lenientValue<bool>(it, "first_call", false)};
+}
+
+Graph graphFromJson(const json& g) {
+    Graph graph;
+    graph.index = lenientValue<int>(g, "index", 0);
+    graph.compileId = lenientValue<std::string>(g, "compile_id", "");
+    graph.function = lenientValue<std::string>(g, "function", "");
+    graph.file = lenientValue<std::string>(g, "file", "");
+    graph.line = lenientValue<int>(g, "line", 0);
+    for (const auto& n : arrayAt(g, "nodes")) {
+        graph.nodes.push_back(
+            {lenientValue<std::string>(n, "name", ""), lenientValue<std::string>(n, "op", ""),
+             lenientValue<std::string>(n, "target", ""), lenientValue<std::string>(n, "shape", ""),
+             lenientValue<std::string>(n, "dtype", ""), lenientValue<std::string>(n, "file", ""),
+             lenientValue<int>(n, "line", 0), lenientValue<std::string>(n, "module", ""),
+             lenientValue<std::vector<std::string>>(n, "inputs", {})});
+    }
+    return graph;
+}
+
+ModelInfo modelFromJson(const json& j) {
+    ModelInfo m;
+    m.spec = lenientValue<std::string>(j, "spec", "");
+    m.file = lenientValue<std::string>(j, "file", "");
+    m.name = lenientValue<std::string>(j, "name", "");
+    m.parameters = lenientValue<int64_t>(j, "parameters", 0);
+    m.inputs = lenientValue<std::vector<std::string>>(j, "inputs", {});
+    return m;
+}
+
+Environment environmentFromJson(const json& env) {
+    return {
+        lenientValue<std::string>(env, "python", ""),  lenientValue<std::string>(env, "torch", ""),
+        lenientValue<std::string>(env, "cuda", ""),    lenientValue<std::string>(env, "device", ""),
+        lenientValue<std::string>(env, "cpu", ""),     lenientValue<std::string>(env, "host", ""),
+        lenientValue<std::string>(env, "platform", "")};
+}
+
+Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warnings, size_t number) {
+    Run run;
+    const std::string where = "run " + std::to_string(number);
+    run.setting = settingFromJson(objectAt(j, "setting"));
+    const auto statusText = lenientValue<std::string>(j, "status", "");
+    if (auto status = runStatusFromString(statusText)) {
+        run.status = *status;
+    } else {
+        run.status = RunStatus::Failed;
+        warnings.push_back(where + ": unknown status \"" + statusText + "\", shown as failed");
+    }
+    if (auto e = j.find("error"); e != j.end() && e->is_object()) {
+        run.error = ErrorInfo{lenientValue<std::string>(*e, "kind", ""),
+                              lenientValue<std::string>(*e, "message", ""),
+                              lenientValue<std::string>(*e, "traceback", "")};
+    }
+    if (auto c = j.find("exit_code"); c != j.end() && c->is_number_integer())
+        run.exitCode = lenientValue<int>(j, "exit_code", 0);
+    const json& p = objectAt(j, "probe");
+    ProbeInfo& pi = run.probe;
+    pi.protocol = lenientValue<int>(p, "protocol", 0);
+    pi.probeVersion = lenientValue<std::string>(p, "probe_version", "");
+    pi.python = lenientValue<std::string>(p, "python", "");
+    pi.pythonExecutable = lenientValue<std::string>(p, "python_executable", "");
+    pi.torch = lenientValue<std::string>(p, "torch", "");
+    pi.cuda = lenientValue<std::string>(p, "cuda", "");
+    pi.device = lenientValue<std::string>(p, "device", "");
+    pi.deviceName = lenientValue<std::string>(p, "device_name", "");
+    pi.cpu = lenientValue<std::string>(p, "cpu", "");
+    pi.host = lenientValue<std::string>(p, "host", "");
+    pi.platform = lenientValue<std::string>(p, "platform", "");
+    run.model = modelFromJson(objectAt(j, "model"));
+    const json& s = objectAt(j, "stream");
+    run.sawHello = lenientValue<bool>(s, "hello", false);
+    run.sawDone = lenientValue<bool>(s, "done", false);
+    run.doneStatus = lenientValue<std::string>(s, "done_status", "");
+    run.firstEventNs = lenientValue<int64_t>(s, "first_t_ns", -1);
+    run.lastEventNs = lenientValue<int64_t>(s, "last_t_ns", -1);
+    for (const auto& ph : arrayAt(j, "phases"))
+        run.phases.push_back({lenientValue<std::string>(ph, "name", ""),
+                              lenientValue<int64_t>(ph, "begin_ns", -1),
+                              lenientValue<int64_t>(ph, "end_ns", -1)});
+
+    readLatency(run, j, parts, warnings, where);
+    for (const auto& g : arrayAt(j, "graphs")) {
+        if (g.is_object())
+            parts.graphs.push_back(graphFromJson(g));
+    }
+    run.graphs = std::move(parts.graphs);
+    for (const auto& b : arrayAt(j, "graph_breaks"))
+        run.graphBreaks.push_back(breakFromJson(b));
+    for (const auto& r : arrayAt(j, "recompiles")) {
+        run.recompiles.push_back(
+            {lenientValue<std::string>(r, "function", ""),
+             lenientValue<std::string>(r, "reason", ""), lenientValue<int>(r, "cache_size", 0),
+             lenientValue<std::string>(r, "input_shapes", ""),
+             lenientValue<bool>(r, "limit_hit", false), lenientValue<int>(r, "limit", 0)});
+    }
+    readCompilePhases(run, j);
+    readMemory(run, j);
+    readKernels(run, j);
+    readGpuFields(j, run, warnings, where); // report_gpu_fields.cpp: device bookkeeping, gpu_trace
+    for (const auto& l : arrayAt(j, "logs"))
+        run.logs.push_back({lenientValue<int64_t>(l, "t_ns", 0),
+                            lenientValue<std::string>(l, "level", ""),
+                            lenientValue<std::string>(l, "message", "")});
+    run.console = lenientValue<std::string>(j, "console", "");
+    for (const auto& pp : arrayAt(j, "parse_problems"))
+        run.parseProblems.push_back(
+            {lenientValue<int64_t>(pp, "line", 0), lenientValue<std::string>(pp, "message", "")});
+    const json& unknown = arrayAt(j, "unknown_events");
+    run.unknownEvents.assign(unknown.begin(), unknown.end());
+    return run;
+}
+
+const std::vector<std::string>& reportFieldNames() {
+    static const std::vector<std::string> names{"format", "version",     "generator", "created",
+                                                "model",  "environment", "runs"};
+    return names;
+}
+
+const std::vector<std::string>& runFieldNames() {
+    static const std::vector<std::string> names{
+        "label",   "setting",      "status",     "error",          "exit_code",
+        "probe",   "model",        "stream",     "phases",         "latency",
+        "graphs",  "graph_breaks", "recompiles", "compile_phases", "memory",
+        "kernels", "logs",         "console",    "parse_problems", "unknown_events"};
+    return names;
+}
+
+} // namespace cs::core

@@ -1,0 +1,287 @@
+#include "core/report/report_json.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/advice/advice_json.h"
+#include "core/model/stats.h"
+#include "core/report/comparison_json.h"
+#include "core/report/report_gpu_fields.h"
+
+namespace cs::core {
+
+using nlohmann::json;
+
+namespace {
+
+// Durations are integer ns in the file (format version 2): derived statistics
+// such as the mean are rounded to the nearest ns.
+int64_t ns(double value) {
+    return static_cast<int64_t>(std::llround(value));
+}
+
+json statsToJson(const std::vector<int64_t>& samples) {
+    auto stats = computeStats(samples);
+    if (!stats)
+        return nullptr;
+    return {{"count", stats->count},
+            {"min_ns", ns(stats->min)},
+            {"max_ns", ns(stats->max)},
+            {"mean_ns", ns(stats->mean)},
+            {"median_ns", ns(stats->median)},
+            {"p90_ns", ns(stats->p90)},
+            {"p99_ns", ns(stats->p99)},
+            {"std_ns", ns(stats->std)},
+            {"median_ci95_ns", {ns(stats->medianCiLow), ns(stats->medianCiHigh)}},
+            {"q1_ns", ns(stats->q1)},
+            {"q3_ns", ns(stats->q3)},
+            {"outliers", stats->outliers}};
+}
+
+json frameToJson(const SourceFrame& f) {
+    return {{"file", f.file},
+            {"line", f.line},
+            {"function", f.function},
+            {"code", f.code},
+            {"user", f.user}};
+}
+
+json breakToJson(const GraphBreak& b) {
+    json frames = json::array();
+    for (const auto& f : b.frames)
+        frames.push_back(frameToJson(f));
+    return {{"index", b.index},           {"reason", b.reason},
+            {"gb_type", b.gbType},        {"frames", frames},
+            {"user_frame", b.userFrame},  {"graph_before", b.graphBefore},
+            {"graph_after", b.graphAfter}};
+}
+
+json graphToJson(const Graph& g) {
+    json nodes = json::array();
+    for (const auto& n : g.nodes) {
+        nodes.push_back({{"name", n.name},
+                         {"op", n.op},
+                         {"target", n.target},
+                         {"shape", n.shape},
+                         {"dtype", n.dtype},
+                         {"file", n.file},
+                         {"line", n.line},
+                         {"module", n.module},
+                         {"inputs", n.inputs}});
+    }
+    return {{"index", g.index},       {"compile_id", g.compileId},
+            {"function", g.function}, {"file", g.file},
+            {"line", g.line},         {"nodes", nodes}};
+}
+
+json modelToJson(const ModelInfo& m) {
+    return {{"spec", m.spec},
+            {"file", m.file},
+            {"name", m.name},
+            {"parameters", m.parameters},
+            {"inputs", m.inputs}};
+}
+
+json kernelsToJson(const KernelSummary& k) {
+    if (!k.present)
+        return nullptr;
+    json top = json::array();
+    for (const auto& t : k.top)
+        top.push_back(
+            {{"name", t.name}, {"count", t.count}, {"total_ns", t.totalNs}, {"mean_ns", t.meanNs}});
+    return {
+        {"iterations", k.iterations},
+        {"launches_per_iter", k.launchesPerIter},
+        {"gpu_ns_per_iter", ns(k.gpuNsPerIter)},
+        {"busy_fraction", k.busyFraction},
+        {"top", top},
+        {"memcpy", {{"count", k.memcpyCount}, {"bytes", k.memcpyBytes}, {"total_ns", k.memcpyNs}}},
+        {"dropped", k.dropped}};
+}
+
+} // namespace
+
+json settingToJson(const Setting& s) {
+    return {{"mode", s.mode},           {"backend", s.backend}, {"dynamic", s.dynamic},
+            {"fullgraph", s.fullgraph}, {"device", s.device},   {"autocast", s.autocast},
+            {"warmup", s.warmup},       {"iters", s.iters},     {"sweep", s.sweep},
+            {"warm_cache", s.warmCache}};
+}
+
+json runToJson(const Run& run) {
+    json j;
+    j["label"] = run.setting.label();
+    j["setting"] = settingToJson(run.setting);
+    j["status"] = toString(run.status);
+    j["error"] = run.error ? json{{"kind", run.error->kind},
+                                  {"message", run.error->message},
+                                  {"traceback", run.error->traceback}}
+                           : json(nullptr);
+    j["exit_code"] = run.exitCode ? json(*run.exitCode) : json(nullptr);
+    j["probe"] = {
+        {"protocol", run.probe.protocol}, {"probe_version", run.probe.probeVersion},
+        {"python", run.probe.python},     {"python_executable", run.probe.pythonExecutable},
+        {"torch", run.probe.torch},       {"cuda", run.probe.cuda},
+        {"device", run.probe.device},     {"device_name", run.probe.deviceName},
+        {"cpu", run.probe.cpu},           {"host", run.probe.host},
+        {"platform", run.probe.platform}};
+    j["model"] = modelToJson(run.model);
+    j["stream"] = {{"hello", run.sawHello},
+                   {"done", run.sawDone},
+                   {"done_status", run.doneStatus},
+                   {"first_t_ns", run.firstEventNs},
+                   {"last_t_ns", run.lastEventNs}};
+
+    json phases = json::array();
+    for (const auto& p : run.phases)
+        phases.push_back({{"name", p.name}, {"begin_ns", p.beginNs}, {"end_ns", p.endNs}});
+    j["phases"] = phases;
+
+    json iterations = json::array();
+    for (const auto& it : run.iterations) {
+        iterations.push_back({{"index", it.index},
+                              {"latency_ns", it.latencyNs},
+                              {"wall_ns", it.wallNs},
+                              {"t_ns", it.tNs},
+                              {"warmup", it.warmup},
+                              {"first_call", it.firstCall}});
+    }
+    const auto measured = run.measuredLatencies();
+    j["latency"] = {{"samples_ns", measured},
+                    {"warmup_ns", run.warmupLatencies()},
+                    {"iterations", iterations},
+                    {"harness_overhead_ns", run.harnessOverheadNs},
+                    {"stats", statsToJson(measured)}};
+
+    json graphs = json::array();
+    for (const auto& g : run.graphs)
+        graphs.push_back(graphToJson(g));
+    j["graphs"] = graphs;
+    json breaks = json::array();
+    for (const auto& b : run.graphBreaks)
+        breaks.push_back(breakToJson(b));
+    j["graph_breaks"] = breaks;
+    json recompiles = json::array();
+    for (const auto& r : run.recompiles) {
+        recompiles.push_back({{"function", r.function},
+                              {"reason", r.reason},
+                              {"cache_size", r.cacheSize},
+                              {"input_shapes", r.inputShapes},
+                              {"limit_hit", r.limitHit},
+                              {"limit", r.limit}});
+    }
+    j["recompiles"] = recompiles;
+
+    json compilePhases = json::array();
+    for (const auto& p : run.compilePhases)
+        compilePhases.push_back({{"name", p.name}, {"ns", ns(p.seconds * 1e9)}});
+    j["compile_phases"] = {{"phases", compilePhases},
+                           {"first_call_ns", run.firstCallNs},
+                           {"source", run.compilePhasesSource}};
+    if (run.warmupCompileNs >= 0) {
+        json later = json::array();
+        for (const auto& p : run.warmupCompilePhases)
+            later.push_back({{"name", p.name}, {"ns", ns(p.seconds * 1e9)}});
+        j["compile_phases"]["later_warmup"] = {{"phases", later}, {"wall_ns", run.warmupCompileNs}};
+    }
+    // Derived (docs/measuring.md); recomputed from the iterations on read.
+    j["warmup"] = warmupToJson(analyzeWarmup(run));
+
+    json series = json::array();
+    for (const auto& m : run.memory) {
+        json samples = json::array();
+        for (const auto& [t, bytes] : m.samples)
+            samples.push_back({t, bytes});
+        series.push_back({{"kind", m.kind}, {"samples", samples}, {"phase_peaks", m.phasePeaks}});
+    }
+    json memStats = json::array();
+    for (const auto& s : run.memoryStats) {
+        memStats.push_back({{"phase", s.phase},
+                            {"edge", s.edge},
+                            {"allocated", s.allocated},
+                            {"reserved", s.reserved},
+                            {"peak_allocated", s.peakAllocated},
+                            {"peak_reserved", s.peakReserved}});
+    }
+    j["memory"] = {{"series", series},
+                   {"stats", memStats},
+                   {"cupti", {{"active", run.cuptiActive}, {"message", run.cuptiMessage}}}};
+    j["kernels"] = kernelsToJson(run.kernels);
+    addGpuFields(j, run); // report_gpu_fields.cpp
+
+    json logs = json::array();
+    for (const auto& l : run.logs)
+        logs.push_back({{"t_ns", l.tNs}, {"level", l.level}, {"message", l.message}});
+    j["logs"] = logs;
+    j["console"] = run.console;
+    json problems = json::array();
+    for (const auto& p : run.parseProblems)
+        problems.push_back({{"line", p.line}, {"message", p.message}});
+    j["parse_problems"] = problems;
+    j["unknown_events"] = run.unknownEvents;
+    return j;
+}
+
+json reportToJson(const Report& report) {
+    json runs = json::array();
+    for (const auto& run : report.runs)
+        runs.push_back(runToJson(run));
+    const auto& e = report.environment;
+    json doc = {{"format", kReportFormat},
+                {"version", kReportVersion},
+                {"generator", report.generator},
+                {"created", report.created},
+                {"model", modelToJson(report.model)},
+                {"environment",
+                 {{"python", e.python},
+                  {"torch", e.torch},
+                  {"cuda", e.cuda},
+                  {"device", e.device},
+                  {"cpu", e.cpu},
+                  {"host", e.host},
+                  {"platform", e.platform}}},
+                {"runs", runs},
+                // Derived from the runs (docs/measuring.md); ignored and recomputed on read.
+                {"comparison", comparisonToJson(compareRuns(report))}};
+    // Derived from the runs and the user's advice options; recomputed on read.
+    doc["advice"] = adviceToJson(report);
+    return doc;
+}
+
+std::string writeReportJson(const Report& report, int indent) {
+    // Replace invalid UTF-8 (a model may print any bytes) instead of throwing.
+    return reportToJson(report).dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+bool saveTextFile(const std::string& path, const std::string& text, std::string* error) {
+    const std::string temp = path + ".partial";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            if (error)
+                *error = "Cannot write " + path + ": the folder does not exist or is not writable.";
+            return false;
+        }
+        out << text;
+        out.flush();
+        if (!out) {
+            if (error)
+                *error = "Writing " + path + " failed (disk full?).";
+            std::remove(temp.c_str());
+            return false;
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) {
+        if (error)
+            *error = "Cannot replace " + path + ": " + ec.message();
+        std::remove(temp.c_str());
+        return false;
+    }
+    return true;
+}
+
+} // namespace cs::core

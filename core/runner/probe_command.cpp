@@ -1,0 +1,130 @@
+#include "core/runner/probe_command.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace cs::core {
+
+const std::vector<std::string>& knownModes() {
+    static const std::vector<std::string> modes{"eager", "default", "reduce-overhead",
+                                                "max-autotune", "max-autotune-no-cudagraphs"};
+    return modes;
+}
+const std::vector<std::string>& knownBackends() {
+    static const std::vector<std::string> backends{"inductor", "aot_eager", "eager"};
+    return backends;
+}
+const std::vector<std::string>& knownDynamic() {
+    static const std::vector<std::string> values{"auto", "true", "false"};
+    return values;
+}
+const std::vector<std::string>& knownDevices() {
+    static const std::vector<std::string> values{"auto", "cpu", "cuda"};
+    return values;
+}
+const std::vector<std::string>& knownAutocast() {
+    static const std::vector<std::string> values{"none", "bf16", "fp16"};
+    return values;
+}
+
+namespace {
+
+bool contains(const std::vector<std::string>& values, const std::string& value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+std::string joined(const std::vector<std::string>& values) {
+    std::string text;
+    for (const auto& v : values)
+        text += (text.empty() ? "" : ", ") + v;
+    return text;
+}
+
+} // namespace
+
+std::optional<std::string> validateSetting(const Setting& s) {
+    if (!contains(knownModes(), s.mode))
+        return "unknown mode \"" + s.mode + "\" (known: " + joined(knownModes()) + ")";
+    if (!contains(knownBackends(), s.backend))
+        return "unknown backend \"" + s.backend + "\" (known: " + joined(knownBackends()) + ")";
+    if (!contains(knownDynamic(), s.dynamic))
+        return "unknown dynamic \"" + s.dynamic + "\" (known: " + joined(knownDynamic()) + ")";
+    if (!contains(knownDevices(), s.device))
+        return "unknown device \"" + s.device + "\" (known: " + joined(knownDevices()) + ")";
+    if (!contains(knownAutocast(), s.autocast))
+        return "unknown autocast \"" + s.autocast + "\" (known: " + joined(knownAutocast()) + ")";
+    if (s.warmup < 1)
+        return "warmup must be at least 1 (the first call is where torch compiles)";
+    if (s.iters < 1)
+        return "iters must be at least 1";
+    return std::nullopt;
+}
+
+std::optional<std::string> parseSettingsList(const std::string& text, const Setting& base,
+                                             std::vector<Setting>& out) {
+    std::stringstream stream(text);
+    std::string item;
+    out.clear();
+    while (std::getline(stream, item, ',')) {
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (item.empty())
+            continue;
+        Setting s = base;
+        const auto slash = item.find('/');
+        s.mode = item.substr(0, slash);
+        if (slash != std::string::npos)
+            s.backend = item.substr(slash + 1);
+        if (auto problem = validateSetting(s))
+            return "setting \"" + item + "\": " + *problem;
+        out.push_back(s);
+    }
+    if (out.empty())
+        return "no settings given (e.g. --settings eager,default)";
+    return std::nullopt;
+}
+
+ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
+                             const ProbeOptions& options) {
+    ProbeLaunch launch;
+    launch.program = options.python;
+    auto& a = launch.arguments;
+    a = {"-u",
+         "-m",
+         "compilescope_probe",
+         "--model",
+         modelSpec,
+         "--mode",
+         s.mode,
+         "--backend",
+         s.backend,
+         "--dynamic",
+         s.dynamic,
+         "--device",
+         s.device,
+         "--autocast",
+         s.autocast,
+         "--warmup",
+         std::to_string(s.warmup),
+         "--iters",
+         std::to_string(s.iters)};
+    if (s.fullgraph)
+        a.push_back("--fullgraph");
+    if (s.sweep)
+        a.push_back("--sweep");
+    if (s.warmCache)
+        a.push_back("--warm-cache");
+    if (!options.cacheDir.empty()) {
+        a.push_back("--cache-dir");
+        a.push_back(options.cacheDir);
+    }
+    if (!options.cupti)
+        a.push_back("--no-cupti");
+    launch.environment.emplace_back("PYTHONPATH", options.probeRoot);
+    launch.environment.emplace_back("PYTHONUNBUFFERED", "1");
+    if (!options.cuptiLibrary.empty())
+        launch.environment.emplace_back("COMPILESCOPE_CUPTI_LIB", options.cuptiLibrary);
+    return launch;
+}
+
+} // namespace cs::core

@@ -1,0 +1,44 @@
+// Builds the probe's command line and environment: an argument list, never a
+// shell string, so model paths with spaces or quotes pass through unchanged.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/session.h"
+
+namespace cs::core {
+
+struct ProbeLaunch {
+    std::string program; // the Python interpreter
+    std::vector<std::string> arguments;
+    std::vector<std::pair<std::string, std::string>> environment; // added to the parent's
+};
+
+struct ProbeOptions {
+    std::string python;       // interpreter path
+    std::string probeRoot;    // the folder holding compilescope_probe/ (goes on PYTHONPATH)
+    std::string cuptiLibrary; // libcompilescope_cupti.so, empty if not built
+    std::string cacheDir;     // empty: the probe makes a fresh one
+    bool cupti = true;
+};
+
+ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& setting,
+                             const ProbeOptions& options);
+
+// Valid values, for argument checks and for the GUI's choices.
+const std::vector<std::string>& knownModes();
+const std::vector<std::string>& knownBackends();
+const std::vector<std::string>& knownDynamic();
+const std::vector<std::string>& knownDevices();
+const std::vector<std::string>& knownAutocast();
+
+// Parses "eager,default,max-autotune" into settings sharing `base`; a mode may
+// carry a backend as "default/aot_eager". Returns an error message on bad input.
+std::optional<std::string> parseSettingsList(const std::string& text, const Setting& base,
+                                             std::vector<Setting>& out);
+// Checks one setting's values; returns what is wrong.
+std::optional<std::string> validateSetting(const Setting& setting);
+
+} // namespace cs::core

@@ -1,0 +1,60 @@
+// Runs one probe process for one setting and fills a Run from its events as
+// they arrive. The only Qt in core: QProcess is how we start children.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QTimer>
+
+#include "core/events/event_parser.h"
+#include "core/model/run_outcome.h"
+#include "core/model/session.h"
+#include "core/runner/probe_command.h"
+
+namespace cs::core {
+
+class ProbeProcess : public QObject {
+    Q_OBJECT
+  public:
+    // `run` must outlive the process; the caller owns it.
+    ProbeProcess(Run* run, ProbeLaunch launch, int timeoutSeconds, QObject* parent = nullptr);
+    ~ProbeProcess() override;
+
+    void start();
+    // Ends the probe and its children (SIGTERM to the process group, then
+    // SIGKILL after a grace period). The run is marked cancelled.
+    void cancel();
+    bool isRunning() const;
+    qint64 elapsedMs() const { return clock_.isValid() ? clock_.elapsed() : 0; }
+
+    static constexpr int kKillGraceMs = 800;
+
+  signals:
+    void updated(); // new events were applied to the run
+    void consoleOutput(const QString& text);
+    void finished(); // the run is settled
+
+  private:
+    void readEvents();
+    void readConsole();
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void onError(QProcess::ProcessError error);
+    void stopWith(ProcessEnd reason);
+    void signalGroup(int signal);
+    void settle(ProcessEnd end, int exitCode, const std::string& detail);
+
+    Run* run_;
+    ProbeLaunch launch_;
+    int timeoutSeconds_;
+    QProcess process_;
+    EventParser parser_;
+    QTimer timeout_;
+    QTimer killTimer_;
+    QElapsedTimer clock_;
+    qint64 pid_ = 0;
+    std::optional<ProcessEnd> stopReason_;
+    bool settled_ = false;
+};
+
+} // namespace cs::core

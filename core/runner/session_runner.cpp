@@ -1,0 +1,180 @@
+#include "core/runner/session_runner.h"
+
+#include <QDateTime>
+
+#include "core/events/protocol_generated.h"
+#include "core/model/units.h"
+
+namespace cs::core {
+
+SessionRunner::SessionRunner(QObject* parent) : QObject(parent) {}
+
+SessionRunner::~SessionRunner() = default;
+
+void SessionRunner::start(const SessionRequest& request) {
+    if (isRunning())
+        return;
+    request_ = request;
+    report_ = Report{};
+    report_.generator = std::string("compilescope ") + COMPILESCOPE_VERSION;
+    report_.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    report_.model.spec = request.modelSpec;
+    for (const auto& setting : request.settings) {
+        Run run;
+        run.setting = setting;
+        report_.runs.push_back(std::move(run));
+    }
+    current_ = -1;
+    cancelling_ = false;
+    startNext();
+}
+
+void SessionRunner::startNext() {
+    ++current_;
+    if (cancelling_ || current_ >= static_cast<int>(report_.runs.size())) {
+        for (auto& run : report_.runs) {
+            if (run.status == RunStatus::Pending) {
+                run.status = RunStatus::Cancelled;
+                run.error = ErrorInfo{"cancelled", "Not started: the session was cancelled.", ""};
+            }
+        }
+        current_ = -1;
+        report_.deriveFromRuns();
+        emit sessionFinished();
+        return;
+    }
+    const int index = current_;
+    emit runStarted(index);
+    startProbe(index, needsPriming(report_.runs[static_cast<size_t>(index)].setting));
+}
+
+void SessionRunner::startProbe(int index, bool priming) {
+    priming_ = priming;
+    Run& measured = report_.runs[static_cast<size_t>(index)];
+    Run* run = &measured;
+    Setting setting = measured.setting;
+    if (priming) {
+        primeRun_ = Run{};
+        primeRun_.setting = setting = primingSetting(setting);
+        run = &primeRun_;
+    }
+    auto launch = buildProbeLaunch(request_.modelSpec, setting, request_.probe);
+    process_ = std::make_unique<ProbeProcess>(run, std::move(launch), request_.timeoutSeconds);
+    connect(process_.get(), &ProbeProcess::updated, this,
+            [this, index] { emit runUpdated(index); });
+    connect(process_.get(), &ProbeProcess::consoleOutput, this,
+            [this, index](const QString& text) { emit consoleOutput(index, text); });
+    connect(
+        process_.get(), &ProbeProcess::finished, this,
+        [this, index, priming] {
+            // Delete the process object once its signal handlers have returned.
+            process_.release()->deleteLater();
+            if (priming) {
+                primed(index);
+                return;
+            }
+            report_.deriveFromRuns();
+            emit runFinished(index);
+            startNext();
+        },
+        Qt::QueuedConnection);
+    process_->start();
+}
+
+void SessionRunner::primed(int index) {
+    priming_ = false;
+    emit primingFinished(index, primeRun_);
+    Run& run = report_.runs[static_cast<size_t>(index)];
+    if (cancelling_) {
+        run.status = RunStatus::Cancelled;
+        run.error = ErrorInfo{
+            "cancelled", "Cancelled while priming the compile cache: nothing was measured.", ""};
+        report_.deriveFromRuns();
+        emit runFinished(index);
+        startNext();
+        return;
+    }
+    // The measured run says how its cache was warmed; a priming run that failed
+    // leaves the cache as it was, and the measured run meets the same failure itself.
+    std::string note = "compile cache primed by an unmeasured run (" +
+                       std::string(toString(primeRun_.status)) + ")";
+    if (primeRun_.firstCallNs >= 0)
+        note +=
+            ": its first call took " + formatDuration(static_cast<double>(primeRun_.firstCallNs));
+    run.logs.push_back({0, "info", note});
+    startProbe(index, false);
+}
+
+void SessionRunner::cancel() {
+    if (current_ < 0)
+        return;
+    cancelling_ = true;
+    if (process_)
+        process_->cancel();
+}
+
+bool needsPriming(const Setting& setting) {
+    return setting.warmCache && setting.mode != "eager";
+}
+
+Setting primingSetting(Setting setting) {
+    setting.warmup = 1;
+    setting.iters = 1;
+    setting.sweep = false;
+    return setting;
+}
+
+std::string describeProgress(const Run& run) {
+    if (run.finished())
+        return toString(run.status);
+    if (!run.sawHello)
+        return "starting the interpreter";
+    const PhaseSpan* open = nullptr;
+    for (const auto& p : run.phases) {
+        if (p.endNs < 0)
+            open = &p;
+    }
+    if (!open)
+        return "running";
+    const auto warmupDone = static_cast<int>(run.warmupLatencies().size());
+    const auto measured = static_cast<int>(run.measuredLatencies().size());
+    if (open->name == "load")
+        return "loading the model";
+    if (open->name == "compile")
+        return run.setting.mode == "eager" ? "first call" : "compiling (first call)";
+    if (open->name == "warmup")
+        return "warmup " + std::to_string(warmupDone) + "/" + std::to_string(run.setting.warmup);
+    if (open->name == "measure")
+        return "measuring " + std::to_string(measured) + "/" + std::to_string(run.setting.iters);
+    if (open->name == "sweep")
+        return "input sweep";
+    return open->name;
+}
+
+QString SessionRunner::progressText() const {
+    if (current_ < 0)
+        return {};
+    const Run& run = report_.runs[static_cast<size_t>(current_)];
+    const std::string where = priming_ ? "priming the compile cache, " + describeProgress(primeRun_)
+                                       : describeProgress(run);
+    return QStringLiteral("%1 (%2/%3) — %4")
+        .arg(QString::fromStdString(run.setting.label()))
+        .arg(current_ + 1)
+        .arg(report_.runs.size())
+        .arg(QString::fromStdString(where));
+}
+
+double SessionRunner::progressFraction() const {
+    double total = 0;
+    double done = 0;
+    for (const auto& run : report_.runs) {
+        const double calls = run.setting.warmup + run.setting.iters;
+        total += calls;
+        done += run.finished()
+                    ? calls
+                    : std::min<double>(calls, static_cast<double>(run.iterations.size()));
+    }
+    return total > 0 ? done / total : 0;
+}
+
+} // namespace cs::core

@@ -1,0 +1,81 @@
+// Runs a model under several settings, one fresh probe process after another,
+// and keeps the report they build. Shared by the GUI and the CLI.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+#include "core/model/session.h"
+#include "core/runner/probe_command.h"
+#include "core/runner/probe_process.h"
+
+namespace cs::core {
+
+struct SessionRequest {
+    std::string modelSpec;
+    std::vector<Setting> settings;
+    ProbeOptions probe;
+    int timeoutSeconds = 900; // per setting
+};
+
+class SessionRunner : public QObject {
+    Q_OBJECT
+  public:
+    explicit SessionRunner(QObject* parent = nullptr);
+    ~SessionRunner() override;
+
+    // Starts a new session; the previous report is replaced.
+    void start(const SessionRequest& request);
+    // Stops the running probe; finished runs are kept, unstarted ones marked cancelled.
+    void cancel();
+    bool isRunning() const { return current_ >= 0; }
+
+    const Report& report() const { return report_; }
+    Report& report() { return report_; }
+    int currentRun() const { return current_; }
+    qint64 currentElapsedMs() const { return process_ ? process_->elapsedMs() : 0; }
+
+    // True while the current setting's unmeasured priming run is going (warm cache).
+    bool isPriming() const { return priming_; }
+
+    // One line saying where the session is: setting k of n, phase, iteration.
+    QString progressText() const;
+    // 0..1 over the whole session, from iterations done.
+    double progressFraction() const;
+
+  signals:
+    void runStarted(int index);
+    // A warm-cache setting's unmeasured run that fills torch's compile cache
+    // before the measured one; `primed` is that run.
+    void primingFinished(int index, const cs::core::Run& primed);
+    void runUpdated(int index);
+    void runFinished(int index);
+    void consoleOutput(int index, const QString& text);
+    void sessionFinished();
+
+  private:
+    void startNext();
+    void startProbe(int index, bool priming);
+    void primed(int index);
+
+    SessionRequest request_;
+    Report report_;
+    int current_ = -1;
+    std::unique_ptr<ProbeProcess> process_;
+    bool cancelling_ = false;
+    bool priming_ = false;
+    Run primeRun_;
+};
+
+// Whether a setting is first run once, unmeasured, to fill the compile cache:
+// it asks for a warm cache and compiles (eager has nothing to cache).
+bool needsPriming(const Setting& setting);
+// The priming run's setting: one compiling call, nothing else.
+Setting primingSetting(Setting setting);
+
+// The run's phase right now, in words ("compiling", "measuring 40/100").
+std::string describeProgress(const Run& run);
+
+} // namespace cs::core

@@ -1,0 +1,189 @@
+// The main window offscreen against the fake probe: run, progress, cancel,
+// save and reopen a report, bad report files.
+#include <QAbstractItemModelTester>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "app/main_window.h"
+#include "core/report/report_json.h"
+#include "core/runner/probe_command.h"
+#include "core/runner/session_runner.h"
+#include "tests/widgets/qt_warning_guard.h"
+#include "widgets/common/report_document.h"
+#include "widgets/compare/compare_tab.h"
+#include "widgets/compare/comparison_model.h"
+#include "widgets/run/settings_panel.h"
+#include "widgets/timing/latency_tab.h"
+#include "widgets/timing/runs_model.h"
+
+using namespace cs;
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() {
+        qputenv("COMPILESCOPE_PROBE_ROOT", FAKE_PROBE_ROOT);
+        qputenv("COMPILESCOPE_PYTHON", "/usr/bin/python3");
+        QStandardPaths::setTestModeEnabled(true);
+        cs::test::installWarningGuard();
+    }
+    void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
+
+    void runShowsProgressAndResults() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.show();
+        window.settingsPanel()->setModelSpec(TEST_MODELS "/slow.py");
+        window.settingsPanel()->setModeChecked("eager", true);
+        window.settingsPanel()->setModeChecked("default", false);
+        auto* latency = window.findChild<widgets::LatencyTab*>();
+        QVERIFY(latency);
+        QAbstractItemModelTester tester(latency->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+        window.tabs()->setCurrentWidget(latency);
+        window.startRun();
+        QVERIFY(window.runner()->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(window.progressBar()->value() > 100, 20000);
+        QVERIFY(window.statusText().contains("eager"));
+        QVERIFY(window.windowTitle().contains('*'));
+        QVERIFY(finished.wait(30000));
+        const auto& run = window.document()->report().runs.at(0);
+        QCOMPARE(QString(core::toString(run.status)), QString("ok"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(200));
+        QCOMPARE(latency->model()->rowCount(), 1);
+        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(),
+                 QString("ok"));
+        // Advice is the first tab, and the one shown when a session finishes.
+        QCOMPARE(window.tabs()->tabText(0), QString("Advice"));
+        QCOMPARE(window.tabs()->currentIndex(), 0);
+    }
+
+    void cancelStopsTheProbeAndKeepsData() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.settingsPanel()->setModelSpec(TEST_MODELS "/slow.py");
+        window.settingsPanel()->setModeChecked("eager", true);
+        window.settingsPanel()->setModeChecked("default", true);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+        window.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(window.runner()->report().runs[0].measuredLatencies().size() > 20,
+                                 20000);
+        QElapsedTimer clock;
+        clock.start();
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QVERIFY(finished.wait(5000));
+        QVERIFY(clock.elapsed() < 2000);
+        const auto& runs = window.document()->report().runs;
+        QCOMPARE(QString(core::toString(runs[0].status)), QString("cancelled"));
+        QVERIFY(runs[0].measuredLatencies().size() > 20);
+        QCOMPARE(QString(core::toString(runs[1].status)), QString("cancelled"));
+        QVERIFY(!window.runner()->isRunning());
+    }
+
+    void compareAllModesAndCancelKeepsFinishedSettings() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.settingsPanel()->setModelSpec(TEST_MODELS "/slow.py");
+        // Only eager is checked in the panel: Compare all modes runs every mode anyway.
+        window.settingsPanel()->setModeChecked("eager", true);
+        window.settingsPanel()->setModeChecked("default", false);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+        window.startCompareAll();
+        QVERIFY(window.runner()->isRunning());
+        auto* compare = window.findChild<widgets::CompareTab*>();
+        QVERIFY(compare);
+        QCOMPARE(window.tabs()->currentWidget(), compare);
+        const auto& runs = window.runner()->report().runs;
+        QCOMPARE(runs.size(), core::knownModes().size());
+        for (size_t i = 0; i < runs.size(); ++i)
+            QCOMPARE(runs[i].setting.mode, core::knownModes()[i]);
+        // Cancel while the second setting measures: the first stays whole.
+        QTRY_VERIFY_WITH_TIMEOUT(runs[1].measuredLatencies().size() > 20, 30000);
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QVERIFY(finished.wait(5000));
+        const auto& kept = window.document()->report().runs;
+        QCOMPARE(QString(core::toString(kept[0].status)), QString("ok"));
+        QCOMPARE(kept[0].measuredLatencies().size(), size_t(200));
+        QCOMPARE(QString(core::toString(kept[1].status)), QString("cancelled"));
+        QVERIFY(kept[1].measuredLatencies().size() > 20);
+        for (size_t i = 2; i < kept.size(); ++i)
+            QCOMPARE(QString(core::toString(kept[i].status)), QString("cancelled"));
+        // Every setting keeps its row in the comparison, the finished eager as its baseline.
+        compare->model()->recompute();
+        QCOMPARE(compare->model()->rowCount(), static_cast<int>(kept.size()));
+        QCOMPARE(compare->model()->index(0, widgets::ComparisonModel::Speedup).data().toString(),
+                 QString("baseline"));
+        QCOMPARE(compare->model()->index(1, widgets::ComparisonModel::Status).data().toString(),
+                 QString("cancelled"));
+    }
+
+    void saveAndReopenShowsTheSameReport() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("report.json");
+        core::Report saved;
+        {
+            app::MainWindow window;
+            window.setQuiet(true);
+            window.settingsPanel()->setModelSpec(TEST_MODELS "/crash.py");
+            window.settingsPanel()->setModeChecked("eager", true);
+            window.settingsPanel()->setModeChecked("default", false);
+            QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+            window.startRun();
+            QVERIFY(finished.wait(30000));
+            QCOMPARE(QString(core::toString(window.document()->report().runs[0].status)),
+                     QString("crashed"));
+            window.saveReport(path);
+            QTRY_VERIFY_WITH_TIMEOUT(!window.document()->isModified(), 5000);
+            QVERIFY(!window.windowTitle().contains('*'));
+            saved = window.document()->report();
+        }
+        app::MainWindow reopened;
+        reopened.setQuiet(true);
+        QSignalSpy opened(&reopened, &app::MainWindow::reportOpened);
+        reopened.openPath(path);
+        QVERIFY(opened.wait(5000));
+        QCOMPARE(core::writeReportJson(reopened.document()->report()),
+                 core::writeReportJson(saved));
+        auto* latency = reopened.findChild<widgets::LatencyTab*>();
+        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(),
+                 QString("crashed"));
+        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Calls).data().toInt(), 5);
+    }
+
+    void badReportsSaySoAndKeepTheWindow() {
+        QTemporaryDir dir;
+        const QString truncated = dir.filePath("truncated.json");
+        QFile file(truncated);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"format\": \"compilescope.report\", \"version\": 1, \"runs\": [{\"sta");
+        file.close();
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.openPath(truncated);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.lastError().isEmpty(), 5000);
+        QVERIFY(window.lastError().contains("truncated.json"));
+        QVERIFY(window.lastError().contains("truncated"));
+        QVERIFY(window.document()->isEmpty());
+
+        const QString notJson = dir.filePath("notes.json");
+        QFile notes(notJson);
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("these are notes, not JSON");
+        notes.close();
+        window.openPath(notJson);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lastError().contains("notes.json"), 5000);
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "test_main_window.moc"

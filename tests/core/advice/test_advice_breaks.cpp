@@ -1,0 +1,209 @@
+// Rule 1: graph breaks by cause, on hand-built breaks (torch 2.15's own
+// gb_type and reason texts) and on real probe streams of the gallery models.
+#include <gtest/gtest.h>
+
+#include <cctype>
+
+#include "core/advice/advice_text.h"
+#include "core/advice/break_cause.h"
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+using cs::core::advice::BreakCause;
+using cs::core::advice::diagnoseBreak;
+using cs::core::advice::torchHints;
+
+namespace {
+
+struct BreakCase {
+    const char* name;
+    const char* gbType;
+    const char* reason;
+    const char* code;
+    const char* rule; // "" = no finding
+    const char* remedyMentions;
+};
+
+// gb_type and reason texts as torch 2.15 writes them (tests/fixtures/streams/advice_*.jsonl).
+const BreakCase kCases[] = {
+    {"print", "Failed to trace builtin operator",
+     "Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin "
+     "operator `print` with argument types ['str', 'Tensor'] (has_kwargs False)\n  Hint: Avoid "
+     "calling builtin `print`",
+     "print(\"hidden mean:\", hidden.mean())", "graph_break.print",
+     "reorderable_logging_functions"},
+    {"logger", "logging.Logger method not supported for non-export cases",
+     "logging.Logger method ...", "log.info(x)", "graph_break.print", "ignore_logging_functions"},
+    {"item", "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+     "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Hint: Set ...",
+     "peak = h.abs().max().item()", "graph_break.item", "capture_scalar_outputs"},
+    {"tolist int", "Data dependent operator",
+     "Data dependent operator\n  Explanation: Operator `aten._local_scalar_dense.default` has a "
+     "non-Tensor output",
+     "y = (x*2).long().tolist()", "graph_break.item", "capture_scalar_outputs"},
+    {"tolist float", "Tensor.tolist() with non-integer tensor",
+     "Tensor.tolist() with non-integer tensor", "y = x.tolist()", "graph_break.item",
+     "integer tensors"},
+    {"branch", "Data-dependent branching", "generic_jump TensorVariable()",
+     "if h.sum() > 0:", "graph_break.branch", "torch.cond"},
+    {"branch without gb_type", "", "generic_jump TensorVariable()",
+     "if h.sum() > 0:", "graph_break.branch", "torch.where"},
+    {"numpy", "attempted to trace numpy function unsupported by PyTorch",
+     "attempted to trace numpy function unsupported by PyTorch\n  Explanation: Can't find numpy "
+     "numpy function "
+     "<function interp at 0x7f4ef751cc20> in torch._numpy.",
+     "curve = np.interp(h.numpy(), _XP, _FP)", "graph_break.numpy",
+     "torch operations instead of np.interp"},
+    {"numpy config off", "attempted to trace numpy function with config.trace_numpy=False", "...",
+     "np.sum(a)", "graph_break.numpy", "trace_numpy = True"},
+    {"untraceable", "Attempted to call function marked as skipped",
+     "Attempted to call function marked as skipped\n  Developer debug context: module: zlib, "
+     "qualname: crc32, "
+     "skip reason: cannot determine source file for zlib",
+     "tag = zlib.crc32(repr(tuple(x.shape)).encode())", "graph_break.untraceable",
+     "torch.compiler.disable"},
+    {"builtin", "unimplemented builtin op on tensor arguments",
+     "Dynamo does not know how to trace builtin operator `setattr` with tensor arguments",
+     "setattr(x, 'a', 1)", "graph_break.builtin", "torch operation"},
+    {"dynamic output", "Dynamic shape operator",
+     "Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape "
+     "depends on input",
+     "torch.nonzero(x > 0)", "graph_break.dynamic_output", "capture_dynamic_output_shape_ops"},
+    {"disabled", "Skip calling `torch.compiler.disable()`d function", "Skip calling ...", "h(x)",
+     "graph_break.disabled", "remove"},
+    {"other with a hint", "Some new break",
+     "Some new break\n  Hint: Use torch.foo instead.\n  Hint: Please report an issue to PyTorch.",
+     "x.foo()", "graph_break.other", "torch.foo"},
+    {"other without a usable hint", "Some new break",
+     "Some new break\n  Hint: Please report an issue to PyTorch.", "x.foo()", "", ""},
+    {"nothing known", "", "something odd", "x.foo()", "", ""},
+};
+
+class BreakCauseTable : public ::testing::TestWithParam<BreakCase> {};
+
+TEST_P(BreakCauseTable, ClassifiesAndWordsTheRemedy) {
+    const BreakCase& c = GetParam();
+    cs::core::Run run = timedRun("default", {}, {});
+    run.graphs.resize(2);
+    run.graphBreaks.push_back(makeBreak(c.gbType, c.reason, "/m/model.py", 21, c.code));
+    const auto findings = advise(reportOf({run}), {});
+    if (std::string(c.rule).empty()) {
+        EXPECT_TRUE(findings.empty()) << findings.front().title;
+        return;
+    }
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.rule, c.rule);
+    EXPECT_EQ(f.file, "/m/model.py");
+    EXPECT_EQ(f.line, 21);
+    EXPECT_EQ(f.code, c.code);
+    EXPECT_EQ(f.tab, "Breaks");
+    EXPECT_EQ(f.graphBreak, 0);
+    EXPECT_EQ(f.graphsSplit, 2);
+    EXPECT_NE(f.title.find("model.py:21"), std::string::npos) << f.title;
+    EXPECT_TRUE(cs::core::advice::containsNoCase(f.remedy, c.remedyMentions)) << f.remedy;
+    EXPECT_GT(f.confidence, 0.0);
+    EXPECT_FALSE(f.evidence.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Advice, BreakCauseTable, ::testing::ValuesIn(kCases),
+                         [](const auto& info) {
+                             std::string name = info.param.name;
+                             for (auto& ch : name)
+                                 ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                             return name;
+                         });
+
+TEST(AdviceBreaks, SeverityOfAnIntendedBreakIsInfo) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.graphBreaks.push_back(
+        makeBreak("Skip calling `torch.compiler.disable()`d function", "", "/m.py", 3, "h(x)"));
+    const auto findings = advise(reportOf({run}), {});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].severity, Severity::Info);
+}
+
+TEST(AdviceBreaks, OneFindingPerSiteAcrossSettingsCountingGraphs) {
+    const auto item = makeBreak("Unsupported Tensor.item() call with capture_scalar_outputs=False",
+                                "", "/m.py", 9, "v = x.item()", 0, 1);
+    cs::core::Run a = timedRun("default", {}, {});
+    a.graphs.resize(4);
+    a.graphBreaks = {item,
+                     makeBreak("Unsupported Tensor.item() call with capture_scalar_outputs=False",
+                               "", "/m.py", 9, "v = x.item()", 2, 3)};
+    cs::core::Run b = timedRun("max-autotune", {}, {});
+    b.graphBreaks = {item};
+    const auto findings = advise(reportOf({a, b}), {});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].run, 0);
+    EXPECT_EQ(findings[0].graphsSplit, 4); // graphs 0..3 around two hits of the line
+    EXPECT_NE(findings[0].evidence.back().find("max-autotune"), std::string::npos);
+}
+
+TEST(AdviceBreaks, WithoutGraphIndexesCountsBreaksPlusOne) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.graphBreaks.push_back(
+        makeBreak("Data-dependent branching", "generic_jump", "/m.py", 5, "if x:", -1, -1));
+    const auto findings = advise(reportOf({run}), {});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].graphsSplit, 2);
+}
+
+TEST(AdviceBreaks, DistinctLinesAreDistinctFindings) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.graphBreaks = {makeBreak("Data-dependent branching", "", "/m.py", 5, "if x:"),
+                       makeBreak("Data-dependent branching", "", "/m.py", 8, "if y:", 1, 2)};
+    EXPECT_EQ(advise(reportOf({run}), {}).size(), 2u);
+}
+
+TEST(AdviceBreaks, TorchHintsDropReportAnIssue) {
+    const auto hints =
+        torchHints("x\n  Hint: Do A.\n  Hint: Please report an issue to PyTorch.\n  Hint: Do B.");
+    ASSERT_EQ(hints.size(), 2u);
+    EXPECT_EQ(hints[0], "Do A.");
+    EXPECT_EQ(hints[1], "Do B.");
+}
+
+struct GalleryCase {
+    const char* fixture;
+    const char* rule;
+    const char* file;
+    int line;
+};
+
+class GalleryStreams : public ::testing::TestWithParam<GalleryCase> {};
+
+// Real probe streams (torch 2.15, aot_eager) of the gallery's break models.
+TEST_P(GalleryStreams, TheRightRuleAtTheRightLine) {
+    const auto& c = GetParam();
+    Setting setting;
+    setting.backend = "aot_eager";
+    const auto findings = advise(reportOf({fixtureRun(c.fixture, setting)}), {});
+    ASSERT_EQ(findings.size(), 1u) << c.fixture;
+    EXPECT_EQ(findings[0].rule, c.rule);
+    EXPECT_EQ(cs::core::advice::shortLocation(findings[0].file, findings[0].line),
+              std::string(c.file) + ":" + std::to_string(c.line));
+    EXPECT_EQ(findings[0].graphsSplit, 2);
+    EXPECT_EQ(findings[0].severity, Severity::Warning);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Advice, GalleryStreams,
+    ::testing::Values(
+        GalleryCase{"advice_print_break.jsonl", "graph_break.print", "print_break.py", 21},
+        GalleryCase{"advice_item_break.jsonl", "graph_break.item", "item_break.py", 21},
+        GalleryCase{"advice_data_dependent_branch.jsonl", "graph_break.branch",
+                    "data_dependent_branch.py", 21},
+        GalleryCase{"advice_numpy_break.jsonl", "graph_break.numpy", "numpy_break.py", 25},
+        GalleryCase{"advice_untraceable_call.jsonl", "graph_break.untraceable",
+                    "untraceable_call.py", 23}));
+
+TEST(AdviceBreaks, CleanGalleryStreamHasNoFindings) {
+    Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_clean.jsonl", setting);
+    ASSERT_EQ(run.graphs.size(), 1u);
+    EXPECT_TRUE(advise(reportOf({run}), {}).empty());
+}
+
+} // namespace

@@ -1,0 +1,127 @@
+// Rule 6: failures that say what to change.
+#include <gtest/gtest.h>
+
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+
+namespace {
+
+cs::core::Run failed(const std::string& mode, const std::string& kind, const std::string& message,
+                     const std::string& traceback = "") {
+    cs::core::Run run = timedRun(mode, {}, {});
+    run.status = RunStatus::Failed;
+    run.error = ErrorInfo{kind, message, traceback};
+    run.probe.python = "3.11.2";
+    run.model.file = "/m/model.py";
+    return run;
+}
+
+struct FailureCase {
+    const char* name;
+    const char* mode;
+    const char* kind;
+    const char* message;
+    const char* traceback;
+    const char* rule; // "" = silent
+    const char* remedyMentions;
+};
+
+const FailureCase kFailures[] = {
+    {"oom max-autotune", "max-autotune", "out_of_memory",
+     "Out of memory on cuda:0: CUDA out of memory.", "", "failure.oom",
+     "max-autotune-no-cudagraphs"},
+    {"oom reduce-overhead", "reduce-overhead", "out_of_memory", "Out of memory on cuda:0", "",
+     "failure.oom", "mode default"},
+    {"oom eager is not about compile", "eager", "out_of_memory", "Out of memory on cuda:0", "", "",
+     ""},
+    {"no compiler", "default", "no_compiler",
+     "Inductor compiles kernels to native code and needs a C++ compiler (install g++, e.g. `sudo "
+     "apt-get "
+     "install g++`, or set $CXX). Install them, or run this setting with --backend aot_eager or "
+     "--mode eager.",
+     "", "failure.toolchain", "g++"},
+    {"no Python.h", "default", "no_compiler",
+     "Inductor ... needs Python's headers (Python.h not in /usr/include)", "", "failure.toolchain",
+     "python3.11-dev"},
+    {"no compiler named", "default", "no_compiler", "something else", "", "", ""},
+    {"triton missing", "default", "compile_failed",
+     "torch.compile failed: RuntimeError: Cannot find a working triton installation.", "",
+     "failure.toolchain", "triton"},
+    {"symint at the user's line", "default", "compile_failed",
+     "torch.compile failed (while compiling /m/model.py:17): TypeError: unsupported operand SymInt",
+     "", "failure.symbolic_shapes", "mark_static"},
+    {"symint with dynamic=True", "default", "compile_failed",
+     "torch.compile failed: GuardOnDataDependentSymNode: Could not guard on data-dependent "
+     "expression",
+     "  File \"/m/model.py\", line 12, in forward\n    n = int(x.sum())\n",
+     "failure.symbolic_shapes", "dynamic=False"},
+    {"unrelated compile failure", "default", "compile_failed",
+     "torch.compile failed: KeyError: 'foo'", "", "", ""},
+    {"model raised", "default", "model_raised", "The model raised ValueError", "", "", ""},
+};
+
+class FailureTable : public ::testing::TestWithParam<FailureCase> {};
+
+TEST_P(FailureTable, FiresOnlyWhereItCanSayWhatToChange) {
+    const auto& c = GetParam();
+    auto run = failed(c.mode, c.kind, c.message, c.traceback);
+    if (std::string(c.name) == "symint with dynamic=True")
+        run.setting.dynamic = "true";
+    const auto findings = advise(reportOf({run}), {});
+    if (std::string(c.rule).empty()) {
+        EXPECT_TRUE(findings.empty()) << findings.front().title;
+        return;
+    }
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].rule, c.rule);
+    EXPECT_EQ(findings[0].severity, Severity::Critical);
+    EXPECT_NE(findings[0].remedy.find(c.remedyMentions), std::string::npos) << findings[0].remedy;
+    EXPECT_NE(findings[0].evidence[0].find(c.kind), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Advice, FailureTable, ::testing::ValuesIn(kFailures),
+                         [](const auto& info) {
+                             std::string name = info.param.name;
+                             for (auto& ch : name)
+                                 ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                             return name;
+                         });
+
+TEST(AdviceFailures, SymbolicShapesShowTheFailingLine) {
+    auto fromMessage =
+        failed("default", "compile_failed",
+               "torch.compile failed (while compiling /m/model.py:17): TypeError: SymInt");
+    auto f = advise(reportOf({fromMessage}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].file, "/m/model.py");
+    EXPECT_EQ(f[0].line, 17);
+    auto fromTraceback =
+        failed("default", "compile_failed", "torch.compile failed: SymInt trouble",
+               "  File \"/lib/torch/x.py\", line 5, in f\n  File \"/m/model.py\", line 12, in "
+               "forward\n  File \"/lib/torch/y.py\", line 9, in g\n");
+    f = advise(reportOf({fromTraceback}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].line, 12);
+}
+
+// A real fullgraph failure (print_break with --fullgraph): the break rule
+// stays quiet for that run; the failure points at the break.
+TEST(AdviceFailures, RealFullgraphBreakStream) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    setting.fullgraph = true;
+    const auto run = fixtureRun("advice_print_fullgraph.jsonl", setting);
+    ASSERT_TRUE(run.error.has_value());
+    const auto findings = advise(reportOf({run}), {});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].rule, "failure.fullgraph");
+    EXPECT_EQ(findings[0].severity, Severity::Critical);
+    EXPECT_EQ(findings[0].line, 21);
+    EXPECT_EQ(findings[0].tab, "Breaks");
+    EXPECT_EQ(findings[0].graphBreak, 0);
+    EXPECT_NE(findings[0].remedy.find("reorderable_logging_functions"), std::string::npos);
+    EXPECT_NE(findings[0].remedy.find("without fullgraph"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,248 @@
+// Rules 3-5 at their threshold edges: no gain, warmup, memory cost.
+#include <gtest/gtest.h>
+
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+
+namespace {
+
+constexpr int64_t kUs = 1000;
+constexpr int64_t kMiB = 1024 * 1024;
+
+cs::core::Run eagerRun(int64_t medianNs = 100 * kUs, size_t n = 30) {
+    return timedRun("eager", {medianNs}, constant(n, medianNs));
+}
+
+// ---- rule 3: too small to gain ----
+
+struct GainCase {
+    const char* name;
+    int64_t compiledNs;
+    const char* backend;
+    bool fires;
+    bool slower;
+};
+
+const GainCase kGain[] = {
+    {"same median: intervals overlap", 100 * kUs, "inductor", true, false},
+    {"one microsecond faster: significant", 99 * kUs, "inductor", false, false},
+    {"one microsecond slower: significant slowdown", 101 * kUs, "inductor", true, true},
+    {"aot_eager is a debugging backend", 100 * kUs, "aot_eager", false, false},
+};
+
+class NoGainTable : public ::testing::TestWithParam<GainCase> {};
+
+TEST_P(NoGainTable, FiresWhenTheIntervalsOverlapOrItIsSlower) {
+    const auto& c = GetParam();
+    auto compiled = timedRun("default", {c.compiledNs}, constant(30, c.compiledNs), c.backend);
+    const auto findings = withRule(advise(reportOf({eagerRun(), compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(findings.size(), c.fires ? 1u : 0u);
+    if (!c.fires)
+        return;
+    EXPECT_EQ(findings[0].run, 1);
+    EXPECT_EQ(findings[0].tab, "Compare");
+    EXPECT_EQ(findings[0].title.find("slower") != std::string::npos, c.slower) << findings[0].title;
+    EXPECT_NE(findings[0].evidence[0].find("100 µs"), std::string::npos) << findings[0].evidence[0];
+    EXPECT_NE(findings[0].remedy.find("larger batch"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Advice, NoGainTable, ::testing::ValuesIn(kGain), [](const auto& info) {
+    std::string name = info.param.name;
+    for (auto& ch : name)
+        ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return name;
+});
+
+TEST(AdviceNoGain, SilentWithoutAnEagerBaseline) {
+    auto compiled = timedRun("default", {100 * kUs}, constant(30, 100 * kUs));
+    EXPECT_TRUE(advise(reportOf({compiled}), {}).empty());
+}
+
+TEST(AdviceNoGain, HarnessOverheadIsEvidenceFromTenPercent) {
+    auto compiled = timedRun("default", {100 * kUs}, constant(30, 100 * kUs));
+    auto eager = eagerRun();
+    eager.harnessOverheadNs = 10 * kUs;
+    auto f = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(f.size(), 1u);
+    ASSERT_EQ(f[0].evidence.size(), 3u);
+    EXPECT_NE(f[0].evidence[2].find("harness alone costs 10.0 µs"), std::string::npos)
+        << f[0].evidence[2];
+    eager.harnessOverheadNs = 10 * kUs - 1;
+    f = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].evidence.size(), 2u);
+}
+
+TEST(AdviceNoGain, IdleGpuSuggestsReduceOverheadOnCuda) {
+    auto eager = eagerRun();
+    eager.probe.device = "cuda:0";
+    eager.kernels.present = true;
+    eager.kernels.busyFraction = 0.3;
+    eager.kernels.gpuNsPerIter = 30 * kUs;
+    eager.kernels.launchesPerIter = 40;
+    auto compiled = timedRun("default", {100 * kUs}, constant(30, 100 * kUs));
+    compiled.probe.device = "cuda:0";
+    const auto findings = advise(reportOf({eager, compiled}), {});
+    const auto noGain = withRule(findings, "perf.no_gain");
+    ASSERT_EQ(noGain.size(), 1u);
+    EXPECT_NE(noGain[0].remedy.find("reduce-overhead"), std::string::npos);
+    EXPECT_NE(noGain[0].evidence.back().find("busy only 30%"), std::string::npos)
+        << noGain[0].evidence.back();
+    EXPECT_EQ(withRule(findings, "perf.overhead_bound").size(), 1u);
+    // Busy half the time or more is not launch-bound.
+    eager.kernels.busyFraction = 0.5;
+    EXPECT_TRUE(withRule(advise(reportOf({eager, compiled}), {}), "perf.overhead_bound").empty());
+}
+
+TEST(AdviceNoGain, FewSamplesLowerTheConfidence) {
+    auto compiled = timedRun("default", {100 * kUs}, constant(5, 100 * kUs));
+    auto f = withRule(advise(reportOf({eagerRun(100 * kUs, 5), compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_LE(f[0].confidence, 0.5);
+}
+
+// ---- rule 4: warmup outweighs savings ----
+
+struct WarmupCase {
+    const char* name;
+    int64_t firstCallExtraNs; // on top of the compiled steady state (90 µs; eager 100 µs)
+    int expectedCalls;
+    bool fires;
+};
+
+// Saves 10 µs a call: 10 ms of extra warmup breaks even after exactly 1,000 calls.
+const WarmupCase kWarmup[] = {
+    {"break-even equals the calls: silent", 10'000 * kUs, 1000, false},
+    {"one call more: fires", 10'010 * kUs, 1000, true},
+    {"user makes more calls: silent", 10'010 * kUs, 2000, false},
+    {"quick warmup: silent", 1 * kUs, 1000, false},
+};
+
+class WarmupTable : public ::testing::TestWithParam<WarmupCase> {};
+
+TEST_P(WarmupTable, FiresAboveTheCallsTheProgramMakes) {
+    const auto& c = GetParam();
+    auto compiled =
+        timedRun("default", {90 * kUs + c.firstCallExtraNs, 90 * kUs}, constant(30, 90 * kUs));
+    cs::core::AdviceOptions options;
+    options.expectedCalls = c.expectedCalls;
+    const auto f = withRule(advise(reportOf({eagerRun(), compiled}), options), "perf.warmup");
+    ASSERT_EQ(f.size(), c.fires ? 1u : 0u);
+    if (!c.fires)
+        return;
+    EXPECT_NE(f[0].title.find("1,001 calls"), std::string::npos) << f[0].title;
+    EXPECT_NE(f[0].title.find("makes 1,000"), std::string::npos) << f[0].title;
+    EXPECT_EQ(f[0].tab, "Warmup");
+    EXPECT_NE(f[0].evidence[1].find("saves 10.0 µs per call"), std::string::npos)
+        << f[0].evidence[1];
+}
+
+INSTANTIATE_TEST_SUITE_P(Advice, WarmupTable, ::testing::ValuesIn(kWarmup), [](const auto& info) {
+    std::string name = info.param.name;
+    for (auto& ch : name)
+        ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return name;
+});
+
+TEST(AdviceWarmup, OptionsSavedInTheReportAreUsed) {
+    auto compiled =
+        timedRun("default", {90 * kUs + 10'010 * kUs, 90 * kUs}, constant(30, 90 * kUs));
+    auto report = reportOf({eagerRun(), compiled});
+    EXPECT_EQ(withRule(advise(report), "perf.warmup").size(), 1u);
+    report.adviceOptions.expectedCalls = 5000;
+    EXPECT_TRUE(withRule(advise(report), "perf.warmup").empty());
+}
+
+// ---- rule 5: memory cost ----
+
+// Phases load/compile/measure at t = 0..10..20..30; host RSS sampled in each.
+cs::core::Run withMemory(cs::core::Run run, int64_t compileBytes, int64_t measureBytes) {
+    run.phases = {{"load", 0, 10}, {"compile", 10, 20}, {"measure", 20, 30}};
+    cs::core::MemorySeries rss;
+    rss.kind = "host_rss";
+    rss.samples = {{5, 100 * kMiB}, {15, compileBytes}, {20, measureBytes}, {25, measureBytes}};
+    run.memory.push_back(rss);
+    run.lastEventNs = 30;
+    return run;
+}
+
+struct MemoryCase {
+    const char* name;
+    int64_t compileBytes;
+    int64_t measureBytes;
+    double fraction;
+    const char* title; // "" = silent
+    cs::core::Severity severity;
+};
+
+const MemoryCase kMemory[] = {
+    {"exactly a quarter more: silent", 1250 * kMiB, 1000 * kMiB, 0.25, "",
+     cs::core::Severity::Info},
+    {"compile peak above a quarter", 1251 * kMiB, 1000 * kMiB, 0.25, "while compiling",
+     cs::core::Severity::Info},
+    {"steady state above a quarter", 1300 * kMiB, 1300 * kMiB, 0.25, "in steady state",
+     cs::core::Severity::Warning},
+    {"a larger fraction set: silent", 1300 * kMiB, 1300 * kMiB, 0.5, "", cs::core::Severity::Info},
+};
+
+class MemoryTable : public ::testing::TestWithParam<MemoryCase> {};
+
+TEST_P(MemoryTable, FiresAboveTheFractionAndNamesThePhase) {
+    const auto& c = GetParam();
+    auto eager = withMemory(eagerRun(), 1000 * kMiB, 1000 * kMiB);
+    auto compiled = withMemory(timedRun("default", {90 * kUs}, constant(30, 90 * kUs)),
+                               c.compileBytes, c.measureBytes);
+    cs::core::AdviceOptions options;
+    options.memoryFraction = c.fraction;
+    const auto f = withRule(advise(reportOf({eager, compiled}), options), "memory.cost");
+    if (std::string(c.title).empty()) {
+        EXPECT_TRUE(f.empty()) << f.front().title;
+        return;
+    }
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].title.find(c.title), std::string::npos) << f[0].title;
+    EXPECT_EQ(f[0].severity, c.severity);
+    EXPECT_EQ(f[0].tab, "Memory");
+    EXPECT_NE(f[0].evidence[0].find("host RSS"), std::string::npos) << f[0].evidence[0];
+}
+
+INSTANTIATE_TEST_SUITE_P(Advice, MemoryTable, ::testing::ValuesIn(kMemory), [](const auto& info) {
+    std::string name = info.param.name;
+    for (auto& ch : name)
+        ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    return name;
+});
+
+cs::core::Run withReserved(cs::core::Run run, int64_t compilePeak, int64_t measurePeak) {
+    run.probe.device = "cuda:0";
+    run.memoryStats = {{"compile", "begin", 0, 0, 0, 0},
+                       {"compile", "end", 0, compilePeak, 0, compilePeak},
+                       {"measure", "begin", 0, 0, 0, 0},
+                       {"measure", "end", 0, measurePeak, 0, measurePeak}};
+    return run;
+}
+
+TEST(AdviceMemory, CudaGraphPoolUnderReduceOverhead) {
+    auto eager = withReserved(eagerRun(), 0, 1000 * kMiB);
+    auto ro = withReserved(timedRun("reduce-overhead", {90 * kUs}, constant(30, 90 * kUs)),
+                           1000 * kMiB, 1600 * kMiB);
+    const auto f = withRule(advise(reportOf({eager, ro}), {}), "memory.cost");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].title.find("CUDA-graph pool"), std::string::npos) << f[0].title;
+    EXPECT_NE(f[0].evidence[0].find("device reserved"), std::string::npos) << f[0].evidence[0];
+    EXPECT_NE(f[0].remedy.find("max-autotune-no-cudagraphs"), std::string::npos);
+}
+
+TEST(AdviceMemory, AutotuneBuffersAtCompileUnderMaxAutotune) {
+    auto eager = withReserved(eagerRun(), 0, 1000 * kMiB);
+    auto ma =
+        withReserved(timedRun("max-autotune-no-cudagraphs", {90 * kUs}, constant(30, 90 * kUs)),
+                     2000 * kMiB, 1000 * kMiB);
+    const auto f = withRule(advise(reportOf({eager, ma}), {}), "memory.cost");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].title.find("autotuning"), std::string::npos) << f[0].title;
+    EXPECT_EQ(f[0].severity, cs::core::Severity::Info);
+}
+
+} // namespace

@@ -1,0 +1,212 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/events/event_parser.h"
+#include "core/events/protocol_generated.h"
+
+using namespace cs::core;
+
+TEST(EventParser, SplitsLinesAcrossChunks) {
+    EventParser parser;
+    auto a = parser.feed(R"J({"type":"iteration","t_ns":1,"index":0,"lat)J");
+    EXPECT_TRUE(a.empty());
+    auto b = parser.feed(
+        "ency_ns\":42}\n{\"type\":\"log\",\"t_ns\":2,\"level\":\"info\",\"message\":\"x\"}\n");
+    ASSERT_EQ(b.size(), 2u);
+    EXPECT_TRUE(b[0].ok);
+    EXPECT_EQ(b[0].line, 1);
+    EXPECT_EQ(b[0].event["latency_ns"], 42);
+    EXPECT_EQ(b[1].line, 2);
+}
+
+TEST(EventParser, MalformedLineReportedWithNumberAndSkipped) {
+    EventParser parser;
+    auto items = parser.feed("{\"type\":\"hello\",\"t_ns\":0}\nnot json\n[1,2]\n{\"no_type\":1}\n\n"
+                             "{\"type\":\"done\",\"t_ns\":5,\"status\":\"ok\"}\n");
+    ASSERT_EQ(items.size(), 5u);
+    EXPECT_TRUE(items[0].ok);
+    EXPECT_FALSE(items[1].ok);
+    EXPECT_EQ(items[1].line, 2);
+    EXPECT_EQ(items[1].problem, "not valid JSON");
+    EXPECT_EQ(items[2].problem, "not a JSON object");
+    EXPECT_EQ(items[3].problem, "event has no \"type\" string");
+    EXPECT_TRUE(items[4].ok);
+    EXPECT_EQ(items[4].line, 6); // the blank line still counts
+}
+
+TEST(EventParser, PartialLastLineAtEndIsAProblem) {
+    EventParser parser;
+    EXPECT_TRUE(parser.feed("{\"type\":\"iteration\",\"ind").empty());
+    auto tail = parser.finish();
+    ASSERT_EQ(tail.size(), 1u);
+    EXPECT_FALSE(tail[0].ok);
+    EXPECT_NE(tail[0].problem.find("incomplete"), std::string::npos);
+}
+
+TEST(EventParser, CompleteLastLineWithoutNewlineIsParsed) {
+    EventParser parser;
+    parser.feed("{\"type\":\"done\",\"t_ns\":1,\"status\":\"ok\"}");
+    auto tail = parser.finish();
+    ASSERT_EQ(tail.size(), 1u);
+    EXPECT_TRUE(tail[0].ok);
+}
+
+TEST(EventParser, OverlongLineIsSkippedNotBuffered) {
+    EventParser parser(64);
+    auto items = parser.feed(std::string(100, 'x'));
+    ASSERT_EQ(items.size(), 1u);
+    EXPECT_FALSE(items[0].ok);
+    items = parser.feed(std::string(100, 'x') + "\n{\"type\":\"log\",\"t_ns\":0}\n");
+    ASSERT_EQ(items.size(), 1u);
+    EXPECT_TRUE(items[0].ok);
+    EXPECT_EQ(items[0].line, 2);
+}
+
+TEST(ApplyEvent, KeepsUnknownEventsAndFields) {
+    cs::core::Run run = replayStream(
+        "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1,\"torch\":\"2.15\",\"new_field\":7}\n"
+        "{\"type\":\"from_the_future\",\"t_ns\":2,\"payload\":[1,2]}\n");
+    EXPECT_TRUE(run.sawHello);
+    EXPECT_EQ(run.probe.torch, "2.15");
+    ASSERT_EQ(run.unknownEvents.size(), 1u);
+    EXPECT_EQ(run.unknownEvents[0]["payload"][1], 2);
+    EXPECT_TRUE(run.parseProblems.empty());
+}
+
+TEST(ApplyEvent, WrongFieldTypesDoNotThrow) {
+    cs::core::Run run = replayStream(
+        "{\"type\":\"iteration\",\"t_ns\":\"soon\",\"index\":\"x\",\"latency_ns\":[1]}\n"
+        "{\"type\":\"graph\",\"nodes\":\"none\"}\n{\"type\":\"phase\",\"name\":5}\n");
+    ASSERT_EQ(run.iterations.size(), 1u);
+    EXPECT_EQ(run.iterations[0].latencyNs, 0);
+    ASSERT_EQ(run.graphs.size(), 1u);
+    EXPECT_TRUE(run.graphs[0].nodes.empty());
+}
+
+TEST(ApplyEvent, PhasesOpenAndClose) {
+    cs::core::Run run =
+        replayStream("{\"type\":\"phase\",\"t_ns\":10,\"name\":\"load\",\"edge\":\"begin\"}\n"
+                     "{\"type\":\"phase\",\"t_ns\":20,\"name\":\"load\",\"edge\":\"end\"}\n"
+                     "{\"type\":\"phase\",\"t_ns\":30,\"name\":\"measure\",\"edge\":\"begin\"}\n"
+                     "{\"type\":\"phase\",\"t_ns\":40,\"name\":\"measure\",\"edge\":\"end\","
+                     "\"harness_overhead_ns\":55}\n");
+    ASSERT_EQ(run.phases.size(), 2u);
+    EXPECT_EQ(run.phases[0].beginNs, 10);
+    EXPECT_EQ(run.phases[0].endNs, 20);
+    EXPECT_EQ(run.phase("measure")->endNs, 40);
+    EXPECT_EQ(run.harnessOverheadNs, 55);
+}
+
+TEST(ApplyEvent, GraphBreakAndFullgraphError) {
+    cs::core::Run run = replayStream(
+        R"J({"type":"graph_break","t_ns":1,"index":0,"reason":"print","frames":[{"file":"/m.py","line":7,"function":"forward","code":"print(x)","user":true},{"file":"/torch/x.py","line":3,"function":"f","user":false}],"user_frame":0,"graph_before":0,"graph_after":1})J"
+        "\n"
+        R"J({"type":"error","t_ns":2,"kind":"fullgraph_break","message":"m","fatal":true,"graph_break":{"reason":"item","frames":[],"user_frame":5}})J"
+        "\n");
+    ASSERT_EQ(run.graphBreaks.size(), 2u);
+    ASSERT_NE(run.graphBreaks[0].location(), nullptr);
+    EXPECT_EQ(run.graphBreaks[0].location()->line, 7);
+    EXPECT_EQ(run.graphBreaks[1].userFrame, -1); // out of range index rejected
+    EXPECT_EQ(run.graphBreaks[1].location(), nullptr);
+    ASSERT_TRUE(run.error);
+    EXPECT_EQ(run.error->kind, "fullgraph_break");
+}
+
+TEST(Protocol, EveryEventNameIsHandled) {
+    // Each protocol event must change the run somehow, not land in unknownEvents.
+    for (auto name : protocol::events) {
+        cs::core::Run run = replayStream("{\"type\":\"" + std::string(name) + "\",\"t_ns\":1}\n");
+        EXPECT_TRUE(run.unknownEvents.empty()) << name;
+    }
+}
+
+// Replays every probe stream saved from real runs (tests/fixtures/streams).
+TEST(Fixtures, RealStreamsReplayCleanly) {
+    const std::string dir = std::string(COMPILESCOPE_FIXTURES) + "/streams";
+    if (!std::filesystem::exists(dir))
+        GTEST_SKIP() << "no saved probe streams in " << dir;
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".jsonl")
+            continue;
+        std::ifstream in(entry.path());
+        std::stringstream text;
+        text << in.rdbuf();
+        cs::core::Run run = replayStream(text.str());
+        SCOPED_TRACE(entry.path().string());
+        EXPECT_TRUE(run.sawHello);
+        EXPECT_TRUE(run.parseProblems.empty());
+        EXPECT_TRUE(run.unknownEvents.empty());
+        EXPECT_TRUE(run.sawDone);
+        ++count;
+    }
+    EXPECT_GT(count, 0);
+}
+
+namespace {
+cs::core::Run fixture(const std::string& name) {
+    std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/streams/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return replayStream(text.str());
+}
+bool endsWith(const std::string& text, const std::string& tail) {
+    return text.size() >= tail.size() &&
+           text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+} // namespace
+
+// What real probe streams say, read back through the parser.
+TEST(Fixtures, PrintBreakSplitsTheModelInTwo) {
+    auto run = fixture("print_break_aot_eager_cpu.jsonl");
+    ASSERT_EQ(run.graphs.size(), 2u);
+    ASSERT_EQ(run.graphBreaks.size(), 1u);
+    const auto& br = run.graphBreaks[0];
+    EXPECT_NE(br.reason.find("print"), std::string::npos);
+    ASSERT_NE(br.location(), nullptr);
+    EXPECT_TRUE(endsWith(br.location()->file, "print_break.py"));
+    EXPECT_GT(br.location()->line, 0);
+    EXPECT_NE(br.location()->code.find("print"), std::string::npos);
+    EXPECT_EQ(br.graphBefore, 0);
+    EXPECT_EQ(br.graphAfter, 1);
+}
+
+TEST(Fixtures, SweepRecompilesOnEachNewLength) {
+    auto run = fixture("variable_length_sweep.jsonl");
+    ASSERT_GE(run.recompiles.size(), 2u);
+    for (const auto& r : run.recompiles)
+        EXPECT_NE(r.reason.find("size mismatch"), std::string::npos) << r.reason;
+    EXPECT_NE(run.phase("sweep"), nullptr);
+}
+
+TEST(Fixtures, CompiledMlpHasOneGraphAndCompilePhases) {
+    auto run = fixture("mlp_default_cpu.jsonl");
+    ASSERT_EQ(run.graphs.size(), 1u);
+    EXPECT_GT(run.graphs[0].nodes.size(), 5u);
+    EXPECT_FALSE(run.compilePhases.empty());
+    ASSERT_FALSE(run.iterations.empty());
+    EXPECT_TRUE(run.iterations[0].firstCall);
+    EXPECT_FALSE(run.measuredLatencies().empty());
+    EXPECT_NE(run.memorySeries("host_rss"), nullptr);
+}
+
+TEST(Fixtures, ModelThatRaisesEndsFailedWithItsLine) {
+    auto run = fixture("model_raised_cpu.jsonl");
+    ASSERT_TRUE(run.error);
+    EXPECT_EQ(run.error->kind, "model_raised");
+    EXPECT_NE(run.error->message.find("raises_in_forward.py:"), std::string::npos);
+    EXPECT_EQ(run.doneStatus, "failed");
+}
+
+TEST(ApplyEvent, ModelEventNamesTheDeviceActuallyUsed) {
+    auto run = replayStream(
+        R"J({"type":"hello","t_ns":1,"device":"cuda:0","device_name":"guess"})J"
+        "\n"
+        R"J({"type":"model","t_ns":2,"spec":"m.py","device":"cpu","device_name":"Xeon"})J"
+        "\n");
+    EXPECT_EQ(run.probe.device, "cpu");
+    EXPECT_EQ(run.probe.deviceName, "Xeon");
+}

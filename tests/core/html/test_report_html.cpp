@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include "core/html/report_html.h"
+#include "tests/core/sample_reports.h"
+
+using namespace cs::core;
+
+TEST(HtmlEscape, EscapesMarkupAndQuotes) {
+    EXPECT_EQ(htmlEscape("</script><img src=x onerror=alert(1)>"),
+              "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;");
+    EXPECT_EQ(htmlEscape("a\"b'c&d"), "a&quot;b&#39;c&amp;d");
+}
+
+TEST(HtmlEscape, InvalidUtf8BecomesReplacement) {
+    EXPECT_EQ(htmlEscape(std::string("ok\xff\xfe!")), "ok\xEF\xBF\xBD\xEF\xBF\xBD!");
+    EXPECT_EQ(htmlEscape("µs"), "µs");
+    EXPECT_EQ(htmlEscape(std::string("a\x01z")), "a\xEF\xBF\xBDz");
+}
+
+TEST(ReportHtml, HostileStringsNeverReachTheMarkup) {
+    Report report;
+    report.model.spec = "<script>alert('spec')</script>";
+    cs::core::Run run;
+    run.status = RunStatus::Failed;
+    run.error = ErrorInfo{"model_raised", "<img src=x onerror=alert(1)>", ""};
+    run.setting.mode = "default";
+    report.runs.push_back(run);
+    const std::string html = writeReportHtml(report);
+    EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+    EXPECT_EQ(html.find("<img src=x"), std::string::npos);
+    EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+}
+
+namespace {
+
+// Every section reads from the report: a report with one of each thing shows each.
+Report fullReport() {
+    Report report = cs::test::sampleReport();
+    auto& run = report.runs[0];
+    run.graphBreaks[0].gbType = "GB0001";
+    run.kernels.top.push_back({"triton_poi_fused_relu_0", 10, 1000, 100});
+    run.memoryStats.push_back({"compile", "end", 1 << 20, 2 << 20, 3 << 20, 4 << 20});
+    run.harnessOverheadNs = 80;
+    cs::core::Run eager =
+        cs::test::runWithLatencies("eager", {2000, 1500}, cs::test::latencies(1500, 100, 30));
+    report.runs.insert(report.runs.begin(), eager);
+    return report;
+}
+
+} // namespace
+
+TEST(ReportHtml, HasEverySectionAndAStrictPolicy) {
+    const std::string html = writeReportHtml(fullReport());
+    for (const char* id :
+         {"advice", "environment", "settings", "comparison", "breaks", "recompiles", "warmup",
+          "latency", "memory", "kernels", "graphs", "problems"}) {
+        EXPECT_NE(html.find("<section id=\"" + std::string(id) + "\">"), std::string::npos) << id;
+    }
+    // The policy is the first thing in <head>, before any text from the report.
+    const size_t csp = html.find("Content-Security-Policy");
+    ASSERT_NE(csp, std::string::npos);
+    EXPECT_LT(csp, html.find("<title>"));
+    EXPECT_NE(html.find("default-src 'none'"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("http://"), std::string::npos);
+    EXPECT_EQ(html.find("https://"), std::string::npos);
+    // Real charts with labelled axes.
+    EXPECT_NE(html.find("latency per call"), std::string::npos);
+    EXPECT_NE(html.find("measured call number"), std::string::npos);
+    EXPECT_NE(html.find("bytes held"), std::string::npos);
+    EXPECT_NE(html.find("print(x)"), std::string::npos);      // the break's source line
+    EXPECT_NE(html.find("size mismatch"), std::string::npos); // the recompile's guard
+    EXPECT_NE(html.find("dynamo_tracing"), std::string::npos);
+    EXPECT_NE(html.find("triton_poi_fused_relu_0"), std::string::npos);
+    EXPECT_NE(html.find(">baseline<"), std::string::npos); // eager is the comparison's baseline
+}
+
+TEST(ReportHtml, EveryKindOfStringIsEscaped) {
+    const std::string evil = "</script><img src=x onerror=alert(1)>\"'&";
+    Report report = fullReport();
+    report.model.spec = report.model.name = evil;
+    report.environment.torch = report.environment.host = evil;
+    report.generator = evil;
+    auto& run = report.runs[1];
+    run.graphBreaks[0].reason = evil;
+    run.graphBreaks[0].frames[0].code = evil;
+    run.graphBreaks[0].frames[0].file = evil;
+    run.graphs[0].nodes[0].name = evil;
+    run.graphs[0].function = evil;
+    run.recompiles[0].reason = evil;
+    run.logs.push_back({1, "error", evil});
+    run.console = evil;
+    run.kernels.top[0].name = evil;
+    run.compilePhases[0].name = evil;
+    run.memory[0].kind = evil;
+    run.phases[0].name = evil;
+    report.runs[2].error = ErrorInfo{evil, evil, evil};
+    report.runs[2].setting.autocast = evil; // part of the label
+    const std::string html = writeReportHtml(report);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_EQ(html.find("</script>"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_NE(html.find("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;"),
+              std::string::npos);
+}
+
+TEST(ReportHtml, HugeConsoleShowsItsEnds) {
+    Report report = fullReport();
+    report.runs[1].console = "FIRST" + std::string(1 << 20, 'x') + "LAST";
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find("FIRST"), std::string::npos);
+    EXPECT_NE(html.find("LAST"), std::string::npos);
+    EXPECT_NE(html.find("bytes not shown here"), std::string::npos);
+    EXPECT_LT(html.size(), 400u * 1024);
+}
+
+TEST(ReportHtml, EmptyReportStillExplainsItself) {
+    const std::string html = writeReportHtml(Report{});
+    EXPECT_NE(html.find("This report has no runs."), std::string::npos);
+    EXPECT_NE(html.find("</html>"), std::string::npos);
+}

@@ -1,0 +1,398 @@
+// Warmup analysis, break-even and the comparison on hand-computed data.
+#include <gtest/gtest.h>
+
+#include "core/events/event_parser.h"
+#include "core/model/comparison.h"
+#include "core/model/comparison_text.h"
+#include "core/report/report_json.h"
+
+using namespace cs::core;
+
+namespace {
+
+// A run whose calls have these latencies (wall = latency, as on CPU).
+Run makeRun(const std::string& mode, const std::vector<int64_t>& warmup,
+            const std::vector<int64_t>& measured, RunStatus status = RunStatus::Ok) {
+    cs::core::Run run;
+    run.setting.mode = mode;
+    run.status = status;
+    run.probe.device = "cpu";
+    int index = 0;
+    for (auto ns : warmup) {
+        run.iterations.push_back({index, ns, ns, 0, true, index == 0});
+        ++index;
+    }
+    for (auto ns : measured)
+        run.iterations.push_back({index++, ns, ns, 0, false, false});
+    return run;
+}
+
+std::vector<int64_t> repeat(int64_t ns, int times) {
+    return std::vector<int64_t>(static_cast<size_t>(times), ns);
+}
+
+} // namespace
+
+TEST(SteadyBand, TenPercentFloorWhenTheSpreadIsSmall) {
+    // median 100; |x - 100| = 0,2,2,1,1,0,50 -> MAD 1; 3 MAD = 3 < 10% of 100.
+    auto band = steadyBand({100, 102, 98, 101, 99, 100, 150});
+    ASSERT_TRUE(band);
+    EXPECT_DOUBLE_EQ(band->median, 100);
+    EXPECT_DOUBLE_EQ(band->mad, 1);
+    EXPECT_DOUBLE_EQ(band->halfWidth, 10);
+    EXPECT_DOUBLE_EQ(band->low, 90);
+    EXPECT_DOUBLE_EQ(band->high, 110);
+    EXPECT_TRUE(band->contains(110));
+    EXPECT_FALSE(band->contains(110.5));
+}
+
+TEST(SteadyBand, ThreeMadsWhenTheSpreadIsLarge) {
+    // median 100; deviations 0,20,20,10,10 -> MAD 10; 3 MAD = 30 > 10.
+    auto band = steadyBand({100, 80, 120, 90, 110});
+    ASSERT_TRUE(band);
+    EXPECT_DOUBLE_EQ(band->mad, 10);
+    EXPECT_DOUBLE_EQ(band->low, 70);
+    EXPECT_DOUBLE_EQ(band->high, 130);
+    EXPECT_FALSE(steadyBand({}));
+}
+
+TEST(Warmup, EndsAtTheFirstCallInTheBand) {
+    cs::core::Run run =
+        makeRun("default", {5000, 300, 115, 105}, {100, 102, 98, 101, 99, 100, 150});
+    auto w = analyzeWarmup(run);
+    ASSERT_TRUE(w.band);
+    EXPECT_DOUBLE_EQ(w.band->high, 110);
+    ASSERT_TRUE(w.steadyFrom);
+    EXPECT_EQ(*w.steadyFrom, 3); // 115 is above 110, 105 is in
+    EXPECT_EQ(w.warmupWallNs, 5000 + 300 + 115);
+    ASSERT_TRUE(w.extraNs);
+    EXPECT_DOUBLE_EQ(*w.extraNs, 4900 + 200 + 15);
+    ASSERT_EQ(w.curve.size(), 11u); // fewer calls than kFirstCallsShown: all of them
+    EXPECT_FALSE(w.curve[0].inBand);
+    EXPECT_TRUE(w.curve[0].warmup);
+    EXPECT_TRUE(w.curve[3].inBand);
+    EXPECT_FALSE(w.curve[4].warmup);
+    EXPECT_FALSE(w.curve[10].inBand); // the 150 outlier
+}
+
+TEST(Warmup, EdgesOfTheBand) {
+    // Exactly at the top of the band counts as steady.
+    auto atTop = analyzeWarmup(makeRun("default", {5000, 110}, repeat(100, 9)));
+    ASSERT_TRUE(atTop.steadyFrom);
+    EXPECT_EQ(*atTop.steadyFrom, 1);
+    // Faster than steady state is not still warming up.
+    auto below = analyzeWarmup(makeRun("default", {5000, 50}, repeat(100, 9)));
+    EXPECT_EQ(below.steadyFrom.value_or(-1), 1);
+    EXPECT_DOUBLE_EQ(*below.extraNs, 4900);
+    // A first call already in the band: no warmup at all.
+    auto none = analyzeWarmup(makeRun("eager", {101, 100}, repeat(100, 9)));
+    EXPECT_EQ(none.steadyFrom.value_or(-1), 0);
+    EXPECT_EQ(none.warmupWallNs, 0);
+    EXPECT_DOUBLE_EQ(*none.extraNs, 0);
+}
+
+TEST(Warmup, WithoutMeasuredCallsThereIsNoBand) {
+    auto w = analyzeWarmup(makeRun("default", {5000, 300}, {}));
+    EXPECT_FALSE(w.band);
+    EXPECT_FALSE(w.steadyFrom);
+    EXPECT_FALSE(w.extraNs);
+    EXPECT_EQ(w.warmupWallNs, 5300); // every call made is warmup
+    EXPECT_EQ(w.curve.size(), 2u);
+}
+
+TEST(Warmup, WarmupRunningIntoTheMeasuredCalls) {
+    // Warmup calls all above the band: warmup ends among the measured calls.
+    auto w = analyzeWarmup(makeRun("default", {5000, 400}, {300, 100, 100, 100, 100, 100, 100}));
+    EXPECT_EQ(w.steadyFrom.value_or(-1), 3);
+    EXPECT_DOUBLE_EQ(*w.extraNs, 4900 + 300 + 200);
+}
+
+TEST(Warmup, CurveShowsAtLeastTwentyCalls) {
+    auto w = analyzeWarmup(makeRun("default", {5000, 100}, repeat(100, 50)));
+    EXPECT_EQ(w.curve.size(), static_cast<size_t>(kFirstCallsShown));
+    // Long warmups are shown whole, plus a few calls past them.
+    auto longer = analyzeWarmup(makeRun("default", repeat(900, 30), repeat(100, 50)));
+    EXPECT_EQ(longer.curve.size(), 35u);
+}
+
+TEST(Warmup, PhasesAddUpToTheFirstCall) {
+    cs::core::Run run = makeRun("default", {2'000'000'000, 100}, repeat(100, 9));
+    run.firstCallNs = 2'000'000'000;
+    run.compilePhases = {{"dynamo_tracing", 1.0}, {"aot_autograd", 0.5}, {"other", 0.3}};
+    auto w = analyzeWarmup(run);
+    ASSERT_EQ(w.phases.size(), 3u);
+    EXPECT_EQ(w.phases.back().name, "other");
+    EXPECT_DOUBLE_EQ(w.phases.back().seconds, 0.5); // recomputed from the wall time
+    EXPECT_DOUBLE_EQ(w.phasesSeconds(), 2.0);
+
+    // Counters larger than the call are scaled into it, proportions kept.
+    run.compilePhases = {{"dynamo_tracing", 2.0}, {"aot_autograd", 1.0}};
+    w = analyzeWarmup(run);
+    EXPECT_NEAR(w.phases[0].seconds, 4.0 / 3.0, 1e-12);
+    EXPECT_NEAR(w.phases[1].seconds, 2.0 / 3.0, 1e-12);
+    EXPECT_DOUBLE_EQ(w.phases[2].seconds, 0);
+    EXPECT_NEAR(w.phasesSeconds(), 2.0, 1e-12);
+
+    // No compile_time event: the first call's wall time still comes from its iteration.
+    run.firstCallNs = -1;
+    run.compilePhases.clear();
+    w = analyzeWarmup(run);
+    EXPECT_EQ(w.firstCallNs, 2'000'000'000);
+    ASSERT_EQ(w.phases.size(), 1u);
+    EXPECT_DOUBLE_EQ(w.phases[0].seconds, 2.0);
+}
+
+TEST(Comparison, SpeedupAndBreakEvenAgainstEager) {
+    Report report;
+    // eager: band [90, 110]; 300 and 120 are warmup: extra 200 + 20 = 220.
+    report.runs.push_back(makeRun("eager", {300, 120, 100}, repeat(100, 10)));
+    // default: band [45, 55]; 10000 and 60 are warmup: extra 9950 + 10 = 9960.
+    report.runs.push_back(makeRun("default", {10000, 60, 50}, repeat(50, 10)));
+    // slower per call than eager: never pays back.
+    report.runs.push_back(makeRun("max-autotune", {20000, 120}, repeat(120, 10)));
+    cs::core::Run failed = makeRun("reduce-overhead", {}, {}, RunStatus::Failed);
+    failed.error = ErrorInfo{"compile_failed", "torch.compile failed", "Traceback"};
+    report.runs.push_back(failed);
+
+    auto c = compareRuns(report);
+    EXPECT_EQ(c.baseline, 0);
+    ASSERT_EQ(c.rows.size(), 4u);
+    EXPECT_TRUE(c.rows[0].isBaseline);
+    EXPECT_FALSE(c.rows[0].speedup);
+    EXPECT_FALSE(c.rows[0].breakEven);
+    EXPECT_DOUBLE_EQ(*c.rows[0].warmupNs, 220);
+
+    const auto& compiled = c.rows[1];
+    ASSERT_TRUE(compiled.speedup);
+    EXPECT_DOUBLE_EQ(compiled.speedup->value, 2.0);
+    EXPECT_TRUE(compiled.saves);
+    EXPECT_DOUBLE_EQ(*compiled.warmupNs, 9960);
+    EXPECT_EQ(*compiled.warmupWallNs, 10060);
+    ASSERT_TRUE(compiled.breakEven);
+    EXPECT_DOUBLE_EQ(*compiled.breakEven, 195); // ceil((9960 - 220) / (100 - 50)) = ceil(194.8)
+
+    const auto& slower = c.rows[2];
+    EXPECT_FALSE(slower.saves);
+    EXPECT_FALSE(slower.breakEven); // never
+    EXPECT_NEAR(slower.speedup->value, 100.0 / 120.0, 1e-12);
+    EXPECT_EQ(slower.notes.size(), 1u); // CUDA graphs asked for on CPU
+
+    const auto& broken = c.rows[3];
+    EXPECT_EQ(broken.status, RunStatus::Failed);
+    EXPECT_FALSE(broken.stats);
+    ASSERT_TRUE(broken.error);
+    EXPECT_EQ(broken.error->kind, "compile_failed");
+    EXPECT_FALSE(broken.speedup);
+    EXPECT_EQ(c.row(3), &c.rows[3]);
+    EXPECT_EQ(c.row(9), nullptr);
+}
+
+TEST(Comparison, BestPerColumn) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
+    report.runs.push_back(makeRun("max-autotune", {20000, 80}, repeat(80, 10)));
+    report.runs.push_back(makeRun("max-autotune-no-cudagraphs", {30000, 50}, repeat(50, 10)));
+    for (int i = 1; i <= 3; ++i)
+        report.runs[static_cast<size_t>(i)].graphs.resize(1);
+    report.runs[2].graphBreaks.resize(1);
+    report.runs[0].memory.push_back({"host_rss", {{1, 500}, {2, 700}}, {}});
+    report.runs[1].memory.push_back({"host_rss", {{1, 900}}, {}});
+    report.runs[2].memory.push_back({"host_rss", {{1, 600}}, {{"compile", 650}}});
+    report.runs[3].memory.push_back({"host_rss", {{1, 800}}, {}});
+    auto c = compareRuns(report);
+    auto best = [&](int row, CompareColumn column) {
+        return c.rows[static_cast<size_t>(row)].isBest(column);
+    };
+    EXPECT_TRUE(best(1, CompareColumn::Median));
+    EXPECT_TRUE(best(3, CompareColumn::Median)); // ties for best are all marked
+    EXPECT_FALSE(best(0, CompareColumn::Median));
+    EXPECT_TRUE(best(1, CompareColumn::Speedup));
+    EXPECT_FALSE(best(0, CompareColumn::Speedup)); // the baseline has no speedup of its own
+    EXPECT_TRUE(best(1, CompareColumn::BreakEven));
+    EXPECT_FALSE(best(2, CompareColumn::BreakEven));
+    EXPECT_TRUE(best(0, CompareColumn::Warmup));
+    // All equal: nothing to tell apart. Eager compiles nothing and takes no part in breaks.
+    for (int i = 0; i < 4; ++i)
+        EXPECT_FALSE(best(i, CompareColumn::Graphs));
+    EXPECT_TRUE(best(1, CompareColumn::Breaks));
+    EXPECT_TRUE(best(3, CompareColumn::Breaks));
+    EXPECT_FALSE(best(2, CompareColumn::Breaks));
+    EXPECT_FALSE(best(0, CompareColumn::Breaks));
+    EXPECT_EQ(*c.rows[2].peakMemoryBytes, 650);
+    EXPECT_EQ(c.rows[2].memoryKind, "host RSS");
+    EXPECT_TRUE(best(2, CompareColumn::Memory));
+    EXPECT_FALSE(best(0, CompareColumn::Memory));
+}
+
+TEST(Comparison, NothingToMarkWithOneCandidate) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
+    auto c = compareRuns(report);
+    EXPECT_FALSE(
+        c.rows[1].isBest(CompareColumn::Speedup)); // one compiled row: nothing to compare with
+    EXPECT_TRUE(c.rows[1].isBest(CompareColumn::Median)); // eager and default
+}
+
+TEST(Comparison, NoBaselineWithoutAMeasuredEagerRun) {
+    Report report;
+    cs::core::Run eager = makeRun("eager", {300}, {}, RunStatus::Crashed);
+    report.runs.push_back(eager);
+    report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
+    auto c = compareRuns(report);
+    EXPECT_EQ(c.baseline, -1);
+    EXPECT_FALSE(c.rows[1].speedup);
+    EXPECT_FALSE(c.rows[1].breakEven);
+    EXPECT_FALSE(c.rows[1].saves);
+}
+
+TEST(Comparison, CompileCheaperThanEagerWarmupBreaksEvenAtOnce) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {5000, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {1000, 50}, repeat(50, 10)));
+    auto c = compareRuns(report);
+    EXPECT_DOUBLE_EQ(*c.rows[1].breakEven, 0);
+}
+
+TEST(Comparison, PeakMemoryPrefersTheDeviceAllocator) {
+    cs::core::Run run = makeRun("default", {10}, repeat(10, 3));
+    run.memory.push_back({"host_rss", {{1, 5000}}, {}});
+    std::string kind;
+    EXPECT_EQ(*peakMemory(run, &kind), 5000);
+    EXPECT_EQ(kind, "host RSS");
+    run.memory.push_back({"device", {{1, 3000}, {2, 4000}}, {}});
+    EXPECT_EQ(*peakMemory(run, &kind), 4000);
+    EXPECT_EQ(kind, "device");
+    run.memoryStats.push_back({"measure", "end", 100, 200, 300, 4096});
+    EXPECT_EQ(*peakMemory(run, &kind), 4096);
+    EXPECT_EQ(kind, "device reserved");
+    EXPECT_FALSE(peakMemory(cs::core::Run{}));
+}
+
+TEST(Comparison, WhatTorchDid) {
+    cs::core::Run run = makeRun("reduce-overhead", {10}, repeat(10, 3));
+    auto notes = whatTorchDid(run);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("CUDA graphs"), std::string::npos);
+    run.probe.device = "cuda:0";
+    EXPECT_TRUE(whatTorchDid(run).empty());
+    run.logs.push_back({0, "info", "torch skipped CUDA graphs: mutated inputs"});
+    run.recompiles.push_back({"forward", "size changed", 9, "", true, 8});
+    notes = whatTorchDid(run);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0], "torch skipped CUDA graphs: mutated inputs");
+    EXPECT_NE(notes[1].find("recompile limit (8)"), std::string::npos);
+}
+
+TEST(ComparisonJson, DerivedOnWriteRecomputedOnRead) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 120, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 60, 50}, repeat(50, 10)));
+    report.runs.push_back(makeRun("max-autotune", {20000, 120}, repeat(120, 10)));
+    report.runs[1].firstCallNs = 10000;
+    report.runs[1].compilePhases = {{"dynamo_tracing", 4e-6}, {"other", 1e-6}};
+    const std::string text = writeReportJson(report);
+    auto doc = nlohmann::json::parse(text);
+
+    const auto& rows = doc["comparison"]["rows"];
+    EXPECT_EQ(doc["comparison"]["baseline_run"], 0);
+    EXPECT_EQ(rows[1]["break_even_iterations"], 195.0);
+    EXPECT_EQ(rows[2]["break_even_iterations"], "never");
+    EXPECT_TRUE(rows[0]["break_even_iterations"].is_null()); // the baseline
+    EXPECT_DOUBLE_EQ(rows[1]["speedup"]["value"].get<double>(), 2.0);
+    // Speedup: max-autotune is slower than eager, so default is the only candidate.
+    EXPECT_EQ(rows[1]["best"], nlohmann::json({"median", "p99"}));
+
+    const auto& warmup = doc["runs"][1]["warmup"];
+    EXPECT_EQ(warmup["steady_from_call"], 2);
+    EXPECT_DOUBLE_EQ(warmup["extra_ns"].get<double>(), 9960);
+    EXPECT_DOUBLE_EQ(warmup["steady_band"]["high_ns"].get<double>(), 55);
+    EXPECT_EQ(warmup["first_calls"].size(), 13u);
+    EXPECT_EQ(warmup["phases"][1]["name"], "other");
+    EXPECT_EQ(warmup["phases"][1]["ns"], 6000); // 10 µs - 4 µs, integer ns (format version 2)
+    EXPECT_TRUE(warmup["extra_ns"].is_number_integer());
+    EXPECT_TRUE(rows[1]["median_ns"].is_number_integer());
+
+    // A tampered derived section is ignored: the reader keeps runs, the writer recomputes.
+    doc["comparison"]["rows"][1]["break_even_iterations"] = 1;
+    doc["runs"][1]["warmup"]["extra_ns"] = 0;
+    auto read = readReportJson(doc.dump(), "tampered.json");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_EQ(writeReportJson(read.report), text);
+}
+
+TEST(ComparisonText, NeverBaselineAndTheVerdict) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 120, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 60, 50}, repeat(50, 10)));
+    report.runs.push_back(makeRun("max-autotune", {20000, 120}, repeat(120, 10)));
+    cs::core::Run failed = makeRun("reduce-overhead", {}, {}, RunStatus::Timeout);
+    failed.error = ErrorInfo{"timeout", "Stopped after 900 s.\nmore", ""};
+    report.runs.push_back(failed);
+    auto c = compareRuns(report);
+    EXPECT_EQ(breakEvenText(c.rows[0]), "baseline");
+    EXPECT_EQ(breakEvenText(c.rows[1]), "195 calls");
+    EXPECT_EQ(breakEvenText(c.rows[2]), "never");
+    EXPECT_EQ(breakEvenText(c.rows[3]), "—");
+    EXPECT_EQ(speedupText(c.rows[1]), "2.00× (2.00–2.00)");
+    const std::string summary = comparisonSummary(c);
+    EXPECT_NE(summary.find("default is 2.00× faster than eager per call"), std::string::npos)
+        << summary;
+    EXPECT_NE(summary.find("after 195 calls"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("max-autotune is 1.20× slower"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("never pays back"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("reduce-overhead did not finish (timeout): Stopped after 900 s."),
+              std::string::npos)
+        << summary;
+    const std::string table = comparisonTable(c);
+    EXPECT_NE(table.find("never"), std::string::npos);
+    EXPECT_NE(table.find("timeout: Stopped after 900 s."), std::string::npos);
+
+    report.runs[0].status = RunStatus::Failed;
+    EXPECT_NE(comparisonSummary(compareRuns(report)).find("include eager"), std::string::npos);
+}
+
+TEST(Warmup, LaterWarmupCompileKeepsTheFirstCallPhases) {
+    // reduce-overhead records CUDA graphs on a later call: a second compile_time, scope warmup.
+    cs::core::Run run = replayStream(
+        R"J({"type":"iteration","t_ns":1,"index":0,"latency_ns":3000000000,"wall_ns":3000000000,"warmup":true,"first_call":true})J"
+        "\n"
+        R"J({"type":"compile_time","t_ns":2,"scope":"first_call","phases":[{"name":"dynamo_tracing","seconds":1.0},{"name":"other","seconds":2.0}],"first_call_ns":3000000000,"source":"m"})J"
+        "\n"
+        R"J({"type":"iteration","t_ns":3,"index":1,"latency_ns":500000000,"wall_ns":500000000,"warmup":true})J"
+        "\n"
+        R"J({"type":"compile_time","t_ns":4,"scope":"warmup","phases":[{"name":"cudagraph_recording","seconds":0.4},{"name":"other","seconds":0.1}],"first_call_ns":500000000,"source":"m"})J"
+        "\n"
+        R"J({"type":"iteration","t_ns":5,"index":2,"latency_ns":1000,"wall_ns":1000})J"
+        "\n");
+    EXPECT_EQ(run.firstCallNs, 3'000'000'000);
+    ASSERT_EQ(run.compilePhases.size(), 2u);
+    EXPECT_EQ(run.compilePhases[0].name, "dynamo_tracing");
+    EXPECT_EQ(run.warmupCompileNs, 500'000'000);
+    ASSERT_EQ(run.warmupCompilePhases.size(), 2u);
+    auto w = analyzeWarmup(run);
+    EXPECT_DOUBLE_EQ(w.phasesSeconds(), 3.0);
+    ASSERT_EQ(w.laterPhases.size(), 1u); // named phases only
+    EXPECT_EQ(w.laterPhases[0].name, "cudagraph_recording");
+    EXPECT_DOUBLE_EQ(w.laterSeconds(), 0.4);
+    EXPECT_EQ(w.steadyFrom.value_or(-1), 2);
+
+    // The report keeps both scopes through a save and a read.
+    Report report;
+    report.runs.push_back(run);
+    auto read = readReportJson(writeReportJson(report), "memory");
+    ASSERT_TRUE(read.ok);
+    EXPECT_EQ(read.report.runs[0], run);
+}
+
+TEST(Comparison, ASlowdownIsNeverBest) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 110}, repeat(110, 10)));
+    report.runs.push_back(makeRun("reduce-overhead", {10000, 120}, repeat(120, 10)));
+    auto c = compareRuns(report);
+    EXPECT_FALSE(c.rows[1].isBest(CompareColumn::Speedup));
+    EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Speedup));
+    EXPECT_TRUE(c.rows[0].isBest(CompareColumn::Median)); // eager is the fastest
+}

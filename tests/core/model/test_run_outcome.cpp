@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "core/events/event_parser.h"
+#include "core/model/run_outcome.h"
+
+using namespace cs::core;
+
+namespace {
+Run withEvents(const std::string& stream) {
+    return replayStream(stream);
+}
+const char* kHelloAndTwoIters =
+    "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+    "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"measure\",\"edge\":\"begin\"}\n"
+    "{\"type\":\"iteration\",\"t_ns\":3,\"index\":0,\"latency_ns\":10}\n"
+    "{\"type\":\"iteration\",\"t_ns\":4,\"index\":1,\"latency_ns\":11}\n";
+} // namespace
+
+TEST(RunOutcome, DoneOkIsOk) {
+    cs::core::Run run = withEvents(std::string(kHelloAndTwoIters) +
+                                   "{\"type\":\"done\",\"t_ns\":5,\"status\":\"ok\"}\n");
+    settleRun(run, ProcessEnd::Exited, 0);
+    EXPECT_EQ(run.status, RunStatus::Ok);
+    EXPECT_FALSE(run.error);
+}
+
+TEST(RunOutcome, NoDoneIsCrashWithProgress) {
+    cs::core::Run run = withEvents(kHelloAndTwoIters);
+    settleRun(run, ProcessEnd::Signalled, 9, "SIGKILL");
+    EXPECT_EQ(run.status, RunStatus::Crashed);
+    ASSERT_TRUE(run.error);
+    EXPECT_NE(run.error->message.find("2 measured iterations"), std::string::npos);
+    EXPECT_NE(run.error->message.find("measure phase"), std::string::npos);
+    EXPECT_EQ(run.measuredLatencies().size(), 2u);
+}
+
+TEST(RunOutcome, ProbeErrorIsKeptOnCrash) {
+    cs::core::Run run = withEvents(
+        std::string(kHelloAndTwoIters) +
+        "{\"type\":\"error\",\"t_ns\":5,\"kind\":\"out_of_memory\",\"message\":\"OOM\"}\n");
+    settleRun(run, ProcessEnd::Exited, 1);
+    EXPECT_EQ(run.status, RunStatus::Crashed);
+    EXPECT_EQ(run.error->kind, "out_of_memory");
+    EXPECT_EQ(run.error->message.rfind("OOM", 0), 0u);
+}
+
+TEST(RunOutcome, DoneFailedIsFailed) {
+    cs::core::Run run = withEvents("{\"type\":\"done\",\"t_ns\":5,\"status\":\"failed\"}\n");
+    settleRun(run, ProcessEnd::Exited, 3);
+    EXPECT_EQ(run.status, RunStatus::Failed);
+    ASSERT_TRUE(run.error);
+}
+
+TEST(RunOutcome, TimeoutAndCancel) {
+    cs::core::Run run = withEvents(kHelloAndTwoIters);
+    settleRun(run, ProcessEnd::TimedOut, -1, "30");
+    EXPECT_EQ(run.status, RunStatus::Timeout);
+    EXPECT_NE(run.error->message.find("30 s"), std::string::npos);
+    cs::core::Run other = withEvents(kHelloAndTwoIters);
+    settleRun(other, ProcessEnd::Cancelled, -1);
+    EXPECT_EQ(other.status, RunStatus::Cancelled);
+    EXPECT_EQ(other.measuredLatencies().size(), 2u);
+}
+
+TEST(RunOutcome, FailedToStartNamesInterpreter) {
+    cs::core::Run run;
+    settleRun(run, ProcessEnd::FailedToStart, -1, "/opt/py/bin/python");
+    EXPECT_EQ(run.status, RunStatus::Failed);
+    EXPECT_NE(run.error->message.find("/opt/py/bin/python"), std::string::npos);
+}

@@ -1,0 +1,21 @@
+#include <gtest/gtest.h>
+
+#include "core/model/units.h"
+
+using namespace cs::core;
+
+TEST(Units, Durations) {
+    EXPECT_EQ(formatDuration(0), "0");
+    EXPECT_EQ(formatDuration(812), "812 ns");
+    EXPECT_EQ(formatDuration(3410), "3.41 µs");
+    EXPECT_EQ(formatDuration(1.2e6), "1.20 ms");
+    EXPECT_EQ(formatDuration(19.5e9), "19.5 s");
+    EXPECT_EQ(formatDuration(250e6), "250 ms");
+}
+
+TEST(Units, Bytes) {
+    EXPECT_EQ(formatBytes(0), "0");
+    EXPECT_EQ(formatBytes(512), "512 B");
+    EXPECT_EQ(formatBytes(3.2 * 1024), "3.20 KiB");
+    EXPECT_EQ(formatBytes(1.5 * 1024 * 1024 * 1024), "1.50 GiB");
+}

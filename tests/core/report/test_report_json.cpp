@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/events/event_parser.h"
+#include "core/report/report_json.h"
+#include "tests/core/report_capture.h"
+#include "tests/core/sample_reports.h"
+
+using namespace cs::core;
+
+TEST(ReportJson, WriteReadWriteIsIdentical) {
+    Report report = cs::test::sampleReport();
+    const std::string first = cs::test::writeAndKeepReport(report, "core_sample");
+    auto read = readReportJson(first, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_TRUE(read.warnings.empty());
+    EXPECT_EQ(writeReportJson(read.report), first);
+}
+
+TEST(ReportJson, ReadBackEqualsOriginalExceptInvalidUtf8) {
+    Report report = cs::test::sampleReport();
+    report.runs[0].console = "printed bytes\n";
+    auto read = readReportJson(cs::test::writeAndKeepReport(report, "core_sample_utf8"), "memory");
+    ASSERT_TRUE(read.ok);
+    EXPECT_EQ(read.report, report);
+}
+
+TEST(ReportJson, NumbersAreNumbers) {
+    auto doc = nlohmann::json::parse(writeReportJson(cs::test::sampleReport()));
+    EXPECT_EQ(doc["format"], kReportFormat);
+    EXPECT_EQ(doc["version"], kReportVersion);
+    const auto& latency = doc["runs"][0]["latency"];
+    EXPECT_TRUE(latency["samples_ns"][0].is_number_integer());
+    EXPECT_EQ(latency["samples_ns"][0], 1000);
+    EXPECT_EQ(latency["warmup_ns"][0], 900000000);
+    EXPECT_DOUBLE_EQ(latency["stats"]["median_ns"].get<double>(), 1050.0);
+    EXPECT_EQ(doc["runs"][1]["status"], "crashed");
+    EXPECT_EQ(doc["runs"][1]["error"]["message"], "died");
+    EXPECT_EQ(doc["environment"]["torch"], "2.15.0");
+}
+
+TEST(ReportJson, BadInputsGiveClearErrors) {
+    auto truncated =
+        readReportJson(writeReportJson(cs::test::sampleReport()).substr(0, 200), "/tmp/r.json");
+    EXPECT_FALSE(truncated.ok);
+    EXPECT_NE(truncated.error.find("/tmp/r.json"), std::string::npos);
+    EXPECT_NE(truncated.error.find("truncated"), std::string::npos);
+
+    auto notJson = readReportJson("hello world", "x.json");
+    EXPECT_FALSE(notJson.ok);
+    EXPECT_NE(notJson.error.find("not valid JSON"), std::string::npos);
+
+    auto notReport = readReportJson(R"J({"name": "package.json"})J", "p.json");
+    EXPECT_FALSE(notReport.ok);
+    EXPECT_NE(notReport.error.find("not a compilescope report"), std::string::npos);
+
+    auto noRuns = readReportJson(R"J({"format":"compilescope.report","version":1})J", "n.json");
+    EXPECT_FALSE(noRuns.ok);
+
+    auto missing = readReportFile("/nonexistent/report.json");
+    EXPECT_FALSE(missing.ok);
+    EXPECT_NE(missing.error.find("/nonexistent/report.json"), std::string::npos);
+}
+
+TEST(ReportJson, NewerVersionOpensWithWarning) {
+    auto doc = nlohmann::json::parse(writeReportJson(cs::test::sampleReport()));
+    doc["version"] = 99;
+    doc["runs"][0]["field_from_the_future"] = true;
+    auto read = readReportJson(doc.dump(), "future.json");
+    ASSERT_TRUE(read.ok);
+    ASSERT_EQ(read.warnings.size(), 1u);
+    EXPECT_NE(read.warnings[0].find("version 99"), std::string::npos);
+    EXPECT_EQ(read.report.runs.size(), 2u);
+}
+
+TEST(ReportJson, SaveIsAtomic) {
+    const auto dir = std::filesystem::temp_directory_path() / "cs_save_test";
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "r.json").string();
+    std::string error;
+    ASSERT_TRUE(saveTextFile(path, "first", &error));
+    EXPECT_FALSE(saveTextFile((dir / "missing/r.json").string(), "x", &error));
+    EXPECT_NE(error.find("missing"), std::string::npos);
+    std::ifstream in(path);
+    std::string text;
+    in >> text;
+    EXPECT_EQ(text, "first");
+    std::filesystem::remove_all(dir);
+}

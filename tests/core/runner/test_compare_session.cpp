@@ -1,0 +1,147 @@
+// A comparison session against the fake probe: Cancel in the middle keeps
+// every finished setting, and a setting past its time limit is `timeout`
+// with what it measured; the comparison keeps a row for each.
+#include <QSignalSpy>
+#include <QTest>
+
+#include <algorithm>
+
+#include "core/model/comparison.h"
+#include "core/runner/session_runner.h"
+
+using namespace cs::core;
+
+namespace {
+
+SessionRequest compareRequest(const std::string& behaviour, int timeoutSeconds) {
+    SessionRequest request;
+    request.modelSpec = "fake:" + behaviour;
+    request.probe.python = "/usr/bin/python3";
+    request.probe.probeRoot = FAKE_PROBE_ROOT;
+    request.timeoutSeconds = timeoutSeconds;
+    for (const char* mode : {"eager", "default", "reduce-overhead"}) {
+        Setting s;
+        s.mode = mode;
+        request.settings.push_back(s);
+    }
+    return request;
+}
+
+QString status(const Run& run) {
+    return QString::fromLatin1(toString(run.status));
+}
+
+} // namespace
+
+class CompareSessionTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void cancelMidSettingKeepsFinishedOnes() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        bool cancelled = false;
+        // Cancel once the second setting is measuring (the fake "slow" probe takes ~4 s).
+        QObject::connect(&runner, &SessionRunner::runUpdated, &runner, [&](int index) {
+            if (index == 1 && !cancelled &&
+                runner.report().runs[1].measuredLatencies().size() >= 10) {
+                cancelled = true;
+                runner.cancel();
+            }
+        });
+        runner.start(compareRequest("slow", 60));
+        QVERIFY(done.wait(60000));
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[0]), QString("ok"));
+        QCOMPARE(runs[0].measuredLatencies().size(), size_t(200));
+        QCOMPARE(status(runs[1]), QString("cancelled"));
+        QVERIFY(runs[1].measuredLatencies().size() >= 10); // what it measured is kept
+        QCOMPARE(status(runs[2]), QString("cancelled"));
+        QVERIFY(runs[2].measuredLatencies().empty()); // never started
+
+        const auto comparison = compareRuns(runner.report());
+        QCOMPARE(comparison.rows.size(), size_t(3));
+        QCOMPARE(comparison.baseline, 0);
+        QVERIFY(comparison.rows[1].stats);   // partial statistics of the cancelled setting
+        QVERIFY(comparison.rows[1].speedup); // still compared, marked by its status
+        QCOMPARE(comparison.rows[1].status, RunStatus::Cancelled);
+        QVERIFY(comparison.rows[2].error);
+        QVERIFY(!comparison.rows[2].stats);
+    }
+
+    void timeoutKeepsWhatWasMeasured() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        auto request = compareRequest("slow", 1);
+        request.settings.resize(2);
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        for (const auto& run : runner.report().runs) {
+            QCOMPARE(status(run), QString("timeout"));
+            QVERIFY(run.measuredLatencies().size() >= 5);
+            QVERIFY(run.error);
+        }
+        const auto comparison = compareRuns(runner.report());
+        QCOMPARE(comparison.rows.size(), size_t(2));
+        QCOMPARE(comparison.baseline, -1); // a timed-out eager run is no baseline
+        QVERIFY(comparison.rows[0].stats);
+        QCOMPARE(comparison.rows[0].status, RunStatus::Timeout);
+    }
+
+    // A warm-cache compiling setting is first run once, unmeasured, with one
+    // call; eager is not; the measured run says its cache was primed.
+    void warmCacheSettingIsPrimedFirst() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        std::vector<std::pair<int, Setting>> primings;
+        QObject::connect(&runner, &SessionRunner::primingFinished, &runner,
+                         [&](int index, const Run& primed) {
+                             QCOMPARE(primed.status, RunStatus::Ok);
+                             primings.emplace_back(index, primed.setting);
+                         });
+        auto request = compareRequest("ok", 60);
+        request.settings.resize(2);
+        for (auto& s : request.settings)
+            s.warmCache = true;
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        QCOMPARE(primings.size(), size_t(1));
+        QCOMPARE(primings[0].first, 1);
+        QCOMPARE(primings[0].second.iters, 1);
+        QCOMPARE(primings[0].second.warmup, 1);
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[1]), QString("ok"));
+        QCOMPARE(runs[1].setting.iters, 100); // the measured run keeps its own setting
+        QCOMPARE(runs[1].measuredLatencies().size(),
+                 size_t(5)); // the priming's calls are not in it
+        auto primedNote = [](const Run& run) {
+            return std::any_of(run.logs.begin(), run.logs.end(), [](const LogLine& l) {
+                return l.message.rfind("compile cache primed", 0) == 0;
+            });
+        };
+        QVERIFY(primedNote(runs[1]));
+        QVERIFY(!primedNote(runs[0]));
+    }
+
+    void cancelWhilePrimingMeasuresNothing() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        QObject::connect(&runner, &SessionRunner::runUpdated, &runner, [&](int index) {
+            if (index == 1 && runner.isPriming())
+                runner.cancel();
+        });
+        auto request = compareRequest("slow", 60);
+        for (auto& s : request.settings)
+            s.warmCache = true;
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[0]), QString("ok"));
+        QCOMPARE(status(runs[1]), QString("cancelled"));
+        QVERIFY(runs[1].measuredLatencies().empty());
+        QVERIFY(runs[1].error && runs[1].error->message.find("priming") != std::string::npos);
+        QCOMPARE(status(runs[2]), QString("cancelled"));
+    }
+};
+
+QTEST_GUILESS_MAIN(CompareSessionTest)
+#include "test_compare_session.moc"

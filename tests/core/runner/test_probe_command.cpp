@@ -1,0 +1,54 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/runner/probe_command.h"
+
+using namespace cs::core;
+
+TEST(ProbeCommand, ArgumentsAreAListNotAShellString) {
+    Setting s;
+    s.mode = "max-autotune";
+    s.fullgraph = true;
+    ProbeOptions options{"/venv/bin/python", "/opt/cs/probe", "", "", false};
+    auto launch = buildProbeLaunch("/models/my model's \"file\".py", s, options);
+    EXPECT_EQ(launch.program, "/venv/bin/python");
+    auto& a = launch.arguments;
+    auto model = std::find(a.begin(), a.end(), "--model");
+    ASSERT_NE(model, a.end());
+    EXPECT_EQ(*(model + 1), "/models/my model's \"file\".py");
+    EXPECT_NE(std::find(a.begin(), a.end(), "--fullgraph"), a.end());
+    EXPECT_NE(std::find(a.begin(), a.end(), "--no-cupti"), a.end());
+    EXPECT_EQ(launch.environment[0].first, "PYTHONPATH");
+    EXPECT_EQ(launch.environment[0].second, "/opt/cs/probe");
+}
+
+TEST(ProbeCommand, ParseSettingsList) {
+    std::vector<Setting> out;
+    Setting base;
+    base.iters = 7;
+    EXPECT_FALSE(parseSettingsList("eager, default,max-autotune/aot_eager", base, out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].mode, "eager");
+    EXPECT_EQ(out[2].mode, "max-autotune");
+    EXPECT_EQ(out[2].backend, "aot_eager");
+    EXPECT_EQ(out[2].iters, 7);
+    auto problem = parseSettingsList("eager,fastest", base, out);
+    ASSERT_TRUE(problem);
+    EXPECT_NE(problem->find("fastest"), std::string::npos);
+    EXPECT_TRUE(parseSettingsList("", base, out));
+    base.warmup = 0;
+    EXPECT_TRUE(parseSettingsList("eager", base, out));
+}
+
+TEST(ProbeCommand, LabelsDistinguishSettings) {
+    Setting a, b;
+    b.backend = "aot_eager";
+    b.dynamic = "true";
+    EXPECT_EQ(a.label(), "default");
+    EXPECT_EQ(b.label(), "default/aot_eager dyn");
+    Setting e;
+    e.mode = "eager";
+    e.backend = "aot_eager";
+    EXPECT_EQ(e.label(), "eager");
+}

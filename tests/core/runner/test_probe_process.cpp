@@ -1,0 +1,151 @@
+// The runner against a fake probe: every way a child process can end.
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/runner/probe_process.h"
+#include "core/runner/session_runner.h"
+
+using namespace cs::core;
+
+namespace {
+
+QString status(const Run& run) {
+    return QString::fromLatin1(toString(run.status));
+}
+
+ProbeLaunch fakeLaunch(const std::string& behaviour,
+                       const std::string& python = "/usr/bin/python3") {
+    ProbeOptions options;
+    options.python = python;
+    options.probeRoot = FAKE_PROBE_ROOT;
+    Setting setting;
+    setting.mode = "eager";
+    return buildProbeLaunch("fake:" + behaviour, setting, options);
+}
+
+// Runs the fake probe to its end and returns the settled run.
+Run runFake(const std::string& behaviour, int timeoutSeconds = 30, int cancelAfterMs = -1) {
+    Run run;
+    ProbeProcess process(&run, fakeLaunch(behaviour), timeoutSeconds);
+    QSignalSpy finished(&process, &ProbeProcess::finished);
+    process.start();
+    if (cancelAfterMs >= 0) {
+        QTest::qWait(cancelAfterMs);
+        process.cancel();
+    }
+    if (finished.isEmpty())
+        finished.wait(60000);
+    return run;
+}
+
+} // namespace
+
+class ProbeProcessTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void okRunIsOk() {
+        Run run = runFake("ok");
+        QCOMPARE(status(run), QString("ok"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(5));
+        QVERIFY(run.sawHello);
+        QVERIFY(QString::fromStdString(run.console).contains("model output goes to the console"));
+        QVERIFY(!run.error);
+    }
+
+    void reportedFailureIsFailed() {
+        Run run = runFake("fail");
+        QCOMPARE(status(run), QString("failed"));
+        QVERIFY(run.error);
+        QCOMPARE(QString::fromStdString(run.error->kind), QString("model_raised"));
+        QCOMPARE(run.exitCode.value_or(-1), 3);
+    }
+
+    void crashKeepsIterations() {
+        Run run = runFake("crash");
+        QCOMPARE(status(run), QString("crashed"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(5));
+        QVERIFY(run.error);
+        QVERIFY(QString::fromStdString(run.error->message).contains("exited with code 7"));
+        QVERIFY(QString::fromStdString(run.error->message).contains("5 measured iterations"));
+    }
+
+    void signalIsCrash() {
+        Run run = runFake("segv");
+        QCOMPARE(status(run), QString("crashed"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(5));
+    }
+
+    void hangTimesOut() {
+        QElapsedTimer clock;
+        clock.start();
+        Run run = runFake("hang", 2);
+        QCOMPARE(status(run), QString("timeout"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(5));
+        QVERIFY(clock.elapsed() < 10000);
+        QVERIFY(QString::fromStdString(run.error->message).contains("2 s"));
+    }
+
+    void cancelEndsWithinTwoSeconds() {
+        Run run;
+        ProbeProcess process(&run, fakeLaunch("ignore_term"), 60);
+        QSignalSpy finished(&process, &ProbeProcess::finished);
+        process.start();
+        QTRY_VERIFY_WITH_TIMEOUT(run.measuredLatencies().size() == 5, 20000);
+        QElapsedTimer clock;
+        clock.start();
+        process.cancel(); // the fake ignores SIGTERM: the SIGKILL fallback must end it
+        QVERIFY(finished.wait(5000));
+        QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(status(run), QString("cancelled"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(5));
+    }
+
+    void garbageLinesAreReportedAndSkipped() {
+        Run run = runFake("garbage");
+        QCOMPARE(status(run), QString("ok"));
+        QCOMPARE(run.parseProblems.size(), size_t(2));
+        QCOMPARE(run.measuredLatencies().size(), size_t(6));
+        QCOMPARE(run.unknownEvents.size(), size_t(1));
+    }
+
+    void partialLastLineIsReported() {
+        Run run = runFake("partial");
+        QCOMPARE(status(run), QString("crashed"));
+        QCOMPARE(run.parseProblems.size(), size_t(1));
+        QVERIFY(QString::fromStdString(run.parseProblems[0].message).contains("incomplete"));
+    }
+
+    void missingInterpreterSaysWhich() {
+        Run run;
+        ProbeProcess process(&run, fakeLaunch("ok", "/nonexistent/python"), 10);
+        QSignalSpy finished(&process, &ProbeProcess::finished);
+        process.start();
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(status(run), QString("failed"));
+        QVERIFY(QString::fromStdString(run.error->message).contains("/nonexistent/python"));
+    }
+
+    void sessionCancelKeepsFinishedRuns() {
+        SessionRunner runner;
+        SessionRequest request;
+        request.modelSpec = "fake:ok";
+        request.probe.python = "/usr/bin/python3";
+        request.probe.probeRoot = FAKE_PROBE_ROOT;
+        Setting s;
+        s.mode = "eager";
+        request.settings = {s, s, s};
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        QObject::connect(&runner, &SessionRunner::runFinished, &runner, [&](int index) {
+            if (index == 0)
+                runner.cancel(); // nothing running between runs: next one must not start
+        });
+        runner.start(request);
+        QVERIFY(done.wait(30000));
+        QCOMPARE(status(runner.report().runs[0]), QString("ok"));
+        QCOMPARE(status(runner.report().runs[2]), QString("cancelled"));
+    }
+};
+
+QTEST_GUILESS_MAIN(ProbeProcessTest)
+#include "test_probe_process.moc"

@@ -1,0 +1,236 @@
+// The Compare, Warmup and Latency tabs offscreen on a saved report from a
+// real CPU comparison (eager, default, reduce-overhead on the gallery MLP),
+// with a crashed setting added: every value checked against core.
+#include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include "core/model/comparison_text.h"
+#include "core/model/palette.h"
+#include "core/report/report_json.h"
+#include "tests/widgets/qt_warning_guard.h"
+#include "widgets/charts/compile_phase_chart.h"
+#include "widgets/charts/first_calls_chart.h"
+#include "widgets/charts/latency_box_plot.h"
+#include "widgets/charts/latency_histogram.h"
+#include "widgets/common/report_document.h"
+#include "widgets/common/table_setup.h"
+#include "widgets/compare/compare_tab.h"
+#include "widgets/compare/comparison_model.h"
+#include "widgets/timing/latency_tab.h"
+#include "widgets/timing/runs_model.h"
+#include "widgets/timing/warmup_tab.h"
+
+using namespace cs;
+using widgets::ComparisonModel;
+
+namespace {
+
+const char* kFixture = COMPILESCOPE_FIXTURES "/reports/compare_mlp_cpu.json";
+
+core::Report fixtureWithACrash() {
+    auto read = core::readReportFile(kFixture);
+    if (!read.ok)
+        qFatal("%s", read.error.c_str());
+    core::Run crashed;
+    crashed.setting = read.report.runs.front().setting;
+    crashed.setting.mode = "max-autotune";
+    crashed.status = core::RunStatus::Crashed;
+    crashed.error =
+        core::ErrorInfo{"crashed", "The probe exited with code -9 after 0 measured iterations.",
+                        "Traceback (most recent call last):\n  ..."};
+    read.report.runs.push_back(crashed);
+    return read.report;
+}
+
+int rowOf(const ComparisonModel& model, const QString& label) {
+    for (int r = 0; r < model.rowCount(); ++r) {
+        if (model.index(r, ComparisonModel::Setting).data().toString() == label)
+            return r;
+    }
+    return -1;
+}
+
+} // namespace
+
+class CompareTabTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { cs::test::installWarningGuard(); }
+    void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
+
+    void tableMatchesCore() {
+        widgets::ReportDocument document;
+        widgets::CompareTab tab(&document);
+        QAbstractItemModelTester tester(tab.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const core::Report report = fixtureWithACrash();
+        document.showReport(report, kFixture);
+        tab.resize(1100, 500);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+
+        const ComparisonModel& model = *tab.model();
+        const auto expected = core::compareRuns(report);
+        QCOMPARE(model.rowCount(), 4);
+        const int eager = rowOf(model, "eager");
+        const int compiled = rowOf(model, "default");
+        const int cudaGraphs = rowOf(model, "reduce-overhead");
+        const int crash = rowOf(model, "max-autotune");
+        QVERIFY(eager >= 0 && compiled >= 0 && cudaGraphs >= 0 && crash >= 0);
+        auto cell = [&](int row, int column) { return model.index(row, column).data().toString(); };
+
+        QCOMPARE(cell(eager, ComparisonModel::Speedup), QString("baseline"));
+        QCOMPARE(cell(eager, ComparisonModel::BreakEven), QString("baseline"));
+        const auto& row = expected.rows[static_cast<size_t>(compiled)];
+        QCOMPARE(cell(compiled, ComparisonModel::Speedup),
+                 QString::fromStdString(core::speedupText(row)));
+        // Break-even: a number of calls when default saves time per call, "never" when it does not.
+        const double eagerMedian = expected.rows[static_cast<size_t>(eager)].stats->median;
+        if (row.stats->median < eagerMedian)
+            QVERIFY(cell(compiled, ComparisonModel::BreakEven).endsWith("calls") ||
+                    cell(compiled, ComparisonModel::BreakEven).endsWith("call"));
+        else
+            QCOMPARE(cell(compiled, ComparisonModel::BreakEven), QString("never"));
+        QCOMPARE(model.index(compiled, ComparisonModel::Graphs).data().toInt(), row.graphs);
+        QVERIFY(row.graphs >= 1);
+
+        // What torch did on CPU for reduce-overhead is said in its row.
+        QVERIFY(cell(cudaGraphs, ComparisonModel::Notes).contains("CUDA graphs"));
+        QVERIFY(model.index(cudaGraphs, ComparisonModel::Setting)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("CUDA graphs"));
+
+        // The crashed setting keeps its row and its error; its numbers are empty, not zero.
+        QCOMPARE(cell(crash, ComparisonModel::Status), QString("crashed"));
+        QVERIFY(cell(crash, ComparisonModel::Notes).contains("exited with code -9"));
+        QCOMPARE(cell(crash, ComparisonModel::Median), QString("—"));
+        QVERIFY(!model.index(crash, ComparisonModel::Median).data(widgets::SortRole).isValid());
+
+        // The best of each column is marked, as core says.
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const auto& er = expected.rows[static_cast<size_t>(r)];
+            QCOMPARE(
+                model.index(r, ComparisonModel::Median).data(ComparisonModel::BestRole).toBool(),
+                er.isBest(core::CompareColumn::Median));
+            QCOMPARE(model.index(r, ComparisonModel::Median).data(Qt::FontRole).isValid(),
+                     er.isBest(core::CompareColumn::Median));
+        }
+        int bestMedians = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            bestMedians +=
+                model.index(r, ComparisonModel::Median).data(ComparisonModel::BestRole).toBool();
+        QVERIFY(bestMedians >= 1);
+
+        // Each setting keeps its colour.
+        for (int r = 0; r < model.rowCount(); ++r) {
+            QCOMPARE(
+                model.index(r, ComparisonModel::Setting).data(Qt::DecorationRole).value<QColor>(),
+                QColor(QString::fromStdString(core::runColor(report, r))));
+        }
+
+        // Sorting by median puts the fastest first and the crashed (no median) last.
+        tab.table()->sortByColumn(ComparisonModel::Median, Qt::AscendingOrder);
+        auto* proxy = qobject_cast<QSortFilterProxyModel*>(tab.table()->model());
+        QVERIFY(proxy);
+        double previous = 0;
+        for (int r = 0; r < 3; ++r) {
+            const double v =
+                proxy->index(r, ComparisonModel::Median).data(widgets::SortRole).toDouble();
+            QVERIFY(v >= previous);
+            previous = v;
+        }
+        QCOMPARE(proxy->index(3, ComparisonModel::Setting).data().toString(),
+                 QString("max-autotune"));
+
+        // Selecting the crashed row shows its error and traceback; selecting another hides them.
+        tab.table()->selectRow(3);
+        QCOMPARE(document.selection().run, crash);
+        QVERIFY(tab.details()->isVisible());
+        QVERIFY(tab.details()->toPlainText().contains("Traceback"));
+        tab.table()->selectRow(0);
+        QVERIFY(!tab.details()->isVisible());
+
+        QVERIFY(tab.summary()->text().contains("than eager per call"));
+        QVERIFY(tab.summary()->text().contains("max-autotune did not finish (crashed)"));
+        QVERIFY(tab.summary()->text().contains(
+            "Note — reduce-overhead: mode reduce-overhead asks for CUDA"));
+        if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
+            tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/compare_tab.png");
+    }
+
+    void warmupTabDrawsPhasesAndCurves() {
+        widgets::ReportDocument document;
+        widgets::WarmupTab tab(&document);
+        const core::Report report = fixtureWithACrash();
+        document.showReport(report, kFixture);
+        tab.resize(1000, 700);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        QCustomPlot* bars = tab.phaseChart()->plot();
+        // One stacked bar series per phase that holds time; all stacked on one another.
+        QVERIFY(bars->plottableCount() >= 2);
+        double firstCallsTotal = 0;
+        for (const auto& run : report.runs) {
+            const auto w = core::analyzeWarmup(run);
+            firstCallsTotal +=
+                std::max<double>(0, static_cast<double>(w.firstCallNs)) + w.laterSeconds() * 1e9;
+        }
+        double drawn = 0;
+        for (int i = 0; i < bars->plottableCount(); ++i) {
+            auto* b = qobject_cast<QCPBars*>(bars->plottable(i));
+            QVERIFY(b);
+            if (i > 0)
+                QVERIFY(b->barBelow());
+            for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it)
+                drawn += it->value;
+        }
+        // The stacks add up to the first call's wall time (phases with "other") plus what
+        // later warmup calls compiled.
+        QVERIFY2(std::abs(drawn - firstCallsTotal) <= 1e-6 * firstCallsTotal,
+                 qPrintable(QString("%1 vs %2").arg(drawn).arg(firstCallsTotal)));
+        // A curve per setting with calls (the crashed one has none), on a log axis.
+        QCustomPlot* curves = tab.firstCallsChart()->plot();
+        QCOMPARE(curves->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(curves->legend->itemCount(), 3);
+        QVERIFY(tab.summary()->text().contains("steady from call"));
+        if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS")) {
+            tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/warmup_tab.png");
+            tab.phaseChart()->plot()->savePng(
+                qEnvironmentVariable("CS_SCREENSHOTS") + "/phases2x.png", 0, 0, 2.0);
+        }
+    }
+
+    void latencyTabDrawsDistributions() {
+        widgets::ReportDocument document;
+        widgets::LatencyTab tab(&document);
+        const core::Report report = fixtureWithACrash();
+        document.showReport(report, kFixture);
+        tab.resize(1000, 900);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        QCOMPARE(tab.histogram()->plot()->graphCount(), 3);
+        QCOMPARE(tab.boxPlot()->plot()->plottableCount(), 3);
+        auto* box = qobject_cast<QCPStatisticalBox*>(tab.boxPlot()->plot()->plottable(0));
+        QVERIFY(box);
+        const auto stats = core::computeStats(report.runs[0].measuredLatencies());
+        QCOMPARE(box->data()->constBegin()->median, stats->median);
+        QCOMPARE(static_cast<size_t>(box->data()->constBegin()->outliers.size()), stats->outliers);
+        QVERIFY(tab.overhead()->text().contains("Harness overhead per call"));
+        const QString overhead =
+            tab.model()->index(0, widgets::RunsModel::Overhead).data().toString();
+        QVERIFY2(report.runs[0].harnessOverheadNs > 0 && !overhead.isEmpty(), qPrintable(overhead));
+        if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
+            tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/latency_tab.png");
+    }
+};
+
+QTEST_MAIN(CompareTabTest)
+#include "test_compare_tab.moc"

@@ -1,0 +1,122 @@
+// The diff window on two hand-made reports with a known regression: the model
+// marks it, the threshold re-marks, the break lists, and a screenshot.
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QTableView>
+#include <QTest>
+#include <QTreeWidget>
+
+#include "core/model/report_diff.h"
+#include "tests/widgets/qt_warning_guard.h"
+#include "widgets/compare/report_diff_model.h"
+#include "widgets/compare/report_diff_view.h"
+
+using namespace cs;
+
+namespace {
+
+constexpr int64_t kMs = 1000000;
+
+core::Run run(const std::string& mode, int64_t medianNs, int breaks, int64_t peakBytes) {
+    core::Run r;
+    r.setting.mode = mode;
+    r.status = core::RunStatus::Ok;
+    int index = 0;
+    r.iterations.push_back({index++, 900 * kMs, 900 * kMs, 0, true, true});
+    for (int i = 0; i < 100; ++i) {
+        const int64_t ns = medianNs - medianNs / 100 + (medianNs / 50) * i / 99;
+        r.iterations.push_back({index++, ns, ns, 0, false, false});
+    }
+    for (int b = 0; b < breaks; ++b) {
+        core::GraphBreak gb;
+        gb.reason = b == 0 ? "print\nExplanation: Dynamo does not trace print" : "Tensor.item()";
+        gb.frames.push_back(
+            {"/src/model.py", 10 + 10 * b, "forward", b == 0 ? "print(x)" : "n = x.item()", true});
+        gb.userFrame = 0;
+        r.graphBreaks.push_back(gb);
+    }
+    r.memory.push_back({"host_rss", {{1, peakBytes}}, {}});
+    return r;
+}
+
+core::ReportDiff knownRegression() {
+    core::Report a, b;
+    a.environment.torch = "2.14.0";
+    b.environment.torch = "2.15.0";
+    a.runs = {run("eager", 10 * kMs, 0, 100 << 20), run("default", 5 * kMs, 1, 200 << 20)};
+    b.runs = {run("eager", 10 * kMs, 0, 100 << 20), run("default", 6 * kMs, 2, 210 << 20)};
+    return core::diffReports(a, b, {10.0});
+}
+
+} // namespace
+
+class ReportDiffViewTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { cs::test::installWarningGuard(); }
+    void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
+
+    void marksTheRegressionAndListsTheNewBreak() {
+        widgets::ReportDiffView view;
+        QAbstractItemModelTester tester(view.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.setDiff(knownRegression(), "/reports/before.json", "/reports/after.json");
+        view.resize(1200, 560);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* model = view.model();
+        QCOMPARE(model->rowCount(), 2);
+        using M = widgets::ReportDiffModel;
+        QCOMPARE(model->index(0, M::Setting).data().toString(), QString("eager"));
+        QCOMPARE(model->index(1, M::MedianChange).data().toString(), QString("+20.0%"));
+        QCOMPARE(model->index(1, M::MedianChange).data(M::ChangeRole).toString(),
+                 QString("regression"));
+        QCOMPARE(model->index(1, M::Breaks).data().toString(), QString("1 → 2"));
+        QCOMPARE(model->index(1, M::Breaks).data(M::ChangeRole).toString(), QString("regression"));
+        QCOMPARE(model->index(1, M::PeakChange).data(M::ChangeRole).toString(),
+                 QString()); // +5% < 10%
+        QCOMPARE(model->index(0, M::MedianChange).data(M::ChangeRole).toString(), QString());
+        QVERIFY(model->index(1, M::Setting)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("median latency +20.0%"));
+        QVERIFY(view.summaryText().contains("2 regressions"));
+        // The new break is listed under its setting.
+        QCOMPARE(view.breaks()->topLevelItemCount(), 1);
+        auto* setting = view.breaks()->topLevelItem(0);
+        QCOMPARE(setting->text(0), QString("default"));
+        QCOMPARE(setting->childCount(), 1);
+        QVERIFY(setting->child(0)->text(0).contains("new in B: model.py:20"));
+        QCOMPARE(setting->child(0)->text(2), QString("n = x.item()"));
+        QVERIFY(view.diffText().contains("REGRESSION"));
+        QVERIFY(view.windowTitle().contains("before.json"));
+
+        const QString shot = QDir::current().absoluteFilePath("report_diff_view.png");
+        QVERIFY(view.grab().save(shot));
+        qInfo("diff view screenshot: %s", qPrintable(shot));
+    }
+
+    void thresholdReMarks() {
+        widgets::ReportDiffView view;
+        view.setDiff(knownRegression(), "a.json", "b.json");
+        using M = widgets::ReportDiffModel;
+        view.setThreshold(25.0); // +20% no longer counts; the new break still does
+        QCOMPARE(view.model()->index(1, M::MedianChange).data(M::ChangeRole).toString(), QString());
+        QVERIFY(view.summaryText().contains("1 regression"));
+        view.setThreshold(2.0); // +5% memory now counts
+        QCOMPARE(view.model()->index(1, M::PeakChange).data(M::ChangeRole).toString(),
+                 QString("regression"));
+        QVERIFY(view.summaryText().contains("3 regressions"));
+    }
+
+    void sortsByRawValues() {
+        widgets::ReportDiffView view;
+        view.setDiff(knownRegression(), "a.json", "b.json");
+        view.table()->sortByColumn(widgets::ReportDiffModel::MedianA, Qt::DescendingOrder);
+        QCOMPARE(view.table()->model()->index(0, 0).data().toString(),
+                 QString("eager")); // 10 ms > 5 ms
+    }
+};
+
+QTEST_MAIN(ReportDiffViewTest)
+#include "test_report_diff_view.moc"

@@ -1,0 +1,333 @@
+// The Memory and Kernels tabs offscreen, fed by replayed probe streams: the
+// synthetic GPU runs of tests/fixtures/cupti and a real CPU run of the probe.
+// Also File → Export Trace from the main window. With CS_SCREENSHOT_DIR set,
+// each case saves a PNG of the tab there for a person to look at.
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStackedWidget>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "app/main_window.h"
+#include "core/events/event_parser.h"
+#include "core/model/gpu_status.h"
+#include "core/model/memory_timeline.h"
+#include "core/report/report_json.h"
+#include "tests/widgets/qt_warning_guard.h"
+#include "widgets/charts/memory_peak_chart.h"
+#include "widgets/charts/memory_timeline_chart.h"
+#include "widgets/charts/run_bar_chart.h"
+#include "widgets/common/report_document.h"
+#include "widgets/common/table_setup.h"
+#include "widgets/memory/kernel_runs_model.h"
+#include "widgets/memory/kernel_table_model.h"
+#include "widgets/memory/kernels_tab.h"
+#include "widgets/memory/memory_tab.h"
+
+using namespace cs;
+
+namespace {
+
+constexpr double MiB = 1 << 20;
+using RunBarChartPtr = widgets::RunBarChart*;
+
+core::Run replayFixture(const std::string& name, const std::string& mode) {
+    std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/" + name, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    core::Setting setting;
+    setting.mode = mode;
+    core::Run run = core::replayStream(text.str(), setting);
+    run.status = core::RunStatus::Ok;
+    return run;
+}
+
+core::Report gpuReport() {
+    core::Report report;
+    report.generator = "test";
+    report.runs.push_back(replayFixture("cupti/run_default.jsonl", "default"));
+    report.runs.push_back(replayFixture("cupti/run_reduce_overhead.jsonl", "reduce-overhead"));
+    report.deriveFromRuns();
+    return report;
+}
+
+core::Report cpuReport() {
+    core::Report report;
+    report.runs.push_back(replayFixture("streams/mlp_eager_cpu.jsonl", "eager"));
+    report.deriveFromRuns();
+    return report;
+}
+
+QString emptyMessage(QCustomPlot* plot) {
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+        if (text && text->objectName() == "emptyMessage")
+            return text->text();
+    }
+    return {};
+}
+
+QStringList graphNames(QCustomPlot* plot) {
+    QStringList names;
+    for (int i = 0; i < plot->graphCount(); ++i)
+        names << plot->graph(i)->name();
+    return names;
+}
+
+void screenshot(QWidget* widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("CS_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QTest::qWait(50); // let queued replots happen
+    widget->grab().save(dir + "/" + name);
+}
+
+} // namespace
+
+class GpuTabsTest : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        cs::test::installWarningGuard();
+    }
+    void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
+
+    void memoryTabShowsDeviceMemoryPhasesAndTorchCounters() {
+        widgets::ReportDocument document;
+        document.showReport(gpuReport());
+        widgets::MemoryTab tab(&document);
+        tab.resize(1100, 760);
+        tab.show();
+        document.selectRun(1); // reduce-overhead
+        auto* plot = tab.timeline()->plot();
+        const QStringList names = graphNames(plot);
+        QVERIFY2(names.contains("device memory held (CUPTI)"), qPrintable(names.join(", ")));
+        QVERIFY(names.contains("torch reserved at phase edges"));
+        QVERIFY(names.contains("torch allocated at phase edges"));
+        QVERIFY(!names.join(" ").contains("host")); // host RSS only when asked for
+        QCOMPARE(tab.timeline()->bandCount(), 4);
+        QVERIFY(emptyMessage(plot).isEmpty());
+        const auto& run = document.report().runs[1];
+        // Every CUPTI sample, and the last value carried to the end of the measure phase.
+        const auto& samples = run.memorySeries("device")->samples;
+        QCOMPARE(plot->graph(0)->dataCount(), int(samples.size()) + 1);
+        const auto last = plot->graph(0)->data()->constEnd() - 1;
+        QCOMPARE(last->value, double(samples.back().second));
+        QCOMPARE(last->key, double(run.phase("measure")->endNs - core::runOriginNs(run)) / 1e9);
+        QCOMPARE(plot->graph(1)->dataCount(), int(run.memoryStats.size()));
+        // The 86 MiB compile peak (autotune buffer) is on the chart.
+        bool found = false;
+        const double peak = plot->graph(0)->getValueRange(found).upper;
+        QVERIFY(found);
+        QCOMPARE(peak, 86 * MiB);
+        QVERIFY(plot->yAxis->label().contains("device memory"));
+        QVERIFY(tab.notes()->text().contains("CUPTI"));
+        QVERIFY(tab.notes()->text().contains("Records dropped: 0"));
+
+        screenshot(&tab, "memory_tab_gpu_fixture.png");
+        tab.hostRssBox()->setChecked(true);
+        QVERIFY(graphNames(plot).contains("host memory (RSS) of the probe process"));
+
+        // Peak bars: device memory, one bar set per setting; reduce-overhead holds its 32 MiB graph
+        // pool.
+        auto* peaks = tab.peaks();
+        QCOMPARE(QString::fromStdString(peaks->kind()), QString("device"));
+        QCOMPARE(peaks->plot()->plottableCount(), 2);
+        auto* defaultBars = qobject_cast<QCPBars*>(peaks->plot()->plottable(0));
+        auto* graphBars = qobject_cast<QCPBars*>(peaks->plot()->plottable(1));
+        QCOMPARE(defaultBars->name(), QString("default"));
+        QCOMPARE(graphBars->name(), QString("reduce-overhead"));
+        QCOMPARE(defaultBars->data()->at(3)->value, 22 * MiB); // measure
+        QCOMPARE(graphBars->data()->at(3)->value, 54 * MiB);   // measure
+        QCOMPARE(graphBars->data()->at(1)->value, 86 * MiB);   // compile
+    }
+
+    void memoryTabOnCpuShowsHostRssAndSaysWhyNoGpu() {
+        widgets::ReportDocument document;
+        document.showReport(cpuReport());
+        widgets::MemoryTab tab(&document);
+        tab.resize(1100, 760);
+        tab.show();
+        auto* plot = tab.timeline()->plot();
+        QCOMPARE(graphNames(plot), QStringList{"host memory (RSS) of the probe process"});
+        QCOMPARE(plot->yAxis->label(), QString("host memory (RSS)"));
+        QVERIFY(emptyMessage(plot).isEmpty()); // never blank: host RSS is there
+        QCOMPARE(plot->graph(0)->dataCount(),
+                 int(document.report().runs[0].memorySeries("host_rss")->samples.size()));
+        QCOMPARE(tab.timeline()->bandCount(), 4);
+        const QString notes = tab.notes()->text();
+        QVERIFY2(notes.contains(core::kNoCudaMessage), qPrintable(notes));
+        QVERIFY(notes.contains("CUPTI off: the run is on cpu, not CUDA")); // the probe's own words
+        QVERIFY(notes.contains("host memory (RSS)"));
+        QCOMPARE(QString::fromStdString(tab.peaks()->kind()), QString("host_rss"));
+        QCOMPARE(tab.peaks()->plot()->plottableCount(), 1);
+        QVERIFY(tab.peaks()->plot()->windowTitle().contains("host memory (RSS)"));
+        screenshot(&tab, "memory_tab_cpu_run.png");
+    }
+
+    void memoryTabWithoutRunsSaysWhatToDo() {
+        widgets::ReportDocument document;
+        widgets::MemoryTab tab(&document);
+        QVERIFY(!emptyMessage(tab.timeline()->plot()).isEmpty());
+        QVERIFY(!emptyMessage(tab.peaks()->plot()).isEmpty());
+    }
+
+    void kernelsTabComparesSettingsAndListsTopKernels() {
+        widgets::ReportDocument document;
+        document.showReport(gpuReport());
+        widgets::KernelsTab tab(&document);
+        tab.resize(1100, 760);
+        tab.show();
+        QAbstractItemModelTester runsTester(tab.runsModel(),
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester topTester(tab.kernelModel(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // CUDA graphs: 2 launches per iteration instead of 4, same GPU time.
+        QCOMPARE(tab.launchesChart()->values(), (std::vector<double>{4, 2}));
+        QCOMPARE(tab.gpuTimeChart()->values(), (std::vector<double>{110000, 110000}));
+        QVERIFY(emptyMessage(tab.launchesChart()->plot()).isEmpty());
+
+        auto* runs = tab.runsModel();
+        QCOMPARE(runs->rowCount(), 2);
+        QCOMPARE(runs->index(1, widgets::KernelRunsModel::Launches).data().toString(),
+                 QString("2"));
+        QCOMPARE(runs->index(1, widgets::KernelRunsModel::Busy).data().toString(),
+                 QString("36.0 %"));
+        QCOMPARE(runs->index(1, widgets::KernelRunsModel::Memcpy).data().toString(), QString("4"));
+        QCOMPARE(runs->index(1, widgets::KernelRunsModel::MemcpyBytes).data().toString(),
+                 QString("16.0 KiB"));
+        QCOMPARE(runs->index(1, widgets::KernelRunsModel::Dropped).data().toString(),
+                 QString("0")); // shown, not hidden
+        QVERIFY(!tab.runsTable()->isColumnHidden(widgets::KernelRunsModel::Dropped));
+
+        // The top kernels of the selected setting, sortable and copyable.
+        QVERIFY(tab.kernelTable()->isVisible());
+        QVERIFY(!tab.emptyReason()->isVisible());
+        QCOMPARE(tab.kernelModel()->rowCount(), 4);
+        auto* view = tab.kernelTable();
+        view->sortByColumn(widgets::KernelTableModel::Mean, Qt::AscendingOrder);
+        QCOMPARE(view->model()->index(0, widgets::KernelTableModel::Name).data().toString(),
+                 QString("triton_poi_fused_copy_0"));
+        QCOMPARE(view->model()->index(0, widgets::KernelTableModel::Mean).data().toString(),
+                 QString("10.0 µs"));
+        view->selectAll();
+        const QString copied = widgets::selectionAsText(view);
+        QVERIFY(copied.startsWith("kernel\tcount\ttotal\tmean"));
+        QVERIFY(copied.contains("triton_per_fused_native_layer_norm_0\t4\t160 µs\t40.0 µs"));
+        QVERIFY(tab.kernelTitle()->text().contains("default"));
+
+        // Selecting the other setting in the summary table shows its kernels.
+        tab.runsTable()->selectRow(1);
+        QCOMPARE(document.selection().run, 1);
+        QVERIFY(tab.kernelTitle()->text().contains("reduce-overhead"));
+        screenshot(&tab, "kernels_tab_gpu_fixture.png");
+    }
+
+    void kernelsTabOnCpuSaysWhyItIsEmpty() {
+        widgets::ReportDocument document;
+        document.showReport(cpuReport());
+        widgets::KernelsTab tab(&document);
+        tab.resize(1100, 760);
+        tab.show();
+        QVERIFY(tab.launchesChart()->values().empty());
+        auto said = [](RunBarChartPtr chart) {
+            return emptyMessage(chart->plot()).replace('\n', ' ');
+        };
+        QVERIFY2(said(tab.launchesChart()).startsWith(core::kNoCudaMessage),
+                 qPrintable(said(tab.launchesChart())));
+        QVERIFY(said(tab.gpuTimeChart()).startsWith(core::kNoCudaMessage));
+        QVERIFY(tab.emptyReason()->isVisible());
+        QVERIFY(tab.emptyReason()->text().startsWith(core::kNoCudaMessage));
+        QVERIFY(tab.emptyReason()->text().contains("NVIDIA GPU")); // and what would fill it
+        QVERIFY(tab.runsModel()
+                    ->index(0, widgets::KernelRunsModel::Note)
+                    .data()
+                    .toString()
+                    .startsWith(core::kNoCudaMessage));
+        QVERIFY(tab.runsModel()->index(0, widgets::KernelRunsModel::Launches).data().isNull());
+        QVERIFY(tab.runsTable()->isColumnHidden(widgets::KernelRunsModel::Launches)); // all blank
+        QVERIFY(!tab.runsTable()->isColumnHidden(widgets::KernelRunsModel::Note));
+        screenshot(&tab, "kernels_tab_cpu_run.png");
+    }
+
+    void kernelsTabWithCpuAndGpuRunsDrawsBarsForTheGpuOnes() {
+        core::Report report = gpuReport();
+        report.runs.push_back(replayFixture("streams/mlp_eager_cpu.jsonl", "eager"));
+        widgets::ReportDocument document;
+        document.showReport(report);
+        widgets::KernelsTab tab(&document);
+        QCOMPARE(tab.launchesChart()->values(), (std::vector<double>{4, 2}));
+        document.selectRun(2);
+        QVERIFY(tab.emptyReason()->text().startsWith(core::kNoCudaMessage));
+    }
+
+    void droppedRecordsAreShownInRed() {
+        core::Report report = gpuReport();
+        report.runs[0].kernels.dropped = 17;
+        widgets::ReportDocument document;
+        document.showReport(report);
+        widgets::KernelsTab tab(&document);
+        const auto cell = tab.runsModel()->index(0, widgets::KernelRunsModel::Dropped);
+        QCOMPARE(cell.data().toString(), QString("17"));
+        QCOMPARE(cell.data(Qt::ForegroundRole).value<QBrush>().color(), QColor("#c0392b"));
+        QVERIFY(tab.kernelTitle()->text().contains("17 records dropped"));
+    }
+
+    void mainWindowHasTheTabsAndExportsATrace() {
+        QTemporaryDir dir;
+        const QString reportPath = dir.filePath("gpu.json");
+        std::string error;
+        QVERIFY(core::saveTextFile(reportPath.toStdString(), core::writeReportJson(gpuReport()),
+                                   &error));
+        app::MainWindow window;
+        window.setQuiet(true);
+        QSignalSpy opened(&window, &app::MainWindow::reportOpened);
+        window.openPath(reportPath);
+        QVERIFY(opened.wait(5000));
+        QStringList tabs;
+        for (int i = 0; i < window.tabs()->count(); ++i)
+            tabs << window.tabs()->tabText(i);
+        QVERIFY2(tabs.contains("Memory") && tabs.contains("Kernels"), qPrintable(tabs.join(", ")));
+        QCOMPARE(window.findChild<widgets::KernelsTab*>()->launchesChart()->values(),
+                 (std::vector<double>{4, 2}));
+
+        const QString tracePath = dir.filePath("trace.json");
+        QSignalSpy exported(&window, &app::MainWindow::traceExported);
+        window.exportTrace(tracePath);
+        QVERIFY(exported.wait(5000));
+        QCOMPARE(exported.at(0).at(1).toString(), QString());
+        QFile file(tracePath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto doc = QJsonDocument::fromJson(file.readAll());
+        QVERIFY(doc.isObject());
+        QVERIFY(doc.object().value("traceEvents").toArray().size() > 40);
+        if (const QString keep = qEnvironmentVariable("CS_SCREENSHOT_DIR"); !keep.isEmpty()) {
+            QFile::remove(keep + "/gpu_fixture_report.json");
+            QFile::remove(keep + "/gpu_fixture_trace.json");
+            QFile::copy(reportPath, keep + "/gpu_fixture_report.json");
+            QFile::copy(tracePath, keep + "/gpu_fixture_trace.json");
+        }
+
+        window.exportTrace(dir.filePath("no/such/folder/trace.json"));
+        QVERIFY(exported.wait(5000));
+        QVERIFY(window.lastError().contains("no/such/folder"));
+    }
+};
+
+QTEST_MAIN(GpuTabsTest)
+#include "test_gpu_tabs.moc"

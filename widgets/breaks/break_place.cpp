@@ -1,0 +1,50 @@
+#include "widgets/breaks/break_place.h"
+
+#include <QFileInfo>
+#include <QObject>
+
+namespace cs::widgets {
+
+BreakPlace breakPlace(const core::GraphBreak& graphBreak) {
+    BreakPlace place;
+    if (const core::SourceFrame* where = graphBreak.location()) {
+        place.file = QString::fromStdString(where->file);
+        place.line = where->line > 0 ? where->line : -1;
+        place.function = QString::fromStdString(where->function);
+        place.code = QString::fromStdString(where->code).trimmed();
+    }
+    place.hasUserFrame = graphBreak.userFrame >= 0;
+    if (!graphBreak.frames.empty() && !graphBreak.frames.back().user) {
+        const auto& inner = graphBreak.frames.back();
+        place.inLibrary = true;
+        place.libraryFrame = QStringLiteral("%1:%2 in %3")
+                                 .arg(QString::fromStdString(inner.file))
+                                 .arg(inner.line)
+                                 .arg(QString::fromStdString(inner.function));
+    }
+    return place;
+}
+
+QString shortReason(const core::GraphBreak& graphBreak) {
+    if (!graphBreak.gbType.empty())
+        return QString::fromStdString(graphBreak.gbType);
+    const QString reason = QString::fromStdString(graphBreak.reason).trimmed();
+    const QString first = reason.section('\n', 0, 0).trimmed();
+    return first.isEmpty() ? QObject::tr("(no reason given)") : first;
+}
+
+QString libraryNote(const BreakPlace& place) {
+    if (!place.inLibrary)
+        return {};
+    if (!place.hasUserFrame)
+        return QObject::tr(
+                   "The break is in library code (%1); no frame of your code was on the stack, "
+                   "so the innermost frame is shown.")
+            .arg(place.libraryFrame);
+    return QObject::tr(
+               "The break is in library code (%1); shown is the innermost line of your code "
+               "that called into it.")
+        .arg(place.libraryFrame);
+}
+
+} // namespace cs::widgets

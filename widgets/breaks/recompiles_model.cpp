@@ -1,0 +1,121 @@
+#include "widgets/breaks/recompiles_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+#include "widgets/common/report_document.h"
+#include "widgets/common/table_setup.h"
+#include "widgets/graph/compiled_run.h"
+#include "widgets/graph/graph_terms.h"
+
+namespace cs::widgets {
+
+RecompilesModel::RecompilesModel(ReportDocument* document, QObject* parent)
+    : QAbstractTableModel(parent), document_(document) {
+    connect(document_, &ReportDocument::reportReset, this, &RecompilesModel::rebuild);
+    connect(document_, &ReportDocument::runChanged, this, [this](int run) {
+        const auto* r = document_->run(run);
+        if ((run == run_ && r && static_cast<int>(r->recompiles.size()) != rows_) || run_ < 0)
+            rebuild();
+    });
+    connect(document_, &ReportDocument::selectionChanged, this, [this] {
+        if (compiledRunIndex(*document_) != run_)
+            rebuild();
+    });
+    rebuild();
+}
+
+void RecompilesModel::rebuild() {
+    beginResetModel();
+    run_ = compiledRunIndex(*document_);
+    const auto* run = document_->run(run_);
+    rows_ = run ? static_cast<int>(run->recompiles.size()) : 0;
+    endResetModel();
+}
+
+bool RecompilesModel::hasLimitHit() const {
+    const auto* run = document_->run(run_);
+    if (!run)
+        return false;
+    for (int r = 0; r < rows_; ++r) {
+        if (run->recompiles[static_cast<size_t>(r)].limitHit)
+            return true;
+    }
+    return false;
+}
+
+int RecompilesModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : rows_;
+}
+
+int RecompilesModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RecompilesModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    static const char* names[] = {"function", "guard that failed", "cache size", "input shapes"};
+    if (role == Qt::DisplayRole)
+        return tr(names[section]);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Function:
+            return recompileTerm();
+        case Reason:
+            return tr("The guard of the compiled code that the new call did not pass");
+        case CacheSize:
+            return tr("Compiled variants of this function after this recompile");
+        case Inputs:
+            return tr("Shapes of the inputs of the call that caused the recompile");
+        default:
+            return {};
+        }
+    }
+    return {};
+}
+
+QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
+    const auto* run = document_->run(run_);
+    if (!run || index.row() < 0 || index.row() >= rows_)
+        return {};
+    const core::Recompile& r = run->recompiles[static_cast<size_t>(index.row())];
+    const QString function = QString::fromStdString(r.function);
+    const QString reason = QString::fromStdString(r.reason).trimmed();
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Function:
+            return r.limitHit ? tr("⚠ %1").arg(function) : function;
+        case Reason:
+            return r.limitHit ? tr("RECOMPILE LIMIT HIT (limit %1): runs eagerly from now on — %2")
+                                    .arg(r.limit)
+                                    .arg(reason.section('\n', 0, 0))
+                              : reason.section('\n', 0, 0);
+        case CacheSize:
+            if (!r.limitHit)
+                return QString::number(r.cacheSize);
+            return r.cacheSize > 0 ? tr("%1 (limit %2)").arg(r.cacheSize).arg(r.limit)
+                                   : tr("limit %1").arg(r.limit);
+        case Inputs:
+            return QString::fromStdString(r.inputShapes);
+        default:
+            return {};
+        }
+    case SortRole:
+        return index.column() == CacheSize ? QVariant(r.cacheSize) : data(index, Qt::DisplayRole);
+    case Qt::ToolTipRole:
+        if (r.limitHit)
+            return recompileLimitTerm() + QStringLiteral("\n\n") + reason;
+        return index.column() == Reason ? reason : QVariant();
+    case Qt::BackgroundRole:
+        return r.limitHit ? QVariant(QBrush(QColor(0xff, 0xb3, 0x47, 110))) : QVariant();
+    case Qt::TextAlignmentRole:
+        return index.column() == CacheSize ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                           : QVariant();
+    default:
+        return {};
+    }
+}
+
+} // namespace cs::widgets

@@ -1,0 +1,26 @@
+// Per-iteration latency of every run, filling live while a probe measures.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+class QCustomPlot;
+
+namespace cs::widgets {
+
+class ReportDocument;
+
+class IterationChart : public QWidget {
+    Q_OBJECT
+  public:
+    explicit IterationChart(ReportDocument* document, QWidget* parent = nullptr);
+    QCustomPlot* plot() const { return plot_; }
+    void refresh();
+
+  private:
+    ReportDocument* document_;
+    QCustomPlot* plot_;
+    QTimer throttle_; // live events arrive faster than a person can see
+};
+
+} // namespace cs::widgets

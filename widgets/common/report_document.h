@@ -1,0 +1,83 @@
+// The report on screen and the selection every view shares. Views observe
+// it; the main window only hands it around (no routing through MainWindow).
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include "core/model/session.h"
+
+namespace cs::widgets {
+
+struct Selection {
+    int run = -1;
+    int graph = -1;      // index into run.graphs
+    int graphBreak = -1; // index into run.graphBreaks
+    QString node;        // node name within the selected graph
+    QString file;        // a source location
+    int line = -1;
+    bool operator==(const Selection&) const = default;
+};
+
+class ReportDocument : public QObject {
+    Q_OBJECT
+  public:
+    explicit ReportDocument(QObject* parent = nullptr);
+
+    const core::Report& report() const { return live_ ? *live_ : owned_; }
+    bool isLive() const { return live_ != nullptr; }
+    bool isEmpty() const { return report().runs.empty(); }
+
+    // Shows a report being built by a running session (not copied).
+    void showLive(const core::Report* report);
+    // The session ended: take a copy so the runner can start another.
+    void freezeLive();
+    // Shows a report read from a file (or built in a test).
+    void showReport(core::Report report, const QString& path = {});
+    void clear();
+
+    QString path() const { return path_; }
+    void setPath(const QString& path) { path_ = path; }
+    bool isModified() const { return modified_; }
+    void setModified(bool modified);
+
+    const core::Run* run(int index) const;
+    const core::Run* selectedRun() const { return run(selection_.run); }
+    const Selection& selection() const { return selection_; }
+
+    void selectRun(int run);
+    void selectGraph(int run, int graph);
+    void selectBreak(int run, int graphBreak);
+    void selectNode(int run, int graph, const QString& node);
+    void selectSourceLine(int run, const QString& file, int line);
+
+    // Called by the live session as events arrive.
+    void notifyRunChanged(int run);
+
+    // What the user told the advice rules: saved with the report; while a
+    // session runs it is kept here and goes into the report when it ends.
+    core::AdviceOptions adviceOptions() const;
+    void setAdviceOptions(const core::AdviceOptions& options);
+    // A view asks for the tab that shows what it points at ("Breaks", "Memory").
+    void requestTab(const QString& name) { emit tabRequested(name); }
+
+  signals:
+    void reportReset();       // a different report is shown
+    void runChanged(int run); // new data in one run
+    void selectionChanged(const Selection& selection);
+    void modifiedChanged(bool modified);
+    void adviceOptionsChanged();
+    void tabRequested(const QString& name);
+
+  private:
+    void setSelection(const Selection& selection);
+
+    const core::Report* live_ = nullptr;
+    core::Report owned_;
+    QString path_;
+    bool modified_ = false;
+    Selection selection_;
+    core::AdviceOptions liveAdviceOptions_;
+};
+
+} // namespace cs::widgets

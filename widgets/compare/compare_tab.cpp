@@ -1,0 +1,98 @@
+#include "widgets/compare/compare_tab.h"
+
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "core/model/comparison_text.h"
+#include "widgets/common/report_document.h"
+#include "widgets/common/table_setup.h"
+#include "widgets/compare/comparison_model.h"
+
+namespace cs::widgets {
+
+CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
+    : QWidget(parent), document_(document), model_(new ComparisonModel(document, this)),
+      summary_(new QLabel(this)), table_(new QTableView(this)), details_(new QPlainTextEdit(this)) {
+    summary_->setObjectName("compareSummary");
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setMargin(6);
+    proxy_ = setupTableView(table_, model_);
+    table_->setObjectName("compareTable");
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    auto* legend = new QLabel(
+        tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra "
+           "warmup over "
+           "eager is paid back by the time saved per call (\"never\" when nothing is saved). "
+           "<b>reduce-overhead</b> replays CUDA graphs to cut per-call overhead; on CPU it "
+           "compiles like default. "
+           "Hover a cell for raw values."),
+        this);
+    legend->setWordWrap(true);
+    legend->setMargin(6);
+    details_->setObjectName("compareDetails");
+    details_->setReadOnly(true);
+    details_->setVisible(false);
+    details_->setMaximumHeight(180);
+    details_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(summary_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(details_);
+    layout->addWidget(legend);
+
+    connect(model_, &ComparisonModel::recomputed, this, [this] {
+        updateSummary();
+        showDetails(document_->selection().run);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                const int row = proxy_->mapToSource(current).row();
+                const int run = model_->comparison().rows[static_cast<size_t>(row)].run;
+                document_->selectRun(run);
+                showDetails(run);
+            });
+    updateSummary();
+}
+
+void CompareTab::updateSummary() {
+    // What torch did differently from what was asked belongs beside the verdict,
+    // not only in a column that may be scrolled out of view.
+    QString text = QString::fromStdString(core::comparisonSummary(model_->comparison()));
+    for (const auto& row : model_->comparison().rows) {
+        for (const auto& note : row.notes)
+            text +=
+                "\n" + tr("Note — %1: %2")
+                           .arg(QString::fromStdString(row.label), QString::fromStdString(note));
+    }
+    summary_->setText(text);
+}
+
+void CompareTab::showDetails(int run) {
+    const auto* row = model_->comparison().row(run);
+    if (!row || !row->error || row->status == core::RunStatus::Ok) {
+        details_->setVisible(false);
+        return;
+    }
+    QString text = QStringLiteral("%1 — %2 (%3)\n%4")
+                       .arg(QString::fromStdString(row->label),
+                            QString::fromLatin1(core::toString(row->status)),
+                            QString::fromStdString(row->error->kind),
+                            QString::fromStdString(row->error->message));
+    if (!row->error->traceback.empty())
+        text += "\n\n" + QString::fromStdString(row->error->traceback);
+    details_->setPlainText(text);
+    details_->setVisible(true);
+}
+
+} // namespace cs::widgets

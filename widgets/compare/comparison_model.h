@@ -1,0 +1,58 @@
+// One row per setting of the comparison against eager (core::compareRuns),
+// recomputed as the report changes. The Compare tab shows it; tests read it.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QTimer>
+
+#include "core/model/comparison.h"
+
+namespace cs::widgets {
+
+class ReportDocument;
+
+class ComparisonModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Setting,
+        Status,
+        Graphs,
+        Breaks,
+        Recompiles,
+        Warmup,
+        Median,
+        P99,
+        Speedup,
+        BreakEven,
+        Memory,
+        Notes,
+        ColumnCount
+    };
+    // Set on a cell that holds its column's best value (a bool).
+    static constexpr int BestRole = Qt::UserRole + 2;
+
+    explicit ComparisonModel(ReportDocument* document, QObject* parent = nullptr);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    const core::Comparison& comparison() const { return comparison_; }
+    void recompute();
+
+  signals:
+    void recomputed();
+
+  private:
+    QVariant display(const core::ComparisonRow& row, int column) const;
+    QVariant sortValue(const core::ComparisonRow& row, int column) const;
+    QVariant toolTip(const core::ComparisonRow& row, int column) const;
+
+    ReportDocument* document_;
+    core::Comparison comparison_;
+    QTimer throttle_; // a live run changes with every call
+};
+
+} // namespace cs::widgets

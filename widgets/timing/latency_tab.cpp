@@ -1,0 +1,82 @@
+#include "widgets/timing/latency_tab.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "core/model/palette.h"
+#include "widgets/charts/chart_setup.h"
+#include "widgets/charts/iteration_chart.h"
+#include "widgets/charts/latency_box_plot.h"
+#include "widgets/charts/latency_histogram.h"
+#include "widgets/common/report_document.h"
+#include "widgets/common/table_setup.h"
+#include "widgets/timing/runs_model.h"
+
+namespace cs::widgets {
+
+LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
+    : QWidget(parent), document_(document), chart_(new IterationChart(document, this)),
+      histogram_(new LatencyHistogram(document, this)),
+      boxPlot_(new LatencyBoxPlot(document, this)), overhead_(new QLabel(this)),
+      table_(new QTableView(this)), model_(new RunsModel(document, this)) {
+    auto* distribution = new QSplitter(Qt::Horizontal, this);
+    distribution->setObjectName("latencyDistributionSplitter");
+    distribution->addWidget(histogram_);
+    distribution->addWidget(boxPlot_);
+    distribution->setSizes({560, 440});
+    auto* bottom = new QWidget(this);
+    auto* bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    overhead_->setObjectName("harnessOverhead");
+    overhead_->setWordWrap(true);
+    overhead_->setTextFormat(Qt::RichText);
+    overhead_->setToolTip(
+        tr("The same timing loop around a function that does nothing (median of 200 calls). "
+           "It is part of every measured latency and is not subtracted."));
+    bottomLayout->addWidget(overhead_);
+    bottomLayout->addWidget(table_, 1);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName("latencySplitter");
+    splitter->addWidget(chart_);
+    splitter->addWidget(distribution);
+    splitter->addWidget(bottom);
+    splitter->setSizes({320, 320, 200}); // the table would take it all by its size hint
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+    auto* proxy = setupTableView(table_, model_);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [document, proxy](const QModelIndex& current) {
+                if (current.isValid())
+                    document->selectRun(proxy->mapToSource(current).row());
+            });
+    connect(document_, &ReportDocument::reportReset, this, &LatencyTab::updateOverhead);
+    connect(document_, &ReportDocument::runChanged, this, &LatencyTab::updateOverhead);
+    updateOverhead();
+}
+
+void LatencyTab::updateOverhead() {
+    const auto& report = document_->report();
+    QStringList parts;
+    for (size_t r = 0; r < report.runs.size(); ++r) {
+        const auto& run = report.runs[r];
+        if (run.harnessOverheadNs < 0)
+            continue;
+        parts << QStringLiteral("<span style='color:%1'>■</span> %2 %3")
+                     .arg(QString::fromStdString(core::runColor(report, static_cast<int>(r))),
+                          QString::fromStdString(run.setting.label()).toHtmlEscaped(),
+                          durationText(static_cast<double>(run.harnessOverheadNs)));
+    }
+    overhead_->setText(
+        parts.isEmpty()
+            ? tr("Harness overhead per call: measured after the last measured call.")
+            : tr("Harness overhead per call (an empty function through the same timing loop; "
+                 "not subtracted): ") +
+                  parts.join(QStringLiteral(" &nbsp; ")));
+}
+
+} // namespace cs::widgets
