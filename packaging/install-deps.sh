@@ -14,6 +14,8 @@ apt_packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-venv python3-dev
   xvfb xauth chromium fonts-dejavu-core
+  # scripts/package-test.sh: CPack's dpkg-shlibdeps and file, desktop-file-validate
+  dpkg-dev file desktop-file-utils
 )
 
 missing=()

@@ -22,4 +22,10 @@ echo "== core and runner tests under AddressSanitizer/UBSan"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$asan/tests/core_tests" --gtest_brief=1 || status=1
 ASAN_OPTIONS=detect_leaks=0 "$asan/tests/runner_tests" -silent || status=1
+
+# The .deb: a stripped Release build in build-release/, unpacked with dpkg -x;
+# its CLI runs a gallery model with its own probe, its GUI starts offscreen.
+echo "== the .deb package"
+"$root/scripts/package-test.sh" || status=1
+
 exit $status

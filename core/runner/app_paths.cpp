@@ -24,8 +24,7 @@ std::string env(const char* name) {
     return value ? value : "";
 }
 
-// First existing path among: the source tree (build-time), then the install
-// tree relative to the binary (bin/../share/compilescope/...).
+// First existing path among the candidates (empty ones are skipped).
 std::string firstExisting(const std::vector<fs::path>& candidates) {
     for (const auto& p : candidates) {
         std::error_code ec;
@@ -33,6 +32,33 @@ std::string firstExisting(const std::vector<fs::path>& candidates) {
             return p.string();
     }
     return {};
+}
+
+// The prefix this binary is installed under (PREFIX/bin/compilescope with the
+// probe in PREFIX/share/compilescope/probe), else empty: a build tree. An
+// installed binary uses only its own tree, never the source tree it was built
+// from, which may be a different version or gone.
+const fs::path& installPrefix() {
+    static const fs::path prefix = [] {
+        fs::path p = executableDir();
+        for (const auto& part : fs::path(COMPILESCOPE_INSTALL_BINDIR)) {
+            (void)part;
+            p = p.parent_path();
+        }
+        std::error_code ec;
+        const auto probe =
+            p / COMPILESCOPE_INSTALL_DATADIR / "compilescope/probe/compilescope_probe";
+        return fs::is_directory(probe, ec) ? p : fs::path();
+    }();
+    return prefix;
+}
+
+bool installed() {
+    return !installPrefix().empty();
+}
+
+fs::path installedData(const char* relative) {
+    return installPrefix() / COMPILESCOPE_INSTALL_DATADIR / "compilescope" / relative;
 }
 
 bool isExecutable(const fs::path& p) {
@@ -45,13 +71,15 @@ bool isExecutable(const fs::path& p) {
 std::string probeRoot() {
     if (auto e = env("COMPILESCOPE_PROBE_ROOT"); !e.empty())
         return e;
-    return firstExisting({fs::path(COMPILESCOPE_SOURCE_DIR) / "probe",
-                          executableDir() / "../share/compilescope/probe"});
+    if (installed())
+        return firstExisting({installedData("probe")});
+    return firstExisting({fs::path(COMPILESCOPE_SOURCE_DIR) / "probe"});
 }
 
 std::string galleryDir() {
-    return firstExisting({fs::path(COMPILESCOPE_SOURCE_DIR) / "resources/models",
-                          executableDir() / "../share/compilescope/models"});
+    if (installed())
+        return firstExisting({installedData("models")});
+    return firstExisting({fs::path(COMPILESCOPE_SOURCE_DIR) / "resources/models"});
 }
 
 std::string demoModelPath() {
@@ -62,9 +90,11 @@ std::string demoModelPath() {
 std::string cuptiLibraryPath() {
     if (auto e = env("COMPILESCOPE_CUPTI_LIB"); !e.empty())
         return e;
+    if (installed())
+        return firstExisting(
+            {installPrefix() / COMPILESCOPE_INSTALL_CUPTIDIR / "libcompilescope_cupti.so"});
     return firstExisting(
-        {fs::path(COMPILESCOPE_BINARY_DIR) / "probe/cupti/libcompilescope_cupti.so",
-         executableDir() / "../lib/compilescope/libcompilescope_cupti.so"});
+        {fs::path(COMPILESCOPE_BINARY_DIR) / "probe/cupti/libcompilescope_cupti.so"});
 }
 
 std::string findOnPath(const std::string& program) {
@@ -83,8 +113,9 @@ std::string findOnPath(const std::string& program) {
 std::string defaultPython() {
     if (auto e = env("COMPILESCOPE_PYTHON"); !e.empty())
         return e;
+    // The source tree's venv only for a build-tree binary.
     fs::path venv = fs::path(COMPILESCOPE_SOURCE_DIR) / ".venv/bin/python";
-    if (isExecutable(venv))
+    if (!installed() && isExecutable(venv))
         return venv.string();
     auto onPath = findOnPath("python3");
     return onPath.empty() ? "python3" : onPath;
@@ -97,7 +128,8 @@ std::vector<std::string> candidatePythons() {
         if (isExecutable(p) && seen.insert(p.string()).second)
             out.push_back(p.string());
     };
-    add(fs::path(COMPILESCOPE_SOURCE_DIR) / ".venv/bin/python");
+    if (!installed())
+        add(fs::path(COMPILESCOPE_SOURCE_DIR) / ".venv/bin/python");
     if (auto v = env("VIRTUAL_ENV"); !v.empty())
         add(fs::path(v) / "bin/python");
     if (auto c = env("CONDA_PREFIX"); !c.empty())
