@@ -28,7 +28,9 @@ Emit = Callable[..., None]
 
 _GB_ID_RE = re.compile(r"/gb/gb(\d{4})\.html", re.IGNORECASE)
 _BREAK_AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)")
-_REASON_RE = re.compile(r"Graph Break Reason: (?P<reason>.*?)(?:\n\s*\n|\nUser code traceback:|\Z)", re.S)
+_REASON_RE = re.compile(
+    r"Graph Break Reason: (?P<reason>.*?)(?:\n\s*\n|\nUser code traceback:|\Z)", re.S
+)
 _LIMIT_RE = re.compile(
     r"hit config\.(?P<kind>\w+) \((?P<limit>\d+)\)\s*\n\s*function: '(?P<func>[^']*)' \((?P<file>.*):(?P<line>\d+)\)"
     r"\s*\n\s*last reason: (?P<reason>.*?)\n",
@@ -113,9 +115,9 @@ def _explanation_and_hints(reason: str) -> dict:
     for raw in (reason or "").splitlines():
         line = raw.strip()
         if line.startswith("Explanation:"):
-            explanation = line[len("Explanation:"):].strip()
+            explanation = line[len("Explanation:") :].strip()
         elif line.startswith("Hint:"):
-            hints.append(line[len("Hint:"):].strip())
+            hints.append(line[len("Hint:") :].strip())
     if explanation is None and not hints:
         return {}
     return {"explanation": explanation, "hints": hints}
@@ -133,7 +135,9 @@ class _Registry:
         try:
             import torch._dynamo
 
-            path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
+            path = os.path.join(
+                os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json"
+            )
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
             for gb_id, entries in data.items():
@@ -154,14 +158,18 @@ class _Registry:
         if not found:
             return {}
         gb_id2, entry = found
-        return {"gb_id": gb_id2, "explanation": entry.get("Explanation"), "hints": entry.get("Hints") or []}
+        return {
+            "gb_id": gb_id2,
+            "explanation": entry.get("Explanation"),
+            "hints": entry.get("Hints") or [],
+        }
 
 
 class _TraceHandler(logging.Handler):
     """Keeps the few structured-trace envelopes the capture needs. Runs inside
     torch's compile, so it does as little as possible."""
 
-    def __init__(self, capture: "Capture") -> None:
+    def __init__(self, capture: Capture) -> None:
         super().__init__(level=logging.DEBUG)
         self.capture = capture
 
@@ -180,7 +188,7 @@ class _TraceHandler(logging.Handler):
 
 
 class _LimitHandler(logging.Handler):
-    def __init__(self, capture: "Capture") -> None:
+    def __init__(self, capture: Capture) -> None:
         super().__init__(level=logging.WARNING)
         self.capture = capture
 
@@ -255,7 +263,9 @@ class Capture:
             if not info["stack"]:
                 m = _BREAK_AT_RE.search(text)
                 if m:
-                    info["stack"] = parse_stack_text(f'File "{m.group("file")}", line {m.group("line")}, in ?')
+                    info["stack"] = parse_stack_text(
+                        f'File "{m.group("file")}", line {m.group("line")}, in ?'
+                    )
         msg = getattr(exc, "msg", None) if exc is not None else None
         if not msg:
             m = _REASON_RE.search(text)
@@ -280,7 +290,12 @@ class Capture:
                 "reason": m.group("reason").strip(),
             }
         elif len(args) >= 4:
-            entry = {"function": str(args[2]), "limit": args[1], "limit_name": str(args[0]), "reason": str(args[3])}
+            entry = {
+                "function": str(args[2]),
+                "limit": args[1],
+                "limit_name": str(args[0]),
+                "reason": str(args[3]),
+            }
         else:
             entry = {"function": "", "limit": None, "reason": text}
         self._limits.append(entry)
@@ -368,7 +383,9 @@ class Capture:
             stack = list(getattr(reason, "user_stack", None) or [])
             if not stack and artifact:
                 stack = artifact.get("stack") or []
-            self._pending.append(("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id)))
+            self._pending.append(
+                ("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id))
+            )
 
     def _take_artifact(self, compile_id: str | None) -> dict | None:
         for art in reversed(self._artifacts):
@@ -377,9 +394,13 @@ class Capture:
                 return art
         return None
 
-    def _break(self, reason: str, stack: list, artifact: dict | None, before: int, compile_id: str | None) -> dict:
+    def _break(
+        self, reason: str, stack: list, artifact: dict | None, before: int, compile_id: str | None
+    ) -> dict:
         frames, user_frame = frame_dicts(stack, self.classifier)
-        gb_type = (artifact or {}).get("gb_type") or (reason.splitlines()[0].strip() if reason else None)
+        gb_type = (artifact or {}).get("gb_type") or (
+            reason.splitlines()[0].strip() if reason else None
+        )
         gb_id = (artifact or {}).get("gb_id") or _gb_id(reason)
         extra = self.registry.lookup(gb_type, gb_id)
         parsed = _explanation_and_hints(reason)
@@ -484,7 +505,9 @@ class Capture:
                 # Not a recompile but a refusal: the limit (reported from the
                 # log, or here when the log said nothing) or a failed compile.
                 text = str(getattr(m, "fail_reason", "") or "")
-                if not self._limits and ("recompile limit" in text.lower() or "cache_size_limit" in text):
+                if not self._limits and (
+                    "recompile limit" in text.lower() or "cache_size_limit" in text
+                ):
                     self._limits.append({"function": None, "limit": None, "reason": reason})
                 continue
             name = getattr(m, "co_name", None)

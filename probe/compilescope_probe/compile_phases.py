@@ -80,18 +80,26 @@ class CompileClock:
 
     def _new(self, name: str) -> float:
         values = _time_metrics().get(name, [])
-        return float(sum(values[self._lens.get(name, 0):]))
+        return float(sum(values[self._lens.get(name, 0) :]))
 
-    def split(self, wall_ns: int, metrics: list[Any], capture_overhead_ns: int = 0) -> dict[str, Any]:
+    def split(
+        self, wall_ns: int, metrics: list[Any], capture_overhead_ns: int = 0
+    ) -> dict[str, Any]:
         """Phases (seconds) that add up to `wall_ns`; never negative."""
         us = lambda attr: sum(int(getattr(m, attr, None) or 0) for m in metrics)  # noqa: E731
         s = lambda attr: sum(float(getattr(m, attr, None) or 0.0) for m in metrics)  # noqa: E731
         source: list[str] = []
         if metrics:
             source.append("torch._dynamo.utils.get_compilation_metrics")
-            dynamo = us("dynamo_cumulative_compile_time_us") / 1e6 or s("entire_frame_compile_time_s")
-            backend = us("aot_autograd_cumulative_compile_time_us") / 1e6 or s("backend_compile_time_s")
-            inductor = us("inductor_cumulative_compile_time_us") / 1e6 or s("inductor_compile_time_s")
+            dynamo = us("dynamo_cumulative_compile_time_us") / 1e6 or s(
+                "entire_frame_compile_time_s"
+            )
+            backend = us("aot_autograd_cumulative_compile_time_us") / 1e6 or s(
+                "backend_compile_time_s"
+            )
+            inductor = us("inductor_cumulative_compile_time_us") / 1e6 or s(
+                "inductor_compile_time_s"
+            )
             triton = us("triton_compile_time_us") / 1e6
             autotune_compile = us("compile_time_autotune_time_us") / 1e6
             autotune_run = us("runtime_triton_autotune_time_us") / 1e6

@@ -20,8 +20,9 @@ import os
 import struct
 import sys
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple
 
 Emit = Callable[..., None]
 
@@ -41,8 +42,18 @@ FLAG_ASYNC, FLAG_NO_TIMESTAMP, FLAG_PHASE_END = 1, 2, 4
 # CUpti_ActivityMemoryKind values that live on the device.
 DEVICE_MEMORY_KINDS = frozenset({3, 4, 6})  # DEVICE, ARRAY, DEVICE_STATIC
 POOL_TYPE_LOCAL = 1
-MEMCPY_KINDS = {1: "htod", 2: "dtoh", 3: "htoa", 4: "atoh", 5: "atoa", 6: "atod",
-                7: "dtoa", 8: "dtod", 9: "htoh", 10: "ptop"}
+MEMCPY_KINDS = {
+    1: "htod",
+    2: "dtoh",
+    3: "htoa",
+    4: "atoh",
+    5: "atoa",
+    6: "atod",
+    7: "dtoa",
+    8: "dtod",
+    9: "htoh",
+    10: "ptop",
+}
 
 # cs_cupti_record: 96 bytes, native order, no padding.
 RECORD = struct.Struct("=HHIQQQQQQQIIIIIIQ")
@@ -50,8 +61,10 @@ assert RECORD.size == 96
 
 # Settings under which Inductor benchmarks through torch.profiler (Kineto),
 # which takes CUPTI's activity buffers over from the collector.
-PROFILER_ENV = ("TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER",
-                "TORCHINDUCTOR_PROFILE_WITH_DO_BENCH_USING_PROFILING")
+PROFILER_ENV = (
+    "TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER",
+    "TORCHINDUCTOR_PROFILE_WITH_DO_BENCH_USING_PROFILING",
+)
 
 TOP_KERNELS = 20
 GPU_TRACE_LIMIT = 20000  # records in one gpu_trace event (~1 MB of JSON)
@@ -89,26 +102,77 @@ class Record(NamedTuple):
 # ---------------------------------------------------------------------------
 
 
-def decode_records(data: bytes | bytearray | memoryview,
-                   name_of: Callable[[int], str | None]) -> list[Record]:
+def decode_records(
+    data: bytes | bytearray | memoryview, name_of: Callable[[int], str | None]
+) -> list[Record]:
     """Unpack cs_cupti_record structs; name ids go through name_of."""
     if len(data) % RECORD.size:
         raise ValueError(f"{len(data)} bytes is not a whole number of {RECORD.size}-byte records")
     out = []
-    for (kind, subkind, name_id, start, end, nbytes, address, pool_address, pool_size,
-         pool_utilized, device, stream, correlation, graph, flags, pool_type,
-         seq) in RECORD.iter_unpack(data):
-        out.append(Record(kind, start, end, name_of(name_id) if name_id else None, subkind,
-                          nbytes, address, pool_address, pool_size, pool_utilized, device,
-                          stream, correlation, graph, flags, pool_type, seq))
+    for (
+        kind,
+        subkind,
+        name_id,
+        start,
+        end,
+        nbytes,
+        address,
+        pool_address,
+        pool_size,
+        pool_utilized,
+        device,
+        stream,
+        correlation,
+        graph,
+        flags,
+        pool_type,
+        seq,
+    ) in RECORD.iter_unpack(data):
+        out.append(
+            Record(
+                kind,
+                start,
+                end,
+                name_of(name_id) if name_id else None,
+                subkind,
+                nbytes,
+                address,
+                pool_address,
+                pool_size,
+                pool_utilized,
+                device,
+                stream,
+                correlation,
+                graph,
+                flags,
+                pool_type,
+                seq,
+            )
+        )
     return out
 
 
 def encode_record(r: Record, name_id: int = 0) -> bytes:
     """The inverse of decode_records for one record (fixtures and tests)."""
-    return RECORD.pack(r.kind, r.subkind, name_id, r.start_ns, r.end_ns, r.bytes, r.address,
-                       r.pool_address, r.pool_size, r.pool_utilized, r.device_id, r.stream_id,
-                       r.correlation_id, r.graph_id, r.flags, r.pool_type, r.seq)
+    return RECORD.pack(
+        r.kind,
+        r.subkind,
+        name_id,
+        r.start_ns,
+        r.end_ns,
+        r.bytes,
+        r.address,
+        r.pool_address,
+        r.pool_size,
+        r.pool_utilized,
+        r.device_id,
+        r.stream_id,
+        r.correlation_id,
+        r.graph_id,
+        r.flags,
+        r.pool_type,
+        r.seq,
+    )
 
 
 def _order(r: Record) -> tuple[int, int]:
@@ -116,8 +180,9 @@ def _order(r: Record) -> tuple[int, int]:
     return (r.start_ns, r.seq)
 
 
-def phase_windows(records: Iterable[Record],
-                  open_end_ns: int | None = None) -> dict[str, list[tuple[int, int]]]:
+def phase_windows(
+    records: Iterable[Record], open_end_ns: int | None = None
+) -> dict[str, list[tuple[int, int]]]:
     """{phase: [(begin_ns, end_ns), ...]} from the phase marks.
 
     A phase begun and never ended (the probe died) runs to open_end_ns, or to
@@ -150,14 +215,15 @@ def phase_windows(records: Iterable[Record],
 class DeviceMemory:
     samples: list[list[int]] = field(default_factory=list)  # [t_ns, bytes held]
     peak: int = 0
-    unknown_frees: int = 0        # frees of addresses never seen allocated
+    unknown_frees: int = 0  # frees of addresses never seen allocated
     unknown_free_bytes: int = 0
-    reused_addresses: int = 0     # an allocation at a live address: its free was lost
+    reused_addresses: int = 0  # an allocation at a live address: its free was lost
     pools: dict[str, int] = field(default_factory=dict)  # pool address (hex) -> last size
 
 
-def device_memory_timeline(records: Iterable[Record], baseline: int = 0,
-                           start_ns: int | None = None) -> DeviceMemory:
+def device_memory_timeline(
+    records: Iterable[Record], baseline: int = 0, start_ns: int | None = None
+) -> DeviceMemory:
     """Bytes the process holds on the device over time.
 
     held = baseline + live cudaMalloc-style allocations
@@ -166,9 +232,18 @@ def device_memory_timeline(records: Iterable[Record], baseline: int = 0,
     allocated); frees of unknown addresses are taken out of it. Host memory
     kinds (pinned, pageable) and managed memory are left out.
     """
-    mem = sorted((r for r in records if r.timed and (
-        (r.kind in (MEM_ALLOC, MEM_FREE) and r.subkind in DEVICE_MEMORY_KINDS)
-        or r.kind in (POOL_CREATED, POOL_DESTROYED, POOL_TRIMMED))), key=_order)
+    mem = sorted(
+        (
+            r
+            for r in records
+            if r.timed
+            and (
+                (r.kind in (MEM_ALLOC, MEM_FREE) and r.subkind in DEVICE_MEMORY_KINDS)
+                or r.kind in (POOL_CREATED, POOL_DESTROYED, POOL_TRIMMED)
+            )
+        ),
+        key=_order,
+    )
     out = DeviceMemory()
     live: dict[tuple[int, int], int] = {}
     pooled_live: dict[tuple[int, int], tuple[int, tuple[int, int]]] = {}  # -> (bytes, pool)
@@ -229,8 +304,9 @@ def device_memory_timeline(records: Iterable[Record], baseline: int = 0,
     return out
 
 
-def phase_peaks(samples: Sequence[Sequence[int]],
-                windows: Mapping[str, Sequence[tuple[int, int]]]) -> dict[str, int]:
+def phase_peaks(
+    samples: Sequence[Sequence[int]], windows: Mapping[str, Sequence[tuple[int, int]]]
+) -> dict[str, int]:
     """Peak bytes held inside each phase, counting what was held as it began."""
     times = [s[0] for s in samples]
     peaks: dict[str, int] = {}
@@ -285,9 +361,14 @@ def _transfer_totals(records: Sequence[Record]) -> dict[str, Any]:
     return totals
 
 
-def kernel_summary(records: Iterable[Record], windows: Mapping[str, Sequence[tuple[int, int]]],
-                   measured_iterations: int, dropped: int = 0, phase: str = "measure",
-                   top_n: int = TOP_KERNELS) -> dict[str, Any]:
+def kernel_summary(
+    records: Iterable[Record],
+    windows: Mapping[str, Sequence[tuple[int, int]]],
+    measured_iterations: int,
+    dropped: int = 0,
+    phase: str = "measure",
+    top_n: int = TOP_KERNELS,
+) -> dict[str, Any]:
     """The kernel_summary payload for one phase (the measure phase by default).
 
     A record belongs to the phase when it starts inside one of its windows.
@@ -299,13 +380,17 @@ def kernel_summary(records: Iterable[Record], windows: Mapping[str, Sequence[tup
     spans = list(windows.get(phase, ()))
     in_phase = [r for r in records if r.timed and _inside(r.start_ns, spans)]
     kernels = [r for r in in_phase if r.kind == KERNEL]
-    graph_launches = {(r.graph_id, r.correlation_id) for r in in_phase
-                      if r.graph_id and r.kind in (KERNEL, MEMCPY, MEMSET)}
+    graph_launches = {
+        (r.graph_id, r.correlation_id)
+        for r in in_phase
+        if r.graph_id and r.kind in (KERNEL, MEMCPY, MEMSET)
+    }
     launches = sum(1 for k in kernels if not k.graph_id) + len(graph_launches)
     gpu_ns = sum(max(0, k.end_ns - k.start_ns) for k in kernels)
     wall_ns = sum(end - begin for begin, end in spans)
-    busy_ns = sum(union_ns(((k.start_ns, k.end_ns) for k in kernels), begin, end)
-                  for begin, end in spans)
+    busy_ns = sum(
+        union_ns(((k.start_ns, k.end_ns) for k in kernels), begin, end) for begin, end in spans
+    )
     iters = measured_iterations if measured_iterations and measured_iterations > 0 else None
 
     by_name: dict[str, list[int]] = {}
@@ -321,8 +406,10 @@ def kernel_summary(records: Iterable[Record], windows: Mapping[str, Sequence[tup
         "kernels_per_iter": round(len(kernels) / iters, 3) if iters else None,
         "gpu_ns_per_iter": round(gpu_ns / iters) if iters else None,
         "busy_fraction": round(busy_ns / wall_ns, 4) if wall_ns > 0 else None,
-        "top": [{"name": name, "count": count, "total_ns": total, "mean_ns": total // count}
-                for name, (count, total) in top],
+        "top": [
+            {"name": name, "count": count, "total_ns": total, "mean_ns": total // count}
+            for name, (count, total) in top
+        ],
         "memcpy": _transfer_totals([r for r in in_phase if r.kind == MEMCPY]),
         "memset": _transfer_totals([r for r in in_phase if r.kind == MEMSET]),
         "dropped": dropped,
@@ -336,8 +423,12 @@ def kernel_summary(records: Iterable[Record], windows: Mapping[str, Sequence[tup
     return summary
 
 
-def gpu_trace(records: Iterable[Record], windows: Mapping[str, Sequence[tuple[int, int]]],
-              phase: str = "measure", limit: int = GPU_TRACE_LIMIT) -> dict[str, Any]:
+def gpu_trace(
+    records: Iterable[Record],
+    windows: Mapping[str, Sequence[tuple[int, int]]],
+    phase: str = "measure",
+    limit: int = GPU_TRACE_LIMIT,
+) -> dict[str, Any]:
     """The gpu_trace payload: the phase's first `limit` kernel, memcpy and memset
     records (by start time) as compact rows for a timeline export.
 
@@ -346,9 +437,15 @@ def gpu_trace(records: Iterable[Record], windows: Mapping[str, Sequence[tuple[in
     truncated counts the phase's records left out by the limit.
     """
     spans = list(windows.get(phase, ()))
-    picked = sorted((r for r in records if r.timed and r.kind in (KERNEL, MEMCPY, MEMSET)
-                     and _inside(r.start_ns, spans)), key=_order)
-    kept = picked[:max(0, limit)]
+    picked = sorted(
+        (
+            r
+            for r in records
+            if r.timed and r.kind in (KERNEL, MEMCPY, MEMSET) and _inside(r.start_ns, spans)
+        ),
+        key=_order,
+    )
+    kept = picked[: max(0, limit)]
     names: list[str] = []
     index: dict[str, int] = {}
     rows = []
@@ -362,10 +459,23 @@ def gpu_trace(records: Iterable[Record], windows: Mapping[str, Sequence[tuple[in
         if name not in index:
             index[name] = len(names)
             names.append(name)
-        rows.append([r.kind, r.start_ns, max(r.start_ns, r.end_ns), r.stream_id, index[name],
-                     r.bytes if r.kind != KERNEL else 0])
-    return {"phase": phase, "names": names, "records": rows,
-            "truncated": len(picked) - len(kept), "limit": limit}
+        rows.append(
+            [
+                r.kind,
+                r.start_ns,
+                max(r.start_ns, r.end_ns),
+                r.stream_id,
+                index[name],
+                r.bytes if r.kind != KERNEL else 0,
+            ]
+        )
+    return {
+        "phase": phase,
+        "names": names,
+        "records": rows,
+        "truncated": len(picked) - len(kept),
+        "limit": limit,
+    }
 
 
 def trace_limit(env: Mapping[str, str]) -> int:
@@ -404,8 +514,13 @@ class _Stats(ctypes.Structure):
 
 
 CLOCK_MODES = {0: "none", 1: "callback", 2: "offset"}
-_ERROR_CODES = {1: "CUPTI call failed", 2: "no NVIDIA driver", 3: "wrong state",
-                4: "bad argument", 5: "internal error"}
+_ERROR_CODES = {
+    1: "CUPTI call failed",
+    2: "no NVIDIA driver",
+    3: "wrong state",
+    4: "bad argument",
+    5: "internal error",
+}
 
 
 def _bind(lib: ctypes.CDLL) -> ctypes.CDLL:
@@ -450,8 +565,16 @@ def _version_text(v: int) -> str:
 class Collector:
     """A started collector. Methods never raise."""
 
-    def __init__(self, lib: ctypes.CDLL, *, collector_path: str, libcupti: str,
-                 started_ns: int, baseline_bytes: int, torch_mod: Any = None) -> None:
+    def __init__(
+        self,
+        lib: ctypes.CDLL,
+        *,
+        collector_path: str,
+        libcupti: str,
+        started_ns: int,
+        baseline_bytes: int,
+        torch_mod: Any = None,
+    ) -> None:
         self._lib = lib
         self.collector_path = collector_path
         self.libcupti = libcupti
@@ -534,32 +657,48 @@ class Collector:
 
     # -- internals -----------------------------------------------------------
 
-    def _warnings(self, stats: Mapping[str, int], summary: Mapping[str, Any],
-                  records: Sequence[Record], windows: Mapping[str, Any]) -> list[str]:
+    def _warnings(
+        self,
+        stats: Mapping[str, int],
+        summary: Mapping[str, Any],
+        records: Sequence[Record],
+        windows: Mapping[str, Any],
+    ) -> list[str]:
         out = []
         lost = summary.get("dropped", 0)
         if lost:
-            out.append(f"CUPTI dropped {lost} activity records: GPU memory and kernel figures "
-                       "undercount")
+            out.append(
+                f"CUPTI dropped {lost} activity records: GPU memory and kernel figures undercount"
+            )
         if stats.get("buffers_denied"):
-            out.append(f"{stats['buffers_denied']} CUPTI buffer requests could not be met "
-                       "(out of host memory): records were lost")
+            out.append(
+                f"{stats['buffers_denied']} CUPTI buffer requests could not be met "
+                "(out of host memory): records were lost"
+            )
         if stats.get("buffers_truncated"):
-            out.append(f"{stats['buffers_truncated']} CUPTI buffers held a record that could not "
-                       "be read; the records after it in each were lost uncounted")
+            out.append(
+                f"{stats['buffers_truncated']} CUPTI buffers held a record that could not "
+                "be read; the records after it in each were lost uncounted"
+            )
         if summary.get("untimed"):
-            out.append(f"{summary['untimed']} GPU records came without timestamps and are left "
-                       "out of the phase figures")
+            out.append(
+                f"{summary['untimed']} GPU records came without timestamps and are left "
+                "out of the phase figures"
+            )
         if summary.get("kernel_records") and windows.get("measure") and not summary["top"]:
-            out.append("kernel records exist but none fall inside the measure phase: CUPTI "
-                       f"timestamps may be on another clock (clock mode "
-                       f"{CLOCK_MODES.get(stats.get('clock_mode', 0))})")
+            out.append(
+                "kernel records exist but none fall inside the measure phase: CUPTI "
+                f"timestamps may be on another clock (clock mode "
+                f"{CLOCK_MODES.get(stats.get('clock_mode', 0))})"
+            )
         out.extend(self.errors)
         return out
 
     def _note(self, what: str, rc: int) -> None:
-        self.errors.append(f"CUPTI collector {what}: {_ERROR_CODES.get(rc, rc)}: "
-                           f"{_text_from(self._lib.cs_cupti_last_error)}")
+        self.errors.append(
+            f"CUPTI collector {what}: {_ERROR_CODES.get(rc, rc)}: "
+            f"{_text_from(self._lib.cs_cupti_last_error)}"
+        )
 
     def _synchronize(self) -> None:
         # CUPTI's flush does not wait for the GPU.
@@ -607,11 +746,12 @@ def library_candidates(env: Mapping[str, str] | None = None) -> list[str]:
     found = [os.path.join(pkg, LIBRARY_NAME), os.path.join(probe_dir, LIBRARY_NAME)]
     repo = os.path.dirname(os.path.dirname(probe_dir))
     if os.path.isfile(os.path.join(repo, "probe", "cupti", "CMakeLists.txt")):
-        found += [os.path.join(repo, "build", "probe", "cupti", LIBRARY_NAME),
-                  os.path.join(repo, "build-cupti", LIBRARY_NAME),
-                  os.path.join(repo, "probe", "cupti", "build", LIBRARY_NAME)]
-        found += sorted(glob.glob(os.path.join(repo, "build*", "probe", "cupti",
-                                               LIBRARY_NAME)))
+        found += [
+            os.path.join(repo, "build", "probe", "cupti", LIBRARY_NAME),
+            os.path.join(repo, "build-cupti", LIBRARY_NAME),
+            os.path.join(repo, "probe", "cupti", "build", LIBRARY_NAME),
+        ]
+        found += sorted(glob.glob(os.path.join(repo, "build*", "probe", "cupti", LIBRARY_NAME)))
         found += sorted(glob.glob(os.path.join(repo, "build*", LIBRARY_NAME)))
     unique: list[str] = []
     for path in found:
@@ -636,14 +776,17 @@ def loaded_libcupti() -> list[str]:
     return paths
 
 
-def wheel_libcupti(search_path: Sequence[str] | None = None,
-                   cuda_major: str | None = None) -> list[str]:
+def wheel_libcupti(
+    search_path: Sequence[str] | None = None, cuda_major: str | None = None
+) -> list[str]:
     """libcupti copies shipped by nvidia-* wheels on sys.path, torch's layout."""
     found: list[str] = []
     folders = ["cuda_cupti"] + ([f"cu{cuda_major}"] if cuda_major else [])
     for root in search_path if search_path is not None else sys.path:
         for folder in folders:
-            found += sorted(glob.glob(os.path.join(root, "nvidia", folder, "lib", "libcupti.so.*[0-9]")))
+            found += sorted(
+                glob.glob(os.path.join(root, "nvidia", folder, "lib", "libcupti.so.*[0-9]"))
+            )
     return found
 
 
@@ -695,15 +838,19 @@ def _open_collector(path: str) -> Any:
 
 
 def _status(emit: Emit, active: bool, message: str, **extra: Any) -> None:
-    emit("cupti_status", active=active, message=message, library=extra.pop("library", None),
-         **extra)
+    emit(
+        "cupti_status", active=active, message=message, library=extra.pop("library", None), **extra
+    )
 
 
 def _fail(emit: Emit, message: str, warn: bool = True, **extra: Any) -> None:
     _status(emit, False, message, **extra)
     if warn:
-        emit("log", level="warning",
-             message=f"{message}; the run goes on with torch's allocator counters alone")
+        emit(
+            "log",
+            level="warning",
+            message=f"{message}; the run goes on with torch's allocator counters alone",
+        )
 
 
 def start(emit: Emit, env: Mapping[str, str] | None = None) -> Collector | None:
@@ -730,9 +877,12 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
         if env.get(ENV_LIBRARY):
             _fail(emit, f"{ENV_LIBRARY} names {env[ENV_LIBRARY]}, which does not exist")
         else:
-            _fail(emit, f"the CUPTI collector {LIBRARY_NAME} was not found (looked in: "
-                        f"{', '.join(candidates)}); build it with "
-                        "`cmake -S probe/cupti -B build-cupti && cmake --build build-cupti`")
+            _fail(
+                emit,
+                f"the CUPTI collector {LIBRARY_NAME} was not found (looked in: "
+                f"{', '.join(candidates)}); build it with "
+                "`cmake -S probe/cupti -B build-cupti && cmake --build build-cupti`",
+            )
         return None
 
     try:
@@ -746,9 +896,13 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
     except OSError as e:
         text = str(e)
         if "libcupti" in text:
-            _fail(emit, f"libcupti is missing, so the CUPTI collector cannot load: {text}; "
-                        "install the CUDA Toolkit's CUPTI or the nvidia-cuda-cupti wheel, or set "
-                        f"{ENV_LIBCUPTI}", library=preloaded)
+            _fail(
+                emit,
+                f"libcupti is missing, so the CUPTI collector cannot load: {text}; "
+                "install the CUDA Toolkit's CUPTI or the nvidia-cuda-cupti wheel, or set "
+                f"{ENV_LIBCUPTI}",
+                library=preloaded,
+            )
         else:
             _fail(emit, f"the CUPTI collector {path} cannot be loaded: {text}", library=preloaded)
         return None
@@ -756,31 +910,51 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
         _fail(emit, f"{path} is not a compatible CUPTI collector: {e}")
         return None
 
-    if lib.cs_cupti_abi_version() != ABI_VERSION or lib.cs_cupti_record_size() != RECORD.size \
-            or lib.cs_cupti_stats_size() != ctypes.sizeof(_Stats):
-        _fail(emit, f"{path} speaks collector ABI {lib.cs_cupti_abi_version()}, this probe "
-                    f"speaks {ABI_VERSION}: rebuild it from this source tree")
+    if (
+        lib.cs_cupti_abi_version() != ABI_VERSION
+        or lib.cs_cupti_record_size() != RECORD.size
+        or lib.cs_cupti_stats_size() != ctypes.sizeof(_Stats)
+    ):
+        _fail(
+            emit,
+            f"{path} speaks collector ABI {lib.cs_cupti_abi_version()}, this probe "
+            f"speaks {ABI_VERSION}: rebuild it from this source tree",
+        )
         return None
 
     bound = _text_from(lib.cs_cupti_library_path) or preloaded
     copies = loaded_libcupti()
     if len(copies) > 1:
-        _fail(emit, "two copies of libcupti are loaded in this process (" + ", ".join(copies)
-                    + "): CUPTI would be driven twice. Rebuild the collector against the "
-                    "libcupti torch loads (COMPILESCOPE_CUPTI_ROOT, see docs/cupti.md)",
-              library=bound)
+        _fail(
+            emit,
+            "two copies of libcupti are loaded in this process ("
+            + ", ".join(copies)
+            + "): CUPTI would be driven twice. Rebuild the collector against the "
+            "libcupti torch loads (COMPILESCOPE_CUPTI_ROOT, see docs/cupti.md)",
+            library=bound,
+        )
         return None
 
     max_records = int(env.get(ENV_MAX_RECORDS, "0") or 0)
     started_ns = time.monotonic_ns()
     rc = lib.cs_cupti_start(0, max_records, 0)
     if rc:
-        _fail(emit, f"CUPTI could not start ({_ERROR_CODES.get(rc, rc)}): "
-                    f"{_text_from(lib.cs_cupti_last_error)}", library=bound)
+        _fail(
+            emit,
+            f"CUPTI could not start ({_ERROR_CODES.get(rc, rc)}): "
+            f"{_text_from(lib.cs_cupti_last_error)}",
+            library=bound,
+        )
         return None
 
-    collector = Collector(lib, collector_path=path, libcupti=bound, started_ns=started_ns,
-                          baseline_bytes=reserved, torch_mod=torch_mod)
+    collector = Collector(
+        lib,
+        collector_path=path,
+        libcupti=bound,
+        started_ns=started_ns,
+        baseline_bytes=reserved,
+        torch_mod=torch_mod,
+    )
     collector.trace_limit = trace_limit(env)
     st = collector.stats()
     version = int(st.get("cupti_version", 0))
@@ -788,22 +962,31 @@ def _start(emit: Emit, env: Mapping[str, str]) -> Collector | None:
     clock = CLOCK_MODES.get(st.get("clock_mode", 0), "none")
     words = [f"CUPTI {_version_text(version)} (built with headers {_version_text(header)})"]
     if version and header and version < header:
-        words.append("libcupti is older than the headers the collector was built with: "
-                     "records may be misread")
+        words.append(
+            "libcupti is older than the headers the collector was built with: "
+            "records may be misread"
+        )
     if clock == "callback":
         words.append("timestamps on CLOCK_MONOTONIC through CUPTI's timestamp callback")
     else:
-        words.append(f"timestamps shifted onto CLOCK_MONOTONIC by a measured offset of "
-                     f"{st.get('clock_offset_ns', 0)} ns")
+        words.append(
+            f"timestamps shifted onto CLOCK_MONOTONIC by a measured offset of "
+            f"{st.get('clock_offset_ns', 0)} ns"
+        )
     if st.get("kinds_missing"):
         words.append("some record kinds are unavailable: " + _text_from(lib.cs_cupti_last_error))
     clashing = [name for name in PROFILER_ENV if env.get(name) == "1"]
     if clashing:
-        words.append(f"{', '.join(clashing)}=1 makes Inductor benchmark through torch.profiler, "
-                     "which takes CUPTI's records over: figures after autotuning may be missing")
+        words.append(
+            f"{', '.join(clashing)}=1 makes Inductor benchmark through torch.profiler, "
+            "which takes CUPTI's records over: figures after autotuning may be missing"
+        )
     if reserved:
-        words.append(f"torch held {reserved} bytes on the device before CUPTI started; they "
-                     "are counted as a baseline")
-    _status(emit, True, "; ".join(words), library=bound, version=version, clock=clock,
-            collector=path)
+        words.append(
+            f"torch held {reserved} bytes on the device before CUPTI started; they "
+            "are counted as a baseline"
+        )
+    _status(
+        emit, True, "; ".join(words), library=bound, version=version, clock=clock, collector=path
+    )
     return collector

@@ -15,7 +15,8 @@ import signal
 import sys
 import sysconfig
 import tempfile
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from . import __version__
 from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
@@ -62,7 +63,9 @@ class Probe:
         self.w.log(level, message)
 
     def error(self, e: ProbeError) -> None:
-        self.emit("error", kind=e.kind, message=e.message, traceback=e.tb, fatal=e.fatal, **e.fields)
+        self.emit(
+            "error", kind=e.kind, message=e.message, traceback=e.tb, fatal=e.fatal, **e.fields
+        )
 
     # -- set-up ----------------------------------------------------------------
     def setup_cache(self) -> None:
@@ -228,7 +231,11 @@ class Probe:
             pass
         if want == "cuda" and not has_cuda:
             build = getattr(torch.version, "cuda", None)
-            why = f"built with CUDA {build}, but no usable GPU or driver" if build else "a CPU-only build"
+            why = (
+                f"built with CUDA {build}, but no usable GPU or driver"
+                if build
+                else "a CPU-only build"
+            )
             raise ProbeError(
                 "no_cuda",
                 f"--device cuda was asked for, but torch {torch.__version__} in {sys.executable} "
@@ -241,13 +248,20 @@ class Probe:
     def start_cupti(self) -> None:
         if self.device.type != "cuda" or self.s.no_cupti:
             # Say why the GPU panels are empty rather than leave them blank.
-            why = "CUPTI off: --no-cupti" if self.s.no_cupti else f"CUPTI off: the run is on {self.device}, not CUDA"
+            why = (
+                "CUPTI off: --no-cupti"
+                if self.s.no_cupti
+                else f"CUPTI off: the run is on {self.device}, not CUDA"
+            )
             self.emit("cupti_status", active=False, message=why, library=None)
             return
         try:
             from . import cupti  # written alongside; may be missing from a build
         except ImportError as e:
-            self.log("warning", f"CUPTI collector not available in this probe ({e}); no device memory timeline")
+            self.log(
+                "warning",
+                f"CUPTI collector not available in this probe ({e}); no device memory timeline",
+            )
             return
         try:
             self.cupti = cupti.start(self.emit)
@@ -272,11 +286,14 @@ class Probe:
                 except Exception:  # InvalidCxxCompiler: what torch itself would hit
                     ok = False
             else:
-                ok = any(n and shutil.which(n) for n in (os.environ.get("CXX"), "g++", "c++", "clang++"))
+                ok = any(
+                    n and shutil.which(n) for n in (os.environ.get("CXX"), "g++", "c++", "clang++")
+                )
             if not ok:
                 cxx = os.environ.get("CXX")
                 missing.append(
-                    f"a C++ compiler ($CXX={cxx} is not usable)" if cxx
+                    f"a C++ compiler ($CXX={cxx} is not usable)"
+                    if cxx
                     else "a C++ compiler (g++ is not on PATH: `sudo apt-get install g++`, or set $CXX)"
                 )
         else:
@@ -293,7 +310,8 @@ class Probe:
         if missing:
             raise ProbeError(
                 "no_compiler",
-                "Inductor compiles kernels to native code and needs " + " and ".join(missing)
+                "Inductor compiles kernels to native code and needs "
+                + " and ".join(missing)
                 + ". Install them, or run this setting with --backend aot_eager or --mode eager.",
             )
 
@@ -313,7 +331,9 @@ class Probe:
                     model = model.to(self.device)
                     model.eval()  # inference: dropout off, batch norm uses running stats
                 inputs = loader.move_to(loaded.inputs, self.device)
-                sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+                sweep = (
+                    [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+                )
             except Exception as e:
                 if self.is_oom(e):
                     raise ProbeError(
@@ -327,7 +347,11 @@ class Probe:
                     f"Moving the model from {loaded.spec} and its inputs to {self.device} failed: {exc_summary(e)}.",
                     tb=format_exc(e),
                 ) from None
-            params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
+            params = (
+                sum(p.numel() for p in model.parameters())
+                if isinstance(model, torch.nn.Module)
+                else 0
+            )
             device_name = cpu_name()
             if self.device.type == "cuda":
                 try:
@@ -355,12 +379,17 @@ class Probe:
         s = self.s
         if not s.compiled:
             if s.fullgraph or s.dynamic != "auto" or s.backend != "inductor":
-                self.log("info", "mode eager runs the model as is; backend, dynamic and fullgraph do not apply")
+                self.log(
+                    "info",
+                    "mode eager runs the model as is; backend, dynamic and fullgraph do not apply",
+                )
             return model
         if s.backend == "inductor":
             self.check_inductor_prerequisites()
         elif s.mode != "default":
-            self.log("warning", f"mode {s.mode} configures Inductor; backend {s.backend} ignores it")
+            self.log(
+                "warning", f"mode {s.mode} configures Inductor; backend {s.backend} ignores it"
+            )
         if self.device.type == "cpu" and s.mode in ("reduce-overhead", "max-autotune"):
             self.log(
                 "info",
@@ -386,7 +415,9 @@ class Probe:
                 )(model)
             except TypeError:
                 # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
-                return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+                return torch._dynamo.optimize(
+                    backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value
+                )(model)
         except Exception as e:  # e.g. a Python version Dynamo does not support
             raise ProbeError(
                 "compile_failed",
@@ -420,7 +451,9 @@ class Probe:
                 yield
 
     # -- calls ---------------------------------------------------------------------
-    def call(self, fn: Any, model: Any, inputs: tuple, *, warmup: bool, first: bool, emit: bool = True) -> list:
+    def call(
+        self, fn: Any, model: Any, inputs: tuple, *, warmup: bool, first: bool, emit: bool = True
+    ) -> list:
         from .loader import shapes_text
 
         metrics: list = []
@@ -453,7 +486,9 @@ class Probe:
         return metrics
 
     def is_oom(self, e: BaseException) -> bool:
-        oom_types = tuple(t for t in (getattr(self.torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
+        oom_types = tuple(
+            t for t in (getattr(self.torch.cuda, "OutOfMemoryError", None), MemoryError) if t
+        )
         return isinstance(e, oom_types) or "out of memory" in str(e).lower()
 
     def failure(self, e: BaseException, model: Any, inputs: tuple) -> ProbeError:
@@ -464,7 +499,11 @@ class Probe:
             from .capture import fullgraph_break
 
             b = fullgraph_break(e, self.capture)
-            uf = b["frames"][b["user_frame"]] if b["user_frame"] >= 0 else (b["frames"][-1] if b["frames"] else None)
+            uf = (
+                b["frames"][b["user_frame"]]
+                if b["user_frame"] >= 0
+                else (b["frames"][-1] if b["frames"] else None)
+            )
             where = f" at {uf['file']}:{uf['line']}" if uf else ""
             return ProbeError(
                 "fullgraph_break",
@@ -484,7 +523,11 @@ class Probe:
         if compiled:
             bcf = getattr(exc_mod, "BackendCompilerFailed", None) if exc_mod else None
             text = str(e)
-            if "Python.h" in text or "No such file or directory: 'g++'" in text or "InvalidCxxCompiler" in text:
+            if (
+                "Python.h" in text
+                or "No such file or directory: 'g++'" in text
+                or "InvalidCxxCompiler" in text
+            ):
                 return ProbeError(
                     "no_compiler",
                     f"Inductor could not build its kernels: {exc_summary(e)}. Install a C++ compiler and "
@@ -593,7 +636,10 @@ class Probe:
 
         with self.phase("sweep"):
             if not sweep:
-                self.log("warning", "--sweep given, but the model defines no get_input_sweep(); nothing to sweep")
+                self.log(
+                    "warning",
+                    "--sweep given, but the model defines no get_input_sweep(); nothing to sweep",
+                )
                 return
             for i, item in enumerate(sweep):
                 self.log("info", f"sweep {i + 1}/{len(sweep)}: inputs {shapes_text(item)}")

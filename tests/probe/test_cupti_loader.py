@@ -20,13 +20,12 @@ import time
 
 import pytest
 
+from compilescope_probe import cupti
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 PROBE = os.path.join(REPO, "probe")
 SOURCE = os.path.join(PROBE, "cupti")
-sys.path.insert(0, PROBE)
-
-from compilescope_probe import cupti  # noqa: E402
 
 
 def _has_gpu() -> bool:
@@ -48,14 +47,20 @@ def built(tmp_path_factory):
     if shutil.which("cmake") is None:
         pytest.skip("cmake is not installed: cannot build the CUPTI collector")
     build = tmp_path_factory.mktemp("cupti-build")
-    configure = subprocess.run(["cmake", "-S", SOURCE, "-B", str(build),
-                                "-DCMAKE_BUILD_TYPE=Debug"], capture_output=True, text=True)
+    configure = subprocess.run(
+        ["cmake", "-S", SOURCE, "-B", str(build), "-DCMAKE_BUILD_TYPE=Debug"],
+        capture_output=True,
+        text=True,
+    )
     if configure.returncode != 0:
         if "CUDAToolkit" in configure.stderr or "CUPTI" in configure.stderr:
             pytest.skip("no CUDA Toolkit with CUPTI to build against:\n" + configure.stderr[-2000:])
-        pytest.fail("cmake configure failed:\n" + configure.stdout[-2000:] + configure.stderr[-2000:])
-    make = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True,
-                          text=True)
+        pytest.fail(
+            "cmake configure failed:\n" + configure.stdout[-2000:] + configure.stderr[-2000:]
+        )
+    make = subprocess.run(
+        ["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True
+    )
     assert make.returncode == 0, make.stdout[-4000:] + make.stderr[-4000:]
     # The collector is built with -Wall -Wextra -Wpedantic and must stay clean.
     assert "warning:" not in make.stdout + make.stderr, make.stdout + make.stderr
@@ -69,8 +74,13 @@ def run_python(code: str, env_extra: dict | None = None) -> subprocess.Completed
     env = dict(os.environ, PYTHONPATH=PROBE)
     env.pop(cupti.ENV_LIBRARY, None)
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 # -- the built library ------------------------------------------------------------
@@ -78,8 +88,9 @@ def run_python(code: str, env_extra: dict | None = None) -> subprocess.Completed
 
 def test_self_test_of_record_conversion_passes(built):
     _, build = built
-    result = subprocess.run([str(build / "compilescope_cupti_selftest")], capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [str(build / "compilescope_cupti_selftest")], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("ok")
 
@@ -89,8 +100,9 @@ def test_exports_exactly_the_c_abi(built):
     nm = shutil.which("nm")
     if nm is None:
         pytest.skip("nm is not installed")
-    out = subprocess.run([nm, "-D", "--defined-only", lib_path], capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [nm, "-D", "--defined-only", lib_path], capture_output=True, text=True
+    ).stdout
     exported = sorted(line.split()[-1] for line in out.splitlines() if " T " in line)
     header = open(os.path.join(SOURCE, "compilescope_cupti.h"), encoding="utf-8").read()
     declared = sorted(set(re.findall(r"CS_CUPTI_API [\w\s\*]+?\b(cs_cupti_\w+)\(", header)))
@@ -134,8 +146,11 @@ def test_header_version_is_the_one_built_against(built):
     assert lib.cs_cupti_get_stats(ctypes.byref(st), ctypes.sizeof(st)) == 0
     cache = (built[1] / "CMakeCache.txt").read_text()
     include = None
-    for var in ("CUDAToolkit_CUPTI_INCLUDE_DIR", "COMPILESCOPE_CUPTI_INCLUDE_DIR",
-                "CUDAToolkit_INCLUDE_DIR"):
+    for var in (
+        "CUDAToolkit_CUPTI_INCLUDE_DIR",
+        "COMPILESCOPE_CUPTI_INCLUDE_DIR",
+        "CUDAToolkit_INCLUDE_DIR",
+    ):
         include = include or re.search(var + r":\w+=(.*)", cache)
     if include is None:
         pytest.skip("this cmake records no CUPTI include folder in its cache")
@@ -186,7 +201,9 @@ def test_start_after_torch_loaded_its_libcupti_fails_cleanly_too(built):
     assert out["rc"] == 2
     if out["before"]:
         # Compare files, not spellings: a venv reached through a symlink names them differently.
-        real = lambda paths: [os.path.realpath(p) for p in paths]
+        def real(paths):
+            return [os.path.realpath(p) for p in paths]
+
         assert real(out["after"]) == real(out["before"])
         assert os.path.realpath(out["bound"]) == os.path.realpath(out["before"][0])
 
@@ -231,8 +248,10 @@ def test_search_order(tmp_path, monkeypatch):
     assert cupti.library_candidates({cupti.ENV_LIBRARY: "/x/lib.so"}) == ["/x/lib.so"]
     found = cupti.library_candidates({})
     pkg = os.path.join(PROBE, "compilescope_probe")
-    assert found[:2] == [os.path.join(pkg, cupti.LIBRARY_NAME),
-                         os.path.join(PROBE, cupti.LIBRARY_NAME)]
+    assert found[:2] == [
+        os.path.join(pkg, cupti.LIBRARY_NAME),
+        os.path.join(PROBE, cupti.LIBRARY_NAME),
+    ]
     assert os.path.join(REPO, "build-cupti", cupti.LIBRARY_NAME) in found
     assert len(found) == len(set(found))
 
@@ -247,13 +266,26 @@ def test_libcupti_missing(monkeypatch, tmp_path):
     (tmp_path / "stub.c").write_text("int cuptiGetVersion(unsigned *v) { *v = 1; return 0; }\n")
     (tmp_path / "fake.c").write_text(
         "extern int cuptiGetVersion(unsigned *);\n"
-        "int cs_cupti_abi_version(void) { unsigned v; return cuptiGetVersion(&v); }\n")
+        "int cs_cupti_abi_version(void) { unsigned v; return cuptiGetVersion(&v); }\n"
+    )
     soname = "libcupti.so.99"
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(stub_dir / soname), str(tmp_path / "stub.c"),
-                    f"-Wl,-soname,{soname}"], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(stub_dir / soname),
+            str(tmp_path / "stub.c"),
+            f"-Wl,-soname,{soname}",
+        ],
+        check=True,
+    )
     fake = tmp_path / cupti.LIBRARY_NAME
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(fake), str(tmp_path / "fake.c"),
-                    str(stub_dir / soname)], check=True)
+    subprocess.run(
+        [cc, "-shared", "-fPIC", "-o", str(fake), str(tmp_path / "fake.c"), str(stub_dir / soname)],
+        check=True,
+    )
     (stub_dir / soname).unlink()  # now nothing provides libcupti.so.99
 
     _pretend_cuda(monkeypatch)
@@ -269,7 +301,9 @@ def test_wrong_library_is_refused(monkeypatch, tmp_path):
         pytest.skip("no C compiler")
     (tmp_path / "other.c").write_text("int something_else(void) { return 0; }\n")
     other = tmp_path / "other.so"
-    subprocess.run([cc, "-shared", "-fPIC", "-o", str(other), str(tmp_path / "other.c")], check=True)
+    subprocess.run(
+        [cc, "-shared", "-fPIC", "-o", str(other), str(tmp_path / "other.c")], check=True
+    )
     _pretend_cuda(monkeypatch)
     events = Events()
     assert cupti.start(events, env={cupti.ENV_LIBRARY: str(other)}) is None
@@ -280,14 +314,17 @@ def test_wrong_library_is_refused(monkeypatch, tmp_path):
 def test_start_failure_is_reported_with_the_collectors_error(built):
     # A fresh interpreter where CUDA is pretended present: the real collector
     # then refuses in cs_cupti_start (no driver) and start() says so.
-    result = run_python("""
+    result = run_python(
+        """
         import json
         from compilescope_probe import cupti
         cupti._cuda_state = lambda: (True, "", None, 0)
         events = []
         got = cupti.start(lambda t, **f: events.append([t, f]))
         print(json.dumps({"got": got is not None, "events": events}))
-    """, {cupti.ENV_LIBRARY: built[0]})
+    """,
+        {cupti.ENV_LIBRARY: built[0]},
+    )
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.splitlines()[-1])
     assert out["got"] is False
@@ -301,8 +338,9 @@ def test_start_failure_is_reported_with_the_collectors_error(built):
 def test_two_copies_of_libcupti_are_refused(monkeypatch, built):
     _pretend_cuda(monkeypatch)
     monkeypatch.setattr(cupti, "_preload_libcupti", lambda env, torch_mod: None)
-    monkeypatch.setattr(cupti, "loaded_libcupti",
-                        lambda: ["/a/libcupti.so.13", "/b/libcupti.so.12"])
+    monkeypatch.setattr(
+        cupti, "loaded_libcupti", lambda: ["/a/libcupti.so.13", "/b/libcupti.so.12"]
+    )
     events = Events()
     assert cupti.start(events, env={cupti.ENV_LIBRARY: built[0]}) is None
     message = events.of("cupti_status")[0]["message"]
@@ -328,15 +366,21 @@ def test_wheel_libcupti_follows_torchs_layouts(tmp_path):
     found = cupti.wheel_libcupti([str(tmp_path)], cuda_major="13")
     assert [os.path.relpath(p, tmp_path) for p in found] == [
         os.path.join("nvidia", "cuda_cupti", "lib", "libcupti.so.12"),
-        os.path.join("nvidia", "cu13", "lib", "libcupti.so.13")]
+        os.path.join("nvidia", "cu13", "lib", "libcupti.so.13"),
+    ]
 
 
 class StartedLib:
     """Answers like the collector does on a GPU machine, for the success path."""
 
     def __init__(self, version=130202, header=130001, clock_mode=1, offset=0, rc=0):
-        self.stats = dict(cupti_version=version, header_version=header, clock_mode=clock_mode,
-                          clock_offset_ns=offset, running=1)
+        self.stats = dict(
+            cupti_version=version,
+            header_version=header,
+            clock_mode=clock_mode,
+            clock_offset_ns=offset,
+            running=1,
+        )
         self.rc = rc
         self.started_with = None
 
@@ -395,8 +439,9 @@ def test_started_collector_reports_library_version_and_clock(monkeypatch, tmp_pa
     assert not events.of("log")
 
 
-def test_started_collector_warns_about_old_libcupti_offset_clock_and_profiler_env(monkeypatch,
-                                                                                 tmp_path):
+def test_started_collector_warns_about_old_libcupti_offset_clock_and_profiler_env(
+    monkeypatch, tmp_path
+):
     lib = StartedLib(version=130001, header=130202, clock_mode=2, offset=-1_700_000_000_000)
     env = {"TORCHINDUCTOR_USE_TORCH_PROFILER_BENCHMARKER": "1"}
     collector, events = _started(monkeypatch, tmp_path, lib, env)
@@ -410,9 +455,12 @@ def test_started_collector_warns_about_old_libcupti_offset_clock_and_profiler_en
 def test_start_code_and_error_come_back_in_the_message(monkeypatch, tmp_path):
     lib = StartedLib(rc=1)
     lib.cs_cupti_last_error = lambda buf, cap: (
-        ctypes.memmove(buf, b"cuptiActivityEnable(X) failed: CUPTI_ERROR_Y (code 7)\0", 55), 54)[1]
+        ctypes.memmove(buf, b"cuptiActivityEnable(X) failed: CUPTI_ERROR_Y (code 7)\0", 55),
+        54,
+    )[1]
     collector, events = _started(monkeypatch, tmp_path, lib)
     assert collector is None
     assert events.of("cupti_status")[0]["message"] == (
         "CUPTI could not start (CUPTI call failed): cuptiActivityEnable(X) failed: "
-        "CUPTI_ERROR_Y (code 7)")
+        "CUPTI_ERROR_Y (code 7)"
+    )

@@ -11,14 +11,11 @@ import ctypes
 import json
 import os
 import random
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "probe"))
-
-from compilescope_probe import cupti  # noqa: E402
-from compilescope_probe.cupti import (  # noqa: E402
+from compilescope_probe import cupti
+from compilescope_probe.cupti import (
     FLAG_ASYNC,
     FLAG_NO_TIMESTAMP,
     FLAG_PHASE_END,
@@ -34,18 +31,34 @@ from compilescope_probe.cupti import (  # noqa: E402
 )
 
 DEVICE, PINNED = 3, 2  # CUpti_ActivityMemoryKind
-HTOD, DTOH = 1, 2      # CUpti_ActivityMemcpyKind
+HTOD, DTOH = 1, 2  # CUpti_ActivityMemcpyKind
 MiB = 1 << 20
 
 
 def alloc(t, address, nbytes, seq=0, **kw):
-    return Record(MEM_ALLOC, t, t, subkind=kw.pop("subkind", DEVICE), bytes=nbytes,
-                  address=address, seq=seq, **kw)
+    return Record(
+        MEM_ALLOC,
+        t,
+        t,
+        subkind=kw.pop("subkind", DEVICE),
+        bytes=nbytes,
+        address=address,
+        seq=seq,
+        **kw,
+    )
 
 
 def free(t, address, nbytes, seq=0, **kw):
-    return Record(MEM_FREE, t, t, subkind=kw.pop("subkind", DEVICE), bytes=nbytes,
-                  address=address, seq=seq, **kw)
+    return Record(
+        MEM_FREE,
+        t,
+        t,
+        subkind=kw.pop("subkind", DEVICE),
+        bytes=nbytes,
+        address=address,
+        seq=seq,
+        **kw,
+    )
 
 
 def mark(t, name, edge, seq=0):
@@ -53,8 +66,16 @@ def mark(t, name, edge, seq=0):
 
 
 def kernel(start, end, name="k", graph_id=0, correlation_id=0, seq=0, stream_id=7):
-    return Record(KERNEL, start, end, name=name, graph_id=graph_id,
-                  correlation_id=correlation_id, seq=seq, stream_id=stream_id)
+    return Record(
+        KERNEL,
+        start,
+        end,
+        name=name,
+        graph_id=graph_id,
+        correlation_id=correlation_id,
+        seq=seq,
+        stream_id=stream_id,
+    )
 
 
 def with_seq(records):
@@ -65,32 +86,51 @@ def with_seq(records):
 
 
 def test_record_layout_matches_the_c_header():
-    header = os.path.join(os.path.dirname(__file__), "..", "..", "probe", "cupti",
-                          "compilescope_cupti.h")
+    header = os.path.join(
+        os.path.dirname(__file__), "..", "..", "probe", "cupti", "compilescope_cupti.h"
+    )
     text = open(header, encoding="utf-8").read()
     # Field order in the C struct, in the order RECORD packs them.
     body = text.split("typedef struct cs_cupti_record {", 1)[1].split("} cs_cupti_record;", 1)[0]
-    fields = [line.split()[1].rstrip(";") for line in body.splitlines()
-              if line.strip().startswith(("uint16_t", "uint32_t", "uint64_t"))]
+    fields = [
+        line.split()[1].rstrip(";")
+        for line in body.splitlines()
+        if line.strip().startswith(("uint16_t", "uint32_t", "uint64_t"))
+    ]
     widths = {"uint16_t": "H", "uint32_t": "I", "uint64_t": "Q"}
-    codes = "".join(widths[line.split()[0]] for line in body.splitlines()
-                    if line.strip().startswith(tuple(widths)))
+    codes = "".join(
+        widths[line.split()[0]]
+        for line in body.splitlines()
+        if line.strip().startswith(tuple(widths))
+    )
     assert cupti.RECORD.format == "=" + codes
     assert fields[:3] == ["kind", "subkind", "name_id"] and fields[-1] == "seq"
-    assert "static_assert(sizeof(cs_cupti_record) == %d" % cupti.RECORD.size in open(
-        os.path.join(os.path.dirname(header), "collector.cpp"), encoding="utf-8").read()
+    assert (
+        f"static_assert(sizeof(cs_cupti_record) == {cupti.RECORD.size}"
+        in open(os.path.join(os.path.dirname(header), "collector.cpp"), encoding="utf-8").read()
+    )
 
 
 def test_encode_decode_round_trip_resolves_names():
     names = {1: "triton_poi_fused_relu_0", 2: "measure"}
     ids = {v: k for k, v in names.items()}
-    originals = with_seq([
-        kernel(100, 250, "triton_poi_fused_relu_0", graph_id=3, correlation_id=11),
-        alloc(90, 0x7F00_0000_0000, 2 * MiB, flags=FLAG_ASYNC, pool_type=1, pool_address=0x10,
-              pool_size=64 * MiB, pool_utilized=2 * MiB),
-        mark(80, "measure", "begin"),
-        Record(MEMCPY, 300, 340, subkind=HTOD, bytes=4096, device_id=1, stream_id=2),
-    ])
+    originals = with_seq(
+        [
+            kernel(100, 250, "triton_poi_fused_relu_0", graph_id=3, correlation_id=11),
+            alloc(
+                90,
+                0x7F00_0000_0000,
+                2 * MiB,
+                flags=FLAG_ASYNC,
+                pool_type=1,
+                pool_address=0x10,
+                pool_size=64 * MiB,
+                pool_utilized=2 * MiB,
+            ),
+            mark(80, "measure", "begin"),
+            Record(MEMCPY, 300, 340, subkind=HTOD, bytes=4096, device_id=1, stream_id=2),
+        ]
+    )
     data = b"".join(cupti.encode_record(r, ids.get(r.name, 0)) for r in originals)
     assert len(data) == 96 * len(originals)
     assert cupti.decode_records(data, names.get) == originals
@@ -105,8 +145,9 @@ def test_decode_rejects_a_partial_record():
 
 
 def test_alloc_free_pairing_gives_bytes_held_over_time():
-    records = with_seq([alloc(10, 0xA, 100), alloc(20, 0xB, 50), free(30, 0xA, 100),
-                        free(40, 0xB, 50)])
+    records = with_seq(
+        [alloc(10, 0xA, 100), alloc(20, 0xB, 50), free(30, 0xA, 100), free(40, 0xB, 50)]
+    )
     mem = cupti.device_memory_timeline(records, start_ns=5)
     assert mem.samples == [[5, 0], [10, 100], [20, 150], [30, 50], [40, 0]]
     assert mem.peak == 150
@@ -138,8 +179,15 @@ def test_unknown_frees_come_out_of_the_baseline_held_before_start():
 def test_out_of_order_buffers_give_the_same_timeline():
     # Records as the GPU produced them, then delivered in shuffled buffers:
     # arrival order (seq) no longer follows time.
-    timeline = [alloc(10, 0xA, 100), alloc(15, 0xB, 30), free(20, 0xA, 100), alloc(25, 0xC, 70),
-                free(30, 0xB, 30), alloc(35, 0xA, 10), free(40, 0xC, 70)]
+    timeline = [
+        alloc(10, 0xA, 100),
+        alloc(15, 0xB, 30),
+        free(20, 0xA, 100),
+        alloc(25, 0xC, 70),
+        free(30, 0xB, 30),
+        alloc(35, 0xA, 10),
+        free(40, 0xC, 70),
+    ]
     expected = cupti.device_memory_timeline(with_seq(timeline))
     shuffled = list(timeline)
     random.Random(5).shuffle(shuffled)
@@ -165,28 +213,47 @@ def test_allocation_at_a_live_address_replaces_it():
 
 
 def test_host_memory_and_untimed_records_are_left_out():
-    records = with_seq([alloc(10, 0xA, 100), alloc(20, 0xB, 999, subkind=PINNED),
-                        alloc(0, 0xC, 555)._replace(flags=FLAG_NO_TIMESTAMP)])
+    records = with_seq(
+        [
+            alloc(10, 0xA, 100),
+            alloc(20, 0xB, 999, subkind=PINNED),
+            alloc(0, 0xC, 555)._replace(flags=FLAG_NO_TIMESTAMP),
+        ]
+    )
     mem = cupti.device_memory_timeline(records)
     assert mem.samples == [[10, 100]]
 
 
 def test_same_address_on_two_devices_is_two_allocations():
-    records = with_seq([alloc(10, 0xA, 100, device_id=0), alloc(20, 0xA, 50, device_id=1),
-                        free(30, 0xA, 100, device_id=0)])
+    records = with_seq(
+        [
+            alloc(10, 0xA, 100, device_id=0),
+            alloc(20, 0xA, 50, device_id=1),
+            free(30, 0xA, 100, device_id=0),
+        ]
+    )
     assert [s[1] for s in cupti.device_memory_timeline(records).samples] == [100, 150, 50]
 
 
 def test_stream_ordered_allocations_count_the_pool_not_twice():
     pool = dict(pool_type=1, pool_address=0x5000)
-    records = with_seq([
-        Record(POOL_CREATED, 5, 5, pool_type=1, pool_address=0x5000, address=0x5000,
-               pool_size=32 * MiB),
-        alloc(10, 0xA, 4 * MiB, flags=FLAG_ASYNC, pool_size=32 * MiB, **pool),
-        alloc(20, 0xB, 40 * MiB, flags=FLAG_ASYNC, pool_size=64 * MiB, **pool),
-        free(30, 0xB, 40 * MiB, flags=FLAG_ASYNC, pool_size=64 * MiB, **pool),
-        Record(POOL_DESTROYED, 40, 40, pool_type=1, pool_address=0x5000, address=0x5000),
-    ])
+    records = with_seq(
+        [
+            Record(
+                POOL_CREATED,
+                5,
+                5,
+                pool_type=1,
+                pool_address=0x5000,
+                address=0x5000,
+                pool_size=32 * MiB,
+            ),
+            alloc(10, 0xA, 4 * MiB, flags=FLAG_ASYNC, pool_size=32 * MiB, **pool),
+            alloc(20, 0xB, 40 * MiB, flags=FLAG_ASYNC, pool_size=64 * MiB, **pool),
+            free(30, 0xB, 40 * MiB, flags=FLAG_ASYNC, pool_size=64 * MiB, **pool),
+            Record(POOL_DESTROYED, 40, 40, pool_type=1, pool_address=0x5000, address=0x5000),
+        ]
+    )
     mem = cupti.device_memory_timeline(records)
     # The pool's own size is what the process holds; allocations live inside it.
     assert [s[1] for s in mem.samples] == [32 * MiB, 32 * MiB, 64 * MiB, 64 * MiB, 0]
@@ -194,8 +261,13 @@ def test_stream_ordered_allocations_count_the_pool_not_twice():
 
 
 def test_stream_ordered_allocations_without_pool_sizes_still_count():
-    records = with_seq([alloc(10, 0xA, 4 * MiB, flags=FLAG_ASYNC),
-                        alloc(20, 0xB, 1 * MiB, flags=FLAG_ASYNC), free(30, 0xA, 0, flags=FLAG_ASYNC)])
+    records = with_seq(
+        [
+            alloc(10, 0xA, 4 * MiB, flags=FLAG_ASYNC),
+            alloc(20, 0xB, 1 * MiB, flags=FLAG_ASYNC),
+            free(30, 0xA, 0, flags=FLAG_ASYNC),
+        ]
+    )
     assert [s[1] for s in cupti.device_memory_timeline(records).samples] == [4 * MiB, 5 * MiB, MiB]
 
 
@@ -203,9 +275,15 @@ def test_stream_ordered_allocations_without_pool_sizes_still_count():
 
 
 def test_phase_windows_pair_begin_and_end():
-    records = with_seq([mark(100, "load", "begin"), mark(200, "load", "end"),
-                        mark(300, "measure", "begin"), mark(400, "measure", "end"),
-                        mark(500, "sweep", "end")])  # an end without a begin is ignored
+    records = with_seq(
+        [
+            mark(100, "load", "begin"),
+            mark(200, "load", "end"),
+            mark(300, "measure", "begin"),
+            mark(400, "measure", "end"),
+            mark(500, "sweep", "end"),
+        ]
+    )  # an end without a begin is ignored
     assert cupti.phase_windows(records) == {"load": [(100, 200)], "measure": [(300, 400)]}
 
 
@@ -216,8 +294,14 @@ def test_a_phase_never_ended_runs_to_the_last_record():
 
 
 def test_a_phase_repeated_gives_several_windows():
-    records = with_seq([mark(300, "measure", "begin"), mark(400, "measure", "end"),
-                        mark(100, "measure", "begin"), mark(200, "measure", "end")])
+    records = with_seq(
+        [
+            mark(300, "measure", "begin"),
+            mark(400, "measure", "end"),
+            mark(100, "measure", "begin"),
+            mark(200, "measure", "end"),
+        ]
+    )
     assert cupti.phase_windows(records) == {"measure": [(100, 200), (300, 400)]}
 
 
@@ -242,23 +326,38 @@ def test_union_of_overlapping_nested_and_clipped_intervals():
 
 def test_busy_fraction_counts_overlapping_kernels_once():
     # One measure window of 1000 ns and two streams whose kernels overlap.
-    records = with_seq([mark(1000, "measure", "begin"),
-                        kernel(1100, 1500, "a", stream_id=1), kernel(1300, 1700, "b", stream_id=2),
-                        kernel(1800, 1900, "a", stream_id=1),
-                        mark(2000, "measure", "end")])
+    records = with_seq(
+        [
+            mark(1000, "measure", "begin"),
+            kernel(1100, 1500, "a", stream_id=1),
+            kernel(1300, 1700, "b", stream_id=2),
+            kernel(1800, 1900, "a", stream_id=1),
+            mark(2000, "measure", "end"),
+        ]
+    )
     s = cupti.kernel_summary(records, cupti.phase_windows(records), measured_iterations=2)
     assert s["busy_fraction"] == pytest.approx((1700 - 1100 + 100) / 1000)
     assert s["gpu_ns_per_iter"] == (400 + 400 + 100) / 2
     assert s["launches_per_iter"] == s["kernels_per_iter"] == 1.5
-    assert s["top"] == [{"name": "a", "count": 2, "total_ns": 500, "mean_ns": 250},
-                        {"name": "b", "count": 1, "total_ns": 400, "mean_ns": 400}]
+    assert s["top"] == [
+        {"name": "a", "count": 2, "total_ns": 500, "mean_ns": 250},
+        {"name": "b", "count": 1, "total_ns": 400, "mean_ns": 400},
+    ]
 
 
 def test_only_kernels_starting_in_the_measure_phase_count():
-    records = with_seq([mark(0, "warmup", "begin"), kernel(10, 20, "warm"), mark(100, "warmup", "end"),
-                        mark(100, "measure", "begin"), kernel(150, 250, "hot"),
-                        kernel(190, 260, "late"),  # starts inside, ends after: clipped for busy
-                        mark(200, "measure", "end"), kernel(300, 400, "after")])
+    records = with_seq(
+        [
+            mark(0, "warmup", "begin"),
+            kernel(10, 20, "warm"),
+            mark(100, "warmup", "end"),
+            mark(100, "measure", "begin"),
+            kernel(150, 250, "hot"),
+            kernel(190, 260, "late"),  # starts inside, ends after: clipped for busy
+            mark(200, "measure", "end"),
+            kernel(300, 400, "after"),
+        ]
+    )
     s = cupti.kernel_summary(records, cupti.phase_windows(records), measured_iterations=1)
     assert {t["name"] for t in s["top"]} == {"hot", "late"}
     assert s["busy_fraction"] == pytest.approx((200 - 150) / 100)
@@ -273,8 +372,15 @@ def test_graph_replays_count_one_launch_per_graph_launch():
         base = 100 + it * 1000
         records.append(kernel(base, base + 10, "copy_input", correlation_id=corr - 1))
         for n in range(3):
-            records.append(kernel(base + 20 + n * 30, base + 40 + n * 30, f"node{n}",
-                                  graph_id=7, correlation_id=corr))
+            records.append(
+                kernel(
+                    base + 20 + n * 30,
+                    base + 40 + n * 30,
+                    f"node{n}",
+                    graph_id=7,
+                    correlation_id=corr,
+                )
+            )
     records.append(mark(3000, "measure", "end"))
     s = cupti.kernel_summary(with_seq(records), cupti.phase_windows(with_seq(records)), 2)
     assert s["kernels_per_iter"] == 4
@@ -282,21 +388,35 @@ def test_graph_replays_count_one_launch_per_graph_launch():
 
 
 def test_memcpy_and_memset_totals_in_the_phase():
-    records = with_seq([mark(0, "measure", "begin"),
-                        Record(MEMCPY, 10, 30, subkind=HTOD, bytes=1000),
-                        Record(MEMCPY, 40, 45, subkind=DTOH, bytes=8),
-                        Record(MEMSET, 50, 52, bytes=64),
-                        mark(100, "measure", "end"),
-                        Record(MEMCPY, 200, 300, subkind=HTOD, bytes=5)])
+    records = with_seq(
+        [
+            mark(0, "measure", "begin"),
+            Record(MEMCPY, 10, 30, subkind=HTOD, bytes=1000),
+            Record(MEMCPY, 40, 45, subkind=DTOH, bytes=8),
+            Record(MEMSET, 50, 52, bytes=64),
+            mark(100, "measure", "end"),
+            Record(MEMCPY, 200, 300, subkind=HTOD, bytes=5),
+        ]
+    )
     s = cupti.kernel_summary(records, cupti.phase_windows(records), 1)
-    assert s["memcpy"] == {"count": 2, "bytes": 1008, "total_ns": 25,
-                           "bytes_by_kind": {"htod": 1000, "dtoh": 8}}
+    assert s["memcpy"] == {
+        "count": 2,
+        "bytes": 1008,
+        "total_ns": 25,
+        "bytes_by_kind": {"htod": 1000, "dtoh": 8},
+    }
     assert s["memset"] == {"count": 1, "bytes": 64, "total_ns": 2}
 
 
 def test_dropped_and_untimed_records_are_reported():
-    records = with_seq([mark(0, "measure", "begin"), kernel(10, 20),
-                        kernel(0, 0)._replace(flags=FLAG_NO_TIMESTAMP), mark(100, "measure", "end")])
+    records = with_seq(
+        [
+            mark(0, "measure", "begin"),
+            kernel(10, 20),
+            kernel(0, 0)._replace(flags=FLAG_NO_TIMESTAMP),
+            mark(100, "measure", "end"),
+        ]
+    )
     s = cupti.kernel_summary(records, cupti.phase_windows(records), 1, dropped=17)
     assert s["dropped"] == 17
     assert s["untimed"] == 1
@@ -323,21 +443,31 @@ def test_top_is_cut_at_top_n_by_total_time():
 
 
 def test_gpu_trace_keeps_the_measure_phase_in_time_order_with_names_once():
-    records = with_seq([mark(0, "measure", "begin"),
-                        kernel(50, 60, "b", stream_id=9),
-                        Record(MEMCPY, 5, 9, subkind=HTOD, bytes=4096, stream_id=7),
-                        kernel(20, 40, "a", stream_id=7),
-                        kernel(70, 80, "a", stream_id=7),
-                        Record(MEMSET, 85, 86, bytes=64, stream_id=7),
-                        mark(100, "measure", "end"),
-                        kernel(150, 160, "after")])
+    records = with_seq(
+        [
+            mark(0, "measure", "begin"),
+            kernel(50, 60, "b", stream_id=9),
+            Record(MEMCPY, 5, 9, subkind=HTOD, bytes=4096, stream_id=7),
+            kernel(20, 40, "a", stream_id=7),
+            kernel(70, 80, "a", stream_id=7),
+            Record(MEMSET, 85, 86, bytes=64, stream_id=7),
+            mark(100, "measure", "end"),
+            kernel(150, 160, "after"),
+        ]
+    )
     t = cupti.gpu_trace(records, cupti.phase_windows(records))
     names = t["names"]
-    rows = [[kind, start, end, stream, names[i], nbytes]
-            for kind, start, end, stream, i, nbytes in t["records"]]
-    assert rows == [[MEMCPY, 5, 9, 7, "memcpy htod", 4096], [KERNEL, 20, 40, 7, "a", 0],
-                    [KERNEL, 50, 60, 9, "b", 0], [KERNEL, 70, 80, 7, "a", 0],
-                    [MEMSET, 85, 86, 7, "memset", 64]]
+    rows = [
+        [kind, start, end, stream, names[i], nbytes]
+        for kind, start, end, stream, i, nbytes in t["records"]
+    ]
+    assert rows == [
+        [MEMCPY, 5, 9, 7, "memcpy htod", 4096],
+        [KERNEL, 20, 40, 7, "a", 0],
+        [KERNEL, 50, 60, 9, "b", 0],
+        [KERNEL, 70, 80, 7, "a", 0],
+        [MEMSET, 85, 86, 7, "memset", 64],
+    ]
     assert sorted(names) == ["a", "b", "memcpy htod", "memset"]  # each name once
     assert t["truncated"] == 0 and t["phase"] == "measure"
     json.dumps(t)
@@ -387,7 +517,7 @@ class FakeLib:
     def cs_cupti_read(self, buf, capacity, count_ref):
         n = min(capacity, len(self.data) // 96)
         ctypes.memmove(buf, self.data[: n * 96], n * 96)
-        self.data = self.data[n * 96:]
+        self.data = self.data[n * 96 :]
         count_ref._obj.value = n
         return 0
 
@@ -413,12 +543,28 @@ class FakeLib:
 
 
 def test_summarize_emits_memory_and_kernel_summary_and_warns_about_drops():
-    records = with_seq([mark(0, "load", "begin"), alloc(10, 0xA, 3 * MiB), mark(20, "load", "end"),
-                        mark(30, "measure", "begin"), kernel(40, 60, "k"), alloc(45, 0xB, MiB),
-                        free(50, 0xB, MiB), mark(100, "measure", "end")])
-    lib = FakeLib(records, {1: "load", 2: "measure", 3: "k"},
-                  stats={"dropped_by_cupti": 2, "dropped_over_cap": 1, "clock_mode": 1,
-                         "buffers_truncated": 1})
+    records = with_seq(
+        [
+            mark(0, "load", "begin"),
+            alloc(10, 0xA, 3 * MiB),
+            mark(20, "load", "end"),
+            mark(30, "measure", "begin"),
+            kernel(40, 60, "k"),
+            alloc(45, 0xB, MiB),
+            free(50, 0xB, MiB),
+            mark(100, "measure", "end"),
+        ]
+    )
+    lib = FakeLib(
+        records,
+        {1: "load", 2: "measure", 3: "k"},
+        stats={
+            "dropped_by_cupti": 2,
+            "dropped_over_cap": 1,
+            "clock_mode": 1,
+            "buffers_truncated": 1,
+        },
+    )
     col = cupti.Collector(lib, collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0)
     events = []
     col.summarize(lambda type_, **f: events.append((type_, f)), measured_iterations=1)
@@ -454,8 +600,9 @@ def test_summarize_never_raises():
         def cs_cupti_read(self, *a):
             raise RuntimeError("boom")
 
-    col = cupti.Collector(Broken([], {}), collector_path="x", libcupti="y", started_ns=0,
-                          baseline_bytes=0)
+    col = cupti.Collector(
+        Broken([], {}), collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0
+    )
     events = []
     col.summarize(lambda type_, **f: events.append((type_, f)), 1)
     assert events and events[-1][0] == "log" and "boom" in events[-1][1]["message"]

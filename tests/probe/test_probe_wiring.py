@@ -92,7 +92,12 @@ def test_phase_edges_reach_cupti_and_memory_stats():
         end["harness_overhead_ns"] = 7
     probe.measured = 3
     probe.finish()
-    assert probe.cupti.calls == [("mark", "measure", "begin"), ("mark", "measure", "end"), ("summarize", 3), ("stop",)]
+    assert probe.cupti.calls == [
+        ("mark", "measure", "begin"),
+        ("mark", "measure", "end"),
+        ("summarize", 3),
+        ("stop",),
+    ]
     stats = [e for e in writer.events if e["type"] == "memory_stats"]
     assert [(e["phase"], e["edge"]) for e in stats] == [("measure", "begin"), ("measure", "end")]
     assert stats[0]["allocated"] == 10 and stats[0]["peak_reserved"] == 40
