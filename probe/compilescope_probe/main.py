@@ -256,7 +256,7 @@ class Probe:
             self.emit("cupti_status", active=False, message=why, library=None)
             return
         try:
-            from . import cupti  # written alongside; may be missing from a build
+            from . import cupti_loader  # written alongside; may be missing from a build
         except ImportError as e:
             self.log(
                 "warning",
@@ -264,7 +264,7 @@ class Probe:
             )
             return
         try:
-            self.cupti = cupti.start(self.emit)
+            self.cupti = cupti_loader.start(self.emit)
         except Exception as e:
             self.cupti = None
             self.log("warning", f"CUPTI collector failed to start: {exc_summary(e)}")

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from compilescope_probe import cupti
+from compilescope_probe import cupti_loader, cupti_records
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -64,7 +64,7 @@ def built(tmp_path_factory):
     assert make.returncode == 0, make.stdout[-4000:] + make.stderr[-4000:]
     # The collector is built with -Wall -Wextra -Wpedantic and must stay clean.
     assert "warning:" not in make.stdout + make.stderr, make.stdout + make.stderr
-    lib = build / cupti.LIBRARY_NAME
+    lib = build / cupti_loader.LIBRARY_NAME
     assert lib.is_file()
     return str(lib), build
 
@@ -72,7 +72,7 @@ def built(tmp_path_factory):
 def run_python(code: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     """Run code in a fresh interpreter: a crash there cannot take pytest down."""
     env = dict(os.environ, PYTHONPATH=PROBE)
-    env.pop(cupti.ENV_LIBRARY, None)
+    env.pop(cupti_loader.ENV_LIBRARY, None)
     env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -111,14 +111,14 @@ def test_exports_exactly_the_c_abi(built):
 
 def test_symbols_load_through_ctypes_and_sizes_agree(built):
     lib_path, _ = built
-    lib = cupti._bind(ctypes.CDLL(lib_path))
-    assert lib.cs_cupti_abi_version() == cupti.ABI_VERSION
-    assert lib.cs_cupti_record_size() == cupti.RECORD.size
-    assert lib.cs_cupti_stats_size() == ctypes.sizeof(cupti._Stats)
+    lib = cupti_loader._bind(ctypes.CDLL(lib_path))
+    assert lib.cs_cupti_abi_version() == cupti_loader.ABI_VERSION
+    assert lib.cs_cupti_record_size() == cupti_records.RECORD.size
+    assert lib.cs_cupti_stats_size() == ctypes.sizeof(cupti_loader._Stats)
 
 
 def test_its_clock_is_pythons_monotonic_clock(built):
-    lib = cupti._bind(ctypes.CDLL(built[0]))
+    lib = cupti_loader._bind(ctypes.CDLL(built[0]))
     before = time.monotonic_ns()
     now = lib.cs_cupti_now_ns()
     after = time.monotonic_ns()
@@ -126,23 +126,23 @@ def test_its_clock_is_pythons_monotonic_clock(built):
 
 
 def test_calls_before_start_fail_with_a_code_and_a_message(built):
-    lib = cupti._bind(ctypes.CDLL(built[0]))
+    lib = cupti_loader._bind(ctypes.CDLL(built[0]))
     assert lib.cs_cupti_mark_phase(b"measure", 0, 0) == 3  # CS_CUPTI_ERR_STATE
-    assert "not started" in cupti._text_from(lib.cs_cupti_last_error)
+    assert "not started" in cupti_loader._text_from(lib.cs_cupti_last_error)
     assert lib.cs_cupti_mark_phase(b"measure", 2, 0) == 4  # edge must be 0 or 1
-    assert lib.cs_cupti_get_stats(ctypes.byref(cupti._Stats()), 8) == 4
+    assert lib.cs_cupti_get_stats(ctypes.byref(cupti_loader._Stats()), 8) == 4
     count = ctypes.c_size_t(99)
     assert lib.cs_cupti_read(None, 0, ctypes.byref(count)) == 0 and count.value == 0
     assert lib.cs_cupti_name(0) is None
     assert lib.cs_cupti_stop() == 0  # idempotent, also before start
     # The library it is bound to: a real libcupti file.
-    path = cupti._text_from(lib.cs_cupti_library_path)
+    path = cupti_loader._text_from(lib.cs_cupti_library_path)
     assert os.path.basename(path).startswith("libcupti.so") and os.path.isfile(path)
 
 
 def test_header_version_is_the_one_built_against(built):
-    lib = cupti._bind(ctypes.CDLL(built[0]))
-    st = cupti._Stats()
+    lib = cupti_loader._bind(ctypes.CDLL(built[0]))
+    st = cupti_loader._Stats()
     assert lib.cs_cupti_get_stats(ctypes.byref(st), ctypes.sizeof(st)) == 0
     cache = (built[1] / "CMakeCache.txt").read_text()
     include = None
@@ -164,11 +164,11 @@ def test_header_version_is_the_one_built_against(built):
 def test_start_without_a_driver_fails_cleanly_with_an_error_string(built):
     result = run_python(f"""
         import ctypes, json
-        from compilescope_probe import cupti
-        lib = cupti._bind(ctypes.CDLL({built[0]!r}))
+        from compilescope_probe import cupti_loader
+        lib = cupti_loader._bind(ctypes.CDLL({built[0]!r}))
         rc = lib.cs_cupti_start(0, 0, 0)
-        st = cupti._Stats(); lib.cs_cupti_get_stats(ctypes.byref(st), ctypes.sizeof(st))
-        print(json.dumps({{"rc": rc, "error": cupti._text_from(lib.cs_cupti_last_error),
+        st = cupti_loader._Stats(); lib.cs_cupti_get_stats(ctypes.byref(st), ctypes.sizeof(st))
+        print(json.dumps({{"rc": rc, "error": cupti_loader._text_from(lib.cs_cupti_last_error),
                           "running": st.running}}))
     """)
     assert result.returncode == 0, result.stderr
@@ -187,12 +187,12 @@ def test_start_after_torch_loaded_its_libcupti_fails_cleanly_too(built):
             import torch
         except ImportError:
             print(json.dumps({{"skip": "no torch"}})); raise SystemExit
-        from compilescope_probe import cupti
-        before = cupti.loaded_libcupti()
-        lib = cupti._bind(ctypes.CDLL({built[0]!r}))
+        from compilescope_probe import cupti_loader
+        before = cupti_loader.loaded_libcupti()
+        lib = cupti_loader._bind(ctypes.CDLL({built[0]!r}))
         rc = lib.cs_cupti_start(0, 0, 0)
-        print(json.dumps({{"rc": rc, "before": before, "after": cupti.loaded_libcupti(),
-                          "bound": cupti._text_from(lib.cs_cupti_library_path)}}))
+        print(json.dumps({{"rc": rc, "before": before, "after": cupti_loader.loaded_libcupti(),
+                          "bound": cupti_loader._text_from(lib.cs_cupti_library_path)}}))
     """)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.splitlines()[-1])
@@ -214,22 +214,22 @@ def test_start_after_torch_loaded_its_libcupti_fails_cleanly_too(built):
 @pytest.mark.skipif(_has_gpu(), reason="this machine has an NVIDIA device")
 def test_no_cuda_device_on_this_machine():
     events = Events()
-    assert cupti.start(events) is None
+    assert cupti_loader.start(events) is None
     (status,) = events.of("cupti_status")
     assert status["active"] is False
-    assert status["message"].startswith(cupti.NO_CUDA_MESSAGE)
+    assert status["message"].startswith(cupti_loader.NO_CUDA_MESSAGE)
     assert not events.of("log")  # no CUDA is not a problem to warn about
 
 
 def _pretend_cuda(monkeypatch):
-    monkeypatch.setattr(cupti, "_cuda_state", lambda: (True, "", None, 0))
+    monkeypatch.setattr(cupti_loader, "_cuda_state", lambda: (True, "", None, 0))
 
 
 def test_explicit_library_path_that_does_not_exist(monkeypatch, tmp_path):
     _pretend_cuda(monkeypatch)
     events = Events()
     missing = str(tmp_path / "nope.so")
-    assert cupti.start(events, env={cupti.ENV_LIBRARY: missing}) is None
+    assert cupti_loader.start(events, env={cupti_loader.ENV_LIBRARY: missing}) is None
     (status,) = events.of("cupti_status")
     assert status["active"] is False and missing in status["message"]
     assert events.of("log") and events.of("log")[0]["level"] == "warning"
@@ -237,22 +237,22 @@ def test_explicit_library_path_that_does_not_exist(monkeypatch, tmp_path):
 
 def test_library_not_found_lists_where_it_looked(monkeypatch, tmp_path):
     _pretend_cuda(monkeypatch)
-    monkeypatch.setattr(cupti, "_package_dir", lambda: str(tmp_path / "pkg"))
+    monkeypatch.setattr(cupti_loader, "_package_dir", lambda: str(tmp_path / "pkg"))
     events = Events()
-    assert cupti.start(events, env={}) is None
+    assert cupti_loader.start(events, env={}) is None
     message = events.of("cupti_status")[0]["message"]
     assert "was not found" in message and str(tmp_path / "pkg") in message
 
 
 def test_search_order(tmp_path, monkeypatch):
-    assert cupti.library_candidates({cupti.ENV_LIBRARY: "/x/lib.so"}) == ["/x/lib.so"]
-    found = cupti.library_candidates({})
+    assert cupti_loader.library_candidates({cupti_loader.ENV_LIBRARY: "/x/lib.so"}) == ["/x/lib.so"]
+    found = cupti_loader.library_candidates({})
     pkg = os.path.join(PROBE, "compilescope_probe")
     assert found[:2] == [
-        os.path.join(pkg, cupti.LIBRARY_NAME),
-        os.path.join(PROBE, cupti.LIBRARY_NAME),
+        os.path.join(pkg, cupti_loader.LIBRARY_NAME),
+        os.path.join(PROBE, cupti_loader.LIBRARY_NAME),
     ]
-    assert os.path.join(REPO, "build-cupti", cupti.LIBRARY_NAME) in found
+    assert os.path.join(REPO, "build-cupti", cupti_loader.LIBRARY_NAME) in found
     assert len(found) == len(set(found))
 
 
@@ -281,7 +281,7 @@ def test_libcupti_missing(monkeypatch, tmp_path):
         ],
         check=True,
     )
-    fake = tmp_path / cupti.LIBRARY_NAME
+    fake = tmp_path / cupti_loader.LIBRARY_NAME
     subprocess.run(
         [cc, "-shared", "-fPIC", "-o", str(fake), str(tmp_path / "fake.c"), str(stub_dir / soname)],
         check=True,
@@ -290,7 +290,7 @@ def test_libcupti_missing(monkeypatch, tmp_path):
 
     _pretend_cuda(monkeypatch)
     events = Events()
-    assert cupti.start(events, env={cupti.ENV_LIBRARY: str(fake)}) is None
+    assert cupti_loader.start(events, env={cupti_loader.ENV_LIBRARY: str(fake)}) is None
     message = events.of("cupti_status")[0]["message"]
     assert message.startswith("libcupti is missing") and soname in message
 
@@ -306,7 +306,7 @@ def test_wrong_library_is_refused(monkeypatch, tmp_path):
     )
     _pretend_cuda(monkeypatch)
     events = Events()
-    assert cupti.start(events, env={cupti.ENV_LIBRARY: str(other)}) is None
+    assert cupti_loader.start(events, env={cupti_loader.ENV_LIBRARY: str(other)}) is None
     assert "not a compatible CUPTI collector" in events.of("cupti_status")[0]["message"]
 
 
@@ -317,13 +317,13 @@ def test_start_failure_is_reported_with_the_collectors_error(built):
     result = run_python(
         """
         import json
-        from compilescope_probe import cupti
-        cupti._cuda_state = lambda: (True, "", None, 0)
+        from compilescope_probe import cupti_loader
+        cupti_loader._cuda_state = lambda: (True, "", None, 0)
         events = []
-        got = cupti.start(lambda t, **f: events.append([t, f]))
+        got = cupti_loader.start(lambda t, **f: events.append([t, f]))
         print(json.dumps({"got": got is not None, "events": events}))
     """,
-        {cupti.ENV_LIBRARY: built[0]},
+        {cupti_loader.ENV_LIBRARY: built[0]},
     )
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.splitlines()[-1])
@@ -337,12 +337,12 @@ def test_start_failure_is_reported_with_the_collectors_error(built):
 
 def test_two_copies_of_libcupti_are_refused(monkeypatch, built):
     _pretend_cuda(monkeypatch)
-    monkeypatch.setattr(cupti, "_preload_libcupti", lambda env, torch_mod: None)
+    monkeypatch.setattr(cupti_loader, "_preload_libcupti", lambda env, torch_mod: None)
     monkeypatch.setattr(
-        cupti, "loaded_libcupti", lambda: ["/a/libcupti.so.13", "/b/libcupti.so.12"]
+        cupti_loader, "loaded_libcupti", lambda: ["/a/libcupti.so.13", "/b/libcupti.so.12"]
     )
     events = Events()
-    assert cupti.start(events, env={cupti.ENV_LIBRARY: built[0]}) is None
+    assert cupti_loader.start(events, env={cupti_loader.ENV_LIBRARY: built[0]}) is None
     message = events.of("cupti_status")[0]["message"]
     assert "two copies of libcupti" in message and "/b/libcupti.so.12" in message
 
@@ -351,9 +351,9 @@ def test_an_unexpected_exception_still_returns_none(monkeypatch):
     def boom():
         raise RuntimeError("surprise")
 
-    monkeypatch.setattr(cupti, "_cuda_state", boom)
+    monkeypatch.setattr(cupti_loader, "_cuda_state", boom)
     events = Events()
-    assert cupti.start(events) is None
+    assert cupti_loader.start(events) is None
     assert "surprise" in events.of("cupti_status")[0]["message"]
 
 
@@ -363,7 +363,7 @@ def test_wheel_libcupti_follows_torchs_layouts(tmp_path):
         d.mkdir(parents=True)
         (d / name).write_bytes(b"")
     (tmp_path / "nvidia" / "cu13" / "lib" / "libcupti.so").write_bytes(b"")  # no version: skipped
-    found = cupti.wheel_libcupti([str(tmp_path)], cuda_major="13")
+    found = cupti_loader.wheel_libcupti([str(tmp_path)], cuda_major="13")
     assert [os.path.relpath(p, tmp_path) for p in found] == [
         os.path.join("nvidia", "cuda_cupti", "lib", "libcupti.so.12"),
         os.path.join("nvidia", "cu13", "lib", "libcupti.so.13"),
@@ -385,13 +385,13 @@ class StartedLib:
         self.started_with = None
 
     def cs_cupti_abi_version(self):
-        return cupti.ABI_VERSION
+        return cupti_loader.ABI_VERSION
 
     def cs_cupti_record_size(self):
-        return cupti.RECORD.size
+        return cupti_records.RECORD.size
 
     def cs_cupti_stats_size(self):
-        return ctypes.sizeof(cupti._Stats)
+        return ctypes.sizeof(cupti_loader._Stats)
 
     def cs_cupti_library_path(self, buf, cap):
         path = b"/site-packages/nvidia/cu13/lib/libcupti.so.13"
@@ -412,21 +412,21 @@ class StartedLib:
 
 
 def _started(monkeypatch, tmp_path, lib, env_extra=None):
-    fake = tmp_path / cupti.LIBRARY_NAME
+    fake = tmp_path / cupti_loader.LIBRARY_NAME
     fake.write_bytes(b"")
-    monkeypatch.setattr(cupti, "_cuda_state", lambda: (True, "", None, 3 * 1024))
-    monkeypatch.setattr(cupti, "_preload_libcupti", lambda env, torch_mod: None)
-    monkeypatch.setattr(cupti, "loaded_libcupti", lambda: [])
-    monkeypatch.setattr(cupti, "_open_collector", lambda path: lib)
+    monkeypatch.setattr(cupti_loader, "_cuda_state", lambda: (True, "", None, 3 * 1024))
+    monkeypatch.setattr(cupti_loader, "_preload_libcupti", lambda env, torch_mod: None)
+    monkeypatch.setattr(cupti_loader, "loaded_libcupti", lambda: [])
+    monkeypatch.setattr(cupti_loader, "_open_collector", lambda path: lib)
     events = Events()
-    env = {cupti.ENV_LIBRARY: str(fake), **(env_extra or {})}
-    return cupti.start(events, env=env), events
+    env = {cupti_loader.ENV_LIBRARY: str(fake), **(env_extra or {})}
+    return cupti_loader.start(events, env=env), events
 
 
 def test_started_collector_reports_library_version_and_clock(monkeypatch, tmp_path):
     lib = StartedLib()
-    collector, events = _started(monkeypatch, tmp_path, lib, {cupti.ENV_MAX_RECORDS: "1000"})
-    assert isinstance(collector, cupti.Collector)
+    collector, events = _started(monkeypatch, tmp_path, lib, {cupti_loader.ENV_MAX_RECORDS: "1000"})
+    assert isinstance(collector, cupti_loader.Collector)
     assert lib.started_with == (0, 1000, 0)
     (status,) = events.of("cupti_status")
     assert status["active"] is True and status["version"] == 130202

@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from compilescope_probe import cupti
-from compilescope_probe.cupti import (
+from compilescope_probe import cupti_loader, cupti_records
+from compilescope_probe.cupti_records import (
     FLAG_ASYNC,
     FLAG_NO_TIMESTAMP,
     FLAG_PHASE_END,
@@ -103,10 +103,10 @@ def test_record_layout_matches_the_c_header():
         for line in body.splitlines()
         if line.strip().startswith(tuple(widths))
     )
-    assert cupti.RECORD.format == "=" + codes
+    assert cupti_records.RECORD.format == "=" + codes
     assert fields[:3] == ["kind", "subkind", "name_id"] and fields[-1] == "seq"
     assert (
-        f"static_assert(sizeof(cs_cupti_record) == {cupti.RECORD.size}"
+        f"static_assert(sizeof(cs_cupti_record) == {cupti_records.RECORD.size}"
         in open(os.path.join(os.path.dirname(header), "collector.cpp"), encoding="utf-8").read()
     )
 
@@ -131,14 +131,14 @@ def test_encode_decode_round_trip_resolves_names():
             Record(MEMCPY, 300, 340, subkind=HTOD, bytes=4096, device_id=1, stream_id=2),
         ]
     )
-    data = b"".join(cupti.encode_record(r, ids.get(r.name, 0)) for r in originals)
+    data = b"".join(cupti_records.encode_record(r, ids.get(r.name, 0)) for r in originals)
     assert len(data) == 96 * len(originals)
-    assert cupti.decode_records(data, names.get) == originals
+    assert cupti_records.decode_records(data, names.get) == originals
 
 
 def test_decode_rejects_a_partial_record():
     with pytest.raises(ValueError):
-        cupti.decode_records(b"\0" * 95, lambda i: None)
+        cupti_records.decode_records(b"\0" * 95, lambda i: None)
 
 
 # -- memory timeline ------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_alloc_free_pairing_gives_bytes_held_over_time():
     records = with_seq(
         [alloc(10, 0xA, 100), alloc(20, 0xB, 50), free(30, 0xA, 100), free(40, 0xB, 50)]
     )
-    mem = cupti.device_memory_timeline(records, start_ns=5)
+    mem = cupti_records.device_memory_timeline(records, start_ns=5)
     assert mem.samples == [[5, 0], [10, 100], [20, 150], [30, 50], [40, 0]]
     assert mem.peak == 150
     assert mem.unknown_frees == 0
@@ -156,12 +156,12 @@ def test_alloc_free_pairing_gives_bytes_held_over_time():
 
 def test_free_uses_the_allocated_size_not_the_free_records_size():
     records = with_seq([alloc(10, 0xA, 100), free(20, 0xA, 0)])
-    assert cupti.device_memory_timeline(records).samples == [[10, 100], [20, 0]]
+    assert cupti_records.device_memory_timeline(records).samples == [[10, 100], [20, 0]]
 
 
 def test_free_of_an_unknown_address_is_counted_and_never_goes_negative():
     records = with_seq([alloc(10, 0xA, 100), free(20, 0xDEAD, 4096), free(30, 0xA, 100)])
-    mem = cupti.device_memory_timeline(records)
+    mem = cupti_records.device_memory_timeline(records)
     assert mem.unknown_frees == 1 and mem.unknown_free_bytes == 4096
     assert [s[1] for s in mem.samples] == [100, 100, 0]
 
@@ -169,10 +169,10 @@ def test_free_of_an_unknown_address_is_counted_and_never_goes_negative():
 def test_unknown_frees_come_out_of_the_baseline_held_before_start():
     # 300 bytes were held before CUPTI started; one of those blocks is freed.
     records = with_seq([free(20, 0xBEEF, 200), alloc(30, 0xA, 50)])
-    mem = cupti.device_memory_timeline(records, baseline=300, start_ns=0)
+    mem = cupti_records.device_memory_timeline(records, baseline=300, start_ns=0)
     assert mem.samples == [[0, 300], [20, 100], [30, 150]]
     # A free bigger than what is left of the baseline stops at zero.
-    mem = cupti.device_memory_timeline(with_seq([free(20, 0xBEEF, 500)]), baseline=300)
+    mem = cupti_records.device_memory_timeline(with_seq([free(20, 0xBEEF, 500)]), baseline=300)
     assert mem.samples == [[20, 0]]
 
 
@@ -188,11 +188,11 @@ def test_out_of_order_buffers_give_the_same_timeline():
         alloc(35, 0xA, 10),
         free(40, 0xC, 70),
     ]
-    expected = cupti.device_memory_timeline(with_seq(timeline))
+    expected = cupti_records.device_memory_timeline(with_seq(timeline))
     shuffled = list(timeline)
     random.Random(5).shuffle(shuffled)
     assert [r.start_ns for r in shuffled] != sorted(r.start_ns for r in shuffled)
-    got = cupti.device_memory_timeline(with_seq(shuffled))
+    got = cupti_records.device_memory_timeline(with_seq(shuffled))
     assert got.samples == expected.samples
     assert got.peak == expected.peak == 130  # 100 + 30 at t=15, then 30 + 70 = 100 at t=25
     assert got.unknown_frees == 0
@@ -200,14 +200,14 @@ def test_out_of_order_buffers_give_the_same_timeline():
 
 def test_same_timestamp_uses_arrival_order_and_one_sample():
     records = [alloc(10, 0xA, 100, seq=1), free(10, 0xA, 100, seq=2), alloc(10, 0xB, 40, seq=3)]
-    mem = cupti.device_memory_timeline(records)
+    mem = cupti_records.device_memory_timeline(records)
     assert mem.samples == [[10, 40]]
     assert mem.peak == 40 and mem.unknown_frees == 0
 
 
 def test_allocation_at_a_live_address_replaces_it():
     # The free between the two was dropped: do not count the address twice.
-    mem = cupti.device_memory_timeline(with_seq([alloc(10, 0xA, 100), alloc(20, 0xA, 60)]))
+    mem = cupti_records.device_memory_timeline(with_seq([alloc(10, 0xA, 100), alloc(20, 0xA, 60)]))
     assert mem.samples == [[10, 100], [20, 60]]
     assert mem.reused_addresses == 1
 
@@ -220,7 +220,7 @@ def test_host_memory_and_untimed_records_are_left_out():
             alloc(0, 0xC, 555)._replace(flags=FLAG_NO_TIMESTAMP),
         ]
     )
-    mem = cupti.device_memory_timeline(records)
+    mem = cupti_records.device_memory_timeline(records)
     assert mem.samples == [[10, 100]]
 
 
@@ -232,7 +232,7 @@ def test_same_address_on_two_devices_is_two_allocations():
             free(30, 0xA, 100, device_id=0),
         ]
     )
-    assert [s[1] for s in cupti.device_memory_timeline(records).samples] == [100, 150, 50]
+    assert [s[1] for s in cupti_records.device_memory_timeline(records).samples] == [100, 150, 50]
 
 
 def test_stream_ordered_allocations_count_the_pool_not_twice():
@@ -254,7 +254,7 @@ def test_stream_ordered_allocations_count_the_pool_not_twice():
             Record(POOL_DESTROYED, 40, 40, pool_type=1, pool_address=0x5000, address=0x5000),
         ]
     )
-    mem = cupti.device_memory_timeline(records)
+    mem = cupti_records.device_memory_timeline(records)
     # The pool's own size is what the process holds; allocations live inside it.
     assert [s[1] for s in mem.samples] == [32 * MiB, 32 * MiB, 64 * MiB, 64 * MiB, 0]
     assert mem.pools == {}
@@ -268,7 +268,11 @@ def test_stream_ordered_allocations_without_pool_sizes_still_count():
             free(30, 0xA, 0, flags=FLAG_ASYNC),
         ]
     )
-    assert [s[1] for s in cupti.device_memory_timeline(records).samples] == [4 * MiB, 5 * MiB, MiB]
+    assert [s[1] for s in cupti_records.device_memory_timeline(records).samples] == [
+        4 * MiB,
+        5 * MiB,
+        MiB,
+    ]
 
 
 # -- phases ---------------------------------------------------------------------
@@ -284,13 +288,13 @@ def test_phase_windows_pair_begin_and_end():
             mark(500, "sweep", "end"),
         ]
     )  # an end without a begin is ignored
-    assert cupti.phase_windows(records) == {"load": [(100, 200)], "measure": [(300, 400)]}
+    assert cupti_records.phase_windows(records) == {"load": [(100, 200)], "measure": [(300, 400)]}
 
 
 def test_a_phase_never_ended_runs_to_the_last_record():
     records = with_seq([mark(100, "measure", "begin"), kernel(150, 900)])
-    assert cupti.phase_windows(records) == {"measure": [(100, 900)]}
-    assert cupti.phase_windows(records, open_end_ns=500) == {"measure": [(100, 500)]}
+    assert cupti_records.phase_windows(records) == {"measure": [(100, 900)]}
+    assert cupti_records.phase_windows(records, open_end_ns=500) == {"measure": [(100, 500)]}
 
 
 def test_a_phase_repeated_gives_several_windows():
@@ -302,13 +306,13 @@ def test_a_phase_repeated_gives_several_windows():
             mark(200, "measure", "end"),
         ]
     )
-    assert cupti.phase_windows(records) == {"measure": [(100, 200), (300, 400)]}
+    assert cupti_records.phase_windows(records) == {"measure": [(100, 200), (300, 400)]}
 
 
 def test_phase_peaks_include_what_was_held_when_the_phase_began():
     samples = [[10, 100], [20, 500], [30, 200], [50, 250], [70, 50]]
     windows = {"compile": [(15, 35)], "measure": [(40, 60)], "load": [(0, 5)], "done": [(80, 90)]}
-    peaks = cupti.phase_peaks(samples, windows)
+    peaks = cupti_records.phase_peaks(samples, windows)
     # compile: 100 held at 15, 500 at 20, 200 at 30 -> 500
     # measure: 200 held at 40, 250 at 50 -> 250; load: nothing known yet; done: 50 held
     assert peaks == {"compile": 500, "measure": 250, "done": 50}
@@ -319,9 +323,9 @@ def test_phase_peaks_include_what_was_held_when_the_phase_began():
 
 def test_union_of_overlapping_nested_and_clipped_intervals():
     intervals = [(0, 10), (5, 15), (20, 30), (22, 25), (40, 60)]
-    assert cupti.union_ns(intervals, 0, 100) == 15 + 10 + 20
-    assert cupti.union_ns(intervals, 8, 50) == (15 - 8) + 10 + (50 - 40)
-    assert cupti.union_ns([], 0, 100) == 0
+    assert cupti_records.union_ns(intervals, 0, 100) == 15 + 10 + 20
+    assert cupti_records.union_ns(intervals, 8, 50) == (15 - 8) + 10 + (50 - 40)
+    assert cupti_records.union_ns([], 0, 100) == 0
 
 
 def test_busy_fraction_counts_overlapping_kernels_once():
@@ -335,7 +339,9 @@ def test_busy_fraction_counts_overlapping_kernels_once():
             mark(2000, "measure", "end"),
         ]
     )
-    s = cupti.kernel_summary(records, cupti.phase_windows(records), measured_iterations=2)
+    s = cupti_records.kernel_summary(
+        records, cupti_records.phase_windows(records), measured_iterations=2
+    )
     assert s["busy_fraction"] == pytest.approx((1700 - 1100 + 100) / 1000)
     assert s["gpu_ns_per_iter"] == (400 + 400 + 100) / 2
     assert s["launches_per_iter"] == s["kernels_per_iter"] == 1.5
@@ -358,7 +364,9 @@ def test_only_kernels_starting_in_the_measure_phase_count():
             kernel(300, 400, "after"),
         ]
     )
-    s = cupti.kernel_summary(records, cupti.phase_windows(records), measured_iterations=1)
+    s = cupti_records.kernel_summary(
+        records, cupti_records.phase_windows(records), measured_iterations=1
+    )
     assert {t["name"] for t in s["top"]} == {"hot", "late"}
     assert s["busy_fraction"] == pytest.approx((200 - 150) / 100)
     assert s["kernel_records"] == 4
@@ -382,7 +390,9 @@ def test_graph_replays_count_one_launch_per_graph_launch():
                 )
             )
     records.append(mark(3000, "measure", "end"))
-    s = cupti.kernel_summary(with_seq(records), cupti.phase_windows(with_seq(records)), 2)
+    s = cupti_records.kernel_summary(
+        with_seq(records), cupti_records.phase_windows(with_seq(records)), 2
+    )
     assert s["kernels_per_iter"] == 4
     assert s["launches_per_iter"] == 2  # the copy + one graph launch
 
@@ -398,7 +408,7 @@ def test_memcpy_and_memset_totals_in_the_phase():
             Record(MEMCPY, 200, 300, subkind=HTOD, bytes=5),
         ]
     )
-    s = cupti.kernel_summary(records, cupti.phase_windows(records), 1)
+    s = cupti_records.kernel_summary(records, cupti_records.phase_windows(records), 1)
     assert s["memcpy"] == {
         "count": 2,
         "bytes": 1008,
@@ -417,7 +427,7 @@ def test_dropped_and_untimed_records_are_reported():
             mark(100, "measure", "end"),
         ]
     )
-    s = cupti.kernel_summary(records, cupti.phase_windows(records), 1, dropped=17)
+    s = cupti_records.kernel_summary(records, cupti_records.phase_windows(records), 1, dropped=17)
     assert s["dropped"] == 17
     assert s["untimed"] == 1
     assert s["kernels_per_iter"] == 1
@@ -425,7 +435,7 @@ def test_dropped_and_untimed_records_are_reported():
 
 def test_no_measure_phase_or_no_iterations_gives_nulls_not_zeros():
     records = with_seq([kernel(10, 20)])
-    s = cupti.kernel_summary(records, cupti.phase_windows(records), 0)
+    s = cupti_records.kernel_summary(records, cupti_records.phase_windows(records), 0)
     assert s["launches_per_iter"] is None and s["gpu_ns_per_iter"] is None
     assert s["busy_fraction"] is None
     assert "measure" in s["note"]
@@ -435,7 +445,9 @@ def test_top_is_cut_at_top_n_by_total_time():
     records = [mark(0, "measure", "begin")]
     records += [kernel(10 + i * 100, 10 + i * 100 + i + 1, f"k{i}") for i in range(30)]
     records.append(mark(10_000, "measure", "end"))
-    s = cupti.kernel_summary(with_seq(records), cupti.phase_windows(with_seq(records)), 1, top_n=5)
+    s = cupti_records.kernel_summary(
+        with_seq(records), cupti_records.phase_windows(with_seq(records)), 1, top_n=5
+    )
     assert [t["name"] for t in s["top"]] == ["k29", "k28", "k27", "k26", "k25"]
 
 
@@ -455,7 +467,7 @@ def test_gpu_trace_keeps_the_measure_phase_in_time_order_with_names_once():
             kernel(150, 160, "after"),
         ]
     )
-    t = cupti.gpu_trace(records, cupti.phase_windows(records))
+    t = cupti_records.gpu_trace(records, cupti_records.phase_windows(records))
     names = t["names"]
     rows = [
         [kind, start, end, stream, names[i], nbytes]
@@ -478,23 +490,29 @@ def test_gpu_trace_is_capped_and_counts_what_it_left_out():
     records += [kernel(10 + i * 10, 15 + i * 10, f"k{i % 3}") for i in range(50)]
     records.append(mark(10_000, "measure", "end"))
     records = with_seq(records)
-    t = cupti.gpu_trace(records, cupti.phase_windows(records), limit=20)
+    t = cupti_records.gpu_trace(records, cupti_records.phase_windows(records), limit=20)
     assert len(t["records"]) == 20 and t["truncated"] == 30 and t["limit"] == 20
     assert [r[1] for r in t["records"]] == [10 + i * 10 for i in range(20)]  # the first 20
 
 
 def test_gpu_trace_without_a_measure_phase_or_untimed_records_is_empty():
     records = with_seq([kernel(10, 20), kernel(0, 0)._replace(flags=FLAG_NO_TIMESTAMP)])
-    t = cupti.gpu_trace(records, cupti.phase_windows(records))
+    t = cupti_records.gpu_trace(records, cupti_records.phase_windows(records))
     assert t["records"] == [] and t["names"] == [] and t["truncated"] == 0
 
 
 def test_trace_limit_from_the_environment():
-    assert cupti.trace_limit({}) == cupti.GPU_TRACE_LIMIT
-    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "5"}) == 5
-    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "0"}) == 0
-    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "lots"}) == cupti.GPU_TRACE_LIMIT
-    assert cupti.trace_limit({cupti.ENV_TRACE_LIMIT: "-3"}) == cupti.GPU_TRACE_LIMIT
+    assert cupti_records.trace_limit({}) == cupti_records.GPU_TRACE_LIMIT
+    assert cupti_records.trace_limit({cupti_records.ENV_TRACE_LIMIT: "5"}) == 5
+    assert cupti_records.trace_limit({cupti_records.ENV_TRACE_LIMIT: "0"}) == 0
+    assert (
+        cupti_records.trace_limit({cupti_records.ENV_TRACE_LIMIT: "lots"})
+        == cupti_records.GPU_TRACE_LIMIT
+    )
+    assert (
+        cupti_records.trace_limit({cupti_records.ENV_TRACE_LIMIT: "-3"})
+        == cupti_records.GPU_TRACE_LIMIT
+    )
 
 
 # -- the collector object, over a stand-in for the ctypes library ----------------
@@ -506,7 +524,7 @@ class FakeLib:
     def __init__(self, records, names, stats=None):
         self.names = names
         ids = {v: k for k, v in names.items()}
-        self.data = b"".join(cupti.encode_record(r, ids.get(r.name, 0)) for r in records)
+        self.data = b"".join(cupti_records.encode_record(r, ids.get(r.name, 0)) for r in records)
         self.stats = stats or {}
         self.calls = []
 
@@ -565,7 +583,9 @@ def test_summarize_emits_memory_and_kernel_summary_and_warns_about_drops():
             "buffers_truncated": 1,
         },
     )
-    col = cupti.Collector(lib, collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0)
+    col = cupti_loader.Collector(
+        lib, collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0
+    )
     events = []
     col.summarize(lambda type_, **f: events.append((type_, f)), measured_iterations=1)
     kinds = [e[0] for e in events]
@@ -587,7 +607,9 @@ def test_summarize_emits_memory_and_kernel_summary_and_warns_about_drops():
 
 def test_mark_phase_passes_edge_and_time_and_stop_is_idempotent():
     lib = FakeLib([], {})
-    col = cupti.Collector(lib, collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0)
+    col = cupti_loader.Collector(
+        lib, collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0
+    )
     col.mark_phase("measure", "begin", 123)
     col.mark_phase("measure", "end")
     col.stop()
@@ -600,7 +622,7 @@ def test_summarize_never_raises():
         def cs_cupti_read(self, *a):
             raise RuntimeError("boom")
 
-    col = cupti.Collector(
+    col = cupti_loader.Collector(
         Broken([], {}), collector_path="x", libcupti="y", started_ns=0, baseline_bytes=0
     )
     events = []

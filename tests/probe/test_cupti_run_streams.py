@@ -28,7 +28,7 @@ import sys
 
 from test_cupti_fixtures import FIXTURES, MEASURED, STARTED_NS, MiB, load_records
 
-from compilescope_probe import cupti
+from compilescope_probe import cupti_records
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -43,14 +43,14 @@ def stream_path(mode: str) -> str:
     return os.path.join(FIXTURES, f"run_{mode.replace('-', '_')}.jsonl")
 
 
-def records_for(mode: str) -> list[cupti.Record]:
+def records_for(mode: str) -> list[cupti_records.Record]:
     records = load_records()
     if mode == "reduce-overhead":
         return records
     # Without CUDA graphs: every kernel is its own launch, and no graph pool.
     out = []
     for r in records:
-        if r.kind == cupti.MEM_ALLOC and r.address == GRAPH_POOL_ADDRESS:
+        if r.kind == cupti_records.MEM_ALLOC and r.address == GRAPH_POOL_ADDRESS:
             continue
         if r.graph_id:
             r = r._replace(graph_id=0, correlation_id=10_000 + r.seq)
@@ -77,8 +77,8 @@ def most_held(samples: list[list[int]], begin: int, end: int) -> int:
 
 def make_stream(mode: str) -> list[dict]:
     records = records_for(mode)
-    windows = cupti.phase_windows(records)
-    timeline = cupti.device_memory_timeline(records, 0, STARTED_NS)
+    windows = cupti_records.phase_windows(records)
+    timeline = cupti_records.device_memory_timeline(records, 0, STARTED_NS)
     samples = timeline.samples
     events: list[dict] = []
 
@@ -249,7 +249,7 @@ def make_stream(mode: str) -> list[dict]:
         source="cupti",
         samples=samples,
         peak=timeline.peak,
-        phase_peaks=cupti.phase_peaks(samples, windows),
+        phase_peaks=cupti_records.phase_peaks(samples, windows),
         baseline=0,
         unknown_frees=timeline.unknown_frees,
         dropped=dropped,
@@ -257,9 +257,9 @@ def make_stream(mode: str) -> list[dict]:
     emit(
         "kernel_summary",
         STARTED_NS + 8 * MS + 1,
-        **cupti.kernel_summary(records, windows, MEASURED, dropped=dropped),
+        **cupti_records.kernel_summary(records, windows, MEASURED, dropped=dropped),
     )
-    emit("gpu_trace", STARTED_NS + 8 * MS + 2, **cupti.gpu_trace(records, windows))
+    emit("gpu_trace", STARTED_NS + 8 * MS + 2, **cupti_records.gpu_trace(records, windows))
     emit("done", STARTED_NS + 8 * MS + 3, status="ok")
     return events
 

@@ -128,10 +128,10 @@ def test_cupti_collector_start_is_called_on_cuda(monkeypatch):
     import compilescope_probe
 
     started = []
-    fake = types.ModuleType("compilescope_probe.cupti")
+    fake = types.ModuleType("compilescope_probe.cupti_loader")
     fake.start = lambda emit: started.append(emit) or _FakeCollector()
-    monkeypatch.setitem(__import__("sys").modules, "compilescope_probe.cupti", fake)
-    monkeypatch.setattr(compilescope_probe, "cupti", fake, raising=False)
+    monkeypatch.setitem(__import__("sys").modules, "compilescope_probe.cupti_loader", fake)
+    monkeypatch.setattr(compilescope_probe, "cupti_loader", fake, raising=False)
     writer = _Recorder()
     probe = Probe(writer, parse(["--model", "m.py"]))
     probe.device = types.SimpleNamespace(type="cuda")
