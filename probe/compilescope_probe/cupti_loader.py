@@ -299,7 +299,7 @@ def library_candidates(env: Mapping[str, str] | None = None) -> list[str]:
     pkg = _package_dir()
     probe_dir = os.path.dirname(pkg)
     found = [os.path.join(pkg, LIBRARY_NAME), os.path.join(probe_dir, LIBRARY_NAME)]
-    repo = os.path.dirname(os.path.dirname(probe_dir))
+    repo = os.path.dirname(probe_dir)
     if os.path.isfile(os.path.join(repo, "probe", "cupti", "CMakeLists.txt")):
         found += [
             os.path.join(repo, "build", "probe", "cupti", LIBRARY_NAME),
