@@ -222,6 +222,24 @@ def test_checks_fail_over_broken_streams(tmp_path):
     assert "gpu-check: FAILED" in out
 
 
+def test_summary_runs_on_the_standard_library_alone(tmp_path):
+    # -S: no site-packages, as on a GPU machine with nothing but python3 and torch.
+    write_runs(tmp_path, good_runs())
+    summary = os.path.join(REPO, "scripts", "gpu_check_summary.py")
+    ok = subprocess.run(
+        [sys.executable, "-S", summary, str(tmp_path), "479"], capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS the check ran under 8 minutes: 479 s" in ok.stdout
+    slow = subprocess.run(
+        [sys.executable, "-S", summary, str(tmp_path), "480"], capture_output=True, text=True
+    )
+    assert slow.returncode == 1
+    assert "FAIL the check ran under 8 minutes: 480 s" in slow.stdout
+    usage = subprocess.run([sys.executable, "-S", summary], capture_output=True, text=True)
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
 def test_builds_with_gxx_alone_and_self_tests(tmp_path):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
