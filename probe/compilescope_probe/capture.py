@@ -22,6 +22,7 @@ import sys
 import time
 from typing import Any, Callable
 
+from . import fallbacks
 from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text
 
 Emit = Callable[..., None]
@@ -43,10 +44,13 @@ def _qualified(target: Any) -> str:
         return target
     try:
         from torch.fx.node import _get_qualified_name
-
-        return _get_qualified_name(target)
-    except Exception:
-        pass
+    except ImportError as e:
+        fallbacks.missing("torch.fx.node._get_qualified_name", e)
+    else:
+        try:
+            return _get_qualified_name(target)
+        except Exception:  # a target it cannot name: fall back to its own name
+            pass
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
     module = getattr(target, "__module__", None)
     if name:
@@ -66,7 +70,7 @@ def _describe_value(value: Any) -> tuple[Any, Any]:
     if isinstance(value, torch.Tensor):
         try:
             shape = "[" + ", ".join(str(d) for d in value.shape) + "]"
-        except Exception:
+        except Exception:  # a size that cannot be printed: the value, not torch, is odd
             shape = None
         return shape, _dtype_text(value.dtype)
     if isinstance(value, (list, tuple)):
@@ -93,7 +97,8 @@ def _module_path(nn_module_stack: Any) -> str | None:
     try:
         last = list(nn_module_stack.values())[-1]
         path = last[0] if isinstance(last, (tuple, list)) else str(last)
-    except Exception:
+    except Exception as e:
+        fallbacks.missing("node.meta['nn_module_stack'] as a dict of (path, type)", e)
         return None
     path = re.sub(r"^(?:L|G)\[['\"][^'\"]*['\"]\]", "", path)
     path = re.sub(r"\._modules\[['\"]([^'\"]*)['\"]\]", r".\1", path)
@@ -145,8 +150,8 @@ class _Registry:
                     t = entry.get("Gb_type")
                     if t:
                         self._by_type[t] = (gb_id, entry)
-        except Exception:
-            pass
+        except Exception as e:
+            fallbacks.missing("torch/_dynamo/graph_break_registry.json", e)
 
     def lookup(self, gb_type: str | None, gb_id: str | None) -> dict:
         if self._by_type is None:
@@ -183,8 +188,8 @@ class _TraceHandler(logging.Handler):
                 exc = sys.exc_info()[1]
                 cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
                 self.capture._on_break_artifact(cid, getattr(record, "payload", None), exc)
-        except Exception:  # never disturb torch's compile
-            pass
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("the dynamo_graph_break_reason trace artifact", e)
 
 
 class _LimitHandler(logging.Handler):
@@ -197,8 +202,8 @@ class _LimitHandler(logging.Handler):
             if "hit config." not in str(record.msg):
                 return
             self.capture._on_limit(record)
-        except Exception:
-            pass
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("the recompile-limit warning of torch._dynamo", e)
 
 
 class Capture:
@@ -247,8 +252,8 @@ class Capture:
             code = getattr(failure, "orig_code", None)
             reason = getattr(failure, "reason", None) or str(failure)
             self._guard_fails.append((reason, code))
-        except Exception:
-            pass
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("guard_fail_fn's GuardFail (orig_code, reason)", e)
 
     def _on_break_artifact(self, compile_id: str, payload: Any, exc: BaseException | None) -> None:
         text = payload if isinstance(payload, str) else ""
@@ -306,7 +311,7 @@ class Capture:
         t0 = time.perf_counter_ns()
         try:
             self._record_graph(gm)
-        except Exception as e:  # capture must never break the user's compile
+        except Exception as e:  # not a fallback: reported as a log warning after the call
             self.failures.append(f"graph capture failed: {type(e).__name__}: {e}")
         finally:
             self.overhead_ns += time.perf_counter_ns() - t0
@@ -321,7 +326,8 @@ class Capture:
                 import torch._guards
 
                 cid = torch._guards.CompileContext.current_compile_id()
-            except Exception:
+            except Exception as e:
+                fallbacks.missing("torch._guards.CompileContext.current_compile_id", e)
                 cid = None
         compile_id = str(cid) if cid is not None else None
         reason = getattr(gm, "compile_subgraph_reason", None)
@@ -334,8 +340,8 @@ class Capture:
             code = getattr(tx, "f_code", None)
             if code is not None:
                 function, file, line = code.co_name, code.co_filename, code.co_firstlineno
-        except Exception:
-            pass
+        except Exception as e:
+            fallbacks.missing("torch._dynamo.symbolic_convert.InstructionTranslator.current_tx", e)
         if self.root and function == "inner" and (file or "").endswith("external_utils.py"):
             function, file, line = self.root
         if function is None and reason is not None and getattr(reason, "user_stack", None):
@@ -553,7 +559,8 @@ class Capture:
             from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
             return len(_debug_get_cache_entry_list(code))
-        except Exception:
+        except Exception as e:
+            fallbacks.missing("torch._dynamo.eval_frame._debug_get_cache_entry_list", e)
             return None
 
     @staticmethod
@@ -600,6 +607,9 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
             return RecordingInductor(None if mode == "default" else mode, None, dynamic)
 
         # Very old torch: no wrapper class; compile_fx with the mode's options.
+        fallbacks.missing(
+            "torch._TorchCompileInductorWrapper", "AttributeError: torch has no such attribute"
+        )
         from torch._inductor.compile_fx import compile_fx
 
         patches = {}
@@ -608,7 +618,8 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
                 from torch._inductor import list_mode_options
 
                 patches = list_mode_options(mode, dynamic)
-            except Exception:
+            except Exception as e:
+                fallbacks.missing("torch._inductor.list_mode_options", e)
                 patches = {}
 
         def recording_compile_fx(gm: Any, example_inputs: Any) -> Any:
@@ -627,6 +638,7 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
 
         return RecordingWrapper(backend, None, None, dynamic)
 
+    fallbacks.missing("torch._TorchCompileWrapper", "AttributeError: torch has no such attribute")
     from torch._dynamo.backends.registry import lookup_backend
 
     inner = lookup_backend(backend)

@@ -18,7 +18,7 @@ def _library_roots() -> list[str]:
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
             path = sysconfig.get_paths().get(key)
-        except Exception:
+        except Exception:  # Python's own layout, not torch's: one root fewer
             path = None
         if path:
             roots.add(os.path.realpath(path))

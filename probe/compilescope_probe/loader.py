@@ -11,6 +11,7 @@ import re
 import sys
 from typing import Any
 
+from . import fallbacks
 from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
 from .frames import FrameClassifier
 
@@ -171,7 +172,8 @@ def load_torchvision(name: str) -> LoadedModel:
         ) from None
     try:
         available = set(models.list_models())
-    except Exception:
+    except Exception as e:
+        fallbacks.missing("torchvision.models.list_models", e)
         available = set()
     if available and name not in available:
         # Names that start with what was typed ("vit"), then near misses ("resnet1000").
@@ -203,7 +205,7 @@ def load_torchvision(name: str) -> LoadedModel:
         crop = getattr(weights.transforms(), "crop_size", None)
         if crop:
             size = int(crop[0] if isinstance(crop, (list, tuple)) else crop)
-    except Exception:
+    except Exception:  # a model with no pretrained weights has no crop size: 224 it is
         pass
     model.eval()
     return LoadedModel(

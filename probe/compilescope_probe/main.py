@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from . import __version__, failures
+from . import __version__, failures, fallbacks
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
@@ -115,6 +115,7 @@ class Probe:
     def run(self) -> int:
         self.setup_cache()
         self.hello()
+        fallbacks.install(self.emit)
         self.install_signals()
         self.sampler.start()
         status = "failed"
@@ -157,16 +158,16 @@ class Probe:
         if self.capture is not None:
             try:
                 self.capture.uninstall()
-            except Exception:
+            except Exception:  # cleanup on the way out: the run is already decided
                 pass
         if self.cupti is not None:
             try:
                 self.cupti.summarize(self.emit, self.measured)
-            except Exception as e:
+            except Exception as e:  # not a fallback: said in a log warning
                 self.log("warning", f"CUPTI summary failed: {exc_summary(e)}")
             try:
                 self.cupti.stop()
-            except Exception as e:
+            except Exception as e:  # not a fallback: said in a log warning
                 self.log("warning", f"CUPTI stop failed: {exc_summary(e)}")
         self.sampler.sample_now()
         self.sampler.stop()
@@ -197,7 +198,7 @@ class Probe:
         if self.cupti is not None:
             try:
                 self.cupti.mark_phase(name, edge)
-            except Exception as e:
+            except Exception as e:  # not a fallback: said in a log warning
                 self.log("warning", f"CUPTI mark_phase failed: {exc_summary(e)}")
         if self.device is not None and self.device.type == "cuda":
             self.memory_stats(name, edge)
@@ -219,7 +220,7 @@ class Probe:
             )
             if edge == "begin":
                 torch.cuda.reset_peak_memory_stats()  # so each phase's end reports its own peak
-        except Exception as e:
+        except Exception as e:  # not a fallback: said in a log warning
             self.log("warning", f"torch.cuda.memory_stats failed: {exc_summary(e)}")
 
     def resolve_device(self) -> Any:
@@ -228,8 +229,8 @@ class Probe:
         has_cuda = False
         try:
             has_cuda = bool(torch.cuda.is_available())
-        except Exception:
-            pass
+        except Exception as e:
+            fallbacks.missing("torch.cuda.is_available", e)
         if want == "cuda" and not has_cuda:
             build = getattr(torch.version, "cuda", None)
             why = (
@@ -266,7 +267,7 @@ class Probe:
             return
         try:
             self.cupti = cupti_loader.start(self.emit)
-        except Exception as e:
+        except Exception as e:  # not a fallback: said in a log warning
             self.cupti = None
             self.log("warning", f"CUPTI collector failed to start: {exc_summary(e)}")
 
@@ -278,7 +279,8 @@ class Probe:
                 from torch._inductor import cpp_builder
 
                 finder = cpp_builder.get_cpp_compiler
-            except (ImportError, AttributeError):
+            except (ImportError, AttributeError) as e:
+                fallbacks.missing("torch._inductor.cpp_builder.get_cpp_compiler", e)
                 finder = None
             ok = True
             if finder is not None:
@@ -357,7 +359,8 @@ class Probe:
             if self.device.type == "cuda":
                 try:
                     device_name = torch.cuda.get_device_name(self.device)
-                except Exception:
+                except Exception as e:
+                    fallbacks.missing("torch.cuda.get_device_name", e)
                     device_name = "CUDA device"
             self.emit(
                 "model",
@@ -414,8 +417,9 @@ class Probe:
                     dynamic=s.dynamic_value,
                     guard_fail_fn=self.capture.guard_fail_fn,
                 )(model)
-            except TypeError:
+            except TypeError as e:
                 # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
+                fallbacks.missing("torch._dynamo.optimize(guard_fail_fn=...)", e)
                 return torch._dynamo.optimize(
                     backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value
                 )(model)
@@ -562,7 +566,7 @@ class Probe:
 
         try:
             return harness_overhead_ns(self.timer, inputs)
-        except Exception:
+        except Exception:  # the probe's own timer on the user's inputs: 0 means not measured
             return 0
 
     def report_cudagraph_skips(self, metrics: list) -> None:
@@ -602,7 +606,7 @@ def _root_location(model: Any) -> tuple | None:
         file = inspect.getsourcefile(target)
         owner = type(model).__name__ if not inspect.isfunction(model) else ""
         return (f"{owner}.forward" if owner else target.__name__, file, line)
-    except Exception:
+    except Exception:  # a model without Python source (a builtin, a .pt2): no root to name
         return None
 
 
