@@ -1,7 +1,8 @@
 """Graphs, graph breaks and recompiles, captured from the same compilation
 that the chosen setting runs (see docs/capture.md for the choices).
 
-Sources, all guarded so an older torch degrades instead of crashing:
+Sources, all guarded so an older torch degrades instead of crashing (and says
+so in one capture_warning per missing piece, see fallbacks.py):
 - a recording backend: every FX graph Dynamo hands to the backend, and the
   `compile_subgraph_reason` on it (exactly what torch._dynamo.explain reads);
 - a handler on the structured trace logger ("torch.__trace"): the
