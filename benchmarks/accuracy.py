@@ -69,9 +69,23 @@ def compilescope_stats(cli: str, model: Path, setting: str, args: argparse.Names
     """Latency statistics of one setting from a compilescope-cli run (its JSON report)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
-        cmd = [cli, "run", str(model), "--settings", setting, "--device", "cpu",
-               "--warmup", str(args.warmup), "--iters", str(args.iters), "--python", sys.executable,
-               "--json", str(out)]
+        cmd = [
+            cli,
+            "run",
+            str(model),
+            "--settings",
+            setting,
+            "--device",
+            "cpu",
+            "--warmup",
+            str(args.warmup),
+            "--iters",
+            str(args.iters),
+            "--python",
+            sys.executable,
+            "--json",
+            str(out),
+        ]
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))  # the probe's torch threads
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
         if proc.returncode != 0 or not out.exists():
@@ -106,8 +120,13 @@ class TimerSide:
     def measure(self, setting: str, min_run_time: float):
         from torch.utils import benchmark
 
-        timer = benchmark.Timer(stmt="fn(*inputs)", globals={"fn": self.fns[setting], "inputs": self.inputs},
-                                label=self.name, sub_label=setting, num_threads=self.threads)
+        timer = benchmark.Timer(
+            stmt="fn(*inputs)",
+            globals={"fn": self.fns[setting], "inputs": self.inputs},
+            label=self.name,
+            sub_label=setting,
+            num_threads=self.threads,
+        )
         with self.torch.no_grad():  # the probe measures inference under no_grad too
             self.fns[setting](*self.inputs)
             measurement = timer.blocked_autorange(min_run_time=min_run_time)
@@ -125,13 +144,18 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=300)
-    parser.add_argument("--min-run-time", type=float, default=2.0, help="seconds per blocked_autorange")
+    parser.add_argument(
+        "--min-run-time", type=float, default=2.0, help="seconds per blocked_autorange"
+    )
     parser.add_argument("--tolerance", type=float, default=0.05)
     parser.add_argument("--threads", type=int, default=1, help="intra-op threads on both sides")
     parser.add_argument("--json", help="write every figure here")
     args = parser.parse_args()
     if not Path(args.cli).exists():
-        print(f"{args.cli} does not exist: build first (scripts/build.sh) or pass --cli", file=sys.stderr)
+        print(
+            f"{args.cli} does not exist: build first (scripts/build.sh) or pass --cli",
+            file=sys.stderr,
+        )
         return 2
 
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
@@ -139,12 +163,19 @@ def main() -> int:
 
     torch.set_num_threads(args.threads)
     machine = {
-        "cpu": cpu_name(), "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-        "torch": torch.__version__, "python": platform.python_version(), "platform": platform.platform(),
+        "cpu": cpu_name(),
+        "cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
         "load_before": os.getloadavg(),
     }
-    print(f"# {machine['cpu']}, {machine['cores']} cores, torch {machine['torch']} "
-          f"({machine['torch_threads']} threads), load {machine['load_before'][0]:.1f}", flush=True)
+    print(
+        f"# {machine['cpu']}, {machine['cores']} cores, torch {machine['torch']} "
+        f"({machine['torch_threads']} threads), load {machine['load_before'][0]:.1f}",
+        flush=True,
+    )
 
     rows = []
     for name in args.models.split(","):
@@ -161,17 +192,32 @@ def main() -> int:
                     mine = compilescope_stats(args.cli, path, setting, args)
                 tm = m.median * 1e9
                 ratio = mine["median_ns"] / tm
-                rows.append({"model": name, "setting": setting, "round": r + 1,
-                             "compilescope_ns": mine["median_ns"], "compilescope_mean_ns": mine["mean_ns"],
-                             "compilescope_spread": mine["p90_ns"] / mine["median_ns"], "timer_ns": tm,
-                             "timer_number_per_run": m.number_per_run, "timer_blocks": len(m.times),
-                             "ratio": ratio, "load": os.getloadavg()[0]})
-                print(f"{name:8} {setting:8} round {r + 1}: compilescope median {fmt(mine['median_ns']):>10} "
-                      f"(mean {fmt(mine['mean_ns'])}, p90/median {rows[-1]['compilescope_spread']:.2f})  "
-                      f"Timer {fmt(tm):>10} ({m.number_per_run} calls/block)  ratio {ratio:.3f}  "
-                      f"(load {rows[-1]['load']:.1f}, {time.time() - started:.0f} s)", flush=True)
+                rows.append(
+                    {
+                        "model": name,
+                        "setting": setting,
+                        "round": r + 1,
+                        "compilescope_ns": mine["median_ns"],
+                        "compilescope_mean_ns": mine["mean_ns"],
+                        "compilescope_spread": mine["p90_ns"] / mine["median_ns"],
+                        "timer_ns": tm,
+                        "timer_number_per_run": m.number_per_run,
+                        "timer_blocks": len(m.times),
+                        "ratio": ratio,
+                        "load": os.getloadavg()[0],
+                    }
+                )
+                print(
+                    f"{name:8} {setting:8} round {r + 1}: compilescope median {fmt(mine['median_ns']):>10} "
+                    f"(mean {fmt(mine['mean_ns'])}, p90/median {rows[-1]['compilescope_spread']:.2f})  "
+                    f"Timer {fmt(tm):>10} ({m.number_per_run} calls/block)  ratio {ratio:.3f}  "
+                    f"(load {rows[-1]['load']:.1f}, {time.time() - started:.0f} s)",
+                    flush=True,
+                )
 
-    print("\n| model | setting | compilescope median | Timer median | ratio (median of rounds) | rounds | verdict |")
+    print(
+        "\n| model | setting | compilescope median | Timer median | ratio (median of rounds) | rounds | verdict |"
+    )
     print("|---|---|---|---|---|---|---|")
     ok = True
     summary = []
@@ -182,16 +228,22 @@ def main() -> int:
             within = abs(ratio - 1) <= args.tolerance
             ok &= within
             summary.append({"model": name, "setting": setting, "ratio": ratio, "within": within})
-            print(f"| {name} | {setting} | {fmt(statistics.median(x['compilescope_ns'] for x in mine))} | "
-                  f"{fmt(statistics.median(x['timer_ns'] for x in mine))} | {ratio:.3f} | "
-                  f"{', '.join(format(x['ratio'], '.3f') for x in mine)} | "
-                  f"{'within' if within else 'OUTSIDE'} {args.tolerance:.0%} |")
+            print(
+                f"| {name} | {setting} | {fmt(statistics.median(x['compilescope_ns'] for x in mine))} | "
+                f"{fmt(statistics.median(x['timer_ns'] for x in mine))} | {ratio:.3f} | "
+                f"{', '.join(format(x['ratio'], '.3f') for x in mine)} | "
+                f"{'within' if within else 'OUTSIDE'} {args.tolerance:.0%} |"
+            )
     machine["load_after"] = os.getloadavg()
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": machine, "rows": rows, "summary": summary}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"machine": machine, "rows": rows, "summary": summary}, indent=1)
+        )
     if ok:
-        print(f"\nPASS: compilescope's median within {args.tolerance:.0%} of torch.utils.benchmark "
-              f"for every model and setting")
+        print(
+            f"\nPASS: compilescope's median within {args.tolerance:.0%} of torch.utils.benchmark "
+            f"for every model and setting"
+        )
     else:
         print(f"\nFAIL: some medians differ by more than {args.tolerance:.0%}")
     return 0 if ok else 1

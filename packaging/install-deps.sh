@@ -36,8 +36,10 @@ if [ ! -x "$venv/bin/python" ]; then
   /usr/bin/python3 -m venv "$venv"
 fi
 # torchvision: the `torchvision:NAME` model specs (small next to torch).
-py_requirements=(torch torchvision numpy pytest jsonschema)
-if ! "$venv/bin/python" -c "import torch, torchvision, numpy, pytest, jsonschema" 2>/dev/null; then
+# ruff: lint and format of the Python (pyproject.toml); a CLI, so asked for its version.
+py_requirements=(torch torchvision numpy pytest jsonschema ruff)
+if ! "$venv/bin/python" -c "import torch, torchvision, numpy, pytest, jsonschema" 2>/dev/null ||
+  ! "$venv/bin/ruff" --version >/dev/null 2>&1; then
   echo "compilescope: installing ${py_requirements[*]} into $venv (torch is large; once only)"
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q "${py_requirements[@]}"

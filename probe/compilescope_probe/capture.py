@@ -1,7 +1,8 @@
 """Graphs, graph breaks and recompiles, captured from the same compilation
 that the chosen setting runs (see docs/capture.md for the choices).
 
-Sources, all guarded so an older torch degrades instead of crashing:
+Sources, all guarded so an older torch degrades instead of crashing (and says
+so in one capture_warning per missing piece, see fallbacks.py):
 - a recording backend: every FX graph Dynamo hands to the backend, and the
   `compile_subgraph_reason` on it (exactly what torch._dynamo.explain reads);
 - a handler on the structured trace logger ("torch.__trace"): the
@@ -22,13 +23,16 @@ import sys
 import time
 from typing import Any, Callable
 
+from . import fallbacks
 from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text
 
 Emit = Callable[..., None]
 
 _GB_ID_RE = re.compile(r"/gb/gb(\d{4})\.html", re.IGNORECASE)
 _BREAK_AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)")
-_REASON_RE = re.compile(r"Graph Break Reason: (?P<reason>.*?)(?:\n\s*\n|\nUser code traceback:|\Z)", re.S)
+_REASON_RE = re.compile(
+    r"Graph Break Reason: (?P<reason>.*?)(?:\n\s*\n|\nUser code traceback:|\Z)", re.S
+)
 _LIMIT_RE = re.compile(
     r"hit config\.(?P<kind>\w+) \((?P<limit>\d+)\)\s*\n\s*function: '(?P<func>[^']*)' \((?P<file>.*):(?P<line>\d+)\)"
     r"\s*\n\s*last reason: (?P<reason>.*?)\n",
@@ -41,10 +45,13 @@ def _qualified(target: Any) -> str:
         return target
     try:
         from torch.fx.node import _get_qualified_name
-
-        return _get_qualified_name(target)
-    except Exception:
-        pass
+    except ImportError as e:
+        fallbacks.missing("torch.fx.node._get_qualified_name", e)
+    else:
+        try:
+            return _get_qualified_name(target)
+        except Exception:  # a target it cannot name: fall back to its own name
+            pass
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None)
     module = getattr(target, "__module__", None)
     if name:
@@ -64,7 +71,7 @@ def _describe_value(value: Any) -> tuple[Any, Any]:
     if isinstance(value, torch.Tensor):
         try:
             shape = "[" + ", ".join(str(d) for d in value.shape) + "]"
-        except Exception:
+        except Exception:  # a size that cannot be printed: the value, not torch, is odd
             shape = None
         return shape, _dtype_text(value.dtype)
     if isinstance(value, (list, tuple)):
@@ -91,7 +98,8 @@ def _module_path(nn_module_stack: Any) -> str | None:
     try:
         last = list(nn_module_stack.values())[-1]
         path = last[0] if isinstance(last, (tuple, list)) else str(last)
-    except Exception:
+    except Exception as e:
+        fallbacks.missing("node.meta['nn_module_stack'] as a dict of (path, type)", e)
         return None
     path = re.sub(r"^(?:L|G)\[['\"][^'\"]*['\"]\]", "", path)
     path = re.sub(r"\._modules\[['\"]([^'\"]*)['\"]\]", r".\1", path)
@@ -113,9 +121,9 @@ def _explanation_and_hints(reason: str) -> dict:
     for raw in (reason or "").splitlines():
         line = raw.strip()
         if line.startswith("Explanation:"):
-            explanation = line[len("Explanation:"):].strip()
+            explanation = line[len("Explanation:") :].strip()
         elif line.startswith("Hint:"):
-            hints.append(line[len("Hint:"):].strip())
+            hints.append(line[len("Hint:") :].strip())
     if explanation is None and not hints:
         return {}
     return {"explanation": explanation, "hints": hints}
@@ -133,7 +141,9 @@ class _Registry:
         try:
             import torch._dynamo
 
-            path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
+            path = os.path.join(
+                os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json"
+            )
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
             for gb_id, entries in data.items():
@@ -141,8 +151,8 @@ class _Registry:
                     t = entry.get("Gb_type")
                     if t:
                         self._by_type[t] = (gb_id, entry)
-        except Exception:
-            pass
+        except Exception as e:
+            fallbacks.missing("torch/_dynamo/graph_break_registry.json", e)
 
     def lookup(self, gb_type: str | None, gb_id: str | None) -> dict:
         if self._by_type is None:
@@ -154,14 +164,18 @@ class _Registry:
         if not found:
             return {}
         gb_id2, entry = found
-        return {"gb_id": gb_id2, "explanation": entry.get("Explanation"), "hints": entry.get("Hints") or []}
+        return {
+            "gb_id": gb_id2,
+            "explanation": entry.get("Explanation"),
+            "hints": entry.get("Hints") or [],
+        }
 
 
 class _TraceHandler(logging.Handler):
     """Keeps the few structured-trace envelopes the capture needs. Runs inside
     torch's compile, so it does as little as possible."""
 
-    def __init__(self, capture: "Capture") -> None:
+    def __init__(self, capture: Capture) -> None:
         super().__init__(level=logging.DEBUG)
         self.capture = capture
 
@@ -175,12 +189,12 @@ class _TraceHandler(logging.Handler):
                 exc = sys.exc_info()[1]
                 cid = f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
                 self.capture._on_break_artifact(cid, getattr(record, "payload", None), exc)
-        except Exception:  # never disturb torch's compile
-            pass
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("the dynamo_graph_break_reason trace artifact", e)
 
 
 class _LimitHandler(logging.Handler):
-    def __init__(self, capture: "Capture") -> None:
+    def __init__(self, capture: Capture) -> None:
         super().__init__(level=logging.WARNING)
         self.capture = capture
 
@@ -189,8 +203,8 @@ class _LimitHandler(logging.Handler):
             if "hit config." not in str(record.msg):
                 return
             self.capture._on_limit(record)
-        except Exception:
-            pass
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("the recompile-limit warning of torch._dynamo", e)
 
 
 class Capture:
@@ -239,8 +253,8 @@ class Capture:
             code = getattr(failure, "orig_code", None)
             reason = getattr(failure, "reason", None) or str(failure)
             self._guard_fails.append((reason, code))
-        except Exception:
-            pass
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("guard_fail_fn's GuardFail (orig_code, reason)", e)
 
     def _on_break_artifact(self, compile_id: str, payload: Any, exc: BaseException | None) -> None:
         text = payload if isinstance(payload, str) else ""
@@ -255,7 +269,9 @@ class Capture:
             if not info["stack"]:
                 m = _BREAK_AT_RE.search(text)
                 if m:
-                    info["stack"] = parse_stack_text(f'File "{m.group("file")}", line {m.group("line")}, in ?')
+                    info["stack"] = parse_stack_text(
+                        f'File "{m.group("file")}", line {m.group("line")}, in ?'
+                    )
         msg = getattr(exc, "msg", None) if exc is not None else None
         if not msg:
             m = _REASON_RE.search(text)
@@ -280,7 +296,12 @@ class Capture:
                 "reason": m.group("reason").strip(),
             }
         elif len(args) >= 4:
-            entry = {"function": str(args[2]), "limit": args[1], "limit_name": str(args[0]), "reason": str(args[3])}
+            entry = {
+                "function": str(args[2]),
+                "limit": args[1],
+                "limit_name": str(args[0]),
+                "reason": str(args[3]),
+            }
         else:
             entry = {"function": "", "limit": None, "reason": text}
         self._limits.append(entry)
@@ -291,7 +312,7 @@ class Capture:
         t0 = time.perf_counter_ns()
         try:
             self._record_graph(gm)
-        except Exception as e:  # capture must never break the user's compile
+        except Exception as e:  # not a fallback: reported as a log warning after the call
             self.failures.append(f"graph capture failed: {type(e).__name__}: {e}")
         finally:
             self.overhead_ns += time.perf_counter_ns() - t0
@@ -306,7 +327,8 @@ class Capture:
                 import torch._guards
 
                 cid = torch._guards.CompileContext.current_compile_id()
-            except Exception:
+            except Exception as e:
+                fallbacks.missing("torch._guards.CompileContext.current_compile_id", e)
                 cid = None
         compile_id = str(cid) if cid is not None else None
         reason = getattr(gm, "compile_subgraph_reason", None)
@@ -319,8 +341,8 @@ class Capture:
             code = getattr(tx, "f_code", None)
             if code is not None:
                 function, file, line = code.co_name, code.co_filename, code.co_firstlineno
-        except Exception:
-            pass
+        except Exception as e:
+            fallbacks.missing("torch._dynamo.symbolic_convert.InstructionTranslator.current_tx", e)
         if self.root and function == "inner" and (file or "").endswith("external_utils.py"):
             function, file, line = self.root
         if function is None and reason is not None and getattr(reason, "user_stack", None):
@@ -368,7 +390,9 @@ class Capture:
             stack = list(getattr(reason, "user_stack", None) or [])
             if not stack and artifact:
                 stack = artifact.get("stack") or []
-            self._pending.append(("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id)))
+            self._pending.append(
+                ("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id))
+            )
 
     def _take_artifact(self, compile_id: str | None) -> dict | None:
         for art in reversed(self._artifacts):
@@ -377,9 +401,13 @@ class Capture:
                 return art
         return None
 
-    def _break(self, reason: str, stack: list, artifact: dict | None, before: int, compile_id: str | None) -> dict:
+    def _break(
+        self, reason: str, stack: list, artifact: dict | None, before: int, compile_id: str | None
+    ) -> dict:
         frames, user_frame = frame_dicts(stack, self.classifier)
-        gb_type = (artifact or {}).get("gb_type") or (reason.splitlines()[0].strip() if reason else None)
+        gb_type = (artifact or {}).get("gb_type") or (
+            reason.splitlines()[0].strip() if reason else None
+        )
         gb_id = (artifact or {}).get("gb_id") or _gb_id(reason)
         extra = self.registry.lookup(gb_type, gb_id)
         parsed = _explanation_and_hints(reason)
@@ -484,7 +512,9 @@ class Capture:
                 # Not a recompile but a refusal: the limit (reported from the
                 # log, or here when the log said nothing) or a failed compile.
                 text = str(getattr(m, "fail_reason", "") or "")
-                if not self._limits and ("recompile limit" in text.lower() or "cache_size_limit" in text):
+                if not self._limits and (
+                    "recompile limit" in text.lower() or "cache_size_limit" in text
+                ):
                     self._limits.append({"function": None, "limit": None, "reason": reason})
                 continue
             name = getattr(m, "co_name", None)
@@ -530,7 +560,8 @@ class Capture:
             from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
             return len(_debug_get_cache_entry_list(code))
-        except Exception:
+        except Exception as e:
+            fallbacks.missing("torch._dynamo.eval_frame._debug_get_cache_entry_list", e)
             return None
 
     @staticmethod
@@ -577,6 +608,9 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
             return RecordingInductor(None if mode == "default" else mode, None, dynamic)
 
         # Very old torch: no wrapper class; compile_fx with the mode's options.
+        fallbacks.missing(
+            "torch._TorchCompileInductorWrapper", "AttributeError: torch has no such attribute"
+        )
         from torch._inductor.compile_fx import compile_fx
 
         patches = {}
@@ -585,7 +619,8 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
                 from torch._inductor import list_mode_options
 
                 patches = list_mode_options(mode, dynamic)
-            except Exception:
+            except Exception as e:
+                fallbacks.missing("torch._inductor.list_mode_options", e)
                 patches = {}
 
         def recording_compile_fx(gm: Any, example_inputs: Any) -> Any:
@@ -604,6 +639,7 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
 
         return RecordingWrapper(backend, None, None, dynamic)
 
+    fallbacks.missing("torch._TorchCompileWrapper", "AttributeError: torch has no such attribute")
     from torch._dynamo.backends.registry import lookup_backend
 
     inner = lookup_backend(backend)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import fallbacks
+
 PHASES = (
     "dynamo_tracing",
     "aot_autograd",
@@ -26,12 +28,16 @@ class MetricsFeed:
         self._get = self._clear = None
         try:
             from torch._dynamo import utils
-
-            self._get = getattr(utils, "get_compilation_metrics", None)
-            self._clear = getattr(utils, "clear_compilation_metrics", None)
+        except Exception as e:
+            fallbacks.missing("torch._dynamo.utils", e)
+        else:
+            self._get = fallbacks.attribute(
+                utils, "get_compilation_metrics", "torch._dynamo.utils.get_compilation_metrics"
+            )
+            self._clear = fallbacks.attribute(
+                utils, "clear_compilation_metrics", "torch._dynamo.utils.clear_compilation_metrics"
+            )
             self.available = callable(self._get) and callable(self._clear)
-        except Exception:
-            pass
         self.dropped_possible = False
         if self.available:
             self.take()  # anything from import time is not ours
@@ -42,7 +48,8 @@ class MetricsFeed:
         try:
             entries = list(self._get())  # type: ignore[misc]
             self._clear()  # type: ignore[misc]
-        except Exception:
+        except Exception as e:
+            fallbacks.missing("torch._dynamo.utils.get_compilation_metrics", e)
             return []
         if len(entries) >= 64:
             self.dropped_possible = True
@@ -53,8 +60,12 @@ def _time_metrics() -> dict[str, list[float]]:
     try:
         from torch._dynamo import utils
 
-        return getattr(utils, "compilation_time_metrics", {}) or {}
-    except Exception:
+        metrics = fallbacks.attribute(
+            utils, "compilation_time_metrics", "torch._dynamo.utils.compilation_time_metrics"
+        )
+        return metrics or {}
+    except Exception as e:
+        fallbacks.missing("torch._dynamo.utils.compilation_time_metrics", e)
         return {}
 
 
@@ -62,8 +73,12 @@ def _cumulative() -> dict[str, float]:
     try:
         from torch._dynamo import utils
 
-        return dict(getattr(utils, "cumulative_time_spent_ns", {}) or {})
-    except Exception:
+        spent = fallbacks.attribute(
+            utils, "cumulative_time_spent_ns", "torch._dynamo.utils.cumulative_time_spent_ns"
+        )
+        return dict(spent or {})
+    except Exception as e:
+        fallbacks.missing("torch._dynamo.utils.cumulative_time_spent_ns", e)
         return {}
 
 
@@ -80,18 +95,26 @@ class CompileClock:
 
     def _new(self, name: str) -> float:
         values = _time_metrics().get(name, [])
-        return float(sum(values[self._lens.get(name, 0):]))
+        return float(sum(values[self._lens.get(name, 0) :]))
 
-    def split(self, wall_ns: int, metrics: list[Any], capture_overhead_ns: int = 0) -> dict[str, Any]:
+    def split(
+        self, wall_ns: int, metrics: list[Any], capture_overhead_ns: int = 0
+    ) -> dict[str, Any]:
         """Phases (seconds) that add up to `wall_ns`; never negative."""
         us = lambda attr: sum(int(getattr(m, attr, None) or 0) for m in metrics)  # noqa: E731
         s = lambda attr: sum(float(getattr(m, attr, None) or 0.0) for m in metrics)  # noqa: E731
         source: list[str] = []
         if metrics:
             source.append("torch._dynamo.utils.get_compilation_metrics")
-            dynamo = us("dynamo_cumulative_compile_time_us") / 1e6 or s("entire_frame_compile_time_s")
-            backend = us("aot_autograd_cumulative_compile_time_us") / 1e6 or s("backend_compile_time_s")
-            inductor = us("inductor_cumulative_compile_time_us") / 1e6 or s("inductor_compile_time_s")
+            dynamo = us("dynamo_cumulative_compile_time_us") / 1e6 or s(
+                "entire_frame_compile_time_s"
+            )
+            backend = us("aot_autograd_cumulative_compile_time_us") / 1e6 or s(
+                "backend_compile_time_s"
+            )
+            inductor = us("inductor_cumulative_compile_time_us") / 1e6 or s(
+                "inductor_compile_time_s"
+            )
             triton = us("triton_compile_time_us") / 1e6
             autotune_compile = us("compile_time_autotune_time_us") / 1e6
             autotune_run = us("runtime_triton_autotune_time_us") / 1e6

@@ -13,7 +13,9 @@ from .frames import FrameClassifier
 class ProbeError(Exception):
     """A failure with a protocol error kind; `fields` are extra event fields."""
 
-    def __init__(self, kind: str, message: str, *, tb: str = "", fatal: bool = True, **fields: Any) -> None:
+    def __init__(
+        self, kind: str, message: str, *, tb: str = "", fatal: bool = True, **fields: Any
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message

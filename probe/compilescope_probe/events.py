@@ -76,7 +76,7 @@ def redirect_stdout() -> int:
     """
     try:
         sys.stdout.flush()
-    except Exception:
+    except Exception:  # a closed or odd stdout: nothing of ours to lose
         pass
     event_fd = os.dup(1)
     os.dup2(2, 1)

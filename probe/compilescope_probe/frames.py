@@ -7,7 +7,8 @@ import os
 import re
 import sysconfig
 import traceback
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 _PROBE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -17,7 +18,7 @@ def _library_roots() -> list[str]:
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
             path = sysconfig.get_paths().get(key)
-        except Exception:
+        except Exception:  # Python's own layout, not torch's: one root fewer
             path = None
         if path:
             roots.add(os.path.realpath(path))
@@ -102,7 +103,11 @@ def parse_stack_text(text: str | None) -> list[traceback.FrameSummary]:
         return []
     out = []
     for m in _STACK_RE.finditer(text):
-        out.append(traceback.FrameSummary(m.group("file"), int(m.group("line")), m.group("func"), lookup_line=False))
+        out.append(
+            traceback.FrameSummary(
+                m.group("file"), int(m.group("line")), m.group("func"), lookup_line=False
+            )
+        )
     return out
 
 

@@ -11,6 +11,7 @@ import re
 import sys
 from typing import Any
 
+from . import fallbacks
 from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
 from .frames import FrameClassifier
 
@@ -54,7 +55,9 @@ def _as_input_tuple(value: Any, what: str, file: str) -> tuple:
     )
 
 
-def _raised(kind: str, func: str, file: str, exc: BaseException, classifier: FrameClassifier) -> ProbeError:
+def _raised(
+    kind: str, func: str, file: str, exc: BaseException, classifier: FrameClassifier
+) -> ProbeError:
     loc = user_location(exc, classifier)
     where = f" at {loc[0]}:{loc[1]}" if loc else ""
     return ProbeError(
@@ -169,13 +172,18 @@ def load_torchvision(name: str) -> LoadedModel:
         ) from None
     try:
         available = set(models.list_models())
-    except Exception:
+    except Exception as e:
+        fallbacks.missing("torchvision.models.list_models", e)
         available = set()
     if available and name not in available:
         # Names that start with what was typed ("vit"), then near misses ("resnet1000").
         key = name.lower()
         close = [n for n in sorted(available) if n.startswith(key)]
-        close += [n for n in difflib.get_close_matches(key, sorted(available), n=8, cutoff=0.6) if n not in close]
+        close += [
+            n
+            for n in difflib.get_close_matches(key, sorted(available), n=8, cutoff=0.6)
+            if n not in close
+        ]
         close = close[:8]
         raise ProbeError(
             "model_not_found",
@@ -197,10 +205,12 @@ def load_torchvision(name: str) -> LoadedModel:
         crop = getattr(weights.transforms(), "crop_size", None)
         if crop:
             size = int(crop[0] if isinstance(crop, (list, tuple)) else crop)
-    except Exception:
+    except Exception:  # a model with no pretrained weights has no crop size: 224 it is
         pass
     model.eval()
-    return LoadedModel(f"torchvision:{name}", name, None, model, (torch.randn(1, 3, size, size),), None)
+    return LoadedModel(
+        f"torchvision:{name}", name, None, model, (torch.randn(1, 3, size, size),), None
+    )
 
 
 def load_pt2(path: str, device: Any = None) -> LoadedModel:
@@ -260,7 +270,9 @@ def precheck(spec: str) -> None:
     except SyntaxError as e:
         raise _syntax_error(e, path) from None
     except (OSError, ValueError) as e:
-        raise ProbeError("model_import_error", f"{path} cannot be read: {exc_summary(e)}.") from None
+        raise ProbeError(
+            "model_import_error", f"{path} cannot be read: {exc_summary(e)}."
+        ) from None
 
 
 def load(spec: str, classifier: FrameClassifier, device: Any = None) -> LoadedModel:

@@ -15,10 +15,11 @@ import signal
 import sys
 import sysconfig
 import tempfile
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from . import __version__
-from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
+from . import __version__, failures, fallbacks
+from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
 from .host_memory import RssSampler
@@ -53,6 +54,7 @@ class Probe:
         self.measured = 0
         self.call_index = 0
         self.timer: Any = None
+        self._last_wall = 0  # wall ns of the latest call(), for the phase totals
 
     # -- events ----------------------------------------------------------------
     def emit(self, type_: str, **fields: Any) -> None:
@@ -62,7 +64,9 @@ class Probe:
         self.w.log(level, message)
 
     def error(self, e: ProbeError) -> None:
-        self.emit("error", kind=e.kind, message=e.message, traceback=e.tb, fatal=e.fatal, **e.fields)
+        self.emit(
+            "error", kind=e.kind, message=e.message, traceback=e.tb, fatal=e.fatal, **e.fields
+        )
 
     # -- set-up ----------------------------------------------------------------
     def setup_cache(self) -> None:
@@ -111,6 +115,7 @@ class Probe:
     def run(self) -> int:
         self.setup_cache()
         self.hello()
+        fallbacks.install(self.emit)
         self.install_signals()
         self.sampler.start()
         status = "failed"
@@ -153,16 +158,16 @@ class Probe:
         if self.capture is not None:
             try:
                 self.capture.uninstall()
-            except Exception:
+            except Exception:  # cleanup on the way out: the run is already decided
                 pass
         if self.cupti is not None:
             try:
                 self.cupti.summarize(self.emit, self.measured)
-            except Exception as e:
+            except Exception as e:  # not a fallback: said in a log warning
                 self.log("warning", f"CUPTI summary failed: {exc_summary(e)}")
             try:
                 self.cupti.stop()
-            except Exception as e:
+            except Exception as e:  # not a fallback: said in a log warning
                 self.log("warning", f"CUPTI stop failed: {exc_summary(e)}")
         self.sampler.sample_now()
         self.sampler.stop()
@@ -193,7 +198,7 @@ class Probe:
         if self.cupti is not None:
             try:
                 self.cupti.mark_phase(name, edge)
-            except Exception as e:
+            except Exception as e:  # not a fallback: said in a log warning
                 self.log("warning", f"CUPTI mark_phase failed: {exc_summary(e)}")
         if self.device is not None and self.device.type == "cuda":
             self.memory_stats(name, edge)
@@ -215,7 +220,7 @@ class Probe:
             )
             if edge == "begin":
                 torch.cuda.reset_peak_memory_stats()  # so each phase's end reports its own peak
-        except Exception as e:
+        except Exception as e:  # not a fallback: said in a log warning
             self.log("warning", f"torch.cuda.memory_stats failed: {exc_summary(e)}")
 
     def resolve_device(self) -> Any:
@@ -224,11 +229,15 @@ class Probe:
         has_cuda = False
         try:
             has_cuda = bool(torch.cuda.is_available())
-        except Exception:
-            pass
+        except Exception as e:
+            fallbacks.missing("torch.cuda.is_available", e)
         if want == "cuda" and not has_cuda:
             build = getattr(torch.version, "cuda", None)
-            why = f"built with CUDA {build}, but no usable GPU or driver" if build else "a CPU-only build"
+            why = (
+                f"built with CUDA {build}, but no usable GPU or driver"
+                if build
+                else "a CPU-only build"
+            )
             raise ProbeError(
                 "no_cuda",
                 f"--device cuda was asked for, but torch {torch.__version__} in {sys.executable} "
@@ -241,17 +250,24 @@ class Probe:
     def start_cupti(self) -> None:
         if self.device.type != "cuda" or self.s.no_cupti:
             # Say why the GPU panels are empty rather than leave them blank.
-            why = "CUPTI off: --no-cupti" if self.s.no_cupti else f"CUPTI off: the run is on {self.device}, not CUDA"
+            why = (
+                "CUPTI off: --no-cupti"
+                if self.s.no_cupti
+                else f"CUPTI off: the run is on {self.device}, not CUDA"
+            )
             self.emit("cupti_status", active=False, message=why, library=None)
             return
         try:
-            from . import cupti  # written alongside; may be missing from a build
+            from . import cupti_loader  # written alongside; may be missing from a build
         except ImportError as e:
-            self.log("warning", f"CUPTI collector not available in this probe ({e}); no device memory timeline")
+            self.log(
+                "warning",
+                f"CUPTI collector not available in this probe ({e}); no device memory timeline",
+            )
             return
         try:
-            self.cupti = cupti.start(self.emit)
-        except Exception as e:
+            self.cupti = cupti_loader.start(self.emit)
+        except Exception as e:  # not a fallback: said in a log warning
             self.cupti = None
             self.log("warning", f"CUPTI collector failed to start: {exc_summary(e)}")
 
@@ -263,7 +279,8 @@ class Probe:
                 from torch._inductor import cpp_builder
 
                 finder = cpp_builder.get_cpp_compiler
-            except (ImportError, AttributeError):
+            except (ImportError, AttributeError) as e:
+                fallbacks.missing("torch._inductor.cpp_builder.get_cpp_compiler", e)
                 finder = None
             ok = True
             if finder is not None:
@@ -272,11 +289,14 @@ class Probe:
                 except Exception:  # InvalidCxxCompiler: what torch itself would hit
                     ok = False
             else:
-                ok = any(n and shutil.which(n) for n in (os.environ.get("CXX"), "g++", "c++", "clang++"))
+                ok = any(
+                    n and shutil.which(n) for n in (os.environ.get("CXX"), "g++", "c++", "clang++")
+                )
             if not ok:
                 cxx = os.environ.get("CXX")
                 missing.append(
-                    f"a C++ compiler ($CXX={cxx} is not usable)" if cxx
+                    f"a C++ compiler ($CXX={cxx} is not usable)"
+                    if cxx
                     else "a C++ compiler (g++ is not on PATH: `sudo apt-get install g++`, or set $CXX)"
                 )
         else:
@@ -293,7 +313,8 @@ class Probe:
         if missing:
             raise ProbeError(
                 "no_compiler",
-                "Inductor compiles kernels to native code and needs " + " and ".join(missing)
+                "Inductor compiles kernels to native code and needs "
+                + " and ".join(missing)
                 + ". Install them, or run this setting with --backend aot_eager or --mode eager.",
             )
 
@@ -313,7 +334,9 @@ class Probe:
                     model = model.to(self.device)
                     model.eval()  # inference: dropout off, batch norm uses running stats
                 inputs = loader.move_to(loaded.inputs, self.device)
-                sweep = [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+                sweep = (
+                    [loader.move_to(x, self.device) for x in loaded.sweep] if loaded.sweep else None
+                )
             except Exception as e:
                 if self.is_oom(e):
                     raise ProbeError(
@@ -327,12 +350,17 @@ class Probe:
                     f"Moving the model from {loaded.spec} and its inputs to {self.device} failed: {exc_summary(e)}.",
                     tb=format_exc(e),
                 ) from None
-            params = sum(p.numel() for p in model.parameters()) if isinstance(model, torch.nn.Module) else 0
+            params = (
+                sum(p.numel() for p in model.parameters())
+                if isinstance(model, torch.nn.Module)
+                else 0
+            )
             device_name = cpu_name()
             if self.device.type == "cuda":
                 try:
                     device_name = torch.cuda.get_device_name(self.device)
-                except Exception:
+                except Exception as e:
+                    fallbacks.missing("torch.cuda.get_device_name", e)
                     device_name = "CUDA device"
             self.emit(
                 "model",
@@ -355,12 +383,17 @@ class Probe:
         s = self.s
         if not s.compiled:
             if s.fullgraph or s.dynamic != "auto" or s.backend != "inductor":
-                self.log("info", "mode eager runs the model as is; backend, dynamic and fullgraph do not apply")
+                self.log(
+                    "info",
+                    "mode eager runs the model as is; backend, dynamic and fullgraph do not apply",
+                )
             return model
         if s.backend == "inductor":
             self.check_inductor_prerequisites()
         elif s.mode != "default":
-            self.log("warning", f"mode {s.mode} configures Inductor; backend {s.backend} ignores it")
+            self.log(
+                "warning", f"mode {s.mode} configures Inductor; backend {s.backend} ignores it"
+            )
         if self.device.type == "cpu" and s.mode in ("reduce-overhead", "max-autotune"):
             self.log(
                 "info",
@@ -384,9 +417,12 @@ class Probe:
                     dynamic=s.dynamic_value,
                     guard_fail_fn=self.capture.guard_fail_fn,
                 )(model)
-            except TypeError:
+            except TypeError as e:
                 # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
-                return torch._dynamo.optimize(backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value)(model)
+                fallbacks.missing("torch._dynamo.optimize(guard_fail_fn=...)", e)
+                return torch._dynamo.optimize(
+                    backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value
+                )(model)
         except Exception as e:  # e.g. a Python version Dynamo does not support
             raise ProbeError(
                 "compile_failed",
@@ -420,7 +456,9 @@ class Probe:
                 yield
 
     # -- calls ---------------------------------------------------------------------
-    def call(self, fn: Any, model: Any, inputs: tuple, *, warmup: bool, first: bool, emit: bool = True) -> list:
+    def call(
+        self, fn: Any, model: Any, inputs: tuple, *, warmup: bool, first: bool, emit: bool = True
+    ) -> list:
         from .loader import shapes_text
 
         metrics: list = []
@@ -453,69 +491,18 @@ class Probe:
         return metrics
 
     def is_oom(self, e: BaseException) -> bool:
-        oom_types = tuple(t for t in (getattr(self.torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
-        return isinstance(e, oom_types) or "out of memory" in str(e).lower()
+        return failures.is_oom(self.torch, e)
 
     def failure(self, e: BaseException, model: Any, inputs: tuple) -> ProbeError:
-        torch = self.torch
-        exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
-        Unsupported = getattr(exc_mod, "Unsupported", ()) if exc_mod else ()
-        if self.s.fullgraph and Unsupported and isinstance(e, Unsupported):
-            from .capture import fullgraph_break
-
-            b = fullgraph_break(e, self.capture)
-            uf = b["frames"][b["user_frame"]] if b["user_frame"] >= 0 else (b["frames"][-1] if b["frames"] else None)
-            where = f" at {uf['file']}:{uf['line']}" if uf else ""
-            return ProbeError(
-                "fullgraph_break",
-                f"fullgraph=True, but Dynamo must break the graph{where}: {b['gb_type'] or exc_summary(e)}. "
-                f"Remove the construct there, or compile without --fullgraph to see every break.",
-                tb=format_exc(e),
-                graph_break=b,
-            )
-        if self.is_oom(e):
-            return ProbeError(
-                "out_of_memory",
-                f"Out of memory on {self.device}: {exc_summary(e)}. Use smaller inputs (batch size), "
-                f"a smaller model, or a mode that holds less memory.",
-                tb=format_exc(e),
-            )
-        compiled = self.capture is not None
-        if compiled:
-            bcf = getattr(exc_mod, "BackendCompilerFailed", None) if exc_mod else None
-            text = str(e)
-            if "Python.h" in text or "No such file or directory: 'g++'" in text or "InvalidCxxCompiler" in text:
-                return ProbeError(
-                    "no_compiler",
-                    f"Inductor could not build its kernels: {exc_summary(e)}. Install a C++ compiler and "
-                    f"Python's headers, or use --backend aot_eager.",
-                    tb=format_exc(e),
-                )
-            # Does the model fail without torch.compile too? Then it is the model.
-            eager_exc = None
-            if not (bcf and isinstance(e, bcf)):
-                try:
-                    model(*inputs)
-                except Exception as e2:
-                    eager_exc = e2
-            if eager_exc is None:
-                loc = user_location(e, self.classifier)
-                where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
-                return ProbeError(
-                    "compile_failed",
-                    f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
-                    f"torch.compile; try --backend aot_eager to narrow it down, and report it to PyTorch.",
-                    tb=format_exc(e),
-                )
-            e = eager_exc
-        loc = user_location(e, self.classifier)
-        where = f" at {loc[0]}:{loc[1]}" if loc else ""
-        return ProbeError(
-            "model_raised",
-            f"The model raised {exc_summary(e)}{where}. It fails without torch.compile too: fix the "
-            f"model or its inputs (get_inputs()).",
-            tb=format_exc(e),
-            **({"file": loc[0], "line": loc[1]} if loc else {}),
+        return failures.classify(
+            e,
+            model,
+            inputs,
+            torch=self.torch,
+            device=self.device,
+            capture=self.capture,
+            fullgraph=self.s.fullgraph,
+            classifier=self.classifier,
         )
 
     def harness(self, fn: Any, model: Any, inputs: tuple, sweep: list | None) -> None:
@@ -579,7 +566,7 @@ class Probe:
 
         try:
             return harness_overhead_ns(self.timer, inputs)
-        except Exception:
+        except Exception:  # the probe's own timer on the user's inputs: 0 means not measured
             return 0
 
     def report_cudagraph_skips(self, metrics: list) -> None:
@@ -593,7 +580,10 @@ class Probe:
 
         with self.phase("sweep"):
             if not sweep:
-                self.log("warning", "--sweep given, but the model defines no get_input_sweep(); nothing to sweep")
+                self.log(
+                    "warning",
+                    "--sweep given, but the model defines no get_input_sweep(); nothing to sweep",
+                )
                 return
             for i, item in enumerate(sweep):
                 self.log("info", f"sweep {i + 1}/{len(sweep)}: inputs {shapes_text(item)}")
@@ -616,7 +606,7 @@ def _root_location(model: Any) -> tuple | None:
         file = inspect.getsourcefile(target)
         owner = type(model).__name__ if not inspect.isfunction(model) else ""
         return (f"{owner}.forward" if owner else target.__name__, file, line)
-    except Exception:
+    except Exception:  # a model without Python source (a builtin, a .pt2): no root to name
         return None
 
 

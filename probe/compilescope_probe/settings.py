@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 BACKENDS = ("inductor", "aot_eager", "eager")
@@ -79,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fullgraph", action="store_true")
     p.add_argument("--device", choices=DEVICES, default="auto")
     p.add_argument("--autocast", choices=AUTOCAST, default="none")
-    p.add_argument("--warmup", type=_count(1), default=10, help="warmup calls, the compile call included")
+    p.add_argument(
+        "--warmup", type=_count(1), default=10, help="warmup calls, the compile call included"
+    )
     p.add_argument("--iters", type=_count(0), default=100, help="measured calls")
     p.add_argument("--sweep", action="store_true")
     p.add_argument("--warm-cache", action="store_true")

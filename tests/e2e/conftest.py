@@ -1,4 +1,5 @@
 """End-to-end tests drive the real compilescope-cli, the real probe and torch on CPU."""
+
 import json
 import os
 import subprocess
@@ -14,13 +15,17 @@ REPORT_SCHEMA = ROOT / "resources" / "report.schema.json"
 def validate_report(doc):
     """Every report an end-to-end run writes must match the documented format (docs/report-format.md)."""
     import jsonschema
+
     jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text())).validate(doc)
     return doc
 
 
 def pytest_addoption(parser):
-    parser.addoption("--cli", default=str(ROOT / "build" / "app" / "compilescope-cli"),
-                     help="path of the compilescope-cli binary under test")
+    parser.addoption(
+        "--cli",
+        default=str(ROOT / "build" / "app" / "compilescope-cli"),
+        help="path of the compilescope-cli binary under test",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -46,13 +51,20 @@ class CliResult:
 @pytest.fixture
 def run_cli(cli, tmp_path):
     """Runs `compilescope-cli ARGS --json tmp/report.json` and returns the result."""
+
     def run(*args, timeout=900, json_name="report.json"):
         json_path = tmp_path / json_name
         env = dict(os.environ)
         env.pop("DISPLAY", None)
-        proc = subprocess.run([str(cli), *map(str, args), "--json", str(json_path)],
-                              capture_output=True, text=True, timeout=timeout, env=env)
+        proc = subprocess.run(
+            [str(cli), *map(str, args), "--json", str(json_path)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
         if json_path.exists():
             validate_report(json.loads(json_path.read_text()))
         return CliResult(proc, json_path)
+
     return run

@@ -1,6 +1,7 @@
 """compilescope-cli's advice on the gallery, end to end on CPU: the right rule
 at the right file:line for each lesson model, and nothing on the clean one.
 aot_eager keeps the runs fast: breaks and recompiles are Dynamo's, not Inductor's."""
+
 from conftest import GALLERY
 
 
@@ -10,8 +11,21 @@ def findings(result):
 
 
 def run_model(run_cli, model, *extra, settings="default"):
-    return run_cli("run", GALLERY / model, "--settings", settings, "--backend", "aot_eager",
-                   "--device", "cpu", "--warmup", "2", "--iters", "5", *extra)
+    return run_cli(
+        "run",
+        GALLERY / model,
+        "--settings",
+        settings,
+        "--backend",
+        "aot_eager",
+        "--device",
+        "cpu",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+        *extra,
+    )
 
 
 def test_print_break_advice(run_cli):

@@ -1,5 +1,6 @@
 """compilescope-cli compare on CPU: warmup, speedup and break-even checked
 against the report's own iterations (the definitions of docs/measuring.md)."""
+
 import math
 import statistics
 
@@ -24,8 +25,18 @@ def warmup_from_iterations(run):
 
 
 def test_compare_eager_and_default_mlp_on_cpu(run_cli):
-    result = run_cli("compare", GALLERY / "mlp.py", "--settings", "eager,default", "--device", "cpu",
-                     "--warmup", "3", "--iters", "30")
+    result = run_cli(
+        "compare",
+        GALLERY / "mlp.py",
+        "--settings",
+        "eager,default",
+        "--device",
+        "cpu",
+        "--warmup",
+        "3",
+        "--iters",
+        "30",
+    )
     assert result.returncode == 0, result.stderr
     # Per-setting status as each finishes, and the table at the end.
     assert "[1/2] eager: starting a fresh probe" in result.stderr
@@ -44,7 +55,11 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
         # The compile phases (torch's counters plus "other") add up to the first call's wall time.
         for phases in (warmup["phases"], run["compile_phases"]["phases"]):
             total_ns = sum(p["ns"] for p in phases)
-            assert abs(total_ns - first_wall) <= 0.10 * first_wall, (run["label"], total_ns, first_wall)
+            assert abs(total_ns - first_wall) <= 0.10 * first_wall, (
+                run["label"],
+                total_ns,
+                first_wall,
+            )
         steady_from, extra = warmup_from_iterations(run)
         assert warmup["steady_from_call"] == steady_from
         assert abs(warmup["extra_ns"] - extra) <= 1  # the file holds integer ns
@@ -80,8 +95,18 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
 
 
 def test_reduce_overhead_on_cpu_says_what_torch_did(run_cli):
-    result = run_cli("compare", GALLERY / "mlp.py", "--settings", "eager,reduce-overhead", "--device", "cpu",
-                     "--warmup", "2", "--iters", "10")
+    result = run_cli(
+        "compare",
+        GALLERY / "mlp.py",
+        "--settings",
+        "eager,reduce-overhead",
+        "--device",
+        "cpu",
+        "--warmup",
+        "2",
+        "--iters",
+        "10",
+    )
     assert result.returncode == 0, result.stderr
     report = result.report
     run = report["runs"][1]

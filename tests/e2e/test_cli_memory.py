@@ -1,4 +1,5 @@
 """compilescope-cli on CPU: host memory through the run, GPU panels' reason, --trace."""
+
 import json
 
 from conftest import GALLERY
@@ -9,8 +10,20 @@ NO_CUDA = "no CUDA device: GPU memory and kernels unavailable"
 
 def test_cpu_run_has_host_rss_inside_its_phases_and_a_chrome_trace(run_cli, tmp_path):
     trace_path = tmp_path / "trace.json"
-    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager", "--device", "cpu",
-                     "--warmup", "3", "--iters", "20", "--trace", trace_path)
+    result = run_cli(
+        "run",
+        GALLERY / "mlp.py",
+        "--settings",
+        "eager",
+        "--device",
+        "cpu",
+        "--warmup",
+        "3",
+        "--iters",
+        "20",
+        "--trace",
+        trace_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "Chrome trace:" in result.stdout
     run = result.report["runs"][0]
@@ -49,14 +62,17 @@ def test_cpu_run_has_host_rss_inside_its_phases_and_a_chrome_trace(run_cli, tmp_
             assert all(isinstance(v, (int, float)) for v in e["args"].values()), e
     timed = [e["ts"] for e in events if e["ph"] != "M"]
     assert timed == sorted(timed)
-    tracks = {e["tid"]: e["args"]["name"] for e in events
-              if e["ph"] == "M" and e["name"] == "thread_name"}
+    tracks = {
+        e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"
+    }
     phase_tid = next(t for t, n in tracks.items() if n == "phases")
     call_tid = next(t for t, n in tracks.items() if n == "calls")
     assert [e["name"] for e in events if e["ph"] == "X" and e["tid"] == phase_tid] == list(PHASES)
     calls = [e for e in events if e["ph"] == "X" and e["tid"] == call_tid]
     assert len(calls) == 3 + 20
-    assert sum(1 for e in events if e["ph"] == "C" and e["name"] == "host memory (RSS)") == len(samples)
+    assert sum(1 for e in events if e["ph"] == "C" and e["name"] == "host memory (RSS)") == len(
+        samples
+    )
     assert not any("GPU" in n for n in tracks.values())
     process = next(e for e in events if e["ph"] == "M" and e["name"] == "process_name")
     assert process["args"]["name"] == "eager (ok)"

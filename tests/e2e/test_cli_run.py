@@ -1,16 +1,28 @@
 """compilescope-cli run: the walking skeleton end to end on CPU."""
-import shutil
+
 import statistics
 import subprocess
 from pathlib import Path
 
-from conftest import GALLERY, ROOT
+from conftest import GALLERY
 
 
 def test_mlp_eager_and_default_on_cpu(run_cli, tmp_path):
     html = tmp_path / "report.html"
-    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager,default", "--device", "cpu",
-                     "--warmup", "3", "--iters", "30", "--html", html)
+    result = run_cli(
+        "run",
+        GALLERY / "mlp.py",
+        "--settings",
+        "eager,default",
+        "--device",
+        "cpu",
+        "--warmup",
+        "3",
+        "--iters",
+        "30",
+        "--html",
+        html,
+    )
     assert result.returncode == 0, result.stderr
     assert "JSON report:" in result.stdout and "HTML report:" in result.stdout
     assert "default (2/2)" in result.stderr  # the progress line names setting and position
@@ -28,7 +40,13 @@ def test_mlp_eager_and_default_on_cpu(run_cli, tmp_path):
         # Format version 2 rounds derived statistics to whole ns.
         assert isinstance(stats["median_ns"], int)
         assert abs(stats["median_ns"] - statistics.median(latency["samples_ns"])) <= 0.5
-        assert stats["min_ns"] <= stats["median_ns"] <= stats["p90_ns"] <= stats["p99_ns"] <= stats["max_ns"]
+        assert (
+            stats["min_ns"]
+            <= stats["median_ns"]
+            <= stats["p90_ns"]
+            <= stats["p99_ns"]
+            <= stats["max_ns"]
+        )
         low, high = stats["median_ci95_ns"]
         assert low <= stats["median_ns"] <= high
         names = [p["name"] for p in run["phases"]]
@@ -66,13 +84,17 @@ def test_failing_models_are_reported_and_exit_2(run_cli, tmp_path):
     assert run["error"]["kind"] == "model_syntax_error"
     assert "broken.py" in run["error"]["message"]
 
-    raises = write(tmp_path / "raises.py", (
-        "import torch\n"
-        "class M(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        raise ValueError('bad input shape')\n"
-        "def get_model():\n    return M()\n"
-        "def get_inputs():\n    return (torch.randn(2, 2),)\n"))
+    raises = write(
+        tmp_path / "raises.py",
+        (
+            "import torch\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        raise ValueError('bad input shape')\n"
+            "def get_model():\n    return M()\n"
+            "def get_inputs():\n    return (torch.randn(2, 2),)\n"
+        ),
+    )
     result = run_cli("run", raises, "--settings", "eager", "--iters", "3", json_name="raises.json")
     assert result.returncode == 2
     error = result.report["runs"][0]["error"]
@@ -92,26 +114,33 @@ def test_interpreter_without_torch_says_how_to_install(run_cli, tmp_path):
 
 
 def test_missing_interpreter_is_a_failed_setting(run_cli, tmp_path):
-    result = run_cli("run", GALLERY / "mlp.py", "--settings", "eager", "--python", tmp_path / "nope")
+    result = run_cli(
+        "run", GALLERY / "mlp.py", "--settings", "eager", "--python", tmp_path / "nope"
+    )
     assert result.returncode == 2
     assert "nope" in result.report["runs"][0]["error"]["message"]
 
 
 def test_probe_hang_becomes_timeout_with_what_it_measured(run_cli, tmp_path):
-    hang = write(tmp_path / "hang.py", (
-        "import time, torch\n"
-        "calls = 0\n"
-        "class M(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        global calls\n"
-        "        calls += 1\n"
-        "        if calls > 8:\n"
-        "            time.sleep(3600)\n"
-        "        return x + 1\n"
-        "def get_model():\n    return M()\n"
-        "def get_inputs():\n    return (torch.randn(2, 2),)\n"))
-    result = run_cli("run", hang, "--settings", "eager", "--warmup", "2", "--iters", "50",
-                     "--timeout", "20")
+    hang = write(
+        tmp_path / "hang.py",
+        (
+            "import time, torch\n"
+            "calls = 0\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        global calls\n"
+            "        calls += 1\n"
+            "        if calls > 8:\n"
+            "            time.sleep(3600)\n"
+            "        return x + 1\n"
+            "def get_model():\n    return M()\n"
+            "def get_inputs():\n    return (torch.randn(2, 2),)\n"
+        ),
+    )
+    result = run_cli(
+        "run", hang, "--settings", "eager", "--warmup", "2", "--iters", "50", "--timeout", "20"
+    )
     assert result.returncode == 2
     run = result.report["runs"][0]
     assert run["status"] == "timeout"
@@ -119,18 +148,22 @@ def test_probe_hang_becomes_timeout_with_what_it_measured(run_cli, tmp_path):
 
 
 def test_probe_crash_keeps_iterations(run_cli, tmp_path):
-    crash = write(tmp_path / "crash.py", (
-        "import os, torch\n"
-        "calls = 0\n"
-        "class M(torch.nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        global calls\n"
-        "        calls += 1\n"
-        "        if calls > 10:\n"
-        "            os._exit(9)\n"
-        "        return x * 2\n"
-        "def get_model():\n    return M()\n"
-        "def get_inputs():\n    return (torch.randn(2, 2),)\n"))
+    crash = write(
+        tmp_path / "crash.py",
+        (
+            "import os, torch\n"
+            "calls = 0\n"
+            "class M(torch.nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        global calls\n"
+            "        calls += 1\n"
+            "        if calls > 10:\n"
+            "            os._exit(9)\n"
+            "        return x * 2\n"
+            "def get_model():\n    return M()\n"
+            "def get_inputs():\n    return (torch.randn(2, 2),)\n"
+        ),
+    )
     result = run_cli("run", crash, "--settings", "eager", "--warmup", "2", "--iters", "50")
     assert result.returncode == 2
     run = result.report["runs"][0]

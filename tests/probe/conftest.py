@@ -18,12 +18,11 @@ GALLERY = ROOT / "resources" / "models"
 FIXTURES = Path(__file__).resolve().parent / "models"
 PROTOCOL = json.loads((PROBE_PATH / "compilescope_probe" / "protocol.json").read_text())
 
-if str(PROBE_PATH) not in sys.path:
-    sys.path.insert(0, str(PROBE_PATH))
-
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: compiles with Inductor (tens of seconds on a small CPU)")
+    config.addinivalue_line(
+        "markers", "slow: compiles with Inductor (tens of seconds on a small CPU)"
+    )
 
 
 @dataclass
@@ -61,21 +60,30 @@ class ProbeRun:
         return f"args={self.args}\nrc={self.returncode}\nerrors={errs}\nstderr tail:\n{self.stderr[-3000:]}"
 
 
-def run_probe(model: str | Path, *args: str, python: str | None = None, timeout: float = 300,
-              env: dict | None = None) -> ProbeRun:
+def run_probe(
+    model: str | Path,
+    *args: str,
+    python: str | None = None,
+    timeout: float = 300,
+    env: dict | None = None,
+) -> ProbeRun:
     cmd = [python or sys.executable, "-m", "compilescope_probe", "--model", str(model), *args]
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = str(PROBE_PATH)
     full_env.pop("TORCH_LOGS", None)
     if env:
         full_env.update(env)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=str(ROOT))
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=str(ROOT)
+    )
     events = []
     for number, line in enumerate(proc.stdout.splitlines(), 1):
         try:
             events.append(json.loads(line))
         except json.JSONDecodeError:
-            raise AssertionError(f"line {number} of the event stream is not JSON: {line[:200]!r}\n{proc.stderr[-2000:]}")
+            raise AssertionError(
+                f"line {number} of the event stream is not JSON: {line[:200]!r}\n{proc.stderr[-2000:]}"
+            ) from None
     return ProbeRun(events, proc.stdout, proc.stderr, proc.returncode, cmd[3:])
 
 
@@ -116,7 +124,9 @@ def assert_well_formed(run: ProbeRun) -> None:
 def first_call_graphs(run: ProbeRun) -> tuple[list[dict], list[dict]]:
     """Graphs and breaks compiled by the first call (the compile phase)."""
     span = run.phase_span("compile")
-    return [e for e in span if e["type"] == "graph"], [e for e in span if e["type"] == "graph_break"]
+    return [e for e in span if e["type"] == "graph"], [
+        e for e in span if e["type"] == "graph_break"
+    ]
 
 
 def innermost_user_location(brk: dict) -> tuple[str, int] | None:

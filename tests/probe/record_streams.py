@@ -20,24 +20,110 @@ FIXTURES = ROOT / "tests" / "probe" / "models"
 STREAMS = {
     "mlp_eager_cpu": [MODELS / "mlp.py", "--mode", "eager", "--warmup", "10", "--iters", "50"],
     "mlp_default_cpu": [MODELS / "mlp.py", "--mode", "default", "--warmup", "10", "--iters", "50"],
-    "print_break_aot_eager_cpu": [MODELS / "print_break.py", "--backend", "aot_eager", "--warmup", "5", "--iters", "30"],
-    "variable_length_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--dynamic", "false",
-                              "--sweep", "--warmup", "5", "--iters", "30"],
-    "model_raised_cpu": [FIXTURES / "raises_in_forward.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "5"],
+    "print_break_aot_eager_cpu": [
+        MODELS / "print_break.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "5",
+        "--iters",
+        "30",
+    ],
+    "variable_length_sweep": [
+        MODELS / "variable_length.py",
+        "--backend",
+        "aot_eager",
+        "--dynamic",
+        "false",
+        "--sweep",
+        "--warmup",
+        "5",
+        "--iters",
+        "30",
+    ],
+    "model_raised_cpu": [
+        FIXTURES / "raises_in_forward.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+    ],
     # A break inside library code (json, then torch's polyfill), reached from forward: the GUI's break views.
-    "library_break_aot_eager_cpu": [FIXTURES / "library_break.py", "--backend", "aot_eager", "--warmup", "2",
-                                    "--iters", "5"],
+    "library_break_aot_eager_cpu": [
+        FIXTURES / "library_break.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+    ],
     # The advice rules' tests (tests/core/test_advice_*.cpp): one lesson model each.
-    **{f"advice_{m}": [MODELS / f"{m}.py", "--backend", "aot_eager", "--warmup", "2", "--iters", "3"]
-       for m in ("print_break", "item_break", "data_dependent_branch", "numpy_break", "untraceable_call", "clean")},
-    "advice_print_fullgraph": [MODELS / "print_break.py", "--backend", "aot_eager", "--fullgraph",
-                               "--warmup", "2", "--iters", "3"],
-    "advice_variable_length_static_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--dynamic",
-                                            "false", "--sweep", "--warmup", "2", "--iters", "3"],
-    "advice_variable_length_auto_sweep": [MODELS / "variable_length.py", "--backend", "aot_eager", "--sweep",
-                                          "--warmup", "2", "--iters", "3"],
-    "advice_recompile_limit": [FIXTURES / "many_lengths.py", "--backend", "eager", "--dynamic", "false", "--sweep",
-                               "--warmup", "1", "--iters", "2"],
+    **{
+        f"advice_{m}": [
+            MODELS / f"{m}.py",
+            "--backend",
+            "aot_eager",
+            "--warmup",
+            "2",
+            "--iters",
+            "3",
+        ]
+        for m in (
+            "print_break",
+            "item_break",
+            "data_dependent_branch",
+            "numpy_break",
+            "untraceable_call",
+            "clean",
+        )
+    },
+    "advice_print_fullgraph": [
+        MODELS / "print_break.py",
+        "--backend",
+        "aot_eager",
+        "--fullgraph",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
+    "advice_variable_length_static_sweep": [
+        MODELS / "variable_length.py",
+        "--backend",
+        "aot_eager",
+        "--dynamic",
+        "false",
+        "--sweep",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
+    "advice_variable_length_auto_sweep": [
+        MODELS / "variable_length.py",
+        "--backend",
+        "aot_eager",
+        "--sweep",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
+    "advice_recompile_limit": [
+        FIXTURES / "many_lengths.py",
+        "--backend",
+        "eager",
+        "--dynamic",
+        "false",
+        "--sweep",
+        "--warmup",
+        "1",
+        "--iters",
+        "2",
+    ],
 }
 
 
@@ -50,7 +136,9 @@ def record(name: str) -> Path:
     path = OUT / f"{name}.jsonl"
     path.write_text(proc.stdout)
     size = path.stat().st_size
-    print(f"{path.relative_to(ROOT)}: exit {proc.returncode}, {len(proc.stdout.splitlines())} events, {size // 1024} KiB")
+    print(
+        f"{path.relative_to(ROOT)}: exit {proc.returncode}, {len(proc.stdout.splitlines())} events, {size // 1024} KiB"
+    )
     if size > 300 * 1024:
         print(f"  warning: {name} is over 300 KiB; use fewer iterations", file=sys.stderr)
     return path

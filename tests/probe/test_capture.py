@@ -11,7 +11,6 @@ import os
 import runpy
 
 import pytest
-
 from conftest import (
     GALLERY,
     assert_well_formed,
@@ -33,7 +32,9 @@ def test_gallery_is_complete():
     for name in GALLERY_MODELS:
         ns = runpy.run_path(str(gallery(name)))
         assert callable(ns.get("get_model")) and callable(ns.get("get_inputs")), name
-        assert ns.get("__doc__") and "Lesson" in ns["__doc__"], f"{name} needs a docstring saying its lesson"
+        assert ns.get("__doc__") and "Lesson" in ns["__doc__"], (
+            f"{name} needs a docstring saying its lesson"
+        )
 
 
 def _explain(path):
@@ -118,10 +119,19 @@ def test_graph_nodes(probed):
         assert g["compile_id"] and os.path.realpath(g["file"]) == str(gallery(name)), g["file"]
         defined = set()
         for n in g["nodes"]:
-            assert n["op"] in ("placeholder", "call_function", "call_method", "call_module", "get_attr", "output")
+            assert n["op"] in (
+                "placeholder",
+                "call_function",
+                "call_method",
+                "call_module",
+                "get_attr",
+                "output",
+            )
             assert set(n["inputs"]) <= defined, f"{n['name']} uses a node defined after it"
             defined.add(n["name"])
-        computed = [n for n in g["nodes"] if n["op"] in ("call_function", "call_method", "call_module")]
+        computed = [
+            n for n in g["nodes"] if n["op"] in ("call_function", "call_method", "call_module")
+        ]
         assert computed, "a captured graph computes something"
         for n in computed:
             # every op traced from the user's forward points at a line of it
@@ -138,7 +148,9 @@ def test_module_paths_and_shapes_in_the_mlp():
         if n["op"] == "call_function" and n["module"]:
             by_module.setdefault(n["module"], []).append(n)
     assert set(by_module) == {"fc1", "fc2", "head"}
-    assert by_module["fc1"][0]["shape"] == "[32, 1024]" and by_module["head"][0]["shape"] == "[32, 10]"
+    assert (
+        by_module["fc1"][0]["shape"] == "[32, 1024]" and by_module["head"][0]["shape"] == "[32, 10]"
+    )
     assert all(n["dtype"] == "float32" for ns in by_module.values() for n in ns)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import assert_well_formed, gallery, run_probe
 
 from compilescope_probe.compile_phases import PHASES, CompileClock
-from conftest import assert_well_formed, gallery, run_probe
 
 
 def _check_split(ct: dict, first_iteration: dict) -> dict:
@@ -16,13 +16,25 @@ def _check_split(ct: dict, first_iteration: dict) -> dict:
     seconds = {p["name"]: p["seconds"] for p in ct["phases"]}
     assert all(v >= 0 for v in seconds.values()), seconds
     assert ct["first_call_ns"] == first_iteration["wall_ns"]
-    assert math.isclose(sum(seconds.values()), ct["first_call_ns"] / 1e9, rel_tol=1e-9, abs_tol=1e-9)
+    assert math.isclose(
+        sum(seconds.values()), ct["first_call_ns"] / 1e9, rel_tol=1e-9, abs_tol=1e-9
+    )
     return seconds
 
 
 @pytest.mark.slow
 def test_inductor_phases_add_up_to_the_first_call():
-    run = run_probe(gallery("mlp"), "--mode", "default", "--backend", "inductor", "--warmup", "2", "--iters", "3")
+    run = run_probe(
+        gallery("mlp"),
+        "--mode",
+        "default",
+        "--backend",
+        "inductor",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    )
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     ct = run.one("compile_time")
@@ -77,7 +89,10 @@ def test_split_follows_the_nesting_of_torch_timers():
 
 
 def test_split_never_goes_negative():
-    m = _M(dynamo_cumulative_compile_time_us=3_000_000, aot_autograd_cumulative_compile_time_us=2_000_000)
+    m = _M(
+        dynamo_cumulative_compile_time_us=3_000_000,
+        aot_autograd_cumulative_compile_time_us=2_000_000,
+    )
     ct = CompileClock().split(1_000_000_000, [m])
     s = {p["name"]: p["seconds"] for p in ct["phases"]}
     assert all(v >= 0 for v in s.values())
@@ -90,7 +105,9 @@ def test_split_never_goes_negative():
 def test_compile_work_in_later_warmup_calls_is_reported():
     from conftest import fixture_model
 
-    run = run_probe(fixture_model("lazy_init"), "--backend", "aot_eager", "--warmup", "3", "--iters", "1")
+    run = run_probe(
+        fixture_model("lazy_init"), "--backend", "aot_eager", "--warmup", "3", "--iters", "1"
+    )
     assert_well_formed(run)
     (first,) = run.of("compile_time")
     (warmup_end,) = [e for e in run.of("phase") if e["name"] == "warmup" and e["edge"] == "end"]

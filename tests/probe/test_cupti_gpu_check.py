@@ -33,12 +33,22 @@ def run_script(out_dir, **env_extra) -> subprocess.CompletedProcess:
     if shutil.which("bash") is None:
         pytest.skip("bash is not installed")
     env = dict(os.environ, PYTHON=sys.executable, **env_extra)
-    return subprocess.run(["bash", SCRIPT, str(out_dir)], capture_output=True, text=True, env=env,
-                          timeout=600)
+    return subprocess.run(
+        ["bash", SCRIPT, str(out_dir)], capture_output=True, text=True, env=env, timeout=600
+    )
 
 
-def stream(mode, *, launches, kernels=None, latency_us=100.0, torch_peak=100 * MiB,
-           cupti_peak=None, cupti=True, kernel_records=None):
+def stream(
+    mode,
+    *,
+    launches,
+    kernels=None,
+    latency_us=100.0,
+    torch_peak=100 * MiB,
+    cupti_peak=None,
+    cupti=True,
+    kernel_records=None,
+):
     """Events of one probe run, shaped like the probe's."""
     t = 0
     events = []
@@ -50,29 +60,67 @@ def stream(mode, *, launches, kernels=None, latency_us=100.0, torch_peak=100 * M
 
     emit("hello", protocol=1, settings={"mode": mode})
     if cupti:
-        emit("cupti_status", active=True, message="CUPTI 13.2", library="/x/libcupti.so.13",
-             version=130202, clock="callback")
+        emit(
+            "cupti_status",
+            active=True,
+            message="CUPTI 13.2",
+            library="/x/libcupti.so.13",
+            version=130202,
+            clock="callback",
+        )
     for phase in ("load", "compile", "warmup", "measure"):
         emit("phase", name=phase, edge="begin")
-        emit("memory_stats", phase=phase, edge="begin", allocated=0, reserved=0, peak_allocated=0,
-             peak_reserved=0)
+        emit(
+            "memory_stats",
+            phase=phase,
+            edge="begin",
+            allocated=0,
+            reserved=0,
+            peak_allocated=0,
+            peak_reserved=0,
+        )
         if phase == "measure":
             for i in range(50):
-                emit("iteration", index=i + 5, latency_ns=int(latency_us * 1000) + i % 3,
-                     wall_ns=0, warmup=False, first_call=False)
+                emit(
+                    "iteration",
+                    index=i + 5,
+                    latency_ns=int(latency_us * 1000) + i % 3,
+                    wall_ns=0,
+                    warmup=False,
+                    first_call=False,
+                )
         emit("phase", name=phase, edge="end")
-        emit("memory_stats", phase=phase, edge="end", allocated=0, reserved=torch_peak,
-             peak_allocated=0, peak_reserved=torch_peak)
+        emit(
+            "memory_stats",
+            phase=phase,
+            edge="end",
+            allocated=0,
+            reserved=torch_peak,
+            peak_allocated=0,
+            peak_reserved=torch_peak,
+        )
     if cupti:
         peak = torch_peak if cupti_peak is None else cupti_peak
-        emit("memory", kind="device", samples=[[0, 0], [t, peak]], peak=peak,
-             phase_peaks={p: peak for p in ("load", "compile", "warmup", "measure")})
+        emit(
+            "memory",
+            kind="device",
+            samples=[[0, 0], [t, peak]],
+            peak=peak,
+            phase_peaks={p: peak for p in ("load", "compile", "warmup", "measure")},
+        )
         k = launches if kernels is None else kernels
-        emit("kernel_summary", iterations=50, launches_per_iter=launches, kernels_per_iter=k,
-             gpu_ns_per_iter=50_000, busy_fraction=0.5, top=[{"name": "k", "count": 50,
-                                                               "total_ns": 1, "mean_ns": 1}],
-             memcpy={"count": 0, "bytes": 0, "total_ns": 0}, dropped=0,
-             kernel_records=50 * k if kernel_records is None else kernel_records)
+        emit(
+            "kernel_summary",
+            iterations=50,
+            launches_per_iter=launches,
+            kernels_per_iter=k,
+            gpu_ns_per_iter=50_000,
+            busy_fraction=0.5,
+            top=[{"name": "k", "count": 50, "total_ns": 1, "mean_ns": 1}],
+            memcpy={"count": 0, "bytes": 0, "total_ns": 0},
+            dropped=0,
+            kernel_records=50 * k if kernel_records is None else kernel_records,
+        )
     emit("done", status="ok")
     return events
 
@@ -101,8 +149,9 @@ def good_runs():
     for model in MODELS:
         for mode in MODES:
             launches = 2 if mode == "reduce-overhead" else 30
-            runs[(model, mode, "cupti")] = stream(mode, launches=launches, kernels=30,
-                                                  latency_us=101.0)
+            runs[(model, mode, "cupti")] = stream(
+                mode, launches=launches, kernels=30, latency_us=101.0
+            )
             runs[(model, mode, "nocupti")] = stream(mode, launches=0, latency_us=100.0, cupti=False)
     return runs
 
@@ -136,16 +185,21 @@ def test_checks_pass_over_good_streams(tmp_path):
 def test_checks_fail_over_broken_streams(tmp_path):
     runs = good_runs()
     # CUDA graphs did not cut launches for the conv net.
-    runs[("convnet", "reduce-overhead", "cupti")] = stream("reduce-overhead", launches=40, kernels=30)
+    runs[("convnet", "reduce-overhead", "cupti")] = stream(
+        "reduce-overhead", launches=40, kernels=30
+    )
     # CUPTI saw 5 MiB less than torch reserved.
-    runs[("mlp", "default", "cupti")] = stream("default", launches=30, cupti_peak=95 * MiB,
-                                               latency_us=101.0)
+    runs[("mlp", "default", "cupti")] = stream(
+        "default", launches=30, cupti_peak=95 * MiB, latency_us=101.0
+    )
     # The collector cost 10% on mlp eager.
     runs[("mlp", "eager", "cupti")] = stream("eager", launches=30, latency_us=110.0)
     # No kernel records in one setting, a crash in another, and a run never started.
     runs[("convnet", "eager", "cupti")] = stream("eager", launches=0, kernels=0, kernel_records=0)
     runs[("convnet", "max-autotune-no-cudagraphs", "cupti")] = (
-        "crash", stream("max-autotune-no-cudagraphs", launches=30)[:3])
+        "crash",
+        stream("max-autotune-no-cudagraphs", launches=30)[:3],
+    )
     runs[("convnet", "max-autotune-no-cudagraphs", "nocupti")] = "skipped"
     saved = tmp_path / "saved"
     write_runs(saved, runs)
@@ -153,9 +207,14 @@ def test_checks_fail_over_broken_streams(tmp_path):
     out = result.stdout
     assert result.returncode == 1, out + result.stderr
     assert "FAIL kernel records > 0 in every setting (6/8)" in out
-    assert ("convnet/max-autotune-no-cudagraphs (exit 139, no done event; "
-            "stderr ends: Segmentation fault)") in out
-    assert "FAIL convnet: launches per iteration lower under reduce-overhead than default: 40 vs 30" in out
+    assert (
+        "convnet/max-autotune-no-cudagraphs (exit 139, no done event; "
+        "stderr ends: Segmentation fault)"
+    ) in out
+    assert (
+        "FAIL convnet: launches per iteration lower under reduce-overhead than default: 40 vs 30"
+        in out
+    )
     assert "PASS mlp: launches per iteration lower" in out
     assert "mlp/default/load: CUPTI 99614720 < torch 104857600 - 1 MiB" in out
     assert "mlp/eager +10.0%" in out
@@ -163,20 +222,44 @@ def test_checks_fail_over_broken_streams(tmp_path):
     assert "gpu-check: FAILED" in out
 
 
+def test_summary_runs_on_the_standard_library_alone(tmp_path):
+    # -S: no site-packages, as on a GPU machine with nothing but python3 and torch.
+    write_runs(tmp_path, good_runs())
+    summary = os.path.join(REPO, "scripts", "gpu_check_summary.py")
+    ok = subprocess.run(
+        [sys.executable, "-S", summary, str(tmp_path), "479"], capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS the check ran under 8 minutes: 479 s" in ok.stdout
+    slow = subprocess.run(
+        [sys.executable, "-S", summary, str(tmp_path), "480"], capture_output=True, text=True
+    )
+    assert slow.returncode == 1
+    assert "FAIL the check ran under 8 minutes: 480 s" in slow.stdout
+    usage = subprocess.run([sys.executable, "-S", summary], capture_output=True, text=True)
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
 def test_builds_with_gxx_alone_and_self_tests(tmp_path):
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
-    if not (os.path.isfile("/usr/local/cuda/include/cupti.h")
-            or os.environ.get("CUPTI_ROOT")):
+    if not (os.path.isfile("/usr/local/cuda/include/cupti.h") or os.environ.get("CUPTI_ROOT")):
         probe = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True)
         if probe.returncode != 0:
             pytest.skip("no CUPTI headers: neither a CUDA Toolkit nor torch's nvidia wheel")
-    result = run_script(tmp_path / "out", GPU_CHECK_BUILD_ONLY="1", GPU_CHECK_NO_CMAKE="1",
-                        GPU_CHECK_BUILD_DIR=str(tmp_path / "build"))
+    result = run_script(
+        tmp_path / "out",
+        GPU_CHECK_BUILD_ONLY="1",
+        GPU_CHECK_NO_CMAKE="1",
+        GPU_CHECK_BUILD_DIR=str(tmp_path / "build"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "PASS collector self-test: ok" in result.stdout
     assert "0 compiler warnings" in result.stdout
     assert (tmp_path / "build" / "libcompilescope_cupti.so").is_file()
-    log = subprocess.run(["tar", "-xzOf", str(tmp_path / "out" / "streams.tar.gz"), "build.log"],
-                         capture_output=True, text=True).stdout
+    log = subprocess.run(
+        ["tar", "-xzOf", str(tmp_path / "out" / "streams.tar.gz"), "build.log"],
+        capture_output=True,
+        text=True,
+    ).stdout
     assert "building with g++ directly" in log

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import assert_well_formed, fixture_model, gallery, run_probe
 
 FAST = ("--backend", "aot_eager", "--warmup", "1", "--iters", "1")
@@ -89,7 +88,9 @@ def test_no_cuda():
 
 
 def test_missing_compiler_is_named_before_compiling():
-    run = run_probe(gallery("mlp"), "--warmup", "1", "--iters", "1", env={"PATH": "/nonexistent", "CXX": ""})
+    run = run_probe(
+        gallery("mlp"), "--warmup", "1", "--iters", "1", env={"PATH": "/nonexistent", "CXX": ""}
+    )
     err = _failed_with(run, "no_compiler")
     assert "g++" in err["message"] and "aot_eager" in err["message"]
     assert not run.of("phase") or all(p["name"] == "load" for p in run.of("phase"))
@@ -99,17 +100,25 @@ def test_fullgraph_break_is_an_error_with_the_break():
     path = gallery("print_break")
     run = run_probe(path, "--fullgraph", *FAST)
     err = _failed_with(run, "fullgraph_break")
-    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip().startswith("print("))
+    line = next(
+        i
+        for i, text in enumerate(path.read_text().splitlines(), 1)
+        if text.strip().startswith("print(")
+    )
     assert f"{path}:{line}" in err["message"]
     brk = err["graph_break"]
     uf = brk["frames"][brk["user_frame"]]
     assert os.path.realpath(uf["file"]) == str(path) and uf["line"] == line
     assert brk["gb_type"] and brk["gb_type"] in err["message"]
-    assert not run.of("graph") and not run.of("graph_break")  # fullgraph: nothing compiled; the break is the error
+    assert not run.of("graph") and not run.of(
+        "graph_break"
+    )  # fullgraph: nothing compiled; the break is the error
 
 
 def test_out_of_memory_keeps_what_was_measured():
-    run = run_probe(fixture_model("oom_in_forward"), "--mode", "eager", "--warmup", "1", "--iters", "5")
+    run = run_probe(
+        fixture_model("oom_in_forward"), "--mode", "eager", "--warmup", "1", "--iters", "5"
+    )
     assert_well_formed(run)
     err = run.one("error")
     assert err["kind"] == "out_of_memory" and "simulated" in err["message"]

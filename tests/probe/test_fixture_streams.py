@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import PROTOCOL, ROOT
 
 STREAMS = sorted((ROOT / "tests" / "fixtures" / "streams").glob("*.jsonl"))
@@ -13,7 +12,12 @@ STREAMS = sorted((ROOT / "tests" / "fixtures" / "streams").glob("*.jsonl"))
 
 def test_fixture_streams_exist():
     names = {p.stem for p in STREAMS}
-    assert {"mlp_eager_cpu", "mlp_default_cpu", "print_break_aot_eager_cpu", "variable_length_sweep"} <= names
+    assert {
+        "mlp_eager_cpu",
+        "mlp_default_cpu",
+        "print_break_aot_eager_cpu",
+        "variable_length_sweep",
+    } <= names
 
 
 @pytest.mark.parametrize("path", STREAMS, ids=lambda p: p.stem)
@@ -26,8 +30,16 @@ def test_fixture_stream_is_valid(path):
     assert all(e["type"] in known and isinstance(e["t_ns"], int) for e in events)
     if events[-1]["status"] == "ok":
         phases = [(e["name"], e["edge"]) for e in events if e["type"] == "phase"]
-        assert phases[:8] == [("load", "begin"), ("load", "end"), ("compile", "begin"), ("compile", "end"),
-                              ("warmup", "begin"), ("warmup", "end"), ("measure", "begin"), ("measure", "end")]
+        assert phases[:8] == [
+            ("load", "begin"),
+            ("load", "end"),
+            ("compile", "begin"),
+            ("compile", "end"),
+            ("warmup", "begin"),
+            ("warmup", "end"),
+            ("measure", "begin"),
+            ("measure", "end"),
+        ]
         its = [e for e in events if e["type"] == "iteration"]
         settings = events[0]["settings"]
         assert len(its) == settings["warmup"] + settings["iters"]

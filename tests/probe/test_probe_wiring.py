@@ -92,7 +92,12 @@ def test_phase_edges_reach_cupti_and_memory_stats():
         end["harness_overhead_ns"] = 7
     probe.measured = 3
     probe.finish()
-    assert probe.cupti.calls == [("mark", "measure", "begin"), ("mark", "measure", "end"), ("summarize", 3), ("stop",)]
+    assert probe.cupti.calls == [
+        ("mark", "measure", "begin"),
+        ("mark", "measure", "end"),
+        ("summarize", 3),
+        ("stop",),
+    ]
     stats = [e for e in writer.events if e["type"] == "memory_stats"]
     assert [(e["phase"], e["edge"]) for e in stats] == [("measure", "begin"), ("measure", "end")]
     assert stats[0]["allocated"] == 10 and stats[0]["peak_reserved"] == 40
@@ -123,10 +128,10 @@ def test_cupti_collector_start_is_called_on_cuda(monkeypatch):
     import compilescope_probe
 
     started = []
-    fake = types.ModuleType("compilescope_probe.cupti")
+    fake = types.ModuleType("compilescope_probe.cupti_loader")
     fake.start = lambda emit: started.append(emit) or _FakeCollector()
-    monkeypatch.setitem(__import__("sys").modules, "compilescope_probe.cupti", fake)
-    monkeypatch.setattr(compilescope_probe, "cupti", fake, raising=False)
+    monkeypatch.setitem(__import__("sys").modules, "compilescope_probe.cupti_loader", fake)
+    monkeypatch.setattr(compilescope_probe, "cupti_loader", fake, raising=False)
     writer = _Recorder()
     probe = Probe(writer, parse(["--model", "m.py"]))
     probe.device = types.SimpleNamespace(type="cuda")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import runpy
 
 import pytest
-
 from conftest import assert_well_formed, fixture_model, gallery, run_probe, run_probes
 
 
@@ -42,7 +41,10 @@ def _sweep_run(path, dynamic):
     if not _RUNS:  # all four sweeps at once, in parallel
         keys = [(gallery("variable_length"), d) for d in ("false", "auto", "true")]
         keys.append((fixture_model("many_lengths"), "false"))
-        jobs = [(p, "--backend", "eager", "--dynamic", d, "--sweep", "--warmup", "1", "--iters", "1") for p, d in keys]
+        jobs = [
+            (p, "--backend", "eager", "--dynamic", d, "--sweep", "--warmup", "1", "--iters", "1")
+            for p, d in keys
+        ]
         _RUNS.update(zip(keys, run_probes(jobs)))
     run = _RUNS.get((path, dynamic)) or run_probe(
         path, "--backend", "eager", "--dynamic", dynamic, "--sweep", "--warmup", "1", "--iters", "1"
@@ -56,7 +58,9 @@ def _sweep_run(path, dynamic):
 def test_variable_length_recompiles(dynamic):
     path = gallery("variable_length")
     run = _sweep_run(path, dynamic)
-    compiles, calls = _torch_compile_count(path, {"false": False, "auto": None, "true": True}[dynamic])
+    compiles, calls = _torch_compile_count(
+        path, {"false": False, "auto": None, "true": True}[dynamic]
+    )
     in_sweep = [e for e in run.phase_span("sweep") if e["type"] == "recompile"]
     assert not [e for e in run.events if e["type"] == "recompile" and e not in in_sweep]
     assert len(in_sweep) == compiles - 1, [e["reason"] for e in in_sweep]
@@ -65,7 +69,11 @@ def test_variable_length_recompiles(dynamic):
     new_lengths = len(set(lengths[1:]) - {lengths[0]})
     expected = {"false": new_lengths, "auto": 1, "true": 0}[dynamic]
     assert len(in_sweep) == expected
-    sweep_logs = [e for e in run.phase_span("sweep") if e["type"] == "log" and e["message"].startswith("sweep ")]
+    sweep_logs = [
+        e
+        for e in run.phase_span("sweep")
+        if e["type"] == "log" and e["message"].startswith("sweep ")
+    ]
     assert len(sweep_logs) == len(calls) - 1
     for i, rc in enumerate(in_sweep):
         assert rc["function"] == "forward" and rc["file"] == str(path)
@@ -76,21 +84,30 @@ def test_variable_length_recompiles(dynamic):
     graphs = [e for e in run.phase_span("sweep") if e["type"] == "graph"]
     assert len(graphs) == len(in_sweep)
     if dynamic == "auto" and graphs:
-        tokens = [n for n in graphs[0]["nodes"] if n["op"] == "placeholder" and "tokens" in n["name"]]
-        assert any(isinstance(n["shape"], str) and ", s" in n["shape"] for n in tokens), "auto marks the length dynamic"
+        tokens = [
+            n for n in graphs[0]["nodes"] if n["op"] == "placeholder" and "tokens" in n["name"]
+        ]
+        assert any(isinstance(n["shape"], str) and ", s" in n["shape"] for n in tokens), (
+            "auto marks the length dynamic"
+        )
 
 
 def test_recompile_limit():
     import torch._dynamo
 
-    limit = getattr(torch._dynamo.config, "recompile_limit", None) or torch._dynamo.config.cache_size_limit
+    limit = (
+        getattr(torch._dynamo.config, "recompile_limit", None)
+        or torch._dynamo.config.cache_size_limit
+    )
     run = _sweep_run(fixture_model("many_lengths"), "false")
     recompiles = [e for e in run.phase_span("sweep") if e["type"] == "recompile"]
     hits = [e for e in run.phase_span("sweep") if e["type"] == "recompile_limit"]
     assert len(recompiles) == limit - 1
     assert len(hits) == 1, run.describe()
     hit = hits[0]
-    assert hit["limit"] == limit and hit["function"] == "forward" and "size mismatch" in hit["reason"]
+    assert (
+        hit["limit"] == limit and hit["function"] == "forward" and "size mismatch" in hit["reason"]
+    )
     # after the limit the frame runs eagerly: no more graphs
     assert len([e for e in run.phase_span("sweep") if e["type"] == "graph"]) == limit - 1
 
@@ -100,7 +117,11 @@ def test_symbolic_sizes_under_dynamic_true():
 
     run = _sweep_run(gallery("variable_length"), "true")
     (graph,), _ = first_call_graphs(run)
-    tokens = [n for n in graph["nodes"] if n["op"] == "placeholder" and isinstance(n["shape"], str) and "tokens" in n["name"]]
+    tokens = [
+        n
+        for n in graph["nodes"]
+        if n["op"] == "placeholder" and isinstance(n["shape"], str) and "tokens" in n["name"]
+    ]
     assert tokens, [n["name"] for n in graph["nodes"]]
     dims = tokens[0]["shape"].strip("[]").split(", ")
     assert len(dims) == 2 and all(d.startswith("s") for d in dims), tokens[0]["shape"]

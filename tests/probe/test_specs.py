@@ -5,7 +5,14 @@ from __future__ import annotations
 import os
 import runpy
 
-from conftest import PROBE_PATH, assert_well_formed, first_call_graphs, fixture_model, gallery, run_probe
+from conftest import (
+    PROBE_PATH,
+    assert_well_formed,
+    first_call_graphs,
+    fixture_model,
+    gallery,
+    run_probe,
+)
 
 
 def test_exported_program_archive(tmp_path):
@@ -19,7 +26,9 @@ def test_exported_program_archive(tmp_path):
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     model = run.one("model")
-    assert model["spec"] == str(path) and model["inputs"] == [{"shape": [32, 512], "dtype": "float32"}]
+    assert model["spec"] == str(path) and model["inputs"] == [
+        {"shape": [32, 512], "dtype": "float32"}
+    ]
     assert model["parameters"] == sum(p.numel() for p in ns["get_model"]().parameters())
     graphs, breaks = first_call_graphs(run)
     assert len(graphs) == 1 and not breaks
@@ -31,9 +40,19 @@ def test_torchvision_missing_says_how_to_install(tmp_path):
     # import stands in for an environment without it.
     shadow = tmp_path / "torchvision"
     shadow.mkdir()
-    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torchvision'\", name='torchvision')\n")
-    run = run_probe("torchvision:resnet18", "--backend", "eager", "--warmup", "1", "--iters", "1",
-                    env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{PROBE_PATH}"})
+    (shadow / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torchvision'\", name='torchvision')\n"
+    )
+    run = run_probe(
+        "torchvision:resnet18",
+        "--backend",
+        "eager",
+        "--warmup",
+        "1",
+        "--iters",
+        "1",
+        env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{PROBE_PATH}"},
+    )
     assert_well_formed(run)
     err = run.one("error")
     assert err["kind"] == "model_import_error" and "pip install torchvision" in err["message"]
@@ -48,7 +67,9 @@ def test_torchvision_model_runs_with_random_weights_at_its_crop_size():
     model = run.one("model")
     assert model["spec"] == "torchvision:resnet18" and model["name"] == "resnet18"
     assert model["inputs"] == [{"shape": [1, 3, 224, 224], "dtype": "float32"}]
-    expected = sum(p.numel() for p in torchvision.models.get_model("resnet18", weights=None).parameters())
+    expected = sum(
+        p.numel() for p in torchvision.models.get_model("resnet18", weights=None).parameters()
+    )
     assert model["parameters"] == expected
     assert len(run.of("iteration")) == 3
 
@@ -69,8 +90,12 @@ def test_break_inside_library_code_points_at_the_user_line():
     b = breaks[0]
     frames = b["frames"]
     uf = frames[b["user_frame"]]
-    assert os.path.realpath(uf["file"]) == str(path) and uf["line"] == 17 and uf["code"].startswith("note = json.dumps")
+    assert (
+        os.path.realpath(uf["file"]) == str(path)
+        and uf["line"] == 17
+        and uf["code"].startswith("note = json.dumps")
+    )
     # the frames inside json (and torch) are there, marked as library code, innermost last
     assert len(frames) > b["user_frame"] + 1
-    assert all(not f["user"] for f in frames[b["user_frame"] + 1:])
+    assert all(not f["user"] for f in frames[b["user_frame"] + 1 :])
     assert any("json" in f["file"] for f in frames if not f["user"])

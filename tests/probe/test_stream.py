@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import PROBE_PATH, ROOT, assert_well_formed, fixture_model, gallery, run_probe
 
 WARMUP, ITERS = 3, 5
@@ -19,8 +18,16 @@ WARMUP, ITERS = 3, 5
 @pytest.fixture(scope="module")
 def tiny_run():
     # --sweep on a model without get_input_sweep(): an empty sweep phase and a warning
-    return run_probe(gallery("print_break"), "--backend", "aot_eager", "--warmup", str(WARMUP), "--iters", str(ITERS),
-                     "--sweep")
+    return run_probe(
+        gallery("print_break"),
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        str(WARMUP),
+        "--iters",
+        str(ITERS),
+        "--sweep",
+    )
 
 
 def test_stream_is_well_formed(tiny_run):
@@ -37,8 +44,16 @@ def test_hello_describes_interpreter_and_settings(tiny_run):
     assert hello["torch"] == torch.__version__
     assert hello["pid"] > 0
     settings = hello["settings"]
-    assert settings["backend"] == "aot_eager" and settings["warmup"] == WARMUP and settings["iters"] == ITERS
-    assert settings["mode"] == "default" and settings["dynamic"] == "auto" and settings["fullgraph"] is False
+    assert (
+        settings["backend"] == "aot_eager"
+        and settings["warmup"] == WARMUP
+        and settings["iters"] == ITERS
+    )
+    assert (
+        settings["mode"] == "default"
+        and settings["dynamic"] == "auto"
+        and settings["fullgraph"] is False
+    )
     assert settings["sweep"] is True and settings["model"] == str(gallery("print_break"))
     # a fresh cache directory, removed at exit
     assert hello["cache_dir"] and not os.path.exists(hello["cache_dir"])
@@ -47,11 +62,16 @@ def test_hello_describes_interpreter_and_settings(tiny_run):
 def test_phases_in_order(tiny_run):
     edges = [(e["name"], e["edge"]) for e in tiny_run.of("phase")]
     assert edges == [
-        ("load", "begin"), ("load", "end"),
-        ("compile", "begin"), ("compile", "end"),
-        ("warmup", "begin"), ("warmup", "end"),
-        ("measure", "begin"), ("measure", "end"),
-        ("sweep", "begin"), ("sweep", "end"),
+        ("load", "begin"),
+        ("load", "end"),
+        ("compile", "begin"),
+        ("compile", "end"),
+        ("warmup", "begin"),
+        ("warmup", "end"),
+        ("measure", "begin"),
+        ("measure", "end"),
+        ("sweep", "begin"),
+        ("sweep", "end"),
     ]
     (warning,) = [e for e in tiny_run.phase_span("sweep") if e["type"] == "log"]
     assert warning["level"] == "warning" and "get_input_sweep" in warning["message"]
@@ -71,7 +91,9 @@ def test_iterations(tiny_run):
     assert [i["warmup"] for i in its] == [True] * WARMUP + [False] * ITERS
     # each call sits in its phase: the compile call, the rest of warmup, the measured calls
     assert [e["index"] for e in tiny_run.phase_span("compile") if e["type"] == "iteration"] == [0]
-    assert [e["index"] for e in tiny_run.phase_span("warmup") if e["type"] == "iteration"] == list(range(1, WARMUP))
+    assert [e["index"] for e in tiny_run.phase_span("warmup") if e["type"] == "iteration"] == list(
+        range(1, WARMUP)
+    )
     assert len([e for e in tiny_run.phase_span("measure") if e["type"] == "iteration"]) == ITERS
     # the compile call is the slow one
     steady = statistics.median(i["latency_ns"] for i in its[WARMUP:])
@@ -90,8 +112,16 @@ def test_compile_time_after_first_call(tiny_run):
     ct = tiny_run.one("compile_time")
     order = [e["type"] for e in tiny_run.events]
     pos = tiny_run.events.index(ct)
-    compile_end = next(i for i, e in enumerate(tiny_run.events) if e["type"] == "phase" and e["name"] == "compile" and e["edge"] == "end")
-    warmup_begin = next(i for i, e in enumerate(tiny_run.events) if e["type"] == "phase" and e["name"] == "warmup" and e["edge"] == "begin")
+    compile_end = next(
+        i
+        for i, e in enumerate(tiny_run.events)
+        if e["type"] == "phase" and e["name"] == "compile" and e["edge"] == "end"
+    )
+    warmup_begin = next(
+        i
+        for i, e in enumerate(tiny_run.events)
+        if e["type"] == "phase" and e["name"] == "warmup" and e["edge"] == "begin"
+    )
     assert compile_end < pos < warmup_begin, order
     assert ct["first_call_ns"] == tiny_run.of("iteration")[0]["wall_ns"]
     # aot_eager: Dynamo and AOTAutograd took time, Inductor did nothing; the parts add up
@@ -127,7 +157,12 @@ def test_user_output_never_enters_the_stream():
     assert not any(line.startswith(("CHATTY", "raw write")) for line in run.stdout.splitlines())
     # exactly one done: the model's fake one went to stderr
     assert sum(1 for e in run.events if e["type"] == "done") == 1
-    for text in ("CHATTY forward print", "CHATTY sys.stdout write", "CHATTY get_model print", "raw write to fd 1"):
+    for text in (
+        "CHATTY forward print",
+        "CHATTY sys.stdout write",
+        "CHATTY get_model print",
+        "raw write to fd 1",
+    ):
         assert text in run.stderr
     # the forward prints ran once per call (4 calls) plus torch's compile never duplicating them
     assert run.stderr.count("CHATTY forward print") == 4
@@ -166,9 +201,24 @@ def test_interpreter_without_torch(tmp_path):
 def test_sigterm_ends_the_probe_promptly():
     env = dict(os.environ, PYTHONPATH=str(PROBE_PATH))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "compilescope_probe", "--model", str(gallery("mlp")), "--mode", "eager",
-         "--warmup", "1", "--iters", "1000000"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=str(ROOT),
+        [
+            sys.executable,
+            "-m",
+            "compilescope_probe",
+            "--model",
+            str(gallery("mlp")),
+            "--mode",
+            "eager",
+            "--warmup",
+            "1",
+            "--iters",
+            "1000000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=str(ROOT),
     )
     import json
 

@@ -58,16 +58,30 @@ def test_frame_classifier(tmp_path):
 def test_parse_stack_text():
     text = '  File "/a/m.py", line 12, in forward\n    y = f(x)\n  File "/a/h.py", line 3, in f\n    return x\n'
     frames = parse_stack_text(text)
-    assert [(f.filename, f.lineno, f.name) for f in frames] == [("/a/m.py", 12, "forward"), ("/a/h.py", 3, "f")]
+    assert [(f.filename, f.lineno, f.name) for f in frames] == [
+        ("/a/m.py", 12, "forward"),
+        ("/a/h.py", 3, "f"),
+    ]
 
 
 def test_settings_defaults_and_errors():
     s = settings.parse(["--model", "m.py"])
-    assert (s.mode, s.backend, s.dynamic, s.device, s.autocast) == ("default", "inductor", "auto", "auto", "none")
+    assert (s.mode, s.backend, s.dynamic, s.device, s.autocast) == (
+        "default",
+        "inductor",
+        "auto",
+        "auto",
+        "none",
+    )
     assert s.dynamic_value is None and s.compiled
     assert settings.parse(["--model", "m.py", "--dynamic", "false"]).dynamic_value is False
-    for bad in (["--model", "m.py", "--iters", "x"], ["--mode", "eager"], ["--model", "m.py", "--device", "tpu"],
-                ["--model", "m.py", "--warmup", "0"], ["--model", " "]):
+    for bad in (
+        ["--model", "m.py", "--iters", "x"],
+        ["--mode", "eager"],
+        ["--model", "m.py", "--device", "tpu"],
+        ["--model", "m.py", "--warmup", "0"],
+        ["--model", " "],
+    ):
         with pytest.raises(settings.BadArguments):
             settings.parse(bad)
 

@@ -28,8 +28,13 @@ FLAGS = [
 
 def run(binary: str, args: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
     with tempfile.TemporaryDirectory(prefix="cs-chromium-") as profile:
-        result = subprocess.run([binary, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True,
-                                text=True, timeout=timeout, errors="replace")
+        result = subprocess.run(
+            [binary, *FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            errors="replace",
+        )
     if result.returncode != 0:
         raise AssertionError(f"chromium failed ({result.returncode}): {result.stderr[-2000:]}")
     return result
@@ -84,13 +89,26 @@ class DevTools:
         self._from_child, from_child_w = os.pipe()
 
         def plumb() -> None:  # in the child, before exec: the protocol's fixed descriptors
-            read_end, write_end = os.dup(to_child_r), os.dup(from_child_w)  # out of the way of 3 and 4
+            read_end, write_end = (
+                os.dup(to_child_r),
+                os.dup(from_child_w),
+            )  # out of the way of 3 and 4
             os.dup2(read_end, 3)
             os.dup2(write_end, 4)
 
         self._process = subprocess.Popen(
-            [binary, *FLAGS, f"--user-data-dir={self._profile.name}", "--remote-debugging-pipe", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=plumb, close_fds=False)
+            [
+                binary,
+                *FLAGS,
+                f"--user-data-dir={self._profile.name}",
+                "--remote-debugging-pipe",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=plumb,
+            close_fds=False,
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         self._buffer = b""
@@ -155,7 +173,9 @@ def page_load_timing(binary: str, page: Path) -> dict:
     tools = DevTools(binary)
     try:
         target = tools.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = tools.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        session = tools.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         tools.call("Page.enable", session=session)
         start = time.perf_counter()
         tools.call("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
@@ -163,13 +183,20 @@ def page_load_timing(binary: str, page: Path) -> dict:
         tools.wait_event("Page.loadEventFired")
         wall = time.perf_counter() - start
         # DevTools evaluates outside the page's Content-Security-Policy; the page itself runs nothing.
-        expression = ("JSON.stringify({nav: performance.getEntriesByType('navigation')[0].toJSON(),"
-                      " paint: performance.getEntriesByType('paint').map(e => [e.name, e.startTime])})")
-        value = tools.call("Runtime.evaluate", {"expression": expression, "returnByValue": True},
-                           session=session)["result"]["value"]
+        expression = (
+            "JSON.stringify({nav: performance.getEntriesByType('navigation')[0].toJSON(),"
+            " paint: performance.getEntriesByType('paint').map(e => [e.name, e.startTime])})"
+        )
+        value = tools.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session
+        )["result"]["value"]
         timing = json.loads(value)
         nav = timing["nav"]
-        return {"wall_s": wall, "dom_content_loaded_ms": nav["domContentLoadedEventEnd"],
-                "load_ms": nav["loadEventEnd"], "paint": dict(timing["paint"])}
+        return {
+            "wall_s": wall,
+            "dom_content_loaded_ms": nav["domContentLoadedEventEnd"],
+            "load_ms": nav["loadEventEnd"],
+            "paint": dict(timing["paint"]),
+        }
     finally:
         tools.close()

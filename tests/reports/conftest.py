@@ -21,7 +21,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _path_option(config: pytest.Config, name: str) -> Path:
     value = config.getoption(name)
     if not value:
-        pytest.fail(f"--{name.replace('_', '-')} is required (ctest passes it; see tests/reports/CMakeLists.txt)")
+        pytest.fail(
+            f"--{name.replace('_', '-')} is required (ctest passes it; see tests/reports/CMakeLists.txt)"
+        )
     return Path(value)
 
 

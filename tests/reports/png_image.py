@@ -18,8 +18,10 @@ class Image:
     channels: int
     rows: list[bytes]  # unfiltered scanlines
 
-    def crop(self, top: int, height: int) -> "Image":
-        return Image(self.width, min(height, self.height - top), self.channels, self.rows[top:top + height])
+    def crop(self, top: int, height: int) -> Image:
+        return Image(
+            self.width, min(height, self.height - top), self.channels, self.rows[top : top + height]
+        )
 
     def luminance_stats(self, step: int = 2) -> tuple[float, float]:
         """Mean and variance of the pixels' luminance (0-255), sampling every `step`th pixel."""
@@ -44,7 +46,7 @@ class Image:
         for y in range(0, self.height, step):
             row = self.rows[y]
             for x in range(0, self.width, step):
-                seen.add(bytes(row[x * c:x * c + 3]))
+                seen.add(bytes(row[x * c : x * c + 3]))
         return len(seen)
 
 
@@ -64,8 +66,8 @@ def read_png(path: str | Path) -> Image:
     idat = bytearray()
     width = height = channels = 0
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         pos += 12 + length
         if kind == b"IHDR":
             width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
@@ -83,7 +85,7 @@ def read_png(path: str | Path) -> Image:
     offset = 0
     for _ in range(height):
         kind = raw[offset]
-        line = bytearray(raw[offset + 1:offset + 1 + stride])
+        line = bytearray(raw[offset + 1 : offset + 1 + stride])
         offset += 1 + stride
         if kind == 1:
             for i in range(channels, stride):
@@ -110,11 +112,17 @@ def write_png(image: Image, path: str | Path) -> None:
     colour = 2 if image.channels == 3 else 6
 
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
 
     header = struct.pack(">IIBBBBB", image.width, image.height, 8, colour, 0, 0, 0)
-    Path(path).write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6))
-                           + chunk(b"IEND", b""))
+    Path(path).write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 if __name__ == "__main__":

@@ -24,8 +24,10 @@ def _float_durations(value: object, path: str = "$") -> list[str]:
     if isinstance(value, dict):
         for key, item in value.items():
             here = f"{path}.{key}"
-            if (key.endswith("_ns") or key == "ns") and (isinstance(item, float) or (
-                    isinstance(item, list) and any(isinstance(v, float) for v in item))):
+            if (key.endswith("_ns") or key == "ns") and (
+                isinstance(item, float)
+                or (isinstance(item, list) and any(isinstance(v, float) for v in item))
+            ):
                 found.append(here)
             found += _float_durations(item, here)
     elif isinstance(value, list):
@@ -47,7 +49,14 @@ def test_every_report_the_tests_wrote_is_valid(schema: dict, reports_dir: Path) 
     produced = _produced(reports_dir)
     names = {p.stem for p in produced}
     # The producers this test depends on (ctest FIXTURES_REQUIRED) must have run.
-    for expected in ("core_sample", "from_v1", "diff_before", "diff_after", "hostile", "cli_diff_a"):
+    for expected in (
+        "core_sample",
+        "from_v1",
+        "diff_before",
+        "diff_after",
+        "hostile",
+        "cli_diff_a",
+    ):
         assert expected in names, f"{expected}.json missing from {reports_dir}: did its test run?"
     problems = []
     for path in produced:
@@ -63,13 +72,18 @@ def test_the_schema_rejects_what_the_format_forbids(schema: dict, reports_dir: P
     good = json.loads((reports_dir / "core_sample.json").read_text())
     assert validator.is_valid(good)
     breakages = {
-        "duration as a string": lambda d: d["runs"][0]["latency"]["samples_ns"].__setitem__(0, "1000"),
+        "duration as a string": lambda d: d["runs"][0]["latency"]["samples_ns"].__setitem__(
+            0, "1000"
+        ),
         "unknown status": lambda d: d["runs"][0].__setitem__("status", "great"),
         "version 1 compile phase": lambda d: d["runs"][0]["compile_phases"]["phases"].__setitem__(
-            0, {"name": "dynamo_tracing", "seconds": 0.25}),
+            0, {"name": "dynamo_tracing", "seconds": 0.25}
+        ),
         "missing run field": lambda d: d["runs"][0].pop("graph_breaks"),
         "wrong format": lambda d: d.__setitem__("format", "something.else"),
-        "negative bytes": lambda d: d["runs"][0]["memory"]["series"][0]["samples"].__setitem__(0, [1, -5]),
+        "negative bytes": lambda d: d["runs"][0]["memory"]["series"][0]["samples"].__setitem__(
+            0, [1, -5]
+        ),
         "a field nobody documented": lambda d: d["runs"][0].__setitem__("surprise", 1),
     }
     for name, breakage in breakages.items():
@@ -81,7 +95,9 @@ def test_the_schema_rejects_what_the_format_forbids(schema: dict, reports_dir: P
     assert _float_durations(floaty), "a float duration went unnoticed"
 
 
-def test_committed_fixture_reports_are_current_or_older(schema: dict, fixtures_dir_path: Path) -> None:
+def test_committed_fixture_reports_are_current_or_older(
+    schema: dict, fixtures_dir_path: Path
+) -> None:
     validator = _validator(schema)
     for path in sorted((fixtures_dir_path / "reports").glob("*.json")):
         doc = json.loads(path.read_text())

@@ -20,8 +20,14 @@ def main() -> None:
         events.write(json.dumps({"type": event_type, "t_ns": time.monotonic_ns(), **fields}) + "\n")
         events.flush()
 
-    emit("hello", protocol=1, python=sys.version.split()[0], torch=None, device="cpu",
-         settings={"argv": args})
+    emit(
+        "hello",
+        protocol=1,
+        python=sys.version.split()[0],
+        torch=None,
+        device="cpu",
+        settings={"argv": args},
+    )
     if behaviour == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print("model output goes to the console", flush=True)
@@ -50,8 +56,13 @@ def main() -> None:
         os._exit(0)
     emit("phase", name="measure", edge="end")
     if behaviour == "fail":
-        emit("error", kind="model_raised", message="model.py:3 raised ValueError", traceback="...",
-             fatal=True)
+        emit(
+            "error",
+            kind="model_raised",
+            message="model.py:3 raised ValueError",
+            traceback="...",
+            fatal=True,
+        )
         emit("done", status="failed")
         sys.exit(3)
     emit("done", status="ok")

@@ -1,0 +1,97 @@
+"""What a failed call of the model was: the classifier behind the probe's
+error events for exceptions out of the harness."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ProbeError, exc_summary, format_exc, user_location
+from .frames import FrameClassifier
+
+
+def is_oom(torch: Any, e: BaseException) -> bool:
+    oom_types = tuple(t for t in (getattr(torch.cuda, "OutOfMemoryError", None), MemoryError) if t)
+    return isinstance(e, oom_types) or "out of memory" in str(e).lower()
+
+
+def classify(
+    e: BaseException,
+    model: Any,
+    inputs: tuple,
+    *,
+    torch: Any,
+    device: Any,
+    capture: Any,
+    fullgraph: bool,
+    classifier: FrameClassifier,
+) -> ProbeError:
+    """The error event for an exception out of a call of the model: a graph
+    break under fullgraph, out of memory, a missing compiler, torch.compile
+    failing where eager runs, or the model raising on its own."""
+    exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
+    Unsupported = getattr(exc_mod, "Unsupported", ()) if exc_mod else ()
+    if fullgraph and Unsupported and isinstance(e, Unsupported):
+        from .capture import fullgraph_break
+
+        b = fullgraph_break(e, capture)
+        uf = (
+            b["frames"][b["user_frame"]]
+            if b["user_frame"] >= 0
+            else (b["frames"][-1] if b["frames"] else None)
+        )
+        where = f" at {uf['file']}:{uf['line']}" if uf else ""
+        return ProbeError(
+            "fullgraph_break",
+            f"fullgraph=True, but Dynamo must break the graph{where}: {b['gb_type'] or exc_summary(e)}. "
+            f"Remove the construct there, or compile without --fullgraph to see every break.",
+            tb=format_exc(e),
+            graph_break=b,
+        )
+    if is_oom(torch, e):
+        return ProbeError(
+            "out_of_memory",
+            f"Out of memory on {device}: {exc_summary(e)}. Use smaller inputs (batch size), "
+            f"a smaller model, or a mode that holds less memory.",
+            tb=format_exc(e),
+        )
+    compiled = capture is not None
+    if compiled:
+        bcf = getattr(exc_mod, "BackendCompilerFailed", None) if exc_mod else None
+        text = str(e)
+        if (
+            "Python.h" in text
+            or "No such file or directory: 'g++'" in text
+            or "InvalidCxxCompiler" in text
+        ):
+            return ProbeError(
+                "no_compiler",
+                f"Inductor could not build its kernels: {exc_summary(e)}. Install a C++ compiler and "
+                f"Python's headers, or use --backend aot_eager.",
+                tb=format_exc(e),
+            )
+        # Does the model fail without torch.compile too? Then it is the model.
+        eager_exc = None
+        if not (bcf and isinstance(e, bcf)):
+            try:
+                model(*inputs)
+            except Exception as e2:  # the user's model raising: the answer sought here
+                eager_exc = e2
+        if eager_exc is None:
+            loc = user_location(e, classifier)
+            where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
+            return ProbeError(
+                "compile_failed",
+                f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
+                f"torch.compile; try --backend aot_eager to narrow it down, and report it to PyTorch.",
+                tb=format_exc(e),
+            )
+        e = eager_exc
+    loc = user_location(e, classifier)
+    where = f" at {loc[0]}:{loc[1]}" if loc else ""
+    return ProbeError(
+        "model_raised",
+        f"The model raised {exc_summary(e)}{where}. It fails without torch.compile too: fix the "
+        f"model or its inputs (get_inputs()).",
+        tb=format_exc(e),
+        **({"file": loc[0], "line": loc[1]} if loc else {}),
+    )

@@ -1,0 +1,258 @@
+"""The checks of scripts/gpu-check.sh over the event streams it recorded.
+
+    python3 scripts/gpu_check_summary.py WORK ELAPSED_SECONDS
+
+WORK holds runs.tsv (model, mode, variant, exit status, seconds, stream name
+per line) and streams/NAME.jsonl with streams/NAME.stderr.txt. Prints a table
+and one PASS/FAIL line per check; exits 0 when every check passes, else 1.
+Standard library only: the GPU machine has python3 and torch, nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+
+MiB = 1 << 20
+OVERHEAD_LIMIT = 0.03  # collector overhead on median latency
+TIME_LIMIT_S = 480
+
+
+def load_runs(work: str) -> dict[tuple[str, str, str], dict]:
+    runs = {}
+    with open(os.path.join(work, "runs.tsv"), encoding="utf-8") as tsv:
+        for line in tsv:
+            model, mode, variant, rc, seconds, name = line.rstrip("\n").split("\t")
+            events, bad = [], 0
+            path = os.path.join(work, "streams", name + ".jsonl")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8", errors="replace") as stream:
+                    for raw in stream:
+                        try:
+                            events.append(json.loads(raw))
+                        except ValueError:
+                            bad += 1
+            runs[(model, mode, variant)] = dict(
+                rc=rc, seconds=seconds, name=name, events=events, bad=bad
+            )
+    return runs
+
+
+def of(run: dict, type_: str) -> list[dict]:
+    return [e for e in run["events"] if e.get("type") == type_]
+
+
+def first(run: dict, type_: str, **match: object) -> dict | None:
+    for e in of(run, type_):
+        if all(e.get(k) == v for k, v in match.items()):
+            return e
+    return None
+
+
+def median_latency(run: dict) -> float | None:
+    lat = [e["latency_ns"] for e in of(run, "iteration") if not e.get("warmup")]
+    return statistics.median(lat) if lat else None
+
+
+def why_broken(work: str, run: dict) -> str | None:
+    if run["rc"] == "skipped":
+        return "not run (time budget)"
+    err = [e for e in of(run, "error") if e.get("fatal")]
+    if err:
+        return f"{err[0].get('kind')}: {err[0].get('message', '')[:200]}"
+    if first(run, "done") is None:
+        path = os.path.join(work, "streams", run["name"] + ".stderr.txt")
+        with open(path, errors="replace") as f:
+            tail = f.read().splitlines()[-3:]
+        return f"exit {run['rc']}, no done event; stderr ends: " + " | ".join(tail)
+    return None
+
+
+def _fmt(value: object, spec: str) -> str:
+    return (spec % value) if isinstance(value, (int, float)) else "-"
+
+
+class Summary:
+    def __init__(self, work: str, elapsed: int) -> None:
+        self.work = work
+        self.elapsed = elapsed
+        self.runs = load_runs(work)
+        order = list(self.runs)
+        self.settings = sorted(
+            {(m, mode) for (m, mode, _) in self.runs},
+            key=lambda s: order.index((*s, "cupti")),
+        )
+        self.results: list[bool] = []
+
+    def no_run(self) -> dict:
+        return {"events": []}
+
+    def check(self, ok: bool, what: str, detail: str = "") -> None:
+        self.results.append(ok)
+        print(f"{'PASS' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""))
+
+    def table(self) -> None:
+        print()
+        print(
+            f"{'setting':38} {'kern/it':>8} {'launch/it':>9} {'gpu_us/it':>9} {'busy':>5} "
+            f"{'dropped':>7} {'med_us':>8} {'plain_us':>8} {'ovh%':>6}"
+        )
+        for model, mode in self.settings:
+            run = self.runs[(model, mode, "cupti")]
+            plain = self.runs.get((model, mode, "nocupti"))
+            ks = first(run, "kernel_summary") or {}
+            med, med_plain = median_latency(run), plain and median_latency(plain)
+            ovh = (med / med_plain - 1) * 100 if med and med_plain else None
+            gpu_us = ks.get("gpu_ns_per_iter") and ks["gpu_ns_per_iter"] / 1e3
+            print(
+                f"{model + '/' + mode:38} {_fmt(ks.get('kernels_per_iter'), '%8.1f')} "
+                f"{_fmt(ks.get('launches_per_iter'), '%9.1f')} "
+                f"{_fmt(gpu_us, '%9.1f')} "
+                f"{_fmt(ks.get('busy_fraction'), '%5.2f')} {_fmt(ks.get('dropped'), '%7d')} "
+                f"{_fmt(med and med / 1e3, '%8.1f')} "
+                f"{_fmt(med_plain and med_plain / 1e3, '%8.1f')} "
+                f"{_fmt(ovh, '%6.2f')}"
+            )
+            broken = why_broken(self.work, run)
+            if broken:
+                print(f"    {run['name']}: {broken}")
+            if plain and why_broken(self.work, plain):
+                print(f"    {plain['name']}: {why_broken(self.work, plain)}")
+        print()
+
+    def cupti_status(self) -> None:
+        """Each distinct cupti_status once."""
+        seen = set()
+        for model, mode in self.settings:
+            st = first(self.runs[(model, mode, "cupti")], "cupti_status")
+            if st:
+                line = (
+                    f"cupti_status active={st.get('active')} version={st.get('version')} "
+                    f"clock={st.get('clock')} library={st.get('library')}: {st.get('message')}"
+                )
+                if line not in seen:
+                    seen.add(line)
+                    print(line)
+        print()
+
+    def kernel_records(self) -> None:
+        """1. Kernel records in every setting."""
+        missing = []
+        for model, mode in self.settings:
+            run = self.runs[(model, mode, "cupti")]
+            ks = first(run, "kernel_summary")
+            st = first(run, "cupti_status")
+            if not ks or not ks.get("kernel_records") or not ks.get("kernels_per_iter"):
+                if why_broken(self.work, run):
+                    why = why_broken(self.work, run)
+                elif st and not st.get("active"):
+                    why = f"collector inactive: {st.get('message')}"
+                elif not ks:
+                    why = "no kernel_summary event"
+                else:
+                    why = (
+                        f"{ks.get('kernel_records')} kernel records, "
+                        f"{ks.get('kernels_per_iter')} per measured iteration"
+                    )
+                missing.append(f"{model}/{mode} ({why})")
+        n = len(self.settings)
+        self.check(
+            not missing,
+            f"kernel records > 0 in every setting ({n - len(missing)}/{n})",
+            "; ".join(missing),
+        )
+
+    def cuda_graph_launches(self) -> None:
+        """2. CUDA graphs cut launches."""
+        for model in sorted({m for m, _ in self.settings}):
+            d = self.runs.get((model, "default", "cupti"), self.no_run())
+            r = self.runs.get((model, "reduce-overhead", "cupti"), self.no_run())
+            a = (first(r, "kernel_summary") or {}).get("launches_per_iter")
+            b = (first(d, "kernel_summary") or {}).get("launches_per_iter")
+            self.check(
+                a is not None and b is not None and a < b,
+                f"{model}: launches per iteration lower under reduce-overhead than default",
+                f"{a} vs {b}",
+            )
+
+    def peaks(self) -> None:
+        """3. CUPTI sees at least what torch reserved, per phase."""
+        short = []
+        compared = 0
+        print(
+            "peak device MiB per phase, CUPTI / torch peak reserved (the probe resets torch's "
+            "peak at each phase begin):"
+        )
+        for model, mode in self.settings:
+            run = self.runs[(model, mode, "cupti")]
+            mem = first(run, "memory", kind="device")
+            peaks = (mem or {}).get("phase_peaks", {})
+            shown = []
+            for ms in of(run, "memory_stats"):
+                if ms.get("edge") != "end":
+                    continue
+                phase, torch_peak = ms.get("phase"), ms.get("peak_reserved", 0)
+                compared += 1
+                cupti_peak = peaks.get(phase)
+                cupti_mib = cupti_peak / MiB if cupti_peak is not None else float("nan")
+                shown.append(f"{phase} {cupti_mib:.1f}/{torch_peak / MiB:.1f}")
+                if cupti_peak is None or cupti_peak < torch_peak - MiB:
+                    short.append(
+                        f"{model}/{mode}/{phase}: CUPTI {cupti_peak} < torch {torch_peak} - 1 MiB"
+                    )
+            print(f"    {model + '/' + mode:38} " + (", ".join(shown) or "no memory_stats events"))
+        hint = " (with expandable segments, CUPTI may not see cuMemCreate/cuMemMap)"
+        self.check(
+            compared > 0 and not short,
+            f"CUPTI peak device bytes >= torch peak reserved - 1 MiB "
+            f"({compared - len(short)}/{compared} phases)",
+            "; ".join(short) + (hint if short else ""),
+        )
+
+    def overhead(self) -> None:
+        """4. The collector's overhead on median latency."""
+        over, measured = [], 0
+        for model, mode in self.settings:
+            a = median_latency(self.runs[(model, mode, "cupti")])
+            b = median_latency(self.runs.get((model, mode, "nocupti"), self.no_run()))
+            if a and b:
+                measured += 1
+                if a / b - 1 >= OVERHEAD_LIMIT:
+                    over.append(f"{model}/{mode} +{(a / b - 1) * 100:.1f}%")
+            else:
+                over.append(f"{model}/{mode} not measured")
+        slow = len([o for o in over if "%" in o])
+        self.check(
+            measured == len(self.settings) and not over,
+            f"collector overhead on median latency < 3% ({measured - slow}"
+            f"/{len(self.settings)} settings)",
+            ", ".join(over),
+        )
+
+    def run(self) -> bool:
+        self.table()
+        self.cupti_status()
+        self.kernel_records()
+        self.cuda_graph_launches()
+        self.peaks()
+        self.overhead()
+        self.check(
+            self.elapsed < TIME_LIMIT_S, "the check ran under 8 minutes", f"{self.elapsed} s"
+        )
+        bad = sum(r["bad"] for r in self.runs.values())
+        if bad:
+            print(f"note: {bad} malformed event lines across the streams")
+        return all(self.results)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: gpu_check_summary.py WORK ELAPSED_SECONDS", file=sys.stderr)
+        return 2
+    return 0 if Summary(argv[0], int(argv[1])).run() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
