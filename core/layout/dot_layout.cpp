@@ -5,8 +5,9 @@
 
 #include <mutex>
 #include <string>
+#include <utility>
 
-namespace cs::widgets {
+namespace cs::layout {
 
 namespace {
 
@@ -40,6 +41,10 @@ void setGraphAttr(Agraph_t* g, const char* name, const std::string& value) {
 LayoutSolution DotLayout::run(const LayoutProblem& problem) {
     LayoutSolution out;
     const size_t n = problem.sizes.size();
+    if (std::string error = problemError(problem); !error.empty()) {
+        out.error = std::move(error); // an index out of range would crash below
+        return out;
+    }
     if (n == 0) {
         out.ok = true;
         return out;
@@ -47,7 +52,7 @@ LayoutSolution DotLayout::run(const LayoutProblem& problem) {
     std::lock_guard lock(graphvizMutex());
     GVC_t* gvc = context();
     if (!gvc) {
-        out.error = QStringLiteral("Graphviz could not start (gvContext failed)");
+        out.error = "Graphviz could not start (gvContext failed)";
         return out;
     }
     Agraph_t* g = agopen(cstr("g"), Agdirected, nullptr);
@@ -78,8 +83,8 @@ LayoutSolution DotLayout::run(const LayoutProblem& problem) {
     for (size_t i = 0; i < n; ++i) {
         const std::string name = "n" + std::to_string(i);
         nodes[i] = agnode(g, cstr(name.c_str()), 1);
-        agxset(nodes[i], width, cstr(inches(problem.sizes[i].width()).c_str()));
-        agxset(nodes[i], height, cstr(inches(problem.sizes[i].height()).c_str()));
+        agxset(nodes[i], width, cstr(inches(problem.sizes[i].width).c_str()));
+        agxset(nodes[i], height, cstr(inches(problem.sizes[i].height).c_str()));
     }
     std::vector<Agraph_t*> clusters(problem.clusters.size(), nullptr);
     for (size_t c = 0; c < problem.clusters.size(); ++c) {
@@ -87,8 +92,7 @@ LayoutSolution DotLayout::run(const LayoutProblem& problem) {
         Agraph_t* parent = cluster.parent >= 0 ? clusters[static_cast<size_t>(cluster.parent)] : g;
         const std::string name = "cluster_" + std::to_string(c);
         clusters[c] = agsubg(parent, cstr(name.c_str()), 1);
-        const QByteArray label = cluster.label.toUtf8();
-        agxset(clusters[c], clusterLabel, cstr(label.constData()));
+        agxset(clusters[c], clusterLabel, cstr(cluster.label.c_str()));
         agxset(clusters[c], clusterMargin, cstr("8")); // points, for clusters
         for (int item = cluster.firstItem; item < cluster.endItem; ++item)
             agsubnode(clusters[c], nodes[static_cast<size_t>(item)], 1);
@@ -101,47 +105,48 @@ LayoutSolution DotLayout::run(const LayoutProblem& problem) {
     }
 
     if (gvLayout(gvc, g, "dot") != 0) {
-        out.error = QStringLiteral("Graphviz dot could not lay out this graph");
+        out.error = "Graphviz dot could not lay out this graph";
         agclose(g);
         return out;
     }
     const boxf bb = GD_bb(g);
     // dot's y axis points up; the scene's points down.
-    auto toScene = [&bb](pointf p) { return QPointF(p.x - bb.LL.x, bb.UR.y - p.y); };
+    auto toScene = [&bb](pointf p) { return Point{p.x - bb.LL.x, bb.UR.y - p.y}; };
     out.centres.resize(n);
     for (size_t i = 0; i < n; ++i)
         out.centres[i] = toScene(ND_coord(nodes[i]));
     out.curves.resize(edges.size());
     for (size_t e = 0; e < edges.size(); ++e) {
-        QPolygonF curve;
+        Curve curve;
         const splines* spl = ED_spl(edges[e]);
         if (spl && spl->size > 0 && spl->list[0].size >= 4) {
             const bezier& bz = spl->list[0];
             for (int k = 0; k < bz.size; ++k)
-                curve << toScene(bz.list[k]);
+                curve.push_back(toScene(bz.list[k]));
             if (bz.eflag) {
                 // The spline stops where dot would draw its arrowhead; extend it to the tip.
-                const QPointF last = curve.back();
-                const QPointF tip = toScene(bz.ep);
-                curve << last + (tip - last) / 3.0 << last + (tip - last) * 2.0 / 3.0 << tip;
+                const Point last = curve.back();
+                const Point tip = toScene(bz.ep);
+                curve.insert(curve.end(),
+                             {last + (tip - last) / 3.0, last + (tip - last) * 2.0 / 3.0, tip});
             }
         } else {
-            const QPointF a = out.centres[static_cast<size_t>(problem.edges[e].first)];
-            const QPointF b = out.centres[static_cast<size_t>(problem.edges[e].second)];
-            curve << a << a + (b - a) / 3.0 << a + (b - a) * 2.0 / 3.0 << b;
+            const Point a = out.centres[static_cast<size_t>(problem.edges[e].first)];
+            const Point b = out.centres[static_cast<size_t>(problem.edges[e].second)];
+            curve = {a, a + (b - a) / 3.0, a + (b - a) * 2.0 / 3.0, b};
         }
         out.curves[e] = curve;
     }
     out.clusterRects.resize(clusters.size());
     for (size_t c = 0; c < clusters.size(); ++c) {
         const boxf cb = GD_bb(clusters[c]);
-        out.clusterRects[c] = QRectF(toScene(cb.LL), toScene(cb.UR)).normalized();
+        out.clusterRects[c] = Rect::spanning(toScene(cb.LL), toScene(cb.UR));
     }
-    out.bounds = QRectF(0, 0, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y);
+    out.bounds = Rect{0, 0, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y};
     gvFreeLayout(gvc, g);
     agclose(g);
     out.ok = true;
     return out;
 }
 
-} // namespace cs::widgets
+} // namespace cs::layout

@@ -6,7 +6,7 @@
 
 #include "core/layout/graph_layout_types.h"
 
-namespace cs::widgets {
+namespace cs::layout {
 
 class DotLayout {
   public:
@@ -16,4 +16,4 @@ class DotLayout {
     static LayoutSolution run(const LayoutProblem& problem);
 };
 
-} // namespace cs::widgets
+} // namespace cs::layout

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
+#include <utility>
 
-namespace cs::widgets {
+namespace cs::layout {
 
 namespace {
 
@@ -65,6 +67,10 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
     LayoutSolution out;
     const size_t n = problem.sizes.size();
     auto stop = [&cancelled] { return cancelled && cancelled(); };
+    if (std::string error = problemError(problem); !error.empty()) {
+        out.error = std::move(error); // an index out of range would crash below
+        return out;
+    }
     if (n == 0) {
         out.ok = true;
         return out;
@@ -165,8 +171,8 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
         const size_t m = layer.size();
         std::vector<double> offset(m, 0);
         for (size_t i = 1; i < m; ++i) {
-            const double a = problem.sizes[static_cast<size_t>(layer[i - 1])].width();
-            const double b = problem.sizes[static_cast<size_t>(layer[i])].width();
+            const double a = problem.sizes[static_cast<size_t>(layer[i - 1])].width;
+            const double b = problem.sizes[static_cast<size_t>(layer[i])].width;
             offset[i] = offset[i - 1] + (a + b) / 2.0 + kNodeGap;
         }
         const double half = m ? offset[m - 1] / 2.0 : 0;
@@ -220,7 +226,7 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
     std::vector<double> rowHeight(static_cast<size_t>(ranks), 0);
     for (size_t v = 0; v < n; ++v)
         rowHeight[static_cast<size_t>(rank[v])] =
-            std::max(rowHeight[static_cast<size_t>(rank[v])], problem.sizes[v].height());
+            std::max(rowHeight[static_cast<size_t>(rank[v])], problem.sizes[v].height);
     for (int r = 1; r < ranks; ++r)
         rowTop[static_cast<size_t>(r)] =
             rowTop[static_cast<size_t>(r) - 1] + rowHeight[static_cast<size_t>(r) - 1] + kRankGap;
@@ -228,30 +234,30 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
     double minX = std::numeric_limits<double>::max();
     double maxX = std::numeric_limits<double>::lowest();
     for (size_t v = 0; v < n; ++v) {
-        minX = std::min(minX, x[v] - problem.sizes[v].width() / 2);
-        maxX = std::max(maxX, x[v] + problem.sizes[v].width() / 2);
+        minX = std::min(minX, x[v] - problem.sizes[v].width / 2);
+        maxX = std::max(maxX, x[v] + problem.sizes[v].width / 2);
     }
     out.centres.resize(n);
     for (size_t v = 0; v < n; ++v) {
         const size_t r = static_cast<size_t>(rank[v]);
-        out.centres[v] = QPointF(x[v] - minX, rowTop[r] + rowHeight[r] / 2.0);
+        out.centres[v] = Point{x[v] - minX, rowTop[r] + rowHeight[r] / 2.0};
     }
     out.curves.reserve(problem.edges.size());
     for (const auto& [from, to] : problem.edges) {
-        const QPointF a = out.centres[static_cast<size_t>(from)];
-        const QPointF b = out.centres[static_cast<size_t>(to)];
-        const double ha = problem.sizes[static_cast<size_t>(from)].height() / 2;
-        const double hb = problem.sizes[static_cast<size_t>(to)].height() / 2;
-        const bool downwards = b.y() >= a.y();
-        const QPointF start(a.x(), downwards ? a.y() + ha : a.y() - ha);
-        const QPointF end(b.x(), downwards ? b.y() - hb : b.y() + hb);
-        const double bend = (end.y() - start.y()) / 2;
-        out.curves.push_back(QPolygonF{start, QPointF(start.x(), start.y() + bend),
-                                       QPointF(end.x(), end.y() - bend), end});
+        const Point a = out.centres[static_cast<size_t>(from)];
+        const Point b = out.centres[static_cast<size_t>(to)];
+        const double ha = problem.sizes[static_cast<size_t>(from)].height / 2;
+        const double hb = problem.sizes[static_cast<size_t>(to)].height / 2;
+        const bool downwards = b.y >= a.y;
+        const Point start{a.x, downwards ? a.y + ha : a.y - ha};
+        const Point end{b.x, downwards ? b.y - hb : b.y + hb};
+        const double bend = (end.y - start.y) / 2;
+        out.curves.push_back(
+            Curve{start, Point{start.x, start.y + bend}, Point{end.x, end.y - bend}, end});
     }
-    out.bounds = QRectF(0, 0, maxX - minX, rowTop.back() + rowHeight.back());
+    out.bounds = Rect{0, 0, maxX - minX, rowTop.back() + rowHeight.back()};
     out.ok = true;
     return out;
 }
 
-} // namespace cs::widgets
+} // namespace cs::layout

@@ -7,7 +7,7 @@
 
 #include "core/layout/graph_layout_types.h"
 
-namespace cs::widgets {
+namespace cs::layout {
 
 class LayeredLayout {
   public:
@@ -17,4 +17,4 @@ class LayeredLayout {
     static LayoutSolution run(const LayoutProblem& problem, const CancelCheck& cancelled = {});
 };
 
-} // namespace cs::widgets
+} // namespace cs::layout

@@ -52,11 +52,28 @@ QString nodeShape(const core::GraphNode& node) {
     return QString::fromStdString(node.shape + " " + node.dtype);
 }
 
+// The layout library's plain types to Qt's: exact, so pixels do not move.
+QPointF toQt(layout::Point p) {
+    return {p.x, p.y};
+}
+
+QRectF toQt(const layout::Rect& r) {
+    return {r.x, r.y, r.width, r.height};
+}
+
+QPolygonF toQt(const layout::Curve& curve) {
+    QPolygonF polygon;
+    polygon.reserve(static_cast<qsizetype>(curve.size()));
+    for (const layout::Point& p : curve)
+        polygon << toQt(p);
+    return polygon;
+}
+
 } // namespace
 
 std::shared_ptr<GraphPicture>
 GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expansion expansion,
-                           const LabelMetrics& metrics, const CancelCheck& cancelled,
+                           const LabelMetrics& metrics, const layout::CancelCheck& cancelled,
                            Engine engine) {
     QElapsedTimer clock;
     clock.start();
@@ -69,7 +86,7 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
 
     const double lineHeight = metrics.lineHeight();
     const double height = 3 * lineHeight + kPad;
-    LayoutProblem problem;
+    layout::LayoutProblem problem;
     problem.sizes.reserve(visible.items.size());
     picture->items.reserve(visible.items.size());
     for (const auto& v : visible.items) {
@@ -94,30 +111,32 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
         const double text = std::max(
             {metrics.width(item.title), metrics.width(item.detail), metrics.width(item.shape)});
         const double width = std::clamp(text + 2 * kPad, kMinWidth, kMaxWidth);
-        problem.sizes.emplace_back(width, height + (item.group ? 4 : 0));
+        problem.sizes.push_back({width, height + (item.group ? 4 : 0)});
         picture->items.push_back(std::move(item));
     }
     problem.edges.reserve(visible.edges.size());
     for (const auto& e : visible.edges)
         problem.edges.emplace_back(e.from, e.to);
+    std::vector<QString> clusterLabels;
+    clusterLabels.reserve(visible.clusters.size());
     for (const auto& c : visible.clusters) {
         const auto& g = hierarchy->group(c.group);
-        problem.clusters.push_back({c.parent, c.firstItem, c.endItem,
-                                    QStringLiteral("%1 (%2 nodes)")
-                                        .arg(QString::fromStdString(g.label))
-                                        .arg(g.nodeCount)});
+        clusterLabels.push_back(
+            QStringLiteral("%1 (%2 nodes)").arg(QString::fromStdString(g.label)).arg(g.nodeCount));
+        problem.clusters.push_back(
+            {c.parent, c.firstItem, c.endItem, clusterLabels.back().toStdString()});
     }
 
     const int count = static_cast<int>(problem.sizes.size());
     bool useDot = engine == Engine::Dot || (engine == Engine::Auto && count <= kDotMaxItems);
-    LayoutSolution solution;
+    layout::LayoutSolution solution;
     QElapsedTimer layoutClock;
     layoutClock.start();
     if (useDot) {
-        solution = DotLayout::run(problem);
+        solution = layout::DotLayout::run(problem);
         if (!solution.ok)
-            picture->note =
-                solution.error + QStringLiteral("; used the fast layered layout instead");
+            picture->note = QString::fromStdString(solution.error) +
+                            QStringLiteral("; used the fast layered layout instead");
     } else if (engine == Engine::Auto) {
         picture->note =
             QStringLiteral("%1 boxes are more than dot lays out quickly (%2): fast layered layout")
@@ -126,7 +145,7 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
     }
     if (!solution.ok) {
         useDot = false;
-        solution = LayeredLayout::run(problem, cancelled);
+        solution = layout::LayeredLayout::run(problem, cancelled);
         if (!solution.ok)
             return nullptr; // cancelled
     }
@@ -135,9 +154,9 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
 
     QRectF bounds;
     for (size_t i = 0; i < picture->items.size(); ++i) {
-        const QSizeF size = problem.sizes[i];
+        const QSizeF size(problem.sizes[i].width, problem.sizes[i].height);
         picture->items[i].rect =
-            QRectF(solution.centres[i] - QPointF(size.width() / 2, size.height() / 2), size);
+            QRectF(toQt(solution.centres[i]) - QPointF(size.width() / 2, size.height() / 2), size);
         bounds |= picture->items[i].rect;
     }
     picture->edges.reserve(visible.edges.size());
@@ -146,7 +165,7 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
         edge.from = visible.edges[e].from;
         edge.to = visible.edges[e].to;
         edge.count = visible.edges[e].count;
-        edge.curve = std::move(solution.curves[e]);
+        edge.curve = toQt(solution.curves[e]);
         edge.bounds = edge.curve.boundingRect();
         picture->edges.push_back(std::move(edge));
     }
@@ -155,7 +174,8 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
     const size_t clusters = visible.clusters.size();
     std::vector<QRectF> rects(clusters);
     if (solution.clusterRects.size() == clusters) {
-        rects = solution.clusterRects;
+        std::transform(solution.clusterRects.begin(), solution.clusterRects.end(), rects.begin(),
+                       [](const layout::Rect& r) { return toQt(r); });
     } else {
         std::vector<QRectF> inner(clusters);
         for (size_t c = clusters; c-- > 0;) {
@@ -173,7 +193,7 @@ GraphPictureBuilder::build(std::shared_ptr<const GraphHierarchy> hierarchy, Expa
     for (size_t c = 0; c < clusters; ++c) {
         const auto& vc = visible.clusters[c];
         picture->clusters.push_back(
-            {vc.group, vc.depth, vc.firstItem, vc.endItem, rects[c], problem.clusters[c].label});
+            {vc.group, vc.depth, vc.firstItem, vc.endItem, rects[c], clusterLabels[c]});
         bounds |= rects[c];
     }
     picture->bounds = bounds.adjusted(-20, -20, 20, 20);

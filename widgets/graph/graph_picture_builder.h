@@ -22,7 +22,7 @@ class GraphPictureBuilder {
 
     static std::shared_ptr<GraphPicture> build(std::shared_ptr<const GraphHierarchy> hierarchy,
                                                Expansion expansion, const LabelMetrics& metrics,
-                                               const CancelCheck& cancelled = {},
+                                               const layout::CancelCheck& cancelled = {},
                                                Engine engine = Engine::Auto);
 };
 
