@@ -108,7 +108,8 @@ clang_tidy() {
     "$run" -clang-tidy-binary "$(command -v "$ct")" -p "$build" -j "$jobs" -quiet "${regexes[@]}" >"$out" 2>&1
     local rc=$?
     # Only the findings, not the "N warnings generated" chatter.
-    grep -v -E '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$|^Suppressed [0-9]+ warnings|^Use -header-filter|^Use -system-headers' "$out"
+    sed 's/\x1b\[[0-9;]*m//g' "$out" |
+      grep -v -E '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$|^Suppressed [0-9]+ warnings|^Use -header-filter|^Use -system-headers'
     rm -f "$out"
     return $rc
   fi
@@ -128,7 +129,7 @@ ruff_checks() {
   local files rc=0
   mapfile -t files < <(git ls-files -- '*.py')
   "$ruff" format --check --force-exclude "${files[@]}" || rc=1
-  "$ruff" check --force-exclude "${files[@]}" || rc=1
+  "$ruff" check --force-exclude --output-format concise "${files[@]}" || rc=1
   return $rc
 }
 
