@@ -57,7 +57,8 @@ files = [f for f in files if f.startswith(ours)]
 if not everything:
     wanted = {os.path.splitext(c)[0] for c in changed}
     files = [f for f in files if os.path.splitext(f)[0] in wanted]
-print("\n".join(files))
+if files:
+    print("\n".join(files))
 PY
 }
 
