@@ -196,7 +196,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     if (auto problem =
             parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
         return usage(QString::fromStdString(*problem));
-    const QString model = positional[1];
+    const QString& model = positional[1];
     const bool isFile = !model.startsWith("torchvision:");
     if (isFile && !QFileInfo::exists(model))
         return usage("model file not found: " + model);
@@ -356,7 +356,7 @@ int main(int argc, char** argv) {
     const QStringList arguments = app.arguments();
     if (arguments.size() < 2)
         return usage("no command given");
-    const QString command = arguments[1];
+    const QString& command = arguments[1];
     if (command == "--version") {
         std::printf("compilescope-cli %s\n", COMPILESCOPE_VERSION);
         return kExitOk;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Configures (once) and builds compilescope into build/. Incremental: a second
-# run compiles only what changed.
+# Configures and builds compilescope with the dev preset (RelWithDebInfo,
+# build/). Incremental: a second run compiles only what changed. With CI=true
+# the preset turns COMPILESCOPE_WERROR on: any warning in our code fails the build.
+# COMPILESCOPE_BUILD_DIR builds elsewhere with the same settings.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
 build="${COMPILESCOPE_BUILD_DIR:-$root/build}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-fi
+# Configured every time (a few seconds): a change of CI reaches the cache.
+cmake --preset dev -B "$build" > /dev/null
 cmake --build "$build" --parallel "$(nproc)"

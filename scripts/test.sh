@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs every test: GoogleTest (core), Qt Test offscreen (runner,
-# widgets), pytest (probe), end-to-end CLI runs on CPU, and the core tests
-# again under AddressSanitizer/UBSan. Installs what is missing first.
+# Builds and runs every test: the linters (scripts/lint.sh), GoogleTest (core),
+# Qt Test offscreen (runner, widgets), pytest (probe), end-to-end CLI runs on
+# CPU, and the core tests again under AddressSanitizer/UBSan (the asan preset).
+# Installs what is missing first. A lint finding fails the run like a test.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/packaging/install-deps.sh"
@@ -9,15 +10,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${COMPILESCOPE_BUILD_DIR:-$root/build}"
 export QT_QPA_PLATFORM=offscreen
 status=0
+# Lint needs the build's compile_commands.json; it runs before the tests.
+"$root/scripts/lint.sh" || status=1
 ctest --test-dir "$build" --output-on-failure --timeout 1500 -j "$(nproc)" || status=1
 
 # Sanitizers on the pure C++ core and the runner (no GUI: fast to build).
 asan="$root/build-asan"
-if [ ! -f "$asan/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=Debug -DCOMPILESCOPE_SANITIZE=ON \
-    -DCOMPILESCOPE_BUILD_GUI=OFF -DCOMPILESCOPE_BUILD_CUPTI=OFF > /dev/null
-fi
-cmake --build "$asan" --parallel "$(nproc)" --target core_tests runner_tests
+(cd "$root" && cmake --preset asan > /dev/null &&
+  cmake --build --preset asan --parallel "$(nproc)" --target core_tests runner_tests)
 echo "== core and runner tests under AddressSanitizer/UBSan"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$asan/tests/core_tests" --gtest_brief=1 || status=1

@@ -1,6 +1,7 @@
 #include "core/advice/advice.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -81,8 +82,8 @@ std::string formatFindingText(const Finding& f) {
         text += "    fix: " + f.remedy + "\n";
     if (!f.gain.empty())
         text += "    gain: " + f.gain + "\n";
-    text += "    confidence " + std::to_string(static_cast<int>(f.confidence * 100 + 0.5)) +
-            "% · rule " + f.rule + "\n";
+    text += "    confidence " + std::to_string(std::lround(f.confidence * 100)) + "% · rule " +
+            f.rule + "\n";
     return text;
 }
 

@@ -2,6 +2,7 @@
 // 95% intervals overlap) or makes it slower; where the evidence shows why
 // (per-call time near the harness's own overhead, an idle GPU), say so.
 #include <algorithm>
+#include <cmath>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -38,10 +39,9 @@ std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& 
     if (eager.kernels.present && eager.kernels.busyFraction > 0 &&
         eager.kernels.busyFraction < kLaunchBoundBusy) {
         why.push_back("the GPU is busy only " +
-                      std::to_string(static_cast<int>(100 * eager.kernels.busyFraction + 0.5)) +
+                      std::to_string(std::lround(100 * eager.kernels.busyFraction)) +
                       "% of each eager call (" + formatDuration(eager.kernels.gpuNsPerIter) +
-                      " of kernels, " +
-                      std::to_string(static_cast<int>(eager.kernels.launchesPerIter + 0.5)) +
+                      " of kernels, " + std::to_string(std::lround(eager.kernels.launchesPerIter)) +
                       " launches): launch-bound (Kernels tab)");
     }
     return why;

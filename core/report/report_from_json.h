@@ -19,10 +19,10 @@ struct RunParts {
     std::vector<Graph> graphs;
 };
 
-Iteration iterationFromJson(const nlohmann::json& j);
-Graph graphFromJson(const nlohmann::json& j);
+Iteration iterationFromJson(const nlohmann::json& it);
+Graph graphFromJson(const nlohmann::json& g);
 ModelInfo modelFromJson(const nlohmann::json& j);
-Environment environmentFromJson(const nlohmann::json& j);
+Environment environmentFromJson(const nlohmann::json& env);
 
 // `j` is one element of "runs"; `parts` holds its iterations and graphs when they
 // were streamed out of `j` (their arrays are then present but empty in `j`).

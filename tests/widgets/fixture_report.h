@@ -28,7 +28,7 @@ inline core::Run replayFixture(const QString& name, const core::Setting& setting
 // sourceDir/<fileName> (the gallery by default) inside dir.
 inline QString relocateSource(core::Run& run, const QString& fileName, const QDir& dir,
                               const QString& sourceDir = QStringLiteral(COMPILESCOPE_MODELS)) {
-    const QString copy = dir.filePath(fileName);
+    QString copy = dir.filePath(fileName);
     QFile::remove(copy);
     QFile::copy(sourceDir + "/" + fileName, copy);
     const std::string target = copy.toStdString();

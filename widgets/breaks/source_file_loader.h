@@ -20,7 +20,7 @@ struct SourceText {
 class SourceFileLoader : public QObject {
     Q_OBJECT
   public:
-    static constexpr qint64 kMaxBytes = 8 * 1024 * 1024;
+    static constexpr qint64 kMaxBytes = qint64{8} * 1024 * 1024;
 
     explicit SourceFileLoader(QObject* parent = nullptr);
 

@@ -112,7 +112,8 @@ void setLogDurationAxis(QCPAxis* axis, const QString& label) {
     axis->setLabel(label);
 }
 
-void enableHoverValues(QCustomPlot* plot, ValueFormatter xText, ValueFormatter yText) {
+void enableHoverValues(QCustomPlot* plot, const ValueFormatter& xText,
+                       const ValueFormatter& yText) {
     QObject::connect(plot, &QCustomPlot::mouseMove, plot, [=](QMouseEvent* event) {
         QCPGraph* best = nullptr;
         double bestDistance = 12; // pixels

@@ -23,7 +23,7 @@ void setBytesAxis(QCustomPlot* plot, const QString& label);
 // A logarithmic axis of durations (ns), ticks at powers of ten in human units.
 void setLogDurationAxis(QCPAxis* axis, const QString& label);
 // Shows the nearest point's values in a tooltip while the mouse moves.
-void enableHoverValues(QCustomPlot* plot, ValueFormatter xText, ValueFormatter yText);
+void enableHoverValues(QCustomPlot* plot, const ValueFormatter& xText, const ValueFormatter& yText);
 // A chart with nothing to show says why, in the middle, instead of a blank.
 void setEmptyMessage(QCustomPlot* plot, const QString& message);
 

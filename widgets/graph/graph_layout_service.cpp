@@ -84,7 +84,8 @@ void GraphLayoutService::request(Request request) {
     });
 }
 
-void GraphLayoutService::deliver(int generation, std::shared_ptr<const GraphPicture> picture) {
+void GraphLayoutService::deliver(int generation,
+                                 const std::shared_ptr<const GraphPicture>& picture) {
     --inFlight_;
     if (!picture)
         return;

@@ -40,7 +40,7 @@ class GraphLayoutService : public QObject {
     void pictureReady(std::shared_ptr<const GraphPicture> picture);
 
   private:
-    void deliver(int generation, std::shared_ptr<const GraphPicture> picture);
+    void deliver(int generation, const std::shared_ptr<const GraphPicture>& picture);
     std::shared_ptr<const GraphPicture> cached(const GraphHierarchy* hierarchy,
                                                const Expansion& expansion);
 

@@ -22,7 +22,7 @@ using namespace cs;
 
 namespace {
 
-core::Run fixtureRun(const std::string& name, core::Setting setting) {
+core::Run fixtureRun(const std::string& name, const core::Setting& setting) {
     std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/streams/" + name, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();

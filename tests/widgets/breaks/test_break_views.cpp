@@ -164,8 +164,7 @@ class BreakViewsTest : public QObject {
         auto* code = breaks.source()->code();
         QTest::mouseClick(code->viewport(), Qt::LeftButton, {}, linePosition(code, 22));
         QCOMPARE(graph.shownGraph(), 1);
-        QTRY_VERIFY(graph.picture() && &graph.picture()->hierarchy->graph() != nullptr &&
-                    graph.picture()->hierarchy->graph().compileId == "1/0");
+        QTRY_VERIFY(graph.picture() && graph.picture()->hierarchy->graph().compileId == "1/0");
         int marked = 0;
         for (int i = 0; i < static_cast<int>(graph.picture()->items.size()); ++i) {
             if (graph.view()->canvas()->marks(i) & widgets::GraphCanvasItem::LineMatch) {
