@@ -19,14 +19,6 @@ const char* toString(Severity severity) {
     return "info";
 }
 
-std::optional<Severity> severityFromString(const std::string& text) {
-    for (auto s : {Severity::Critical, Severity::Warning, Severity::Info}) {
-        if (text == toString(s))
-            return s;
-    }
-    return std::nullopt;
-}
-
 std::vector<Finding> advise(const Report& report, const AdviceOptions& options) {
     const auto input = advice::makeAdviceInput(report, options);
     std::vector<Finding> findings;

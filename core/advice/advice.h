@@ -3,7 +3,6 @@
 // Situations no rule recognises produce no finding rather than generic advice.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +15,6 @@ namespace cs::core {
 
 enum class Severity { Critical, Warning, Info };
 const char* toString(Severity severity);
-std::optional<Severity> severityFromString(const std::string& text);
 
 // Names of the tabs that show a finding's evidence (the GUI's tab titles).
 namespace advice_tab {

@@ -24,7 +24,6 @@ class SourcePane : public QWidget {
 
     CodeTextView* code() const { return code_; }
     QString shownFile() const { return file_; }
-    int shownLine() const { return line_; }
     // The message shown instead of the code (empty while code is shown).
     QString message() const;
     QString note() const;

@@ -42,7 +42,6 @@ class ReportDocument : public QObject {
     void setModified(bool modified);
 
     const core::Run* run(int index) const;
-    const core::Run* selectedRun() const { return run(selection_.run); }
     const Selection& selection() const { return selection_; }
 
     void selectRun(int run);
