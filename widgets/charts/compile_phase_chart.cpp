@@ -65,13 +65,8 @@ CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
         showHover(event->pos(), event->globalPosition().toPoint());
     });
     connect(document_, &ReportDocument::reportReset, this, &CompilePhaseChart::refresh);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &CompilePhaseChart::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(&throttle_, &RefreshThrottle::due, this, &CompilePhaseChart::refresh);
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -2,8 +2,9 @@
 // stacked bar per setting, outlined in the setting's colour.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -26,7 +27,7 @@ class CompilePhaseChart : public QWidget {
 
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_; // live events arrive faster than a person can see
+    RefreshThrottle throttle_{250}; // live events arrive faster than a person can see
 };
 
 } // namespace cs::widgets

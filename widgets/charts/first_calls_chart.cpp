@@ -23,14 +23,9 @@ FirstCallsChart::FirstCallsChart(ReportDocument* document, QWidget* parent)
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     enableHoverValues(
         plot_, [](double x) { return tr("call %1").arg(int(std::lround(x))); }, durationText);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &FirstCallsChart::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &FirstCallsChart::refresh);
     connect(document_, &ReportDocument::reportReset, this, &FirstCallsChart::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -2,8 +2,9 @@
 // from the compiling call down to steady state, with where warmup ends.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -21,7 +22,7 @@ class FirstCallsChart : public QWidget {
   private:
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{250};
 };
 
 } // namespace cs::widgets

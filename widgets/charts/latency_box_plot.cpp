@@ -23,14 +23,9 @@ LatencyBoxPlot::LatencyBoxPlot(ReportDocument* document, QWidget* parent)
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         showHover(event->pos(), event->globalPosition().toPoint());
     });
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(300);
-    connect(&throttle_, &QTimer::timeout, this, &LatencyBoxPlot::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &LatencyBoxPlot::refresh);
     connect(document_, &ReportDocument::reportReset, this, &LatencyBoxPlot::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -2,8 +2,9 @@
 // bins, as a share of each setting's measured calls.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -21,7 +22,7 @@ class LatencyHistogram : public QWidget {
   private:
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{300};
 };
 
 } // namespace cs::widgets

@@ -99,15 +99,10 @@ KernelsTab::KernelsTab(ReportDocument* document, QWidget* parent)
                 if (run >= 0 && run != document_->selection().run)
                     document_->selectRun(run);
             });
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(150);
-    connect(&throttle_, &QTimer::timeout, this, &KernelsTab::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &KernelsTab::refresh);
     connect(document_, &ReportDocument::reportReset, this, &KernelsTab::refresh);
     connect(document_, &ReportDocument::selectionChanged, this, &KernelsTab::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -3,8 +3,9 @@
 // selected setting. A run without kernel data says why.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QLabel;
 class QStackedWidget;
@@ -45,7 +46,7 @@ class KernelsTab : public QWidget {
     KernelTableModel* kernelModel_;
     QTableView* kernelTable_;
     QLabel* emptyReason_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{150};
 };
 
 } // namespace cs::widgets

@@ -32,14 +32,9 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(summary_);
     layout->addWidget(splitter, 1);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &WarmupTab::updateSummary);
+    connect(&throttle_, &RefreshThrottle::due, this, &WarmupTab::updateSummary);
     connect(document_, &ReportDocument::reportReset, this, &WarmupTab::updateSummary);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     updateSummary();
 }
 

@@ -2,8 +2,9 @@
 // compile phases (stacked bars) and the first-calls curve down to steady state.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QLabel;
 
@@ -28,7 +29,7 @@ class WarmupTab : public QWidget {
     QLabel* summary_;
     CompilePhaseChart* phases_;
     FirstCallsChart* firstCalls_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{250};
 };
 
 } // namespace cs::widgets
