@@ -398,6 +398,11 @@ class EventApplier {
             run_.logs.push_back({tNs_, "error", info.message});
     }
 
+    void captureWarning() {
+        run_.captureWarnings.push_back(
+            {getString(event_, "what"), getString(event_, "error"), getString(event_, "torch")});
+    }
+
     void done() {
         run_.sawDone = true;
         run_.doneStatus = getString(event_, "status");
@@ -432,6 +437,7 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::log, &A::log},
         {ev::error, &A::error},
         {ev::done, &A::done},
+        {ev::capture_warning, &A::captureWarning},
     };
     return table;
 }
