@@ -14,9 +14,11 @@
 #include "core/runner/probe_command.h"
 #include "core/runner/session_runner.h"
 #include "tests/widgets/qt_warning_guard.h"
+#include "widgets/breaks/breaks_tab.h"
 #include "widgets/common/report_document.h"
 #include "widgets/compare/compare_tab.h"
 #include "widgets/compare/comparison_model.h"
+#include "widgets/memory/memory_tab.h"
 #include "widgets/run/settings_panel.h"
 #include "widgets/timing/latency_tab.h"
 #include "widgets/timing/runs_model.h"
@@ -62,6 +64,23 @@ class MainWindowTest : public QObject {
         // Advice is the first tab, and the one shown when a session finishes.
         QCOMPARE(window.tabs()->tabText(0), QString("Advice"));
         QCOMPARE(window.tabs()->currentIndex(), 0);
+    }
+
+    void findingsOpenTheirTabWhateverItsTitle() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        auto* breaks = window.findChild<widgets::BreaksTab*>();
+        auto* memory = window.findChild<widgets::MemoryTab*>();
+        QVERIFY(breaks && memory);
+        // A translated title must not matter: navigation goes by EvidenceTab.
+        window.tabs()->setTabText(window.tabs()->indexOf(breaks), "Unterbrechungen");
+        window.document()->requestTab(core::EvidenceTab::Breaks);
+        QCOMPARE(window.tabs()->currentWidget(), breaks);
+        window.document()->requestTab(core::EvidenceTab::Memory);
+        QCOMPARE(window.tabs()->currentWidget(), memory);
+        // The console is a dock, not a tab: the current tab stays.
+        window.document()->requestTab(core::EvidenceTab::Console);
+        QCOMPARE(window.tabs()->currentWidget(), memory);
     }
 
     void cancelStopsTheProbeAndKeepsData() {

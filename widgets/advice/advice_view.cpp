@@ -191,8 +191,8 @@ void AdviceView::openEvidence() {
     if (!f)
         return;
     showCurrent(true);
-    if (!f->tab.empty())
-        document_->requestTab(QString::fromStdString(f->tab));
+    if (f->tab != core::EvidenceTab::None)
+        document_->requestTab(f->tab);
 }
 
 } // namespace cs::widgets

@@ -106,7 +106,7 @@ class AdviceViewTest : public QObject {
         QVERIFY(tabs.isEmpty());
         view.openEvidence();
         QCOMPARE(tabs.size(), 1);
-        QCOMPARE(tabs.at(0).at(0).toString(), QString("Breaks"));
+        QCOMPARE(tabs.at(0).at(0).value<core::EvidenceTab>(), core::EvidenceTab::Breaks);
         // The link in the detail does the same.
         emit view.detail()->anchorClicked(QUrl("evidence:"));
         QCOMPARE(tabs.size(), 2);
