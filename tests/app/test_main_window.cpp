@@ -13,6 +13,7 @@
 #include "core/report/report_json.h"
 #include "core/runner/probe_command.h"
 #include "core/runner/session_runner.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/breaks/breaks_tab.h"
 #include "widgets/common/report_document.h"
@@ -24,6 +25,7 @@
 #include "widgets/timing/runs_model.h"
 
 using namespace cs;
+using cs::test::child;
 
 class MainWindowTest : public QObject {
     Q_OBJECT
@@ -45,7 +47,7 @@ class MainWindowTest : public QObject {
         window.settingsPanel()->setModeChecked("default", false);
         auto* latency = window.findChild<widgets::LatencyTab*>();
         QVERIFY(latency);
-        QAbstractItemModelTester tester(latency->model(),
+        QAbstractItemModelTester tester(child<widgets::RunsModel>(*latency, "runsModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
         window.tabs()->setCurrentWidget(latency);
@@ -58,8 +60,11 @@ class MainWindowTest : public QObject {
         const auto& run = window.document()->report().runs.at(0);
         QCOMPARE(QString(core::toString(run.status)), QString("ok"));
         QCOMPARE(run.measuredLatencies().size(), size_t(200));
-        QCOMPARE(latency->model()->rowCount(), 1);
-        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(),
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")->rowCount(), 1);
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")
+                     ->index(0, widgets::RunsModel::Status)
+                     .data()
+                     .toString(),
                  QString("ok"));
         // Advice is the first tab, and the one shown when a session finishes.
         QCOMPARE(window.tabs()->tabText(0), QString("Advice"));
@@ -138,11 +143,18 @@ class MainWindowTest : public QObject {
         for (size_t i = 2; i < kept.size(); ++i)
             QCOMPARE(QString(core::toString(kept[i].status)), QString("cancelled"));
         // Every setting keeps its row in the comparison, the finished eager as its baseline.
-        compare->model()->recompute();
-        QCOMPARE(compare->model()->rowCount(), static_cast<int>(kept.size()));
-        QCOMPARE(compare->model()->index(0, widgets::ComparisonModel::Speedup).data().toString(),
+        child<widgets::ComparisonModel>(*compare, "comparisonModel")->recompute();
+        QCOMPARE(child<widgets::ComparisonModel>(*compare, "comparisonModel")->rowCount(),
+                 static_cast<int>(kept.size()));
+        QCOMPARE(child<widgets::ComparisonModel>(*compare, "comparisonModel")
+                     ->index(0, widgets::ComparisonModel::Speedup)
+                     .data()
+                     .toString(),
                  QString("baseline"));
-        QCOMPARE(compare->model()->index(1, widgets::ComparisonModel::Status).data().toString(),
+        QCOMPARE(child<widgets::ComparisonModel>(*compare, "comparisonModel")
+                     ->index(1, widgets::ComparisonModel::Status)
+                     .data()
+                     .toString(),
                  QString("cancelled"));
     }
 
@@ -174,9 +186,16 @@ class MainWindowTest : public QObject {
         QCOMPARE(core::writeReportJson(reopened.document()->report()),
                  core::writeReportJson(saved));
         auto* latency = reopened.findChild<widgets::LatencyTab*>();
-        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(),
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")
+                     ->index(0, widgets::RunsModel::Status)
+                     .data()
+                     .toString(),
                  QString("crashed"));
-        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Calls).data().toInt(), 5);
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")
+                     ->index(0, widgets::RunsModel::Calls)
+                     .data()
+                     .toInt(),
+                 5);
     }
 
     void badReportsSaySoAndKeepTheWindow() {

@@ -43,6 +43,7 @@ QString CompilePhaseChart::phaseTitle(const QString& name) {
 
 CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("compilePhasePlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);

@@ -16,7 +16,6 @@ class CompilePhaseChart : public QWidget {
     Q_OBJECT
   public:
     explicit CompilePhaseChart(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
     // "Dynamo tracing" for "dynamo_tracing"; unknown names pass through.

@@ -16,7 +16,6 @@ class FirstCallsChart : public QWidget {
     Q_OBJECT
   public:
     explicit FirstCallsChart(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:

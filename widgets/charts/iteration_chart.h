@@ -15,7 +15,6 @@ class IterationChart : public QWidget {
     Q_OBJECT
   public:
     explicit IterationChart(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:

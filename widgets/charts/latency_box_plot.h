@@ -15,7 +15,6 @@ class LatencyBoxPlot : public QWidget {
     Q_OBJECT
   public:
     explicit LatencyBoxPlot(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:

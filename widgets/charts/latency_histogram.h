@@ -16,7 +16,6 @@ class LatencyHistogram : public QWidget {
     Q_OBJECT
   public:
     explicit LatencyHistogram(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:

@@ -48,6 +48,11 @@ KernelsTab::KernelsTab(ReportDocument* document, QWidget* parent)
     setObjectName("kernelsTab");
     runsTable_->setObjectName("kernelRunsTable");
     kernelTable_->setObjectName("topKernelsTable");
+    runsModel_->setObjectName("kernelRunsModel");
+    kernelModel_->setObjectName("topKernelsModel");
+    launches_->setObjectName("kernelLaunchesChart");
+    gpuTime_->setObjectName("kernelGpuTimeChart");
+    kernelTitle_->setObjectName("topKernelsTitle");
     auto* runsProxy = setupTableView(runsTable_, runsModel_);
     runsTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The note (why a setting has no kernels) takes what is left; its tooltip has it all.

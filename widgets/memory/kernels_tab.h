@@ -23,15 +23,6 @@ class KernelsTab : public QWidget {
     Q_OBJECT
   public:
     explicit KernelsTab(ReportDocument* document, QWidget* parent = nullptr);
-    QTableView* runsTable() const { return runsTable_; }
-    QTableView* kernelTable() const { return kernelTable_; }
-    KernelRunsModel* runsModel() const { return runsModel_; }
-    KernelTableModel* kernelModel() const { return kernelModel_; }
-    RunBarChart* launchesChart() const { return launches_; }
-    RunBarChart* gpuTimeChart() const { return gpuTime_; }
-    QLabel* kernelTitle() const { return kernelTitle_; }
-    // The text shown instead of the top-kernel table when the run has none (hidden otherwise).
-    QLabel* emptyReason() const { return emptyReason_; }
     void refresh();
 
   private:

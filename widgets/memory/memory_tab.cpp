@@ -71,6 +71,9 @@ MemoryTab::MemoryTab(ReportDocument* document, QWidget* parent)
       hostRss_(new QCheckBox(tr("host RSS"), this)), notes_(new QLabel(this)),
       timeline_(new MemoryTimelineChart(this)), peaks_(new MemoryPeakChart(this)) {
     setObjectName("memoryTab");
+    hostRss_->setObjectName("memoryHostRss");
+    timeline_->setObjectName("memoryTimelineChart");
+    peaks_->setObjectName("memoryPeakChart");
     hostRss_->setToolTip(tr("Also draw the probe process's resident host memory"));
     notes_->setWordWrap(true);
     notes_->setTextFormat(Qt::RichText);

@@ -21,10 +21,6 @@ class MemoryTab : public QWidget {
     Q_OBJECT
   public:
     explicit MemoryTab(ReportDocument* document, QWidget* parent = nullptr);
-    MemoryTimelineChart* timeline() const { return timeline_; }
-    MemoryPeakChart* peaks() const { return peaks_; }
-    QLabel* notes() const { return notes_; }
-    QCheckBox* hostRssBox() const { return hostRss_; }
     void refresh();
 
   private:

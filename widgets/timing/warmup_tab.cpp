@@ -18,6 +18,8 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
       phases_(new CompilePhaseChart(document, this)),
       firstCalls_(new FirstCallsChart(document, this)) {
     summary_->setObjectName("warmupSummary");
+    phases_->setObjectName("compilePhaseChart");
+    firstCalls_->setObjectName("firstCallsChart");
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     summary_->setMargin(6);

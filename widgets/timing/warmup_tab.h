@@ -18,9 +18,6 @@ class WarmupTab : public QWidget {
     Q_OBJECT
   public:
     explicit WarmupTab(ReportDocument* document, QWidget* parent = nullptr);
-    CompilePhaseChart* phaseChart() const { return phases_; }
-    FirstCallsChart* firstCallsChart() const { return firstCalls_; }
-    QLabel* summary() const { return summary_; }
 
   private:
     void updateSummary();
