@@ -107,7 +107,7 @@ TEST(ReportJson, CaptureWarningsRoundTripThroughBothReaders) {
 
     // The DOM reader: one run's JSON value.
     std::vector<std::string> warnings;
-    const Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
+    const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
     EXPECT_EQ(dom.captureWarnings, report.runs[0].captureWarnings);
     EXPECT_TRUE(warnings.empty());
 
@@ -115,7 +115,8 @@ TEST(ReportJson, CaptureWarningsRoundTripThroughBothReaders) {
     auto read = readReportJson(text, "memory");
     ASSERT_TRUE(read.ok) << read.error;
     EXPECT_TRUE(read.warnings.empty());
-    EXPECT_EQ(read.report, report);
+    EXPECT_EQ(read.report.runs[0].captureWarnings, report.runs[0].captureWarnings);
+    EXPECT_TRUE(read.report.runs[1].captureWarnings.empty());
     const auto path = std::filesystem::temp_directory_path() / "cs_capture_warnings.json";
     std::ofstream(path, std::ios::binary) << text;
     auto file = readReportFile(path.string());
