@@ -69,16 +69,27 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->setDocumentMode(true);
     advice_ = new widgets::AdviceView(document_, tabs_);
     tabs_->addTab(advice_, tr("Advice")); // first: what to do, most important first
-    tabs_->addTab(new widgets::CompareTab(document_, tabs_), tr("Compare"));
-    tabs_->setTabToolTip(tabs_->addTab(new widgets::GraphTab(document_, tabs_), tr("Graph")),
+    // Each tab that shows a finding's evidence is kept under its EvidenceTab.
+    auto addEvidenceTab = [this](core::EvidenceTab tab, QWidget* page, const QString& title) {
+        evidenceTabs_[tab] = page;
+        return tabs_->addTab(page, title);
+    };
+    addEvidenceTab(core::EvidenceTab::Compare, new widgets::CompareTab(document_, tabs_),
+                   tr("Compare"));
+    tabs_->setTabToolTip(addEvidenceTab(core::EvidenceTab::Graph,
+                                        new widgets::GraphTab(document_, tabs_), tr("Graph")),
                          widgets::compiledGraphTerm());
-    tabs_->setTabToolTip(tabs_->addTab(new widgets::BreaksTab(document_, tabs_), tr("Breaks")),
+    tabs_->setTabToolTip(addEvidenceTab(core::EvidenceTab::Breaks,
+                                        new widgets::BreaksTab(document_, tabs_), tr("Breaks")),
                          widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
-    tabs_->addTab(new widgets::WarmupTab(document_, tabs_), tr("Warmup"));
+    addEvidenceTab(core::EvidenceTab::Warmup, new widgets::WarmupTab(document_, tabs_),
+                   tr("Warmup"));
     latency_ = new widgets::LatencyTab(document_, tabs_);
-    tabs_->addTab(latency_, tr("Latency"));
-    tabs_->addTab(new widgets::MemoryTab(document_, tabs_), tr("Memory"));
-    tabs_->addTab(new widgets::KernelsTab(document_, tabs_), tr("Kernels"));
+    addEvidenceTab(core::EvidenceTab::Latency, latency_, tr("Latency"));
+    addEvidenceTab(core::EvidenceTab::Memory, new widgets::MemoryTab(document_, tabs_),
+                   tr("Memory"));
+    addEvidenceTab(core::EvidenceTab::Kernels, new widgets::KernelsTab(document_, tabs_),
+                   tr("Kernels"));
 
     auto* welcome = new widgets::WelcomePage(this);
     centre_ = new QStackedWidget(this);
@@ -159,12 +170,11 @@ MainWindow::MainWindow(QWidget* parent)
         tabs_->setCurrentWidget(advice_);
         emit sessionFinished();
     });
-    // A view asks for the tab that shows its evidence (e.g. a finding's "Breaks").
-    connect(document_, &widgets::ReportDocument::tabRequested, this, [this](const QString& name) {
-        for (int i = 0; i < tabs_->count(); ++i) {
-            if (tabs_->tabText(i).remove('&') == name)
-                tabs_->setCurrentIndex(i);
-        }
+    // A view asks for the tab that shows its evidence (e.g. a finding's Breaks).
+    connect(document_, &widgets::ReportDocument::tabRequested, this, [this](core::EvidenceTab tab) {
+        // The console is a dock, not a tab: nothing to switch to.
+        if (auto it = evidenceTabs_.find(tab); it != evidenceTabs_.end())
+            tabs_->setCurrentWidget(it->second);
     });
     connect(document_, &widgets::ReportDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(document_, &widgets::ReportDocument::reportReset, this, &MainWindow::updateTitle);

@@ -5,8 +5,10 @@
 #include <QMainWindow>
 
 #include <atomic>
+#include <map>
 #include <memory>
 
+#include "core/advice/evidence_tab.h"
 #include "core/model/session.h"
 
 class QAction;
@@ -95,6 +97,7 @@ class MainWindow : public QMainWindow {
     QTabWidget* tabs_;
     widgets::AdviceView* advice_;
     widgets::LatencyTab* latency_;
+    std::map<core::EvidenceTab, QWidget*> evidenceTabs_;
     QLabel* status_;
     QProgressBar* progress_;
     QTimer* clock_;

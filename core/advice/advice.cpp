@@ -20,14 +20,6 @@ const char* toString(Severity severity) {
     return "info";
 }
 
-std::optional<Severity> severityFromString(const std::string& text) {
-    for (auto s : {Severity::Critical, Severity::Warning, Severity::Info}) {
-        if (text == toString(s))
-            return s;
-    }
-    return std::nullopt;
-}
-
 std::vector<Finding> advise(const Report& report, const AdviceOptions& options) {
     const auto input = advice::makeAdviceInput(report, options);
     std::vector<Finding> findings;
@@ -48,12 +40,36 @@ std::vector<Finding> advise(const Report& report) {
     return advise(report, report.adviceOptions);
 }
 
+const char* toString(EvidenceTab tab) {
+    switch (tab) {
+    case EvidenceTab::None:
+        return "";
+    case EvidenceTab::Breaks:
+        return "Breaks";
+    case EvidenceTab::Graph:
+        return "Graph";
+    case EvidenceTab::Compare:
+        return "Compare";
+    case EvidenceTab::Warmup:
+        return "Warmup";
+    case EvidenceTab::Latency:
+        return "Latency";
+    case EvidenceTab::Memory:
+        return "Memory";
+    case EvidenceTab::Kernels:
+        return "Kernels";
+    case EvidenceTab::Console:
+        return "Console";
+    }
+    return "";
+}
+
 nlohmann::json findingToJson(const Finding& f) {
     nlohmann::json j = {{"rule", f.rule},
                         {"severity", toString(f.severity)},
                         {"title", f.title},
                         {"evidence", f.evidence},
-                        {"tab", f.tab},
+                        {"tab", toString(f.tab)},
                         {"run", f.run},
                         {"setting", f.setting},
                         {"file", f.file},

@@ -3,42 +3,29 @@
 // Situations no rule recognises produce no finding rather than generic advice.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/advice/advice_options.h"
+#include "core/advice/evidence_tab.h"
 #include "core/model/session.h"
 
 namespace cs::core {
 
 enum class Severity { Critical, Warning, Info };
 const char* toString(Severity severity);
-std::optional<Severity> severityFromString(const std::string& text);
-
-// Names of the tabs that show a finding's evidence (the GUI's tab titles).
-namespace advice_tab {
-inline constexpr const char* Breaks = "Breaks";
-inline constexpr const char* Graph = "Graph";
-inline constexpr const char* Compare = "Compare";
-inline constexpr const char* Warmup = "Warmup";
-inline constexpr const char* Latency = "Latency";
-inline constexpr const char* Memory = "Memory";
-inline constexpr const char* Kernels = "Kernels";
-inline constexpr const char* Console = "Console";
-} // namespace advice_tab
 
 struct Finding {
     std::string rule; // stable id: "graph_break.print", "recompile.shape", "memory.cost", ...
     Severity severity = Severity::Info;
-    std::string title;                 // one line
-    std::vector<std::string> evidence; // measured facts, numbers with units
-    std::string tab;                   // advice_tab: where the evidence is shown
-    int run = -1;                      // index into Report::runs; -1 for the whole report
-    std::string setting;               // that run's Setting::label()
-    std::string file;                  // the user's source, when the finding has a location
+    std::string title;                   // one line
+    std::vector<std::string> evidence;   // measured facts, numbers with units
+    EvidenceTab tab = EvidenceTab::None; // where the evidence is shown
+    int run = -1;                        // index into Report::runs; -1 for the whole report
+    std::string setting;                 // that run's Setting::label()
+    std::string file;                    // the user's source, when the finding has a location
     int line = 0;
     std::string code;      // that source line, when the probe sent it
     int graphBreak = -1;   // index into Run::graphBreaks the finding rests on

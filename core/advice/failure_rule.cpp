@@ -52,7 +52,7 @@ Finding base(const Run& run, int index, const char* rule, const std::string& tit
     f.title = title;
     f.run = index;
     f.setting = run.setting.label();
-    f.tab = advice_tab::Compare;
+    f.tab = EvidenceTab::Compare;
     f.evidence.push_back(run.setting.label() + " failed (" + run.error->kind +
                          "): " + firstLine(run.error->message) + " (Compare tab)");
     return f;
@@ -103,7 +103,7 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             Finding f = base(run, index, "failure.fullgraph",
                              "fullgraph=True failed: Dynamo must break the graph" +
                                  (where.empty() ? std::string() : " at " + where));
-            f.tab = advice_tab::Breaks;
+            f.tab = EvidenceTab::Breaks;
             if (frame) {
                 f.file = frame->file;
                 f.line = frame->line;

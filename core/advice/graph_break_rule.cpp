@@ -94,7 +94,7 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.severity = site.diagnosis.cause == BreakCause::CompilerDisabled ? Severity::Info
                                                                           : Severity::Warning;
         f.title = site.diagnosis.title + (where.empty() ? "" : " (" + where + ")");
-        f.tab = advice_tab::Breaks;
+        f.tab = EvidenceTab::Breaks;
         f.run = firstRun;
         f.setting = run.setting.label();
         f.file = site.file;

@@ -92,7 +92,7 @@ void memoryRule(const AdviceInput& input, std::vector<Finding>& out) {
 
         Finding f;
         f.rule = "memory.cost";
-        f.tab = advice_tab::Memory;
+        f.tab = EvidenceTab::Memory;
         f.run = row.run;
         f.setting = label;
         f.evidence.push_back(label + " peaks at " + formatBytes(peak) + " " + kind + ", " +

@@ -77,7 +77,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.severity = Severity::Warning;
         f.title = slower ? label + " is slower than eager (" + formatRatio(sp.value) + ")"
                          : label + " is no faster than eager: compile will not pay off here";
-        f.tab = advice_tab::Compare;
+        f.tab = EvidenceTab::Compare;
         f.run = row.run;
         f.setting = label;
         f.evidence.push_back("median " + medianText(*row.stats) + " vs eager " +
@@ -103,7 +103,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.rule = "perf.overhead_bound";
         f.severity = Severity::Info;
         f.title = "Per-call time is mostly launch overhead: measure reduce-overhead";
-        f.tab = advice_tab::Kernels;
+        f.tab = EvidenceTab::Kernels;
         f.run = input.comparison.baseline;
         f.setting = eager->setting.label();
         f.evidence = why;

@@ -130,7 +130,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             auto locate = [&](Finding& f) {
                 f.run = static_cast<int>(r);
                 f.setting = label;
-                f.tab = advice_tab::Compare;
+                f.tab = EvidenceTab::Compare;
                 if (graph) {
                     f.file = graph->file;
                     f.line = graph->line;

@@ -29,7 +29,7 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.severity = Severity::Warning;
         f.title = label + " pays back its warmup only after " + formatCount(*row.breakEven) +
                   " calls; the program makes " + formatCount(calls);
-        f.tab = advice_tab::Warmup;
+        f.tab = EvidenceTab::Warmup;
         f.run = row.run;
         f.setting = label;
         f.evidence.push_back("warmup costs " + formatDuration(extra) +

@@ -1,6 +1,7 @@
 #include "core/events/event_parser.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/events/protocol_generated.h"
 #include "core/report/gpu_trace_json.h"
@@ -222,78 +223,84 @@ void applyKernelSummary(Run& run, const json& event) {
     k.note = getString(event, "note");
 }
 
-} // namespace
+// Applies one event to a run; one member per event type, chosen by name in applyEvent.
+class EventApplier {
+  public:
+    using Handler = void (EventApplier::*)();
 
-void applyEvent(Run& run, const json& event) {
-    const std::string type = event.value("type", "");
-    const int64_t tNs = get<int64_t>(event, "t_ns", 0);
-    if (run.firstEventNs < 0)
-        run.firstEventNs = tNs;
-    run.lastEventNs = std::max(run.lastEventNs, tNs);
-    namespace ev = protocol::event;
+    EventApplier(Run& run, const json& event, std::string_view type, int64_t tNs)
+        : run_(run), event_(event), type_(type), tNs_(tNs) {}
 
-    if (type == ev::hello) {
-        run.sawHello = true;
-        ProbeInfo& p = run.probe;
-        p.protocol = get<int>(event, "protocol", 0);
-        p.probeVersion = getString(event, "probe_version");
-        p.python = getString(event, "python");
-        p.pythonExecutable = getString(event, "python_executable");
-        p.torch = getString(event, "torch");
-        p.cuda = getString(event, "cuda");
-        p.device = getString(event, "device");
-        p.deviceName = getString(event, "device_name");
-        p.cpu = getString(event, "cpu");
-        p.host = getString(event, "host");
-        p.platform = getString(event, "platform");
+    void hello() {
+        run_.sawHello = true;
+        ProbeInfo& p = run_.probe;
+        p.protocol = get<int>(event_, "protocol", 0);
+        p.probeVersion = getString(event_, "probe_version");
+        p.python = getString(event_, "python");
+        p.pythonExecutable = getString(event_, "python_executable");
+        p.torch = getString(event_, "torch");
+        p.cuda = getString(event_, "cuda");
+        p.device = getString(event_, "device");
+        p.deviceName = getString(event_, "device_name");
+        p.cpu = getString(event_, "cpu");
+        p.host = getString(event_, "host");
+        p.platform = getString(event_, "platform");
         if (p.protocol > protocol::version) {
-            run.logs.push_back({tNs, "warning",
-                                "probe speaks protocol " + std::to_string(p.protocol) +
-                                    ", this app knows " + std::to_string(protocol::version) +
-                                    "; unknown events are kept and ignored"});
+            run_.logs.push_back({tNs_, "warning",
+                                 "probe speaks protocol " + std::to_string(p.protocol) +
+                                     ", this app knows " + std::to_string(protocol::version) +
+                                     "; unknown events are kept and ignored"});
         }
-    } else if (type == ev::phase) {
-        const std::string name = getString(event, "name");
-        if (getString(event, "edge") == "end") {
-            closePhase(run, name, tNs);
-            if (auto it = event.find("harness_overhead_ns"); it != event.end() && it->is_number())
-                run.harnessOverheadNs = it->get<int64_t>();
+    }
+
+    void phase() {
+        const std::string name = getString(event_, "name");
+        if (getString(event_, "edge") == "end") {
+            closePhase(run_, name, tNs_);
+            if (auto it = event_.find("harness_overhead_ns"); it != event_.end() && it->is_number())
+                run_.harnessOverheadNs = it->get<int64_t>();
         } else {
-            run.phases.push_back({name, tNs, -1});
+            run_.phases.push_back({name, tNs_, -1});
         }
-    } else if (type == ev::model) {
-        ModelInfo& m = run.model;
-        m.spec = getString(event, "spec");
-        m.file = getString(event, "file");
-        m.name = getString(event, "name");
-        m.parameters = get<int64_t>(event, "parameters", 0);
+    }
+
+    void model() {
+        ModelInfo& m = run_.model;
+        m.spec = getString(event_, "spec");
+        m.file = getString(event_, "file");
+        m.name = getString(event_, "name");
+        m.parameters = get<int64_t>(event_, "parameters", 0);
         // hello only guesses the device (it is written before torch loads); this is the one used.
-        if (auto device = getString(event, "device"); !device.empty())
-            run.probe.device = device;
-        if (auto name = getString(event, "device_name"); !name.empty())
-            run.probe.deviceName = name;
+        if (auto device = getString(event_, "device"); !device.empty())
+            run_.probe.device = device;
+        if (auto name = getString(event_, "device_name"); !name.empty())
+            run_.probe.deviceName = name;
         m.inputs.clear();
-        if (auto it = event.find("inputs"); it != event.end() && it->is_array()) {
+        if (auto it = event_.find("inputs"); it != event_.end() && it->is_array()) {
             for (const auto& in : *it)
                 m.inputs.push_back(getString(in, "dtype") + shapeText(in.value("shape", json())));
         }
-    } else if (type == ev::iteration) {
+    }
+
+    void iteration() {
         Iteration it;
-        it.index = get<int>(event, "index", static_cast<int>(run.iterations.size()));
-        it.latencyNs = get<int64_t>(event, "latency_ns", 0);
-        it.wallNs = get<int64_t>(event, "wall_ns", it.latencyNs);
-        it.tNs = tNs;
-        it.warmup = get<bool>(event, "warmup", false);
-        it.firstCall = get<bool>(event, "first_call", false);
-        run.iterations.push_back(it);
-    } else if (type == ev::graph) {
+        it.index = get<int>(event_, "index", static_cast<int>(run_.iterations.size()));
+        it.latencyNs = get<int64_t>(event_, "latency_ns", 0);
+        it.wallNs = get<int64_t>(event_, "wall_ns", it.latencyNs);
+        it.tNs = tNs_;
+        it.warmup = get<bool>(event_, "warmup", false);
+        it.firstCall = get<bool>(event_, "first_call", false);
+        run_.iterations.push_back(it);
+    }
+
+    void graph() {
         Graph g;
-        g.index = get<int>(event, "index", static_cast<int>(run.graphs.size()));
-        g.compileId = getString(event, "compile_id");
-        g.function = getString(event, "function");
-        g.file = getString(event, "file");
-        g.line = get<int>(event, "line", 0);
-        if (auto it = event.find("nodes"); it != event.end() && it->is_array()) {
+        g.index = get<int>(event_, "index", static_cast<int>(run_.graphs.size()));
+        g.compileId = getString(event_, "compile_id");
+        g.function = getString(event_, "function");
+        g.file = getString(event_, "file");
+        g.line = get<int>(event_, "line", 0);
+        if (auto it = event_.find("nodes"); it != event_.end() && it->is_array()) {
             g.nodes.reserve(it->size());
             for (const auto& n : *it) {
                 GraphNode node;
@@ -314,70 +321,144 @@ void applyEvent(Run& run, const json& event) {
                 g.nodes.push_back(std::move(node));
             }
         }
-        run.graphs.push_back(std::move(g));
-    } else if (type == ev::graph_break) {
-        run.graphBreaks.push_back(graphBreakFromEvent(event));
-    } else if (type == ev::recompile || type == ev::recompile_limit) {
-        Recompile r;
-        r.function = getString(event, "function");
-        r.reason = getString(event, "reason");
-        r.cacheSize = get<int>(event, "cache_size", 0);
-        r.inputShapes = getString(event, "input_shapes");
-        r.limitHit = type == ev::recompile_limit;
-        r.limit = get<int>(event, "limit", 0);
-        run.recompiles.push_back(std::move(r));
-    } else if (type == ev::compile_time && getString(event, "scope") == "warmup") {
-        run.warmupCompilePhases.clear();
-        if (auto it = event.find("phases"); it != event.end() && it->is_array()) {
-            for (const auto& p : *it)
-                run.warmupCompilePhases.push_back(
-                    {getString(p, "name"), get<double>(p, "seconds", 0)});
-        }
-        run.warmupCompileNs = get<int64_t>(event, "first_call_ns", -1);
-    } else if (type == ev::compile_time) {
-        run.compilePhases.clear();
-        if (auto it = event.find("phases"); it != event.end() && it->is_array()) {
-            for (const auto& p : *it)
-                run.compilePhases.push_back({getString(p, "name"), get<double>(p, "seconds", 0)});
-        }
-        run.firstCallNs = get<int64_t>(event, "first_call_ns", -1);
-        run.compilePhasesSource = getString(event, "source");
-    } else if (type == ev::memory) {
-        applyMemory(run, event);
-    } else if (type == ev::memory_stats) {
-        run.memoryStats.push_back(
-            {getString(event, "phase"), getString(event, "edge"),
-             get<int64_t>(event, "allocated", 0), get<int64_t>(event, "reserved", 0),
-             get<int64_t>(event, "peak_allocated", 0), get<int64_t>(event, "peak_reserved", 0)});
-    } else if (type == ev::kernel_summary) {
-        applyKernelSummary(run, event);
-    } else if (type == ev::gpu_trace) {
-        if (const int64_t bad = gpuTraceFromJson(event, run)) {
-            run.logs.push_back({tNs, "warning",
-                                "gpu_trace: " + std::to_string(bad) +
-                                    " malformed records were left out of the GPU timeline"});
-        }
-    } else if (type == ev::cupti_status) {
-        run.cuptiActive = get<bool>(event, "active", false);
-        run.cuptiMessage = getString(event, "message");
-    } else if (type == ev::log) {
-        run.logs.push_back({tNs, getString(event, "level"), getString(event, "message")});
-    } else if (type == ev::error) {
-        const bool fatal = get<bool>(event, "fatal", true);
-        ErrorInfo error{getString(event, "kind"), getString(event, "message"),
-                        getString(event, "traceback")};
-        if (auto it = event.find("graph_break"); it != event.end() && it->is_object())
-            run.graphBreaks.push_back(graphBreakFromEvent(*it));
-        if (fatal || !run.error)
-            run.error = error;
-        if (!fatal)
-            run.logs.push_back({tNs, "error", error.message});
-    } else if (type == ev::done) {
-        run.sawDone = true;
-        run.doneStatus = getString(event, "status");
-    } else {
-        run.unknownEvents.push_back(event);
+        run_.graphs.push_back(std::move(g));
     }
+
+    void graphBreak() { run_.graphBreaks.push_back(graphBreakFromEvent(event_)); }
+
+    // recompile and recompile_limit share a shape; the type says whether the limit was hit.
+    void recompile() {
+        Recompile r;
+        r.function = getString(event_, "function");
+        r.reason = getString(event_, "reason");
+        r.cacheSize = get<int>(event_, "cache_size", 0);
+        r.inputShapes = getString(event_, "input_shapes");
+        r.limitHit = type_ == protocol::event::recompile_limit;
+        r.limit = get<int>(event_, "limit", 0);
+        run_.recompiles.push_back(std::move(r));
+    }
+
+    void compileTime() {
+        if (getString(event_, "scope") == "warmup") {
+            run_.warmupCompilePhases.clear();
+            if (auto it = event_.find("phases"); it != event_.end() && it->is_array()) {
+                for (const auto& p : *it)
+                    run_.warmupCompilePhases.push_back(
+                        {getString(p, "name"), get<double>(p, "seconds", 0)});
+            }
+            run_.warmupCompileNs = get<int64_t>(event_, "first_call_ns", -1);
+            return;
+        }
+        run_.compilePhases.clear();
+        if (auto it = event_.find("phases"); it != event_.end() && it->is_array()) {
+            for (const auto& p : *it)
+                run_.compilePhases.push_back({getString(p, "name"), get<double>(p, "seconds", 0)});
+        }
+        run_.firstCallNs = get<int64_t>(event_, "first_call_ns", -1);
+        run_.compilePhasesSource = getString(event_, "source");
+    }
+
+    void memory() { applyMemory(run_, event_); }
+
+    void memoryStats() {
+        run_.memoryStats.push_back(
+            {getString(event_, "phase"), getString(event_, "edge"),
+             get<int64_t>(event_, "allocated", 0), get<int64_t>(event_, "reserved", 0),
+             get<int64_t>(event_, "peak_allocated", 0), get<int64_t>(event_, "peak_reserved", 0)});
+    }
+
+    void kernelSummary() { applyKernelSummary(run_, event_); }
+
+    void gpuTrace() {
+        if (const int64_t bad = gpuTraceFromJson(event_, run_)) {
+            run_.logs.push_back({tNs_, "warning",
+                                 "gpu_trace: " + std::to_string(bad) +
+                                     " malformed records were left out of the GPU timeline"});
+        }
+    }
+
+    void cuptiStatus() {
+        run_.cuptiActive = get<bool>(event_, "active", false);
+        run_.cuptiMessage = getString(event_, "message");
+    }
+
+    void log() {
+        run_.logs.push_back({tNs_, getString(event_, "level"), getString(event_, "message")});
+    }
+
+    void error() {
+        const bool fatal = get<bool>(event_, "fatal", true);
+        ErrorInfo info{getString(event_, "kind"), getString(event_, "message"),
+                       getString(event_, "traceback")};
+        if (auto it = event_.find("graph_break"); it != event_.end() && it->is_object())
+            run_.graphBreaks.push_back(graphBreakFromEvent(*it));
+        if (fatal || !run_.error)
+            run_.error = info;
+        if (!fatal)
+            run_.logs.push_back({tNs_, "error", info.message});
+    }
+
+    void captureWarning() {
+        run_.captureWarnings.push_back(
+            {getString(event_, "what"), getString(event_, "error"), getString(event_, "torch")});
+    }
+
+    void done() {
+        run_.sawDone = true;
+        run_.doneStatus = getString(event_, "status");
+    }
+
+  private:
+    Run& run_;
+    const json& event_;
+    std::string_view type_;
+    int64_t tNs_;
+};
+
+// Event type -> handler. Types not listed are kept in Run::unknownEvents.
+const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers() {
+    namespace ev = protocol::event;
+    using A = EventApplier;
+    static const std::unordered_map<std::string_view, A::Handler> table{
+        {ev::hello, &A::hello},
+        {ev::phase, &A::phase},
+        {ev::model, &A::model},
+        {ev::iteration, &A::iteration},
+        {ev::graph, &A::graph},
+        {ev::graph_break, &A::graphBreak},
+        {ev::recompile, &A::recompile},
+        {ev::recompile_limit, &A::recompile},
+        {ev::compile_time, &A::compileTime},
+        {ev::memory, &A::memory},
+        {ev::memory_stats, &A::memoryStats},
+        {ev::kernel_summary, &A::kernelSummary},
+        {ev::gpu_trace, &A::gpuTrace},
+        {ev::cupti_status, &A::cuptiStatus},
+        {ev::log, &A::log},
+        {ev::error, &A::error},
+        {ev::done, &A::done},
+        {ev::capture_warning, &A::captureWarning},
+    };
+    return table;
+}
+
+} // namespace
+
+void applyEvent(Run& run, const json& event) {
+    const std::string type = event.value("type", "");
+    const int64_t tNs = get<int64_t>(event, "t_ns", 0);
+    if (run.firstEventNs < 0)
+        run.firstEventNs = tNs;
+    run.lastEventNs = std::max(run.lastEventNs, tNs);
+
+    const auto& handlers = eventHandlers();
+    const auto it = handlers.find(type);
+    if (it == handlers.end()) {
+        run.unknownEvents.push_back(event);
+        return;
+    }
+    EventApplier applier(run, event, type, tNs);
+    (applier.*(it->second))();
 }
 
 void applyStreamItem(Run& run, const StreamItem& item) {

@@ -30,7 +30,6 @@ class EventParser {
     // The stream ended: a last line without newline is still parsed (a probe
     // that died mid-write leaves a partial line, reported as such).
     std::vector<StreamItem> finish();
-    int64_t linesRead() const { return line_; }
 
   private:
     void takeLine(std::string_view text, bool complete, std::vector<StreamItem>& out);

@@ -1,7 +1,6 @@
 // Advice, first: what to change, most severe first, each finding with its
 // evidence, where in the user's code, the remedy and how sure the rule is.
 #include <cstdio>
-#include <map>
 
 #include "core/advice/advice.h"
 #include "core/html/html_sections.h"
@@ -12,14 +11,28 @@ namespace cs::core::html {
 namespace {
 
 // The section of this page that shows what a finding's GUI tab shows.
-std::string anchorFor(const std::string& tab) {
-    static const std::map<std::string, std::string> anchors{
-        {advice_tab::Breaks, "breaks"},      {advice_tab::Graph, "graphs"},
-        {advice_tab::Compare, "comparison"}, {advice_tab::Warmup, "warmup"},
-        {advice_tab::Latency, "latency"},    {advice_tab::Memory, "memory"},
-        {advice_tab::Kernels, "kernels"},    {advice_tab::Console, "problems"}};
-    auto it = anchors.find(tab);
-    return it == anchors.end() ? std::string() : it->second;
+std::string anchorFor(EvidenceTab tab) {
+    switch (tab) {
+    case EvidenceTab::None:
+        return {};
+    case EvidenceTab::Breaks:
+        return "breaks";
+    case EvidenceTab::Graph:
+        return "graphs";
+    case EvidenceTab::Compare:
+        return "comparison";
+    case EvidenceTab::Warmup:
+        return "warmup";
+    case EvidenceTab::Latency:
+        return "latency";
+    case EvidenceTab::Memory:
+        return "memory";
+    case EvidenceTab::Kernels:
+        return "kernels";
+    case EvidenceTab::Console:
+        return "problems";
+    }
+    return {};
 }
 
 } // namespace
@@ -66,7 +79,8 @@ void writeAdvice(std::ostream& out, const ReportView& view) {
         out << "<p class=\"note\">confidence " << confidence << " · rule <code>"
             << htmlEscape(f.rule) << "</code>";
         if (const std::string anchor = anchorFor(f.tab); !anchor.empty())
-            out << " · evidence in <a href=\"#" << anchor << "\">" << htmlEscape(f.tab) << "</a>";
+            out << " · evidence in <a href=\"#" << anchor << "\">" << htmlEscape(toString(f.tab))
+                << "</a>";
         out << "</p></div>";
     }
     endSection(out);

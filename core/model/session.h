@@ -195,6 +195,15 @@ struct LogLine {
     bool operator==(const LogLine&) const = default;
 };
 
+// A probe fallback fired because the torch in use lacks something: the capture
+// still ran, with less detail.
+struct CaptureWarning {
+    std::string what;  // what failed
+    std::string error; // the exception's text
+    std::string torch; // the torch version it happened under
+    bool operator==(const CaptureWarning&) const = default;
+};
+
 // A line of the event stream that could not be used.
 struct ParseProblem {
     int64_t line = 0;
@@ -263,6 +272,7 @@ struct Run {
     int64_t gpuTraceTruncated = 0;  // records of the phase left out by the cap
     std::string gpuTracePhase;      // the phase the records come from ("measure")
     std::vector<LogLine> logs;
+    std::vector<CaptureWarning> captureWarnings;
     std::string console; // the probe's stderr: the model's prints, torch's warnings
     std::vector<ParseProblem> parseProblems;
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal

@@ -272,6 +272,10 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
         run.logs.push_back({lenientValue<int64_t>(l, "t_ns", 0),
                             lenientValue<std::string>(l, "level", ""),
                             lenientValue<std::string>(l, "message", "")});
+    for (const auto& w : arrayAt(j, "capture_warnings"))
+        run.captureWarnings.push_back({lenientValue<std::string>(w, "what", ""),
+                                       lenientValue<std::string>(w, "error", ""),
+                                       lenientValue<std::string>(w, "torch", "")});
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

@@ -215,6 +215,12 @@ json runToJson(const Run& run) {
     for (const auto& l : run.logs)
         logs.push_back({{"t_ns", l.tNs}, {"level", l.level}, {"message", l.message}});
     j["logs"] = logs;
+    if (!run.captureWarnings.empty()) { // optional: most runs have none
+        json warnings = json::array();
+        for (const auto& w : run.captureWarnings)
+            warnings.push_back({{"what", w.what}, {"error", w.error}, {"torch", w.torch}});
+        j["capture_warnings"] = warnings;
+    }
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)

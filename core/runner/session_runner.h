@@ -34,7 +34,6 @@ class SessionRunner : public QObject {
 
     const Report& report() const { return report_; }
     Report& report() { return report_; }
-    int currentRun() const { return current_; }
     qint64 currentElapsedMs() const { return process_ ? process_->elapsedMs() : 0; }
 
     // True while the current setting's unmeasured priming run is going (warm cache).

@@ -13,15 +13,19 @@
 #include "core/report/report_json.h"
 #include "core/runner/probe_command.h"
 #include "core/runner/session_runner.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
+#include "widgets/breaks/breaks_tab.h"
 #include "widgets/common/report_document.h"
 #include "widgets/compare/compare_tab.h"
 #include "widgets/compare/comparison_model.h"
+#include "widgets/memory/memory_tab.h"
 #include "widgets/run/settings_panel.h"
 #include "widgets/timing/latency_tab.h"
 #include "widgets/timing/runs_model.h"
 
 using namespace cs;
+using cs::test::child;
 
 class MainWindowTest : public QObject {
     Q_OBJECT
@@ -43,7 +47,7 @@ class MainWindowTest : public QObject {
         window.settingsPanel()->setModeChecked("default", false);
         auto* latency = window.findChild<widgets::LatencyTab*>();
         QVERIFY(latency);
-        QAbstractItemModelTester tester(latency->model(),
+        QAbstractItemModelTester tester(child<widgets::RunsModel>(*latency, "runsModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
         window.tabs()->setCurrentWidget(latency);
@@ -56,12 +60,32 @@ class MainWindowTest : public QObject {
         const auto& run = window.document()->report().runs.at(0);
         QCOMPARE(QString(core::toString(run.status)), QString("ok"));
         QCOMPARE(run.measuredLatencies().size(), size_t(200));
-        QCOMPARE(latency->model()->rowCount(), 1);
-        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(),
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")->rowCount(), 1);
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")
+                     ->index(0, widgets::RunsModel::Status)
+                     .data()
+                     .toString(),
                  QString("ok"));
         // Advice is the first tab, and the one shown when a session finishes.
         QCOMPARE(window.tabs()->tabText(0), QString("Advice"));
         QCOMPARE(window.tabs()->currentIndex(), 0);
+    }
+
+    void findingsOpenTheirTabWhateverItsTitle() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        auto* breaks = window.findChild<widgets::BreaksTab*>();
+        auto* memory = window.findChild<widgets::MemoryTab*>();
+        QVERIFY(breaks && memory);
+        // A translated title must not matter: navigation goes by EvidenceTab.
+        window.tabs()->setTabText(window.tabs()->indexOf(breaks), "Unterbrechungen");
+        window.document()->requestTab(core::EvidenceTab::Breaks);
+        QCOMPARE(window.tabs()->currentWidget(), breaks);
+        window.document()->requestTab(core::EvidenceTab::Memory);
+        QCOMPARE(window.tabs()->currentWidget(), memory);
+        // The console is a dock, not a tab: the current tab stays.
+        window.document()->requestTab(core::EvidenceTab::Console);
+        QCOMPARE(window.tabs()->currentWidget(), memory);
     }
 
     void cancelStopsTheProbeAndKeepsData() {
@@ -119,11 +143,18 @@ class MainWindowTest : public QObject {
         for (size_t i = 2; i < kept.size(); ++i)
             QCOMPARE(QString(core::toString(kept[i].status)), QString("cancelled"));
         // Every setting keeps its row in the comparison, the finished eager as its baseline.
-        compare->model()->recompute();
-        QCOMPARE(compare->model()->rowCount(), static_cast<int>(kept.size()));
-        QCOMPARE(compare->model()->index(0, widgets::ComparisonModel::Speedup).data().toString(),
+        child<widgets::ComparisonModel>(*compare, "comparisonModel")->recompute();
+        QCOMPARE(child<widgets::ComparisonModel>(*compare, "comparisonModel")->rowCount(),
+                 static_cast<int>(kept.size()));
+        QCOMPARE(child<widgets::ComparisonModel>(*compare, "comparisonModel")
+                     ->index(0, widgets::ComparisonModel::Speedup)
+                     .data()
+                     .toString(),
                  QString("baseline"));
-        QCOMPARE(compare->model()->index(1, widgets::ComparisonModel::Status).data().toString(),
+        QCOMPARE(child<widgets::ComparisonModel>(*compare, "comparisonModel")
+                     ->index(1, widgets::ComparisonModel::Status)
+                     .data()
+                     .toString(),
                  QString("cancelled"));
     }
 
@@ -155,9 +186,16 @@ class MainWindowTest : public QObject {
         QCOMPARE(core::writeReportJson(reopened.document()->report()),
                  core::writeReportJson(saved));
         auto* latency = reopened.findChild<widgets::LatencyTab*>();
-        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Status).data().toString(),
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")
+                     ->index(0, widgets::RunsModel::Status)
+                     .data()
+                     .toString(),
                  QString("crashed"));
-        QCOMPARE(latency->model()->index(0, widgets::RunsModel::Calls).data().toInt(), 5);
+        QCOMPARE(child<widgets::RunsModel>(*latency, "runsModel")
+                     ->index(0, widgets::RunsModel::Calls)
+                     .data()
+                     .toInt(),
+                 5);
     }
 
     void badReportsSaySoAndKeepTheWindow() {

@@ -13,6 +13,7 @@
 
 #include "app/main_window.h"
 #include "core/report/report_json.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/common/report_document.h"
 #include "widgets/compare/report_diff_model.h"
@@ -152,7 +153,10 @@ class ReportOpenTest : public QObject {
         auto* view = window.diffView();
         QVERIFY(view && view->isVisible());
         using M = widgets::ReportDiffModel;
-        QCOMPARE(view->model()->index(0, M::MedianChange).data(M::ChangeRole).toString(),
+        QCOMPARE(cs::test::child<widgets::ReportDiffModel>(*view, "diffModel")
+                     ->index(0, M::MedianChange)
+                     .data(M::ChangeRole)
+                     .toString(),
                  QString("regression"));
         // Median and warmup both 50% slower.
         QVERIFY2(window.statusText().contains("2 regressions"), qPrintable(window.statusText()));

@@ -54,8 +54,9 @@ QString findingHtml(const core::Finding& f) {
     html += QStringLiteral("<p style='color:gray'>confidence %1% · rule %2")
                 .arg(qRound(f.confidence * 100))
                 .arg(esc(f.rule));
-    if (!f.tab.empty())
-        html += QStringLiteral(" · <a href='evidence:'>Show in the %1 tab</a>").arg(esc(f.tab));
+    if (f.tab != core::EvidenceTab::None)
+        html += QStringLiteral(" · <a href='evidence:'>Show in the %1 tab</a>")
+                    .arg(esc(core::toString(f.tab)));
     html += QStringLiteral("</p>");
     return html;
 }

@@ -28,20 +28,15 @@ QIcon severityIcon(core::Severity severity) {
 
 AdviceModel::AdviceModel(ReportDocument* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
-    coalesce_.setSingleShot(true);
-    coalesce_.setInterval(300);
-    connect(&coalesce_, &QTimer::timeout, this, &AdviceModel::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &AdviceModel::refresh);
     connect(document_, &ReportDocument::reportReset, this, &AdviceModel::refresh);
     connect(document_, &ReportDocument::adviceOptionsChanged, this, &AdviceModel::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!coalesce_.isActive())
-            coalesce_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 
 void AdviceModel::refresh() {
-    coalesce_.stop();
+    throttle_.cancel();
     auto findings = core::advise(document_->report(), document_->adviceOptions());
     if (findings == findings_)
         return;

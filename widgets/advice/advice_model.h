@@ -4,11 +4,11 @@
 #pragma once
 
 #include <QAbstractTableModel>
-#include <QTimer>
 
 #include <vector>
 
 #include "core/advice/advice.h"
+#include "widgets/common/refresh_throttle.h"
 
 namespace cs::widgets {
 
@@ -37,7 +37,7 @@ class AdviceModel : public QAbstractTableModel {
   private:
     ReportDocument* document_;
     std::vector<core::Finding> findings_;
-    QTimer coalesce_;
+    RefreshThrottle throttle_{300};
 };
 
 } // namespace cs::widgets

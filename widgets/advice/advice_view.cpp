@@ -26,6 +26,7 @@ QString counted(int n, const QString& one, const QString& many) {
 AdviceView::AdviceView(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), model_(new AdviceModel(document, this)) {
     setObjectName("adviceView");
+    model_->setObjectName("adviceModel");
     table_ = new QTableView(this);
     table_->setObjectName("adviceTable");
     proxy_ = setupTableView(table_, model_);
@@ -191,8 +192,8 @@ void AdviceView::openEvidence() {
     if (!f)
         return;
     showCurrent(true);
-    if (!f->tab.empty())
-        document_->requestTab(QString::fromStdString(f->tab));
+    if (f->tab != core::EvidenceTab::None)
+        document_->requestTab(f->tab);
 }
 
 } // namespace cs::widgets

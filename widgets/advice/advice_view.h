@@ -23,11 +23,6 @@ class AdviceView : public QWidget {
   public:
     explicit AdviceView(ReportDocument* document, QWidget* parent = nullptr);
 
-    AdviceModel* model() const { return model_; }
-    QTableView* table() const { return table_; }
-    AdviceDetail* detail() const { return detail_; }
-    QSpinBox* expectedCalls() const { return calls_; }
-    QLabel* summary() const { return summary_; }
     // Selects the finding at this row of the (sorted) table, as a click does.
     void selectRow(int row);
     // Opens the evidence of the current finding: its tab, its break or line.

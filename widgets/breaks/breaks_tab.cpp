@@ -42,6 +42,8 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
     setToolTip(graphBreakTerm());
     table_->setObjectName("breakSitesTable");
     recompilesTable_->setObjectName("recompilesTable");
+    sites_->setObjectName("breakSitesModel");
+    recompiles_->setObjectName("recompilesModel");
     summary_->setObjectName("breaksSummary");
 
     auto* bar = new QHBoxLayout;

@@ -27,12 +27,6 @@ class BreaksTab : public QWidget {
   public:
     explicit BreaksTab(ReportDocument* document, QWidget* parent = nullptr);
 
-    BreakMap* breakMap() const { return breakMap_; }
-    QTableView* table() const { return table_; }
-    BreakSitesModel* sites() const { return sites_; }
-    SourcePane* source() const { return source_; }
-    QTableView* recompilesTable() const { return recompilesTable_; }
-    RecompilesModel* recompiles() const { return recompiles_; }
     QString summary() const;
     // The site row selected in the table (model row), -1 when none.
     int selectedSite() const;

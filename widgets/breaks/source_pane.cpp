@@ -20,6 +20,7 @@ SourcePane::SourcePane(ReportDocument* document, BreakSitesModel* sites, QWidget
       header_(new QLabel(this)), note_(new QLabel(this)), stack_(new QStackedWidget(this)),
       code_(new CodeTextView(this)), message_(new QLabel(this)) {
     setObjectName("sourcePane");
+    code_->setObjectName("sourceCode");
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setWordWrap(true);
     note_->setWordWrap(true);

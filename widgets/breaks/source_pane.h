@@ -22,9 +22,7 @@ class SourcePane : public QWidget {
   public:
     SourcePane(ReportDocument* document, BreakSitesModel* sites, QWidget* parent = nullptr);
 
-    CodeTextView* code() const { return code_; }
     QString shownFile() const { return file_; }
-    int shownLine() const { return line_; }
     // The message shown instead of the code (empty while code is shown).
     QString message() const;
     QString note() const;

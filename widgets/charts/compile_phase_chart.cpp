@@ -43,6 +43,7 @@ QString CompilePhaseChart::phaseTitle(const QString& name) {
 
 CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("compilePhasePlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -65,13 +66,8 @@ CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
         showHover(event->pos(), event->globalPosition().toPoint());
     });
     connect(document_, &ReportDocument::reportReset, this, &CompilePhaseChart::refresh);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &CompilePhaseChart::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(&throttle_, &RefreshThrottle::due, this, &CompilePhaseChart::refresh);
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -2,8 +2,9 @@
 // stacked bar per setting, outlined in the setting's colour.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -15,7 +16,6 @@ class CompilePhaseChart : public QWidget {
     Q_OBJECT
   public:
     explicit CompilePhaseChart(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
     // "Dynamo tracing" for "dynamo_tracing"; unknown names pass through.
@@ -26,7 +26,7 @@ class CompilePhaseChart : public QWidget {
 
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_; // live events arrive faster than a person can see
+    RefreshThrottle throttle_{250}; // live events arrive faster than a person can see
 };
 
 } // namespace cs::widgets

@@ -14,6 +14,7 @@ namespace cs::widgets {
 
 FirstCallsChart::FirstCallsChart(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("firstCallsPlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -23,14 +24,9 @@ FirstCallsChart::FirstCallsChart(ReportDocument* document, QWidget* parent)
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     enableHoverValues(
         plot_, [](double x) { return tr("call %1").arg(int(std::lround(x))); }, durationText);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &FirstCallsChart::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &FirstCallsChart::refresh);
     connect(document_, &ReportDocument::reportReset, this, &FirstCallsChart::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -2,8 +2,9 @@
 // from the compiling call down to steady state, with where warmup ends.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -15,13 +16,12 @@ class FirstCallsChart : public QWidget {
     Q_OBJECT
   public:
     explicit FirstCallsChart(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{250};
 };
 
 } // namespace cs::widgets

@@ -11,6 +11,7 @@ namespace cs::widgets {
 
 IterationChart::IterationChart(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("iterationPlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -20,14 +21,9 @@ IterationChart::IterationChart(ReportDocument* document, QWidget* parent)
     plot_->legend->setSelectableParts(QCPLegend::spItems);
     enableHoverValues(
         plot_, [](double x) { return tr("iteration %1").arg(int(x)); }, durationText);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(100);
-    connect(&throttle_, &QTimer::timeout, this, &IterationChart::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &IterationChart::refresh);
     connect(document_, &ReportDocument::reportReset, this, &IterationChart::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -1,8 +1,9 @@
 // Per-iteration latency of every run, filling live while a probe measures.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -14,13 +15,12 @@ class IterationChart : public QWidget {
     Q_OBJECT
   public:
     explicit IterationChart(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_; // live events arrive faster than a person can see
+    RefreshThrottle throttle_{100}; // live events arrive faster than a person can see
 };
 
 } // namespace cs::widgets

@@ -13,6 +13,7 @@ namespace cs::widgets {
 
 LatencyBoxPlot::LatencyBoxPlot(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("boxPlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -23,14 +24,9 @@ LatencyBoxPlot::LatencyBoxPlot(ReportDocument* document, QWidget* parent)
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         showHover(event->pos(), event->globalPosition().toPoint());
     });
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(300);
-    connect(&throttle_, &QTimer::timeout, this, &LatencyBoxPlot::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &LatencyBoxPlot::refresh);
     connect(document_, &ReportDocument::reportReset, this, &LatencyBoxPlot::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

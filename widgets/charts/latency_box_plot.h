@@ -1,8 +1,9 @@
 // One box per setting: quartiles, median, Tukey whiskers and every outlier.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -14,7 +15,6 @@ class LatencyBoxPlot : public QWidget {
     Q_OBJECT
   public:
     explicit LatencyBoxPlot(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:
@@ -22,7 +22,7 @@ class LatencyBoxPlot : public QWidget {
 
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{300};
 };
 
 } // namespace cs::widgets

@@ -12,6 +12,7 @@ namespace cs::widgets {
 
 LatencyHistogram::LatencyHistogram(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("histogramPlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -21,14 +22,9 @@ LatencyHistogram::LatencyHistogram(ReportDocument* document, QWidget* parent)
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     enableHoverValues(plot_, durationText,
                       [](double y) { return tr("%1% of calls").arg(y, 0, 'f', 1); });
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(300);
-    connect(&throttle_, &QTimer::timeout, this, &LatencyHistogram::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &LatencyHistogram::refresh);
     connect(document_, &ReportDocument::reportReset, this, &LatencyHistogram::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

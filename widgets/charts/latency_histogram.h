@@ -2,8 +2,9 @@
 // bins, as a share of each setting's measured calls.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCustomPlot;
 
@@ -15,13 +16,12 @@ class LatencyHistogram : public QWidget {
     Q_OBJECT
   public:
     explicit LatencyHistogram(ReportDocument* document, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void refresh();
 
   private:
     ReportDocument* document_;
     QCustomPlot* plot_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{300};
 };
 
 } // namespace cs::widgets

@@ -15,7 +15,6 @@ class MemoryPeakChart : public QWidget {
     Q_OBJECT
   public:
     explicit MemoryPeakChart(QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void showReport(const core::Report& report);
     // The kind the bars show ("device" or "host_rss"), empty when none.
     const std::string& kind() const { return kind_; }

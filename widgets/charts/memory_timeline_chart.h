@@ -14,7 +14,6 @@ class MemoryTimelineChart : public QWidget {
     Q_OBJECT
   public:
     explicit MemoryTimelineChart(QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     // hostRss: draw the host RSS series too (always drawn when there is no device series).
     void showRun(const core::Run* run, const std::string& color, bool hostRss);
     int bandCount() const { return bands_; }

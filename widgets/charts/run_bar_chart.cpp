@@ -41,6 +41,7 @@ QString wrapped(const QString& text, int width = 46) {
 
 RunBarChart::RunBarChart(const QString& title, ValueFormatter format, QWidget* parent)
     : QWidget(parent), plot_(new QCustomPlot(this)), format_(std::move(format)) {
+    plot_->setObjectName("barPlot");
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);

@@ -25,7 +25,6 @@ class RunBarChart : public QWidget {
     Q_OBJECT
   public:
     RunBarChart(const QString& title, ValueFormatter format, QWidget* parent = nullptr);
-    QCustomPlot* plot() const { return plot_; }
     void setBars(const std::vector<RunBar>& bars, const QString& emptyMessage);
     // The values drawn, in setting order (tests).
     std::vector<double> values() const;

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/advice/evidence_tab.h"
 #include "core/model/session.h"
 
 namespace cs::widgets {
@@ -42,7 +43,6 @@ class ReportDocument : public QObject {
     void setModified(bool modified);
 
     const core::Run* run(int index) const;
-    const core::Run* selectedRun() const { return run(selection_.run); }
     const Selection& selection() const { return selection_; }
 
     void selectRun(int run);
@@ -58,8 +58,8 @@ class ReportDocument : public QObject {
     // session runs it is kept here and goes into the report when it ends.
     core::AdviceOptions adviceOptions() const;
     void setAdviceOptions(const core::AdviceOptions& options);
-    // A view asks for the tab that shows what it points at ("Breaks", "Memory").
-    void requestTab(const QString& name) { emit tabRequested(name); }
+    // A view asks for the tab that shows what it points at.
+    void requestTab(core::EvidenceTab tab) { emit tabRequested(tab); }
 
   signals:
     void reportReset();       // a different report is shown
@@ -67,7 +67,7 @@ class ReportDocument : public QObject {
     void selectionChanged(const Selection& selection);
     void modifiedChanged(bool modified);
     void adviceOptionsChanged();
-    void tabRequested(const QString& name);
+    void tabRequested(cs::core::EvidenceTab tab);
 
   private:
     void setSelection(const Selection& selection);

@@ -18,6 +18,7 @@ namespace cs::widgets {
 CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), model_(new ComparisonModel(document, this)),
       summary_(new QLabel(this)), table_(new QTableView(this)), details_(new QPlainTextEdit(this)) {
+    model_->setObjectName("comparisonModel");
     summary_->setObjectName("compareSummary");
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);

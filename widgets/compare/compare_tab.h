@@ -19,10 +19,6 @@ class CompareTab : public QWidget {
     Q_OBJECT
   public:
     explicit CompareTab(ReportDocument* document, QWidget* parent = nullptr);
-    QTableView* table() const { return table_; }
-    ComparisonModel* model() const { return model_; }
-    QLabel* summary() const { return summary_; }
-    QPlainTextEdit* details() const { return details_; }
 
   private:
     void showDetails(int run);

@@ -64,14 +64,9 @@ QString modeExplanation(const std::string& mode) {
 
 ComparisonModel::ComparisonModel(ReportDocument* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &ComparisonModel::recompute);
+    connect(&throttle_, &RefreshThrottle::due, this, &ComparisonModel::recompute);
     connect(document_, &ReportDocument::reportReset, this, &ComparisonModel::recompute);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     recompute();
 }
 

@@ -3,9 +3,9 @@
 #pragma once
 
 #include <QAbstractTableModel>
-#include <QTimer>
 
 #include "core/model/comparison.h"
+#include "widgets/common/refresh_throttle.h"
 
 namespace cs::widgets {
 
@@ -52,7 +52,7 @@ class ComparisonModel : public QAbstractTableModel {
 
     ReportDocument* document_;
     core::Comparison comparison_;
-    QTimer throttle_; // a live run changes with every call
+    RefreshThrottle throttle_{250}; // a live run changes with every call
 };
 
 } // namespace cs::widgets

@@ -22,6 +22,9 @@ ReportDiffView::ReportDiffView(QWidget* parent)
       summary_(new QLabel(this)), threshold_(new QDoubleSpinBox(this)),
       table_(new QTableView(this)), breaks_(new QTreeWidget(this)) {
     setObjectName("reportDiffView");
+    model_->setObjectName("diffModel");
+    table_->setObjectName("diffTable");
+    breaks_->setObjectName("diffBreaks");
     sources_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     sources_->setWordWrap(true);
     summary_->setObjectName("diffSummary");

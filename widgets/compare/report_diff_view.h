@@ -24,9 +24,6 @@ class ReportDiffView : public QWidget {
     void setDiff(core::ReportDiff diff, const QString& nameA, const QString& nameB);
     void setThreshold(double percent);
 
-    ReportDiffModel* model() const { return model_; }
-    QTableView* table() const { return table_; }
-    QTreeWidget* breaks() const { return breaks_; }
     QString summaryText() const;
     // The diff as plain text, as compilescope-cli diff prints it.
     QString diffText() const;

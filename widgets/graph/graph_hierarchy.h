@@ -76,8 +76,6 @@ class GraphHierarchy {
     const std::vector<int>& usersOf(int node) const { return users_[static_cast<size_t>(node)]; }
     int groupCount() const { return static_cast<int>(groups_.size()); }
     const Group& group(int id) const { return groups_[static_cast<size_t>(id)]; }
-    // The group that holds the node directly.
-    int ownerOf(int node) const { return owner_[static_cast<size_t>(node)]; }
     // Groups that must be expanded to show a node or a group, outermost first, root excluded.
     std::vector<int> ancestors(int node) const;
     std::vector<int> groupAncestors(int group) const;
@@ -92,7 +90,6 @@ class GraphHierarchy {
 
   private:
     void buildModuleGroups();
-    void mergeSingleChildChains();
     void chunkWideGroups(int fanout);
     void finishGroups();
 

@@ -34,9 +34,6 @@ class GraphTab : public QWidget {
     explicit GraphTab(ReportDocument* document, QWidget* parent = nullptr);
 
     GraphView* view() const { return view_; }
-    BreakMap* breakMap() const { return breakMap_; }
-    QLineEdit* searchField() const { return search_; }
-    NodeDetailsView* details() const { return details_; }
     GraphLayoutService* layoutService() const { return service_; }
     const GraphPicture* picture() const { return picture_.get(); }
     const GraphSearch& search() const { return searchState_; }

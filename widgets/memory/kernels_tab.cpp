@@ -48,6 +48,11 @@ KernelsTab::KernelsTab(ReportDocument* document, QWidget* parent)
     setObjectName("kernelsTab");
     runsTable_->setObjectName("kernelRunsTable");
     kernelTable_->setObjectName("topKernelsTable");
+    runsModel_->setObjectName("kernelRunsModel");
+    kernelModel_->setObjectName("topKernelsModel");
+    launches_->setObjectName("kernelLaunchesChart");
+    gpuTime_->setObjectName("kernelGpuTimeChart");
+    kernelTitle_->setObjectName("topKernelsTitle");
     auto* runsProxy = setupTableView(runsTable_, runsModel_);
     runsTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The note (why a setting has no kernels) takes what is left; its tooltip has it all.
@@ -99,15 +104,10 @@ KernelsTab::KernelsTab(ReportDocument* document, QWidget* parent)
                 if (run >= 0 && run != document_->selection().run)
                     document_->selectRun(run);
             });
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(150);
-    connect(&throttle_, &QTimer::timeout, this, &KernelsTab::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &KernelsTab::refresh);
     connect(document_, &ReportDocument::reportReset, this, &KernelsTab::refresh);
     connect(document_, &ReportDocument::selectionChanged, this, &KernelsTab::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     refresh();
 }
 

@@ -3,8 +3,9 @@
 // selected setting. A run without kernel data says why.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QLabel;
 class QStackedWidget;
@@ -22,15 +23,6 @@ class KernelsTab : public QWidget {
     Q_OBJECT
   public:
     explicit KernelsTab(ReportDocument* document, QWidget* parent = nullptr);
-    QTableView* runsTable() const { return runsTable_; }
-    QTableView* kernelTable() const { return kernelTable_; }
-    KernelRunsModel* runsModel() const { return runsModel_; }
-    KernelTableModel* kernelModel() const { return kernelModel_; }
-    RunBarChart* launchesChart() const { return launches_; }
-    RunBarChart* gpuTimeChart() const { return gpuTime_; }
-    QLabel* kernelTitle() const { return kernelTitle_; }
-    // The text shown instead of the top-kernel table when the run has none (hidden otherwise).
-    QLabel* emptyReason() const { return emptyReason_; }
     void refresh();
 
   private:
@@ -45,7 +37,7 @@ class KernelsTab : public QWidget {
     KernelTableModel* kernelModel_;
     QTableView* kernelTable_;
     QLabel* emptyReason_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{150};
 };
 
 } // namespace cs::widgets

@@ -71,6 +71,9 @@ MemoryTab::MemoryTab(ReportDocument* document, QWidget* parent)
       hostRss_(new QCheckBox(tr("host RSS"), this)), notes_(new QLabel(this)),
       timeline_(new MemoryTimelineChart(this)), peaks_(new MemoryPeakChart(this)) {
     setObjectName("memoryTab");
+    hostRss_->setObjectName("memoryHostRss");
+    timeline_->setObjectName("memoryTimelineChart");
+    peaks_->setObjectName("memoryPeakChart");
     hostRss_->setToolTip(tr("Also draw the probe process's resident host memory"));
     notes_->setWordWrap(true);
     notes_->setTextFormat(Qt::RichText);
@@ -93,15 +96,10 @@ MemoryTab::MemoryTab(ReportDocument* document, QWidget* parent)
     layout->addWidget(notes_);
     layout->addWidget(splitter, 1);
 
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(150);
-    connect(&throttle_, &QTimer::timeout, this, &MemoryTab::refresh);
+    connect(&throttle_, &RefreshThrottle::due, this, &MemoryTab::refresh);
     connect(document_, &ReportDocument::reportReset, this, &MemoryTab::refresh);
     connect(document_, &ReportDocument::selectionChanged, this, &MemoryTab::refresh);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     connect(hostRss_, &QCheckBox::toggled, this, &MemoryTab::refresh);
     refresh();
 }

@@ -3,8 +3,9 @@
 // CPU runs show host RSS and say why the GPU parts are empty.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QCheckBox;
 class QLabel;
@@ -20,10 +21,6 @@ class MemoryTab : public QWidget {
     Q_OBJECT
   public:
     explicit MemoryTab(ReportDocument* document, QWidget* parent = nullptr);
-    MemoryTimelineChart* timeline() const { return timeline_; }
-    MemoryPeakChart* peaks() const { return peaks_; }
-    QLabel* notes() const { return notes_; }
-    QCheckBox* hostRssBox() const { return hostRss_; }
     void refresh();
 
   private:
@@ -33,7 +30,7 @@ class MemoryTab : public QWidget {
     QLabel* notes_;
     MemoryTimelineChart* timeline_;
     MemoryPeakChart* peaks_;
-    QTimer throttle_; // live events arrive faster than a person can see
+    RefreshThrottle throttle_{150}; // live events arrive faster than a person can see
 };
 
 } // namespace cs::widgets

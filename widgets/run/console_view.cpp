@@ -7,6 +7,16 @@
 
 namespace cs::widgets {
 
+namespace {
+
+QString captureWarningLine(const core::CaptureWarning& warning) {
+    return ConsoleView::tr("capture warning: %1 missing under torch %2: %3")
+        .arg(QString::fromStdString(warning.what), QString::fromStdString(warning.torch),
+             QString::fromStdString(warning.error));
+}
+
+} // namespace
+
 ConsoleView::ConsoleView(ReportDocument* document, QWidget* parent)
     : QPlainTextEdit(parent), document_(document) {
     setReadOnly(true);
@@ -15,9 +25,11 @@ ConsoleView::ConsoleView(ReportDocument* document, QWidget* parent)
     setPlaceholderText(
         tr("The model's own output (print, warnings) and the probe's log appear here."));
     connect(document_, &ReportDocument::reportReset, this, [this] {
+        warningsShown_.clear();
         if (!document_->isLive())
             showSavedConsole();
     });
+    connect(document_, &ReportDocument::runChanged, this, &ConsoleView::showNewCaptureWarnings);
 }
 
 void ConsoleView::showSavedConsole() {
@@ -25,19 +37,36 @@ void ConsoleView::showSavedConsole() {
     lastRun_ = -1;
     const auto& runs = document_->report().runs;
     for (size_t i = 0; i < runs.size(); ++i) {
+        showNewCaptureWarnings(static_cast<int>(i));
         if (!runs[i].console.empty())
             appendOutput(static_cast<int>(i), QString::fromStdString(runs[i].console));
     }
 }
 
-void ConsoleView::appendOutput(int run, const QString& text) {
-    if (run != lastRun_) {
-        lastRun_ = run;
-        const auto* r = document_->run(run);
-        appendNotice(
-            QStringLiteral("── %1 ──")
-                .arg(r ? QString::fromStdString(r->setting.label()) : QString::number(run)));
+void ConsoleView::showNewCaptureWarnings(int run) {
+    const auto* r = document_->run(run);
+    if (!r)
+        return;
+    if (warningsShown_.size() <= static_cast<size_t>(run))
+        warningsShown_.resize(static_cast<size_t>(run) + 1, 0);
+    size_t& shown = warningsShown_[static_cast<size_t>(run)];
+    for (; shown < r->captureWarnings.size(); ++shown) {
+        startSection(run);
+        appendNotice(captureWarningLine(r->captureWarnings[shown]));
     }
+}
+
+void ConsoleView::startSection(int run) {
+    if (run == lastRun_)
+        return;
+    lastRun_ = run;
+    const auto* r = document_->run(run);
+    appendNotice(QStringLiteral("── %1 ──")
+                     .arg(r ? QString::fromStdString(r->setting.label()) : QString::number(run)));
+}
+
+void ConsoleView::appendOutput(int run, const QString& text) {
+    startSection(run);
     const bool atEnd = verticalScrollBar()->value() == verticalScrollBar()->maximum();
     moveCursor(QTextCursor::End);
     insertPlainText(text);

@@ -1,7 +1,10 @@
-// The probe's stderr: the model's own prints, torch's warnings, tracebacks.
+// The probe's stderr: the model's own prints, torch's warnings, tracebacks;
+// and the probe's capture warnings (a fallback fired under this torch).
 #pragma once
 
 #include <QPlainTextEdit>
+
+#include <vector>
 
 namespace cs::widgets {
 
@@ -16,9 +19,12 @@ class ConsoleView : public QPlainTextEdit {
 
   private:
     void showSavedConsole();
+    void startSection(int run);
+    void showNewCaptureWarnings(int run);
 
     ReportDocument* document_;
     int lastRun_ = -1;
+    std::vector<size_t> warningsShown_; // per run, so a live run shows each once
 };
 
 } // namespace cs::widgets

@@ -22,6 +22,11 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
       histogram_(new LatencyHistogram(document, this)),
       boxPlot_(new LatencyBoxPlot(document, this)), overhead_(new QLabel(this)),
       table_(new QTableView(this)), model_(new RunsModel(document, this)) {
+    chart_->setObjectName("iterationChart");
+    histogram_->setObjectName("latencyHistogram");
+    boxPlot_->setObjectName("latencyBoxPlot");
+    table_->setObjectName("latencyRunsTable");
+    model_->setObjectName("runsModel");
     auto* distribution = new QSplitter(Qt::Horizontal, this);
     distribution->setObjectName("latencyDistributionSplitter");
     distribution->addWidget(histogram_);

@@ -20,12 +20,6 @@ class LatencyTab : public QWidget {
     Q_OBJECT
   public:
     explicit LatencyTab(ReportDocument* document, QWidget* parent = nullptr);
-    IterationChart* chart() const { return chart_; }
-    LatencyHistogram* histogram() const { return histogram_; }
-    LatencyBoxPlot* boxPlot() const { return boxPlot_; }
-    QTableView* table() const { return table_; }
-    RunsModel* model() const { return model_; }
-    QLabel* overhead() const { return overhead_; }
 
   private:
     void updateOverhead();

@@ -18,6 +18,8 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
       phases_(new CompilePhaseChart(document, this)),
       firstCalls_(new FirstCallsChart(document, this)) {
     summary_->setObjectName("warmupSummary");
+    phases_->setObjectName("compilePhaseChart");
+    firstCalls_->setObjectName("firstCallsChart");
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     summary_->setMargin(6);
@@ -32,14 +34,9 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(summary_);
     layout->addWidget(splitter, 1);
-    throttle_.setSingleShot(true);
-    throttle_.setInterval(250);
-    connect(&throttle_, &QTimer::timeout, this, &WarmupTab::updateSummary);
+    connect(&throttle_, &RefreshThrottle::due, this, &WarmupTab::updateSummary);
     connect(document_, &ReportDocument::reportReset, this, &WarmupTab::updateSummary);
-    connect(document_, &ReportDocument::runChanged, this, [this] {
-        if (!throttle_.isActive())
-            throttle_.start();
-    });
+    connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     updateSummary();
 }
 

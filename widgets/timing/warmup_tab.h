@@ -2,8 +2,9 @@
 // compile phases (stacked bars) and the first-calls curve down to steady state.
 #pragma once
 
-#include <QTimer>
 #include <QWidget>
+
+#include "widgets/common/refresh_throttle.h"
 
 class QLabel;
 
@@ -17,9 +18,6 @@ class WarmupTab : public QWidget {
     Q_OBJECT
   public:
     explicit WarmupTab(ReportDocument* document, QWidget* parent = nullptr);
-    CompilePhaseChart* phaseChart() const { return phases_; }
-    FirstCallsChart* firstCallsChart() const { return firstCalls_; }
-    QLabel* summary() const { return summary_; }
 
   private:
     void updateSummary();
@@ -28,7 +26,7 @@ class WarmupTab : public QWidget {
     QLabel* summary_;
     CompilePhaseChart* phases_;
     FirstCallsChart* firstCalls_;
-    QTimer throttle_;
+    RefreshThrottle throttle_{250};
 };
 
 } // namespace cs::widgets

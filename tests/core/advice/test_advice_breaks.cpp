@@ -97,7 +97,7 @@ TEST_P(BreakCauseTable, ClassifiesAndWordsTheRemedy) {
     EXPECT_EQ(f.file, "/m/model.py");
     EXPECT_EQ(f.line, 21);
     EXPECT_EQ(f.code, c.code);
-    EXPECT_EQ(f.tab, "Breaks");
+    EXPECT_EQ(f.tab, EvidenceTab::Breaks);
     EXPECT_EQ(f.graphBreak, 0);
     EXPECT_EQ(f.graphsSplit, 2);
     EXPECT_NE(f.title.find("model.py:21"), std::string::npos) << f.title;

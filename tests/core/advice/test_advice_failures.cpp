@@ -118,7 +118,7 @@ TEST(AdviceFailures, RealFullgraphBreakStream) {
     EXPECT_EQ(findings[0].rule, "failure.fullgraph");
     EXPECT_EQ(findings[0].severity, Severity::Critical);
     EXPECT_EQ(findings[0].line, 21);
-    EXPECT_EQ(findings[0].tab, "Breaks");
+    EXPECT_EQ(findings[0].tab, EvidenceTab::Breaks);
     EXPECT_EQ(findings[0].graphBreak, 0);
     EXPECT_NE(findings[0].remedy.find("reorderable_logging_functions"), std::string::npos);
     EXPECT_NE(findings[0].remedy.find("without fullgraph"), std::string::npos);

@@ -41,7 +41,7 @@ TEST_P(NoGainTable, FiresWhenTheIntervalsOverlapOrItIsSlower) {
     if (!c.fires)
         return;
     EXPECT_EQ(findings[0].run, 1);
-    EXPECT_EQ(findings[0].tab, "Compare");
+    EXPECT_EQ(findings[0].tab, EvidenceTab::Compare);
     EXPECT_EQ(findings[0].title.find("slower") != std::string::npos, c.slower) << findings[0].title;
     EXPECT_NE(findings[0].evidence[0].find("100 µs"), std::string::npos) << findings[0].evidence[0];
     EXPECT_NE(findings[0].remedy.find("larger batch"), std::string::npos);
@@ -133,7 +133,7 @@ TEST_P(WarmupTable, FiresAboveTheCallsTheProgramMakes) {
         return;
     EXPECT_NE(f[0].title.find("1,001 calls"), std::string::npos) << f[0].title;
     EXPECT_NE(f[0].title.find("makes 1,000"), std::string::npos) << f[0].title;
-    EXPECT_EQ(f[0].tab, "Warmup");
+    EXPECT_EQ(f[0].tab, EvidenceTab::Warmup);
     EXPECT_NE(f[0].evidence[1].find("saves 10.0 µs per call"), std::string::npos)
         << f[0].evidence[1];
 }
@@ -203,7 +203,7 @@ TEST_P(MemoryTable, FiresAboveTheFractionAndNamesThePhase) {
     ASSERT_EQ(f.size(), 1u);
     EXPECT_NE(f[0].title.find(c.title), std::string::npos) << f[0].title;
     EXPECT_EQ(f[0].severity, c.severity);
-    EXPECT_EQ(f[0].tab, "Memory");
+    EXPECT_EQ(f[0].tab, EvidenceTab::Memory);
     EXPECT_NE(f[0].evidence[0].find("host RSS"), std::string::npos) << f[0].evidence[0];
 }
 

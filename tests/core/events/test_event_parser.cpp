@@ -115,6 +115,19 @@ TEST(ApplyEvent, GraphBreakAndFullgraphError) {
     EXPECT_EQ(run.error->kind, "fullgraph_break");
 }
 
+TEST(ApplyEvent, CaptureWarningsAreKeptInOrder) {
+    cs::core::Run run = replayStream(
+        "{\"type\":\"capture_warning\",\"t_ns\":3,\"what\":\"torch._dynamo.utils.counters\","
+        "\"error\":\"AttributeError: counters\",\"torch\":\"2.11.0\"}\n"
+        "{\"type\":\"capture_warning\",\"t_ns\":4,\"what\":\"torch._inductor.metrics\"}\n");
+    EXPECT_TRUE(run.unknownEvents.empty());
+    EXPECT_TRUE(run.logs.empty());
+    ASSERT_EQ(run.captureWarnings.size(), 2u);
+    EXPECT_EQ(run.captureWarnings[0], (CaptureWarning{"torch._dynamo.utils.counters",
+                                                      "AttributeError: counters", "2.11.0"}));
+    EXPECT_EQ(run.captureWarnings[1], (CaptureWarning{"torch._inductor.metrics", "", ""}));
+}
+
 TEST(Protocol, EveryEventNameIsHandled) {
     // Each protocol event must change the run somehow, not land in unknownEvents.
     for (auto name : protocol::events) {

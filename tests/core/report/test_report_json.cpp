@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/events/event_parser.h"
+#include "core/report/report_from_json.h"
 #include "core/report/report_json.h"
 #include "tests/core/report_capture.h"
 #include "tests/core/sample_reports.h"
@@ -88,4 +89,39 @@ TEST(ReportJson, SaveIsAtomic) {
     in >> text;
     EXPECT_EQ(text, "first");
     std::filesystem::remove_all(dir);
+}
+
+TEST(ReportJson, CaptureWarningsRoundTripThroughBothReaders) {
+    Report report = cs::test::sampleReport();
+    ASSERT_GE(report.runs.size(), 2u);
+    report.runs[0].captureWarnings = {
+        {"torch._dynamo.utils.compile_times", "AttributeError: no compile_times", "2.11.0"},
+        {"torch._inductor.metrics", "ImportError: cannot import name 'metrics'", "2.11.0"}};
+    const std::string text = cs::test::writeAndKeepReport(report, "core_capture_warnings");
+
+    // Written per run, and only where there are some.
+    const auto doc = nlohmann::json::parse(text);
+    ASSERT_TRUE(doc["runs"][0].contains("capture_warnings"));
+    EXPECT_EQ(doc["runs"][0]["capture_warnings"][1]["what"], "torch._inductor.metrics");
+    EXPECT_FALSE(doc["runs"][1].contains("capture_warnings"));
+
+    // The DOM reader: one run's JSON value.
+    std::vector<std::string> warnings;
+    const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
+    EXPECT_EQ(dom.captureWarnings, report.runs[0].captureWarnings);
+    EXPECT_TRUE(warnings.empty());
+
+    // The streaming reader, from memory and from a file.
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_TRUE(read.warnings.empty());
+    EXPECT_EQ(read.report.runs[0].captureWarnings, report.runs[0].captureWarnings);
+    EXPECT_TRUE(read.report.runs[1].captureWarnings.empty());
+    const auto path = std::filesystem::temp_directory_path() / "cs_capture_warnings.json";
+    std::ofstream(path, std::ios::binary) << text;
+    auto file = readReportFile(path.string());
+    std::filesystem::remove(path);
+    ASSERT_TRUE(file.ok) << file.error;
+    EXPECT_EQ(file.report.runs[0].captureWarnings, report.runs[0].captureWarnings);
+    EXPECT_TRUE(file.report.runs[1].captureWarnings.empty());
 }

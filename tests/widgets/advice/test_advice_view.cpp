@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/events/event_parser.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/advice/advice_detail.h"
 #include "widgets/advice/advice_model.h"
@@ -19,6 +20,7 @@
 #include "widgets/common/report_document.h"
 
 using namespace cs;
+using cs::test::child;
 
 namespace {
 
@@ -70,19 +72,28 @@ class AdviceViewTest : public QObject {
     void listsFindingsBySeverityAndShowsTheFirst() {
         widgets::ReportDocument document;
         widgets::AdviceView view(&document);
-        QAbstractItemModelTester tester(view.model(),
+        QAbstractItemModelTester tester(child<widgets::AdviceModel>(view, "adviceModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         document.showReport(breakAndSweepReport());
-        QCOMPARE(view.model()->rowCount(), 2);
-        QCOMPARE(view.model()->index(0, widgets::AdviceModel::Where).data().toString(),
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")->rowCount(), 2);
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")
+                     ->index(0, widgets::AdviceModel::Where)
+                     .data()
+                     .toString(),
                  QString("print_break.py:21"));
-        QCOMPARE(view.model()->index(1, widgets::AdviceModel::Where).data().toString(),
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")
+                     ->index(1, widgets::AdviceModel::Where)
+                     .data()
+                     .toString(),
                  QString("variable_length.py:30"));
-        QCOMPARE(view.model()->index(0, widgets::AdviceModel::Severity).data().toString(),
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")
+                     ->index(0, widgets::AdviceModel::Severity)
+                     .data()
+                     .toString(),
                  QString("warning"));
-        QVERIFY(view.summary()->text().contains("2 findings"));
+        QVERIFY(child<QLabel>(view, "adviceSummary")->text().contains("2 findings"));
         // The most important finding is shown without a click.
-        const QString shown = view.detail()->toPlainText();
+        const QString shown = child<widgets::AdviceDetail>(view, "adviceDetail")->toPlainText();
         QVERIFY2(shown.contains("print() in forward breaks the graph"), qPrintable(shown));
         QVERIFY(shown.contains("What to change"));
         QVERIFY(shown.contains("reorderable_logging_functions"));
@@ -106,9 +117,9 @@ class AdviceViewTest : public QObject {
         QVERIFY(tabs.isEmpty());
         view.openEvidence();
         QCOMPARE(tabs.size(), 1);
-        QCOMPARE(tabs.at(0).at(0).toString(), QString("Breaks"));
+        QCOMPARE(tabs.at(0).at(0).value<core::EvidenceTab>(), core::EvidenceTab::Breaks);
         // The link in the detail does the same.
-        emit view.detail()->anchorClicked(QUrl("evidence:"));
+        emit child<widgets::AdviceDetail>(view, "adviceDetail")->anchorClicked(QUrl("evidence:"));
         QCOMPARE(tabs.size(), 2);
     }
 
@@ -119,16 +130,19 @@ class AdviceViewTest : public QObject {
         for (auto& run : report.runs)
             run.setting.backend = "inductor";
         document.showReport(report);
-        QCOMPARE(view.model()->rowCount(), 1);
-        QCOMPARE(QString::fromStdString(view.model()->finding(0)->rule), QString("perf.warmup"));
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")->rowCount(), 1);
+        QCOMPARE(QString::fromStdString(
+                     child<widgets::AdviceModel>(view, "adviceModel")->finding(0)->rule),
+                 QString("perf.warmup"));
         QVERIFY(!document.isModified());
-        view.expectedCalls()->setValue(1001); // break-even is 1,001 calls: pays back now
+        child<QSpinBox>(view, "adviceExpectedCalls")
+            ->setValue(1001); // break-even is 1,001 calls: pays back now
         QCOMPARE(document.adviceOptions().expectedCalls, 1001);
         QCOMPARE(document.report().adviceOptions.expectedCalls, 1001); // saved with the report
         QVERIFY(document.isModified());
-        QCOMPARE(view.model()->rowCount(), 0);
-        view.expectedCalls()->setValue(1000);
-        QCOMPARE(view.model()->rowCount(), 1);
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")->rowCount(), 0);
+        child<QSpinBox>(view, "adviceExpectedCalls")->setValue(1000);
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")->rowCount(), 1);
     }
 
     void optionsFromAnOpenedReportShowInTheSpinBox() {
@@ -137,7 +151,7 @@ class AdviceViewTest : public QObject {
         core::Report report = slowWarmupReport();
         report.adviceOptions.expectedCalls = 77;
         document.showReport(report);
-        QCOMPARE(view.expectedCalls()->value(), 77);
+        QCOMPARE(child<QSpinBox>(view, "adviceExpectedCalls")->value(), 77);
     }
 
     void emptyStatesSayWhy() {
@@ -151,9 +165,10 @@ class AdviceViewTest : public QObject {
         core::Report clean;
         clean.runs = {fixtureRun("advice_clean.jsonl", setting)};
         document.showReport(clean);
-        QCOMPARE(view.model()->rowCount(), 0);
+        QCOMPARE(child<widgets::AdviceModel>(view, "adviceModel")->rowCount(), 0);
         QVERIFY2(empty->text().contains("No findings in 1 setting:"), qPrintable(empty->text()));
-        QVERIFY(view.detail()->toPlainText().isEmpty() || !view.detail()->isVisible());
+        QVERIFY(child<widgets::AdviceDetail>(view, "adviceDetail")->toPlainText().isEmpty() ||
+                !child<widgets::AdviceDetail>(view, "adviceDetail")->isVisible());
     }
 };
 

@@ -9,6 +9,7 @@
 #include <QTest>
 #include <QTextBlock>
 
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/fixture_report.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/breaks/break_map.h"
@@ -23,6 +24,7 @@
 #include "widgets/graph/graph_view.h"
 
 using namespace cs;
+using cs::test::child;
 using widgets::BreakSitesModel;
 
 namespace {
@@ -82,7 +84,7 @@ class BreakViewsTest : public QObject {
         test::relocateSource(run, "print_break.py", QDir(dir.path()));
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
-        QAbstractItemModelTester tester(tab.sites(),
+        QAbstractItemModelTester tester(child<widgets::BreakSitesModel>(tab, "breakSitesModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         tab.resize(1280, 800);
         tab.show();
@@ -90,25 +92,38 @@ class BreakViewsTest : public QObject {
         document.showReport(test::reportOf({run}));
 
         // One site: the print at line 21, once.
-        QCOMPARE(tab.sites()->rowCount(), 1);
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Reason).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")->rowCount(), 1);
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Reason)
+                     .data()
+                     .toString(),
                  QString("Failed to trace builtin operator"));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Location)
+                     .data()
+                     .toString(),
                  QString("print_break.py:21"));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Function).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Function)
+                     .data()
+                     .toString(),
                  QString("forward"));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Count).data().toInt(), 1);
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Count)
+                     .data()
+                     .toInt(),
+                 1);
         QVERIFY(tab.summary().contains("2 graphs"));
         QVERIFY(tab.summary().contains("1 graph break"));
 
         // The source is read off the GUI thread, then shown with the break line marked.
-        auto* code = tab.source()->code();
-        QTRY_VERIFY(tab.source()->isShowingCode());
+        auto* code = child<widgets::CodeTextView>(tab, "sourceCode");
+        QTRY_VERIFY(child<widgets::SourcePane>(tab, "sourcePane")->isShowingCode());
         QCOMPARE(code->breakLines(), std::set<int>{21});
         QVERIFY(code->document()->findBlockByNumber(20).text().contains("print(\"hidden mean:\""));
 
         // Map → table and source: click the break's gap.
-        auto* map = tab.breakMap();
+        auto* map = child<widgets::BreakMap>(tab, "breakMap");
         QTest::mouseClick(map->viewport(), Qt::LeftButton, {}, map->breakRect(0).center());
         QCOMPARE(document.selection().graphBreak, 0);
         QCOMPARE(tab.selectedSite(), 0);
@@ -135,7 +150,7 @@ class BreakViewsTest : public QObject {
         // Table → map and source.
         QTest::mouseClick(code->viewport(), Qt::LeftButton, {}, linePosition(code, 19));
         QCOMPARE(tab.selectedSite(), -1);
-        auto* table = tab.table();
+        auto* table = child<QTableView>(tab, "breakSitesTable");
         const QRect row = table->visualRect(table->model()->index(0, BreakSitesModel::Reason));
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, row.center());
         QCOMPARE(document.selection().graphBreak, 0);
@@ -158,10 +173,10 @@ class BreakViewsTest : public QObject {
         document.showReport(test::reportOf({run}));
         QTRY_VERIFY(graph.picture() != nullptr);
         QCOMPARE(graph.shownGraph(), 0);
-        QTRY_VERIFY(breaks.source()->isShowingCode());
+        QTRY_VERIFY(child<widgets::SourcePane>(breaks, "sourcePane")->isShowingCode());
 
         // Line 22 (return self.decoder(hidden)) is in the graph after the break.
-        auto* code = breaks.source()->code();
+        auto* code = child<widgets::CodeTextView>(breaks, "sourceCode");
         QTest::mouseClick(code->viewport(), Qt::LeftButton, {}, linePosition(code, 22));
         QCOMPARE(graph.shownGraph(), 1);
         QTRY_VERIFY(graph.picture() && graph.picture()->hierarchy->graph().compileId == "1/0");
@@ -187,16 +202,20 @@ class BreakViewsTest : public QObject {
         tab.resize(1200, 700);
         tab.show();
         document.showReport(test::reportOf({run}));
-        QTRY_VERIFY(tab.source()->message().contains("does not exist any more"));
-        QVERIFY(tab.source()->message().contains(copy));
-        QVERIFY(!tab.source()->isShowingCode());
+        QTRY_VERIFY(child<widgets::SourcePane>(tab, "sourcePane")
+                        ->message()
+                        .contains("does not exist any more"));
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")->message().contains(copy));
+        QVERIFY(!child<widgets::SourcePane>(tab, "sourcePane")->isShowingCode());
         // The table and the map still work.
-        QCOMPARE(tab.sites()->rowCount(), 1);
-        QTest::mouseClick(tab.breakMap()->viewport(), Qt::LeftButton, {},
-                          tab.breakMap()->breakRect(0).center());
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")->rowCount(), 1);
+        QTest::mouseClick(child<widgets::BreakMap>(tab, "breakMap")->viewport(), Qt::LeftButton, {},
+                          child<widgets::BreakMap>(tab, "breakMap")->breakRect(0).center());
         QCOMPARE(tab.selectedSite(), 0);
         QCOMPARE(document.selection().line, 21);
-        QVERIFY(tab.source()->message().contains("does not exist any more"));
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")
+                    ->message()
+                    .contains("does not exist any more"));
         shoot(&tab, "breaks_missing_source");
     }
 
@@ -211,22 +230,31 @@ class BreakViewsTest : public QObject {
         tab.resize(1200, 700);
         tab.show();
         document.showReport(test::reportOf({run}));
-        QCOMPARE(tab.sites()->rowCount(), 2);
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")->rowCount(), 2);
         // Through the user's frame: the user's line, marked as library code.
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Location)
+                     .data()
+                     .toString(),
                  QString("print_break.py:12 (break in library code)"));
         document.selectBreak(0, 0);
-        QVERIFY(tab.source()->note().contains("library code"));
-        QVERIFY(tab.source()->note().contains("functional.py:1500"));
-        QVERIFY(tab.source()->note().contains("innermost line of your code"));
-        QTRY_VERIFY(tab.source()->isShowingCode());
-        QCOMPARE(tab.source()->code()->currentLine(), 12);
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")->note().contains("library code"));
+        QVERIFY(
+            child<widgets::SourcePane>(tab, "sourcePane")->note().contains("functional.py:1500"));
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")
+                    ->note()
+                    .contains("innermost line of your code"));
+        QTRY_VERIFY(child<widgets::SourcePane>(tab, "sourcePane")->isShowingCode());
+        QCOMPARE(child<widgets::CodeTextView>(tab, "sourceCode")->currentLine(), 12);
         shoot(&tab, "breaks_library");
         // No user frame at all: the innermost frame, and a note that none of it is the user's.
         document.selectBreak(0, 1);
         QCOMPARE(tab.selectedSite(), 1);
-        QVERIFY(tab.source()->note().contains("no frame of your code"));
-        QVERIFY(tab.source()->shownFile().endsWith("functional.py"));
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")
+                    ->note()
+                    .contains("no frame of your code"));
+        QVERIFY(
+            child<widgets::SourcePane>(tab, "sourcePane")->shownFile().endsWith("functional.py"));
     }
 
     // A real break inside library code (json.dumps, then torch's polyfill), from forward.
@@ -242,29 +270,39 @@ class BreakViewsTest : public QObject {
         tab.resize(1200, 700);
         tab.show();
         document.showReport(test::reportOf({run}));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Location)
+                     .data()
+                     .toString(),
                  QString("library_break.py:17 (break in library code)"));
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Function).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Function)
+                     .data()
+                     .toString(),
                  QString("forward"));
-        QTest::mouseClick(tab.breakMap()->viewport(), Qt::LeftButton, {},
-                          tab.breakMap()->breakRect(0).center());
-        QVERIFY(tab.source()->note().contains("library code"));
-        QVERIFY(tab.source()->note().contains(
-            QString::fromStdString(run.graphBreaks[0].frames.back().file)));
-        QTRY_VERIFY(tab.source()->isShowingCode());
-        QCOMPARE(tab.source()->code()->currentLine(), 17);
-        QVERIFY(
-            tab.source()->code()->document()->findBlockByNumber(16).text().contains("json.dumps"));
+        QTest::mouseClick(child<widgets::BreakMap>(tab, "breakMap")->viewport(), Qt::LeftButton, {},
+                          child<widgets::BreakMap>(tab, "breakMap")->breakRect(0).center());
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")->note().contains("library code"));
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")
+                    ->note()
+                    .contains(QString::fromStdString(run.graphBreaks[0].frames.back().file)));
+        QTRY_VERIFY(child<widgets::SourcePane>(tab, "sourcePane")->isShowingCode());
+        QCOMPARE(child<widgets::CodeTextView>(tab, "sourceCode")->currentLine(), 17);
+        QVERIFY(child<widgets::CodeTextView>(tab, "sourceCode")
+                    ->document()
+                    ->findBlockByNumber(16)
+                    .text()
+                    .contains("json.dumps"));
     }
 
     void recompilesAreListedWithLimitHitsMarked() {
         core::Run run = test::replayFixture("variable_length_sweep.jsonl");
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
-        QAbstractItemModelTester tester(tab.recompiles(),
+        QAbstractItemModelTester tester(child<widgets::RecompilesModel>(tab, "recompilesModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         document.showReport(test::reportOf({run}));
-        auto* model = tab.recompiles();
+        auto* model = child<widgets::RecompilesModel>(tab, "recompilesModel");
         QCOMPARE(model->rowCount(), 5);
         QCOMPARE(model->index(0, widgets::RecompilesModel::Function).data().toString(),
                  QString("forward"));
@@ -306,10 +344,13 @@ class BreakViewsTest : public QObject {
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
         document.showReport(test::reportOf({test::replayFixture("advice_print_fullgraph.jsonl")}));
-        QCOMPARE(tab.sites()->rowCount(), 1);
-        QCOMPARE(tab.sites()->index(0, BreakSitesModel::Location).data().toString(),
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")->rowCount(), 1);
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")
+                     ->index(0, BreakSitesModel::Location)
+                     .data()
+                     .toString(),
                  QString("print_break.py:21"));
-        const auto& tokens = tab.breakMap()->tokens();
+        const auto& tokens = child<widgets::BreakMap>(tab, "breakMap")->tokens();
         QCOMPARE(tokens.size(), size_t(1));
         QVERIFY(tokens[0].isBreak);
         QVERIFY(tab.summary().startsWith("0 graphs, 1 graph break"));
@@ -322,8 +363,8 @@ class BreakViewsTest : public QObject {
         widgets::ReportDocument document;
         widgets::BreaksTab tab(&document);
         document.showReport(test::reportOf({run}));
-        QCOMPARE(tab.sites()->rowCount(), 0);
-        QVERIFY(tab.breakMap()->message().contains("eager"));
+        QCOMPARE(child<widgets::BreakSitesModel>(tab, "breakSitesModel")->rowCount(), 0);
+        QVERIFY(child<widgets::BreakMap>(tab, "breakMap")->message().contains("eager"));
         QVERIFY(tab.summary().contains("eager"));
     }
 };

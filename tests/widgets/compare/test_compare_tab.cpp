@@ -14,6 +14,7 @@
 #include "core/model/comparison_text.h"
 #include "core/model/palette.h"
 #include "core/report/report_json.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/charts/compile_phase_chart.h"
 #include "widgets/charts/first_calls_chart.h"
@@ -28,6 +29,7 @@
 #include "widgets/timing/warmup_tab.h"
 
 using namespace cs;
+using cs::test::child;
 using widgets::ComparisonModel;
 
 namespace {
@@ -68,7 +70,7 @@ class CompareTabTest : public QObject {
     void tableMatchesCore() {
         widgets::ReportDocument document;
         widgets::CompareTab tab(&document);
-        QAbstractItemModelTester tester(tab.model(),
+        QAbstractItemModelTester tester(child<ComparisonModel>(tab, "comparisonModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         const core::Report report = fixtureWithACrash();
         document.showReport(report, kFixture);
@@ -76,7 +78,7 @@ class CompareTabTest : public QObject {
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
 
-        const ComparisonModel& model = *tab.model();
+        const ComparisonModel& model = *child<ComparisonModel>(tab, "comparisonModel");
         const auto expected = core::compareRuns(report);
         QCOMPARE(model.rowCount(), 4);
         const int eager = rowOf(model, "eager");
@@ -137,8 +139,10 @@ class CompareTabTest : public QObject {
         }
 
         // Sorting by median puts the fastest first and the crashed (no median) last.
-        tab.table()->sortByColumn(ComparisonModel::Median, Qt::AscendingOrder);
-        auto* proxy = qobject_cast<QSortFilterProxyModel*>(tab.table()->model());
+        child<QTableView>(tab, "compareTable")
+            ->sortByColumn(ComparisonModel::Median, Qt::AscendingOrder);
+        auto* proxy =
+            qobject_cast<QSortFilterProxyModel*>(child<QTableView>(tab, "compareTable")->model());
         QVERIFY(proxy);
         double previous = 0;
         for (int r = 0; r < 3; ++r) {
@@ -151,17 +155,20 @@ class CompareTabTest : public QObject {
                  QString("max-autotune"));
 
         // Selecting the crashed row shows its error and traceback; selecting another hides them.
-        tab.table()->selectRow(3);
+        child<QTableView>(tab, "compareTable")->selectRow(3);
         QCOMPARE(document.selection().run, crash);
-        QVERIFY(tab.details()->isVisible());
-        QVERIFY(tab.details()->toPlainText().contains("Traceback"));
-        tab.table()->selectRow(0);
-        QVERIFY(!tab.details()->isVisible());
+        QVERIFY(child<QPlainTextEdit>(tab, "compareDetails")->isVisible());
+        QVERIFY(child<QPlainTextEdit>(tab, "compareDetails")->toPlainText().contains("Traceback"));
+        child<QTableView>(tab, "compareTable")->selectRow(0);
+        QVERIFY(!child<QPlainTextEdit>(tab, "compareDetails")->isVisible());
 
-        QVERIFY(tab.summary()->text().contains("than eager per call"));
-        QVERIFY(tab.summary()->text().contains("max-autotune did not finish (crashed)"));
-        QVERIFY(tab.summary()->text().contains(
-            "Note — reduce-overhead: mode reduce-overhead asks for CUDA"));
+        QVERIFY(child<QLabel>(tab, "compareSummary")->text().contains("than eager per call"));
+        QVERIFY(child<QLabel>(tab, "compareSummary")
+                    ->text()
+                    .contains("max-autotune did not finish (crashed)"));
+        QVERIFY(child<QLabel>(tab, "compareSummary")
+                    ->text()
+                    .contains("Note — reduce-overhead: mode reduce-overhead asks for CUDA"));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/compare_tab.png");
     }
@@ -174,7 +181,7 @@ class CompareTabTest : public QObject {
         tab.resize(1000, 700);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        QCustomPlot* bars = tab.phaseChart()->plot();
+        QCustomPlot* bars = child<QCustomPlot>(tab, "compilePhasePlot");
         // One stacked bar series per phase that holds time; all stacked on one another.
         QVERIFY(bars->plottableCount() >= 2);
         double firstCallsTotal = 0;
@@ -197,14 +204,14 @@ class CompareTabTest : public QObject {
         QVERIFY2(std::abs(drawn - firstCallsTotal) <= 1e-6 * firstCallsTotal,
                  qPrintable(QString("%1 vs %2").arg(drawn).arg(firstCallsTotal)));
         // A curve per setting with calls (the crashed one has none), on a log axis.
-        QCustomPlot* curves = tab.firstCallsChart()->plot();
+        QCustomPlot* curves = child<QCustomPlot>(tab, "firstCallsPlot");
         QCOMPARE(curves->yAxis->scaleType(), QCPAxis::stLogarithmic);
         QCOMPARE(curves->legend->itemCount(), 3);
-        QVERIFY(tab.summary()->text().contains("steady from call"));
+        QVERIFY(child<QLabel>(tab, "warmupSummary")->text().contains("steady from call"));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS")) {
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/warmup_tab.png");
-            tab.phaseChart()->plot()->savePng(
-                qEnvironmentVariable("CS_SCREENSHOTS") + "/phases2x.png", 0, 0, 2.0);
+            child<QCustomPlot>(tab, "compilePhasePlot")
+                ->savePng(qEnvironmentVariable("CS_SCREENSHOTS") + "/phases2x.png", 0, 0, 2.0);
         }
     }
 
@@ -216,16 +223,20 @@ class CompareTabTest : public QObject {
         tab.resize(1000, 900);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        QCOMPARE(tab.histogram()->plot()->graphCount(), 3);
-        QCOMPARE(tab.boxPlot()->plot()->plottableCount(), 3);
-        auto* box = qobject_cast<QCPStatisticalBox*>(tab.boxPlot()->plot()->plottable(0));
+        QCOMPARE(child<QCustomPlot>(tab, "histogramPlot")->graphCount(), 3);
+        QCOMPARE(child<QCustomPlot>(tab, "boxPlot")->plottableCount(), 3);
+        auto* box =
+            qobject_cast<QCPStatisticalBox*>(child<QCustomPlot>(tab, "boxPlot")->plottable(0));
         QVERIFY(box);
         const auto stats = core::computeStats(report.runs[0].measuredLatencies());
         QCOMPARE(box->data()->constBegin()->median, stats->median);
         QCOMPARE(static_cast<size_t>(box->data()->constBegin()->outliers.size()), stats->outliers);
-        QVERIFY(tab.overhead()->text().contains("Harness overhead per call"));
-        const QString overhead =
-            tab.model()->index(0, widgets::RunsModel::Overhead).data().toString();
+        QVERIFY(
+            child<QLabel>(tab, "harnessOverhead")->text().contains("Harness overhead per call"));
+        const QString overhead = child<widgets::RunsModel>(tab, "runsModel")
+                                     ->index(0, widgets::RunsModel::Overhead)
+                                     .data()
+                                     .toString();
         QVERIFY2(report.runs[0].harnessOverheadNs > 0 && !overhead.isEmpty(), qPrintable(overhead));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/latency_tab.png");

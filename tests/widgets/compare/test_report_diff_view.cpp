@@ -7,11 +7,13 @@
 #include <QTreeWidget>
 
 #include "core/model/report_diff.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/compare/report_diff_model.h"
 #include "widgets/compare/report_diff_view.h"
 
 using namespace cs;
+using cs::test::child;
 
 namespace {
 
@@ -58,13 +60,13 @@ class ReportDiffViewTest : public QObject {
 
     void marksTheRegressionAndListsTheNewBreak() {
         widgets::ReportDiffView view;
-        QAbstractItemModelTester tester(view.model(),
+        QAbstractItemModelTester tester(child<widgets::ReportDiffModel>(view, "diffModel"),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         view.setDiff(knownRegression(), "/reports/before.json", "/reports/after.json");
         view.resize(1200, 560);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        auto* model = view.model();
+        auto* model = child<widgets::ReportDiffModel>(view, "diffModel");
         QCOMPARE(model->rowCount(), 2);
         using M = widgets::ReportDiffModel;
         QCOMPARE(model->index(0, M::Setting).data().toString(), QString("eager"));
@@ -82,8 +84,8 @@ class ReportDiffViewTest : public QObject {
                     .contains("median latency +20.0%"));
         QVERIFY(view.summaryText().contains("2 regressions"));
         // The new break is listed under its setting.
-        QCOMPARE(view.breaks()->topLevelItemCount(), 1);
-        auto* setting = view.breaks()->topLevelItem(0);
+        QCOMPARE(child<QTreeWidget>(view, "diffBreaks")->topLevelItemCount(), 1);
+        auto* setting = child<QTreeWidget>(view, "diffBreaks")->topLevelItem(0);
         QCOMPARE(setting->text(0), QString("default"));
         QCOMPARE(setting->childCount(), 1);
         QVERIFY(setting->child(0)->text(0).contains("new in B: model.py:20"));
@@ -101,10 +103,17 @@ class ReportDiffViewTest : public QObject {
         view.setDiff(knownRegression(), "a.json", "b.json");
         using M = widgets::ReportDiffModel;
         view.setThreshold(25.0); // +20% no longer counts; the new break still does
-        QCOMPARE(view.model()->index(1, M::MedianChange).data(M::ChangeRole).toString(), QString());
+        QCOMPARE(child<widgets::ReportDiffModel>(view, "diffModel")
+                     ->index(1, M::MedianChange)
+                     .data(M::ChangeRole)
+                     .toString(),
+                 QString());
         QVERIFY(view.summaryText().contains("1 regression"));
         view.setThreshold(2.0); // +5% memory now counts
-        QCOMPARE(view.model()->index(1, M::PeakChange).data(M::ChangeRole).toString(),
+        QCOMPARE(child<widgets::ReportDiffModel>(view, "diffModel")
+                     ->index(1, M::PeakChange)
+                     .data(M::ChangeRole)
+                     .toString(),
                  QString("regression"));
         QVERIFY(view.summaryText().contains("3 regressions"));
     }
@@ -112,8 +121,9 @@ class ReportDiffViewTest : public QObject {
     void sortsByRawValues() {
         widgets::ReportDiffView view;
         view.setDiff(knownRegression(), "a.json", "b.json");
-        view.table()->sortByColumn(widgets::ReportDiffModel::MedianA, Qt::DescendingOrder);
-        QCOMPARE(view.table()->model()->index(0, 0).data().toString(),
+        child<QTableView>(view, "diffTable")
+            ->sortByColumn(widgets::ReportDiffModel::MedianA, Qt::DescendingOrder);
+        QCOMPARE(child<QTableView>(view, "diffTable")->model()->index(0, 0).data().toString(),
                  QString("eager")); // 10 ms > 5 ms
     }
 };

@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "tests/support/synthetic_fx_graph.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/fixture_report.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/breaks/break_map.h"
@@ -26,6 +27,7 @@
 #include "widgets/graph/node_kind.h"
 
 using namespace cs;
+using cs::test::child;
 using widgets::GraphCanvasItem;
 
 namespace {
@@ -193,11 +195,13 @@ class GraphViewTest : public QObject {
         QCOMPARE(document.selection().graph, 0);
         QCOMPARE(document.selection().line, 20);
         QVERIFY(tab.view()->canvas()->marks(linear) & GraphCanvasItem::Selected);
-        QVERIFY(tab.details()->text().contains("torch._C._nn.linear"));
-        QVERIFY(tab.details()->text().contains("[16, 128]"));
+        QVERIFY(child<widgets::NodeDetailsView>(tab, "nodeDetails")
+                    ->text()
+                    .contains("torch._C._nn.linear"));
+        QVERIFY(child<widgets::NodeDetailsView>(tab, "nodeDetails")->text().contains("[16, 128]"));
         // The graph map above: the other region.
-        QTest::mouseClick(tab.breakMap()->viewport(), Qt::LeftButton, {},
-                          tab.breakMap()->graphRect(1).center());
+        QTest::mouseClick(child<widgets::BreakMap>(tab, "breakMap")->viewport(), Qt::LeftButton, {},
+                          child<widgets::BreakMap>(tab, "breakMap")->graphRect(1).center());
         QCOMPARE(tab.shownGraph(), 1);
         QTRY_VERIFY(tab.picture() && tab.picture()->hierarchy->graph().compileId == "1/0");
     }
@@ -215,8 +219,8 @@ class GraphViewTest : public QObject {
 
         // Ctrl+F goes to the search field.
         QTest::keyClick(&tab, Qt::Key_F, Qt::ControlModifier);
-        QVERIFY(tab.searchField()->hasFocus());
-        QTest::keyClicks(tab.searchField(), "layer_norm");
+        QVERIFY(child<QLineEdit>(tab, "graphSearch")->hasFocus());
+        QTest::keyClicks(child<QLineEdit>(tab, "graphSearch"), "layer_norm");
         const int count = tab.search().count();
         int expected = 0;
         for (const auto& n : report.runs[0].graphs[0].nodes)
@@ -249,13 +253,13 @@ class GraphViewTest : public QObject {
         tab.findPrevious();
         QCOMPARE(tab.search().position(), count - 1);
         QCOMPARE(tab.search().currentNode(), tab.search().matches().back());
-        QTest::keyClick(tab.searchField(), Qt::Key_Return);
+        QTest::keyClick(child<QLineEdit>(tab, "graphSearch"), Qt::Key_Return);
         QCOMPARE(tab.search().position(), 0);
-        QTest::keyClick(tab.searchField(), Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClick(child<QLineEdit>(tab, "graphSearch"), Qt::Key_Return, Qt::ShiftModifier);
         QCOMPARE(tab.search().position(), count - 1);
 
         // No match says so.
-        tab.searchField()->setText("no_such_node_anywhere");
+        child<QLineEdit>(tab, "graphSearch")->setText("no_such_node_anywhere");
         QCOMPARE(tab.search().count(), 0);
         tab.findNext();
         QCOMPARE(tab.search().currentNode(), -1);

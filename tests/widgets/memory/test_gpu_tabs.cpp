@@ -27,6 +27,7 @@
 #include "core/model/gpu_status.h"
 #include "core/model/memory_timeline.h"
 #include "core/report/report_json.h"
+#include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/charts/memory_peak_chart.h"
 #include "widgets/charts/memory_timeline_chart.h"
@@ -39,6 +40,7 @@
 #include "widgets/memory/memory_tab.h"
 
 using namespace cs;
+using cs::test::child;
 
 namespace {
 
@@ -114,13 +116,13 @@ class GpuTabsTest : public QObject {
         tab.resize(1100, 760);
         tab.show();
         document.selectRun(1); // reduce-overhead
-        auto* plot = tab.timeline()->plot();
+        auto* plot = child<QCustomPlot>(tab, "memoryTimeline");
         const QStringList names = graphNames(plot);
         QVERIFY2(names.contains("device memory held (CUPTI)"), qPrintable(names.join(", ")));
         QVERIFY(names.contains("torch reserved at phase edges"));
         QVERIFY(names.contains("torch allocated at phase edges"));
         QVERIFY(!names.join(" ").contains("host")); // host RSS only when asked for
-        QCOMPARE(tab.timeline()->bandCount(), 4);
+        QCOMPARE(child<widgets::MemoryTimelineChart>(tab, "memoryTimelineChart")->bandCount(), 4);
         QVERIFY(emptyMessage(plot).isEmpty());
         const auto& run = document.report().runs[1];
         // Every CUPTI sample, and the last value carried to the end of the measure phase.
@@ -136,20 +138,22 @@ class GpuTabsTest : public QObject {
         QVERIFY(found);
         QCOMPARE(peak, 86 * MiB);
         QVERIFY(plot->yAxis->label().contains("device memory"));
-        QVERIFY(tab.notes()->text().contains("CUPTI"));
-        QVERIFY(tab.notes()->text().contains("Records dropped: 0"));
+        QVERIFY(child<QLabel>(tab, "memoryNotes")->text().contains("CUPTI"));
+        QVERIFY(child<QLabel>(tab, "memoryNotes")->text().contains("Records dropped: 0"));
 
         screenshot(&tab, "memory_tab_gpu_fixture.png");
-        tab.hostRssBox()->setChecked(true);
+        child<QCheckBox>(tab, "memoryHostRss")->setChecked(true);
         QVERIFY(graphNames(plot).contains("host memory (RSS) of the probe process"));
 
         // Peak bars: device memory, one bar set per setting; reduce-overhead holds its 32 MiB graph
         // pool.
-        auto* peaks = tab.peaks();
+        auto* peaks = child<widgets::MemoryPeakChart>(tab, "memoryPeakChart");
         QCOMPARE(QString::fromStdString(peaks->kind()), QString("device"));
-        QCOMPARE(peaks->plot()->plottableCount(), 2);
-        auto* defaultBars = qobject_cast<QCPBars*>(peaks->plot()->plottable(0));
-        auto* graphBars = qobject_cast<QCPBars*>(peaks->plot()->plottable(1));
+        QCOMPARE(child<QCustomPlot>(*peaks, "memoryPeaks")->plottableCount(), 2);
+        auto* defaultBars =
+            qobject_cast<QCPBars*>(child<QCustomPlot>(*peaks, "memoryPeaks")->plottable(0));
+        auto* graphBars =
+            qobject_cast<QCPBars*>(child<QCustomPlot>(*peaks, "memoryPeaks")->plottable(1));
         QCOMPARE(defaultBars->name(), QString("default"));
         QCOMPARE(graphBars->name(), QString("reduce-overhead"));
         QCOMPARE(defaultBars->data()->at(3)->value, 22 * MiB); // measure
@@ -163,28 +167,31 @@ class GpuTabsTest : public QObject {
         widgets::MemoryTab tab(&document);
         tab.resize(1100, 760);
         tab.show();
-        auto* plot = tab.timeline()->plot();
+        auto* plot = child<QCustomPlot>(tab, "memoryTimeline");
         QCOMPARE(graphNames(plot), QStringList{"host memory (RSS) of the probe process"});
         QCOMPARE(plot->yAxis->label(), QString("host memory (RSS)"));
         QVERIFY(emptyMessage(plot).isEmpty()); // never blank: host RSS is there
         QCOMPARE(plot->graph(0)->dataCount(),
                  int(document.report().runs[0].memorySeries("host_rss")->samples.size()));
-        QCOMPARE(tab.timeline()->bandCount(), 4);
-        const QString notes = tab.notes()->text();
+        QCOMPARE(child<widgets::MemoryTimelineChart>(tab, "memoryTimelineChart")->bandCount(), 4);
+        const QString notes = child<QLabel>(tab, "memoryNotes")->text();
         QVERIFY2(notes.contains(core::kNoCudaMessage), qPrintable(notes));
         QVERIFY(notes.contains("CUPTI off: the run is on cpu, not CUDA")); // the probe's own words
         QVERIFY(notes.contains("host memory (RSS)"));
-        QCOMPARE(QString::fromStdString(tab.peaks()->kind()), QString("host_rss"));
-        QCOMPARE(tab.peaks()->plot()->plottableCount(), 1);
-        QVERIFY(tab.peaks()->plot()->windowTitle().contains("host memory (RSS)"));
+        QCOMPARE(
+            QString::fromStdString(child<widgets::MemoryPeakChart>(tab, "memoryPeakChart")->kind()),
+            QString("host_rss"));
+        QCOMPARE(child<QCustomPlot>(tab, "memoryPeaks")->plottableCount(), 1);
+        QVERIFY(
+            child<QCustomPlot>(tab, "memoryPeaks")->windowTitle().contains("host memory (RSS)"));
         screenshot(&tab, "memory_tab_cpu_run.png");
     }
 
     void memoryTabWithoutRunsSaysWhatToDo() {
         widgets::ReportDocument document;
         widgets::MemoryTab tab(&document);
-        QVERIFY(!emptyMessage(tab.timeline()->plot()).isEmpty());
-        QVERIFY(!emptyMessage(tab.peaks()->plot()).isEmpty());
+        QVERIFY(!emptyMessage(child<QCustomPlot>(tab, "memoryTimeline")).isEmpty());
+        QVERIFY(!emptyMessage(child<QCustomPlot>(tab, "memoryPeaks")).isEmpty());
     }
 
     void kernelsTabComparesSettingsAndListsTopKernels() {
@@ -193,16 +200,21 @@ class GpuTabsTest : public QObject {
         widgets::KernelsTab tab(&document);
         tab.resize(1100, 760);
         tab.show();
-        QAbstractItemModelTester runsTester(tab.runsModel(),
+        QAbstractItemModelTester runsTester(child<widgets::KernelRunsModel>(tab, "kernelRunsModel"),
                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester topTester(tab.kernelModel(),
+        QAbstractItemModelTester topTester(child<widgets::KernelTableModel>(tab, "topKernelsModel"),
                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
         // CUDA graphs: 2 launches per iteration instead of 4, same GPU time.
-        QCOMPARE(tab.launchesChart()->values(), (std::vector<double>{4, 2}));
-        QCOMPARE(tab.gpuTimeChart()->values(), (std::vector<double>{110000, 110000}));
-        QVERIFY(emptyMessage(tab.launchesChart()->plot()).isEmpty());
+        QCOMPARE(child<widgets::RunBarChart>(tab, "kernelLaunchesChart")->values(),
+                 (std::vector<double>{4, 2}));
+        QCOMPARE(child<widgets::RunBarChart>(tab, "kernelGpuTimeChart")->values(),
+                 (std::vector<double>{110000, 110000}));
+        QVERIFY(
+            emptyMessage(child<QCustomPlot>(
+                             *child<widgets::RunBarChart>(tab, "kernelLaunchesChart"), "barPlot"))
+                .isEmpty());
 
-        auto* runs = tab.runsModel();
+        auto* runs = child<widgets::KernelRunsModel>(tab, "kernelRunsModel");
         QCOMPARE(runs->rowCount(), 2);
         QCOMPARE(runs->index(1, widgets::KernelRunsModel::Launches).data().toString(),
                  QString("2"));
@@ -213,13 +225,14 @@ class GpuTabsTest : public QObject {
                  QString("16.0 KiB"));
         QCOMPARE(runs->index(1, widgets::KernelRunsModel::Dropped).data().toString(),
                  QString("0")); // shown, not hidden
-        QVERIFY(!tab.runsTable()->isColumnHidden(widgets::KernelRunsModel::Dropped));
+        QVERIFY(!child<QTableView>(tab, "kernelRunsTable")
+                     ->isColumnHidden(widgets::KernelRunsModel::Dropped));
 
         // The top kernels of the selected setting, sortable and copyable.
-        QVERIFY(tab.kernelTable()->isVisible());
-        QVERIFY(!tab.emptyReason()->isVisible());
-        QCOMPARE(tab.kernelModel()->rowCount(), 4);
-        auto* view = tab.kernelTable();
+        QVERIFY(child<QTableView>(tab, "topKernelsTable")->isVisible());
+        QVERIFY(!child<QLabel>(tab, "kernelsEmptyReason")->isVisible());
+        QCOMPARE(child<widgets::KernelTableModel>(tab, "topKernelsModel")->rowCount(), 4);
+        auto* view = child<QTableView>(tab, "topKernelsTable");
         view->sortByColumn(widgets::KernelTableModel::Mean, Qt::AscendingOrder);
         QCOMPARE(view->model()->index(0, widgets::KernelTableModel::Name).data().toString(),
                  QString("triton_poi_fused_copy_0"));
@@ -229,12 +242,12 @@ class GpuTabsTest : public QObject {
         const QString copied = widgets::selectionAsText(view);
         QVERIFY(copied.startsWith("kernel\tcount\ttotal\tmean"));
         QVERIFY(copied.contains("triton_per_fused_native_layer_norm_0\t4\t160 µs\t40.0 µs"));
-        QVERIFY(tab.kernelTitle()->text().contains("default"));
+        QVERIFY(child<QLabel>(tab, "topKernelsTitle")->text().contains("default"));
 
         // Selecting the other setting in the summary table shows its kernels.
-        tab.runsTable()->selectRow(1);
+        child<QTableView>(tab, "kernelRunsTable")->selectRow(1);
         QCOMPARE(document.selection().run, 1);
-        QVERIFY(tab.kernelTitle()->text().contains("reduce-overhead"));
+        QVERIFY(child<QLabel>(tab, "topKernelsTitle")->text().contains("reduce-overhead"));
         screenshot(&tab, "kernels_tab_gpu_fixture.png");
     }
 
@@ -244,24 +257,33 @@ class GpuTabsTest : public QObject {
         widgets::KernelsTab tab(&document);
         tab.resize(1100, 760);
         tab.show();
-        QVERIFY(tab.launchesChart()->values().empty());
+        QVERIFY(child<widgets::RunBarChart>(tab, "kernelLaunchesChart")->values().empty());
         auto said = [](RunBarChartPtr chart) {
-            return emptyMessage(chart->plot()).replace('\n', ' ');
+            return emptyMessage(child<QCustomPlot>(*chart, "barPlot")).replace('\n', ' ');
         };
-        QVERIFY2(said(tab.launchesChart()).startsWith(core::kNoCudaMessage),
-                 qPrintable(said(tab.launchesChart())));
-        QVERIFY(said(tab.gpuTimeChart()).startsWith(core::kNoCudaMessage));
-        QVERIFY(tab.emptyReason()->isVisible());
-        QVERIFY(tab.emptyReason()->text().startsWith(core::kNoCudaMessage));
-        QVERIFY(tab.emptyReason()->text().contains("NVIDIA GPU")); // and what would fill it
-        QVERIFY(tab.runsModel()
+        QVERIFY2(said(child<widgets::RunBarChart>(tab, "kernelLaunchesChart"))
+                     .startsWith(core::kNoCudaMessage),
+                 qPrintable(said(child<widgets::RunBarChart>(tab, "kernelLaunchesChart"))));
+        QVERIFY(said(child<widgets::RunBarChart>(tab, "kernelGpuTimeChart"))
+                    .startsWith(core::kNoCudaMessage));
+        QVERIFY(child<QLabel>(tab, "kernelsEmptyReason")->isVisible());
+        QVERIFY(child<QLabel>(tab, "kernelsEmptyReason")->text().startsWith(core::kNoCudaMessage));
+        QVERIFY(child<QLabel>(tab, "kernelsEmptyReason")
+                    ->text()
+                    .contains("NVIDIA GPU")); // and what would fill it
+        QVERIFY(child<widgets::KernelRunsModel>(tab, "kernelRunsModel")
                     ->index(0, widgets::KernelRunsModel::Note)
                     .data()
                     .toString()
                     .startsWith(core::kNoCudaMessage));
-        QVERIFY(tab.runsModel()->index(0, widgets::KernelRunsModel::Launches).data().isNull());
-        QVERIFY(tab.runsTable()->isColumnHidden(widgets::KernelRunsModel::Launches)); // all blank
-        QVERIFY(!tab.runsTable()->isColumnHidden(widgets::KernelRunsModel::Note));
+        QVERIFY(child<widgets::KernelRunsModel>(tab, "kernelRunsModel")
+                    ->index(0, widgets::KernelRunsModel::Launches)
+                    .data()
+                    .isNull());
+        QVERIFY(child<QTableView>(tab, "kernelRunsTable")
+                    ->isColumnHidden(widgets::KernelRunsModel::Launches)); // all blank
+        QVERIFY(!child<QTableView>(tab, "kernelRunsTable")
+                     ->isColumnHidden(widgets::KernelRunsModel::Note));
         screenshot(&tab, "kernels_tab_cpu_run.png");
     }
 
@@ -271,9 +293,10 @@ class GpuTabsTest : public QObject {
         widgets::ReportDocument document;
         document.showReport(report);
         widgets::KernelsTab tab(&document);
-        QCOMPARE(tab.launchesChart()->values(), (std::vector<double>{4, 2}));
+        QCOMPARE(child<widgets::RunBarChart>(tab, "kernelLaunchesChart")->values(),
+                 (std::vector<double>{4, 2}));
         document.selectRun(2);
-        QVERIFY(tab.emptyReason()->text().startsWith(core::kNoCudaMessage));
+        QVERIFY(child<QLabel>(tab, "kernelsEmptyReason")->text().startsWith(core::kNoCudaMessage));
     }
 
     void droppedRecordsAreShownInRed() {
@@ -282,10 +305,11 @@ class GpuTabsTest : public QObject {
         widgets::ReportDocument document;
         document.showReport(report);
         widgets::KernelsTab tab(&document);
-        const auto cell = tab.runsModel()->index(0, widgets::KernelRunsModel::Dropped);
+        const auto cell = child<widgets::KernelRunsModel>(tab, "kernelRunsModel")
+                              ->index(0, widgets::KernelRunsModel::Dropped);
         QCOMPARE(cell.data().toString(), QString("17"));
         QCOMPARE(cell.data(Qt::ForegroundRole).value<QBrush>().color(), QColor("#c0392b"));
-        QVERIFY(tab.kernelTitle()->text().contains("17 records dropped"));
+        QVERIFY(child<QLabel>(tab, "topKernelsTitle")->text().contains("17 records dropped"));
     }
 
     void mainWindowHasTheTabsAndExportsATrace() {
@@ -303,7 +327,7 @@ class GpuTabsTest : public QObject {
         for (int i = 0; i < window.tabs()->count(); ++i)
             tabs << window.tabs()->tabText(i);
         QVERIFY2(tabs.contains("Memory") && tabs.contains("Kernels"), qPrintable(tabs.join(", ")));
-        QCOMPARE(window.findChild<widgets::KernelsTab*>()->launchesChart()->values(),
+        QCOMPARE(child<widgets::RunBarChart>(window, "kernelLaunchesChart")->values(),
                  (std::vector<double>{4, 2}));
 
         const QString tracePath = dir.filePath("trace.json");
