@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "core/advice/evidence_tab.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 class QAction;
 class QLabel;

@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "core/model/report_diff.h"
+#include "core/analysis/report_diff.h"
 #include "core/report/report_json.h"
 
 namespace cs::app {

@@ -10,7 +10,7 @@
 
 #include "core/advice/advice_options.h"
 #include "core/advice/evidence_tab.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

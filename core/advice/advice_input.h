@@ -4,8 +4,8 @@
 #pragma once
 
 #include "core/advice/advice_options.h"
-#include "core/model/comparison.h"
-#include "core/model/session.h"
+#include "core/analysis/comparison.h"
+#include "core/report/session.h"
 
 namespace cs::core::advice {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/advice/advice_options.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

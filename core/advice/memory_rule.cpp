@@ -8,7 +8,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
-#include "core/model/units.h"
+#include "core/analysis/units.h"
 
 namespace cs::core::advice {
 

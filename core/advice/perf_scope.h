@@ -2,7 +2,7 @@
 // meant to be faster; aot_eager and eager are for debugging) and finished.
 #pragma once
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core::advice {
 

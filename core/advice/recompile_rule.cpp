@@ -7,7 +7,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/shape_guard.h"
-#include "core/model/units.h"
+#include "core/analysis/units.h"
 
 namespace cs::core::advice {
 

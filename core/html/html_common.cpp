@@ -1,9 +1,9 @@
 // Shared pieces of the HTML report's sections: the per-run view and headings.
 #include "core/html/html_sections.h"
 
+#include "core/analysis/palette.h"
+#include "core/analysis/units.h"
 #include "core/html/report_html.h"
-#include "core/model/palette.h"
-#include "core/model/units.h"
 
 namespace cs::core::html {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

@@ -2,12 +2,12 @@
 // confidence interval, break-even calls, warmup and peak memory.
 #include <cstdio>
 
+#include "core/analysis/comparison.h"
+#include "core/analysis/run_summary.h"
+#include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
-#include "core/model/comparison.h"
-#include "core/model/run_summary.h"
-#include "core/model/units.h"
 
 namespace cs::core::html {
 

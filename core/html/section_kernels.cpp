@@ -2,10 +2,10 @@
 // (from CUPTI on GPU); on CPU it says why the section is empty.
 #include <cstdio>
 
+#include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
-#include "core/model/units.h"
 
 namespace cs::core::html {
 

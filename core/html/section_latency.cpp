@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
 #include "core/html/svg_chart.h"
-#include "core/model/units.h"
 
 namespace cs::core::html {
 

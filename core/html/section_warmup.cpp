@@ -4,11 +4,11 @@
 #include <cmath>
 #include <map>
 
+#include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
 #include "core/html/svg_chart.h"
-#include "core/model/units.h"
 
 namespace cs::core::html {
 

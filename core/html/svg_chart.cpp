@@ -6,8 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "core/analysis/units.h"
 #include "core/html/report_html.h"
-#include "core/model/units.h"
 
 namespace cs::core::html {
 

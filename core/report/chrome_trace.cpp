@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "core/model/memory_timeline.h"
+#include "core/analysis/memory_timeline.h"
 
 namespace cs::core {
 

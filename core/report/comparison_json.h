@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/comparison.h"
+#include "core/analysis/comparison.h"
 
 namespace cs::core {
 

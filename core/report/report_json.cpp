@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "core/advice/advice_json.h"
-#include "core/model/stats.h"
+#include "core/analysis/stats.h"
 #include "core/report/comparison_json.h"
 #include "core/report/report_gpu_fields.h"
 

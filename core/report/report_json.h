@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

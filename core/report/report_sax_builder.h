@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/session.h"
 #include "core/report/report_from_json.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

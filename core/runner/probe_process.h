@@ -7,9 +7,9 @@
 #include <QProcess>
 #include <QTimer>
 
+#include "core/analysis/run_outcome.h"
 #include "core/events/event_parser.h"
-#include "core/model/run_outcome.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 #include "core/runner/probe_command.h"
 
 namespace cs::core {

@@ -2,8 +2,8 @@
 
 #include <QDateTime>
 
+#include "core/analysis/units.h"
 #include "core/events/protocol_generated.h"
-#include "core/model/units.h"
 
 namespace cs::core {
 

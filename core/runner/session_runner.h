@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 #include "core/runner/probe_command.h"
 #include "core/runner/probe_process.h"
 

@@ -8,7 +8,7 @@
 
 #include "core/advice/advice.h"
 #include "core/events/event_parser.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace advice_test {
 

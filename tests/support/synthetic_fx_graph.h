@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::test {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/events/event_parser.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::test {
 

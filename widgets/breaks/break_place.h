@@ -5,7 +5,7 @@
 
 #include <QString>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::widgets {
 

@@ -7,7 +7,7 @@
 #include <QToolTip>
 #include <qcustomplot.h>
 
-#include "core/model/units.h"
+#include "core/analysis/units.h"
 #include "widgets/charts/bytes_ticker.h"
 
 namespace cs::widgets {

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "core/model/comparison.h"
-#include "core/model/palette.h"
+#include "core/analysis/comparison.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 

@@ -3,7 +3,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "core/model/palette.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 

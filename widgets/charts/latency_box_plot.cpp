@@ -4,8 +4,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "core/model/latency_distribution.h"
-#include "core/model/palette.h"
+#include "core/analysis/latency_distribution.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 

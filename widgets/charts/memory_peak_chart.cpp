@@ -4,8 +4,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "core/model/memory_timeline.h"
-#include "core/model/palette.h"
+#include "core/analysis/memory_timeline.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/plot_refresh.h"
 

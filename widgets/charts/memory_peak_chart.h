@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 class QCustomPlot;
 class QCPTextElement;

@@ -3,8 +3,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-#include "core/model/gpu_status.h"
-#include "core/model/memory_timeline.h"
+#include "core/analysis/gpu_status.h"
+#include "core/analysis/memory_timeline.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/phase_bands.h"
 #include "widgets/common/plot_refresh.h"

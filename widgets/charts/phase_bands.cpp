@@ -2,7 +2,7 @@
 
 #include <qcustomplot.h>
 
-#include "core/model/memory_timeline.h"
+#include "core/analysis/memory_timeline.h"
 
 namespace cs::widgets {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 class QCustomPlot;
 

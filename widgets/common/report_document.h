@@ -6,7 +6,7 @@
 #include <QString>
 
 #include "core/advice/evidence_tab.h"
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::widgets {
 

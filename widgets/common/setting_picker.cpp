@@ -2,7 +2,7 @@
 
 #include <QPixmap>
 
-#include "core/model/palette.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 

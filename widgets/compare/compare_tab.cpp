@@ -8,7 +8,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "core/model/comparison_text.h"
+#include "core/analysis/comparison_text.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
 #include "widgets/compare/comparison_model.h"

@@ -6,8 +6,8 @@
 
 #include <limits>
 
-#include "core/model/comparison_text.h"
-#include "core/model/palette.h"
+#include "core/analysis/comparison_text.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"

@@ -4,7 +4,7 @@
 
 #include <QAbstractTableModel>
 
-#include "core/model/comparison.h"
+#include "core/analysis/comparison.h"
 #include "widgets/common/refresh_throttle.h"
 
 namespace cs::widgets {

@@ -5,7 +5,7 @@
 
 #include <QAbstractTableModel>
 
-#include "core/model/report_diff.h"
+#include "core/analysis/report_diff.h"
 
 namespace cs::widgets {
 

@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "core/model/report_diff.h"
+#include "core/analysis/report_diff.h"
 
 class QDoubleSpinBox;
 class QLabel;

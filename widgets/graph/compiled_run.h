@@ -2,7 +2,7 @@
 // the eager baseline (it compiles nothing), then the first compiled run.
 #pragma once
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::widgets {
 

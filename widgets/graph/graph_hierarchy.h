@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 #include "widgets/graph/node_kind.h"
 
 namespace cs::widgets {

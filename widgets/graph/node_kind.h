@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::widgets {
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "core/model/gpu_status.h"
-#include "core/model/palette.h"
+#include "core/analysis/gpu_status.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"

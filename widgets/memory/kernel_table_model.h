@@ -4,7 +4,7 @@
 
 #include <QAbstractTableModel>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::widgets {
 

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 
-#include "core/model/gpu_status.h"
-#include "core/model/palette.h"
+#include "core/analysis/gpu_status.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/run_bar_chart.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/setting_picker.h"

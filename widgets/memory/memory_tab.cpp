@@ -6,9 +6,9 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "core/model/gpu_status.h"
-#include "core/model/palette.h"
-#include "core/model/units.h"
+#include "core/analysis/gpu_status.h"
+#include "core/analysis/palette.h"
+#include "core/analysis/units.h"
 #include "widgets/charts/memory_peak_chart.h"
 #include "widgets/charts/memory_timeline_chart.h"
 #include "widgets/common/report_document.h"

@@ -3,7 +3,7 @@
 
 #include <QWidget>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 class QCheckBox;
 class QComboBox;

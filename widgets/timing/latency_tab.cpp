@@ -6,7 +6,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "core/model/palette.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/iteration_chart.h"
 #include "widgets/charts/latency_box_plot.h"

@@ -3,8 +3,8 @@
 #include <QBrush>
 #include <QColor>
 
-#include "core/model/palette.h"
-#include "core/model/stats.h"
+#include "core/analysis/palette.h"
+#include "core/analysis/stats.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"

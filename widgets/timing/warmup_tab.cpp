@@ -4,8 +4,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "core/model/comparison.h"
-#include "core/model/palette.h"
+#include "core/analysis/comparison.h"
+#include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/compile_phase_chart.h"
 #include "widgets/charts/first_calls_chart.h"

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "core/model/comparison.h"
+#include "core/analysis/comparison.h"
 #include "core/runner/session_runner.h"
 
 using namespace cs::core;

@@ -11,8 +11,8 @@
 #include <QTest>
 #include <qcustomplot.h>
 
-#include "core/model/comparison_text.h"
-#include "core/model/palette.h"
+#include "core/analysis/comparison_text.h"
+#include "core/analysis/palette.h"
 #include "core/report/report_json.h"
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"

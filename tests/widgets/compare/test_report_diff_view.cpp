@@ -6,7 +6,7 @@
 #include <QTest>
 #include <QTreeWidget>
 
-#include "core/model/report_diff.h"
+#include "core/analysis/report_diff.h"
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/compare/report_diff_model.h"

@@ -23,9 +23,9 @@
 #include <sstream>
 
 #include "app/main_window.h"
+#include "core/analysis/gpu_status.h"
+#include "core/analysis/memory_timeline.h"
 #include "core/events/event_parser.h"
-#include "core/model/gpu_status.h"
-#include "core/model/memory_timeline.h"
 #include "core/report/report_json.h"
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"

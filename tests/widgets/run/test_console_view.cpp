@@ -2,7 +2,7 @@
 // (once, however often the run changes) and from a report that is opened.
 #include <QTest>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/common/report_document.h"
 #include "widgets/run/console_view.h"

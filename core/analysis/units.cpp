@@ -1,4 +1,4 @@
-#include "core/model/units.h"
+#include "core/analysis/units.h"
 
 #include <cmath>
 #include <cstdio>

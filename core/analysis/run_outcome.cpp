@@ -1,4 +1,4 @@
-#include "core/model/run_outcome.h"
+#include "core/analysis/run_outcome.h"
 
 namespace cs::core {
 

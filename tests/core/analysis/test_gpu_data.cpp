@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/analysis/gpu_status.h"
+#include "core/analysis/memory_timeline.h"
 #include "core/events/event_parser.h"
-#include "core/model/gpu_status.h"
-#include "core/model/memory_timeline.h"
 #include "core/report/report_json.h"
 
 using namespace cs::core;

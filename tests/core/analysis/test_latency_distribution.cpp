@@ -4,8 +4,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/model/latency_distribution.h"
-#include "core/model/stats.h"
+#include "core/analysis/latency_distribution.h"
+#include "core/analysis/stats.h"
 
 using namespace cs::core;
 

@@ -1,4 +1,4 @@
-#include "core/model/palette.h"
+#include "core/analysis/palette.h"
 
 #include <array>
 #include <map>

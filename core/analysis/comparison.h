@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model/session.h"
-#include "core/model/stats.h"
+#include "core/analysis/stats.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

@@ -1,6 +1,6 @@
-#include "core/model/run_summary.h"
+#include "core/analysis/run_summary.h"
 
-#include "core/model/comparison.h"
+#include "core/analysis/comparison.h"
 
 namespace cs::core {
 

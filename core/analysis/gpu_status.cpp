@@ -1,4 +1,4 @@
-#include "core/model/gpu_status.h"
+#include "core/analysis/gpu_status.h"
 
 namespace cs::core {
 

@@ -1,4 +1,4 @@
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

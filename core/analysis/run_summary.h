@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "core/model/session.h"
-#include "core/model/stats.h"
+#include "core/analysis/stats.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

@@ -1,7 +1,7 @@
 // Statistics against values computed by hand (and cross-checked with numpy).
 #include <gtest/gtest.h>
 
-#include "core/model/stats.h"
+#include "core/analysis/stats.h"
 
 using namespace cs::core;
 

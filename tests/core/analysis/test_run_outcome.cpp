@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "core/analysis/run_outcome.h"
 #include "core/events/event_parser.h"
-#include "core/model/run_outcome.h"
 
 using namespace cs::core;
 

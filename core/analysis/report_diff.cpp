@@ -1,4 +1,4 @@
-#include "core/model/report_diff.h"
+#include "core/analysis/report_diff.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/model/run_summary.h"
-#include "core/model/units.h"
+#include "core/analysis/run_summary.h"
+#include "core/analysis/units.h"
 
 namespace cs::core {
 

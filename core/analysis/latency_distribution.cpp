@@ -1,9 +1,9 @@
-#include "core/model/latency_distribution.h"
+#include "core/analysis/latency_distribution.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/model/stats.h"
+#include "core/analysis/stats.h"
 
 namespace cs::core {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

@@ -1,4 +1,4 @@
-#include "core/model/memory_timeline.h"
+#include "core/analysis/memory_timeline.h"
 
 #include <algorithm>
 

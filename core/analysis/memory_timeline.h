@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model/session.h"
+#include "core/report/session.h"
 
 namespace cs::core {
 

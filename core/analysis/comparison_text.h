@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/model/comparison.h"
+#include "core/analysis/comparison.h"
 
 namespace cs::core {
 

@@ -1,9 +1,9 @@
-#include "core/model/comparison_text.h"
+#include "core/analysis/comparison_text.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "core/model/units.h"
+#include "core/analysis/units.h"
 
 namespace cs::core {
 

@@ -1,4 +1,4 @@
-#include "core/model/comparison.h"
+#include "core/analysis/comparison.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/model/units.h"
+#include "core/analysis/units.h"
 
 using namespace cs::core;
 

@@ -1,4 +1,4 @@
-#include "core/model/stats.h"
+#include "core/analysis/stats.h"
 
 #include <algorithm>
 #include <cmath>

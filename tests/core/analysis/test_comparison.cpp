@@ -1,9 +1,9 @@
 // Warmup analysis, break-even and the comparison on hand-computed data.
 #include <gtest/gtest.h>
 
+#include "core/analysis/comparison.h"
+#include "core/analysis/comparison_text.h"
 #include "core/events/event_parser.h"
-#include "core/model/comparison.h"
-#include "core/model/comparison_text.h"
 #include "core/report/report_json.h"
 
 using namespace cs::core;

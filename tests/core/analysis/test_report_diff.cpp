@@ -1,7 +1,7 @@
 // The report diff on hand-made reports with known changes.
 #include <gtest/gtest.h>
 
-#include "core/model/report_diff.h"
+#include "core/analysis/report_diff.h"
 #include "tests/core/report_capture.h"
 #include "tests/core/sample_reports.h"
 
