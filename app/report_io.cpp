@@ -3,6 +3,7 @@
 #include <QMetaObject>
 #include <QPointer>
 #include <QThreadPool>
+#include <utility>
 
 #include "core/html/report_html.h"
 #include "core/report/chrome_trace.h"
@@ -12,7 +13,8 @@ namespace cs::app {
 void saveReportAsync(QObject* context, core::Report report, QString path, ReportFormat format,
                      std::function<void(QString)> done) {
     QPointer<QObject> guard(context);
-    QThreadPool::globalInstance()->start([report = std::move(report), path, format, done, guard] {
+    QThreadPool::globalInstance()->start([report = std::move(report), path = std::move(path),
+                                          format, done = std::move(done), guard] {
         const std::string text = format == ReportFormat::Json   ? core::writeReportJson(report)
                                  : format == ReportFormat::Html ? core::writeReportHtml(report)
                                                                 : core::writeChromeTrace(report);
@@ -29,7 +31,8 @@ CancelFlag readReportAsync(QObject* context, QString path, std::function<void(do
                            std::function<void(core::ReportReadResult)> done) {
     QPointer<QObject> guard(context);
     auto cancel = std::make_shared<std::atomic<bool>>(false);
-    QThreadPool::globalInstance()->start([path, progress, done, guard, cancel] {
+    QThreadPool::globalInstance()->start([path = std::move(path), progress = std::move(progress),
+                                          done = std::move(done), guard, cancel] {
         core::ReadControl control;
         control.cancel = cancel.get();
         // One post per percent at most: a 100 MB report reads in about a hundred chunks.
@@ -54,7 +57,8 @@ CancelFlag readReportAsync(QObject* context, QString path, std::function<void(do
 void diffReportsAsync(QObject* context, QString pathA, QString pathB, double thresholdPercent,
                       std::function<void(DiffLoad)> done) {
     QPointer<QObject> guard(context);
-    QThreadPool::globalInstance()->start([pathA, pathB, thresholdPercent, done, guard] {
+    QThreadPool::globalInstance()->start([pathA = std::move(pathA), pathB = std::move(pathB),
+                                          thresholdPercent, done = std::move(done), guard] {
         auto load = std::make_shared<DiffLoad>();
         auto a = core::readReportFile(pathA.toStdString());
         auto b = a.ok ? core::readReportFile(pathB.toStdString()) : core::ReportReadResult{};

@@ -32,7 +32,7 @@ struct BreakDiagnosis {
 };
 
 // nullopt when the break is of no known cause and torch offers no usable hint.
-std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& graphBreak);
+std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b);
 
 // torch's "Hint:" lines from a break reason, without the ones that only say
 // to report an issue to PyTorch.
