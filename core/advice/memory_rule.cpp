@@ -3,6 +3,7 @@
 // CUDA-graph pool held in steady state, autotune buffers or the compiler
 // itself at compile time.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "core/advice/advice_rules.h"
@@ -60,7 +61,7 @@ std::optional<int64_t> get(const PhasePeaks& peaks, const char* phase) {
 }
 
 std::string percentMore(double bytes, double base) {
-    return std::to_string(static_cast<int>(100 * (bytes - base) / base + 0.5)) + "%";
+    return std::to_string(std::lround(100 * (bytes - base) / base)) + "%";
 }
 
 } // namespace
