@@ -112,7 +112,7 @@ std::string comparisonTable(const Comparison& c) {
                 text.append(width - glyphs, ' ');
             return text;
         };
-        auto padLeft = [](std::string text, size_t width) {
+        auto padLeft = [](const std::string& text, size_t width) {
             size_t glyphs = 0;
             for (unsigned char ch : text)
                 glyphs += (ch & 0xC0) != 0x80;
