@@ -4,7 +4,7 @@
 
 namespace cs::core::html {
 
-HtmlTable::HtmlTable(std::vector<Column> columns, std::string cssClass)
+HtmlTable::HtmlTable(std::vector<Column> columns, std::string_view cssClass)
     : columns_(std::move(columns)) {
     out_ << "<div class=\"tablewrap\"><table";
     if (!cssClass.empty())

@@ -19,7 +19,7 @@ struct Column {
 
 class HtmlTable {
   public:
-    explicit HtmlTable(std::vector<Column> columns, std::string cssClass = {});
+    explicit HtmlTable(std::vector<Column> columns, std::string_view cssClass = {});
 
     void beginRow(std::string_view cssClass = {});
     void text(std::string_view text, std::string_view tip = {}, std::string_view cssClass = {});

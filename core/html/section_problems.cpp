@@ -9,8 +9,8 @@ namespace cs::core::html {
 namespace {
 
 // A console can hold megabytes of compiler output; show its start and end.
-constexpr size_t kConsoleHead = 48 * 1024;
-constexpr size_t kConsoleTail = 48 * 1024;
+constexpr size_t kConsoleHead = size_t{48} * 1024;
+constexpr size_t kConsoleTail = size_t{48} * 1024;
 
 std::string consoleHtml(const std::string& text) {
     if (text.size() <= kConsoleHead + kConsoleTail)

@@ -159,7 +159,7 @@ LayoutSolution LayeredLayout::run(const LayoutProblem& problem, const CancelChec
     std::vector<double> x(n, 0);
     std::vector<char> source(n, 0);
     for (int v = 0; v < static_cast<int>(n); ++v)
-        source[static_cast<size_t>(v)] = preds.empty(v);
+        source[static_cast<size_t>(v)] = preds.empty(v) ? 1 : 0;
     std::vector<double> around;
     auto median = [&around] {
         std::sort(around.begin(), around.end());
