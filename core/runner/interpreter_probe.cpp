@@ -91,7 +91,7 @@ void InterpreterProbe::describe(const QString& path) {
     auto* timer = new QTimer(process);
     timer->setSingleShot(true);
     connect(timer, &QTimer::timeout, process, [process] { process->kill(); });
-    auto finish = [this, path, process](InterpreterDescription d) {
+    auto finish = [this, path, process](const InterpreterDescription& d) {
         pending_.remove(path);
         cache_[path] = d;
         process->deleteLater();

@@ -30,7 +30,7 @@ core::Report smallReport(int64_t medianNs) {
     run.setting.mode = "default";
     run.status = core::RunStatus::Ok;
     for (int i = 0; i < 60; ++i)
-        run.iterations.push_back({i, medianNs + (i % 5) * 1000, medianNs, 0, i < 3, i == 0});
+        run.iterations.push_back({i, medianNs + int64_t{i % 5} * 1000, medianNs, 0, i < 3, i == 0});
     report.runs.push_back(run);
     return report;
 }

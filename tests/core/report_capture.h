@@ -11,7 +11,7 @@
 namespace cs::test {
 
 inline std::string writeAndKeepReport(const cs::core::Report& report, const std::string& name) {
-    const std::string text = cs::core::writeReportJson(report);
+    std::string text = cs::core::writeReportJson(report);
     const std::filesystem::path dir(COMPILESCOPE_TEST_REPORTS);
     std::filesystem::create_directories(dir);
     std::ofstream(dir / (name + ".json"), std::ios::binary) << text;

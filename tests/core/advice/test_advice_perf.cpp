@@ -8,7 +8,7 @@ using namespace advice_test;
 namespace {
 
 constexpr int64_t kUs = 1000;
-constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kMiB = int64_t{1024} * 1024;
 
 cs::core::Run eagerRun(int64_t medianNs = 100 * kUs, size_t n = 30) {
     return timedRun("eager", {medianNs}, constant(n, medianNs));
