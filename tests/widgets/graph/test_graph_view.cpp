@@ -10,6 +10,7 @@
 #include <QThread>
 #include <QTimer>
 #include <functional>
+#include <utility>
 
 #include "tests/support/synthetic_fx_graph.h"
 #include "tests/widgets/find_child.h"
@@ -315,7 +316,7 @@ class GraphViewTest : public QObject {
         std::vector<std::shared_ptr<const widgets::GraphPicture>> delivered;
         connect(&service, &widgets::GraphLayoutService::pictureReady, this,
                 [&delivered](std::shared_ptr<const widgets::GraphPicture> p) {
-                    delivered.push_back(p);
+                    delivered.push_back(std::move(p));
                 });
         service.request({graph, hierarchy, hierarchy->fullExpansion()});
         service.request({graph, hierarchy, std::nullopt});

@@ -46,7 +46,7 @@ class ConsoleViewTest : public QObject {
         QCOMPARE(lines.count(kCountersLine), 1);
         QCOMPARE(lines.count(kMetricsLine), 1);
         // In the run's own section, before its output.
-        const int header = lines.indexOf(
+        const qsizetype header = lines.indexOf(
             QStringLiteral("── %1 ──").arg(QString::fromStdString(report.runs[1].setting.label())));
         QVERIFY(header >= 0);
         QVERIFY(header < lines.indexOf(kCountersLine));
