@@ -64,11 +64,11 @@ QVariant AdviceModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     static const char* names[] = {"severity", "finding", "where", "setting", "confidence"};
-    static const char* tips[] = {"critical: a setting failed or fell back to eager; warning: costs "
-                                 "speed or memory; info: worth knowing",
-                                 "What was found, in one line", "The line of your code it rests on",
-                                 "The setting whose run shows it",
-                                 "How sure the rule is of its reading of the evidence"};
+    static const char* severityTip = "critical: a setting failed or fell back to eager; "
+                                     "warning: costs speed or memory; info: worth knowing";
+    static const char* tips[] = {
+        severityTip, "What was found, in one line", "The line of your code it rests on",
+        "The setting whose run shows it", "How sure the rule is of its reading of the evidence"};
     if (role == Qt::DisplayRole)
         return tr(names[section]);
     if (role == Qt::ToolTipRole)

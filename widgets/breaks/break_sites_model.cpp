@@ -20,9 +20,7 @@ BreakSitesModel::BreakSitesModel(ReportDocument* document, QObject* parent)
     connect(document_, &ReportDocument::runChanged, this, [this](int run) {
         // Live: rebuild only when the shown run has new breaks.
         const auto* r = document_->run(run);
-        if (run == run_ && r && r->graphBreaks.size() != breakCount_)
-            rebuild();
-        else if (run_ < 0)
+        if ((run == run_ && r && r->graphBreaks.size() != breakCount_) || run_ < 0)
             rebuild();
     });
     connect(document_, &ReportDocument::selectionChanged, this, [this] {

@@ -23,8 +23,9 @@ SourceText SourceFileLoader::read(const QString& path) {
         return text;
     }
     if (info.size() > kMaxBytes) {
-        text.error =
-            tr("%1 is %2 MiB, too big to show here.").arg(path).arg(info.size() / (1024 * 1024));
+        text.error = tr("%1 is %2 MiB, too big to show here.")
+                         .arg(path)
+                         .arg(info.size() / (qint64{1024} * 1024));
         return text;
     }
     QFile file(path);

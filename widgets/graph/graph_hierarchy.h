@@ -78,10 +78,10 @@ class GraphHierarchy {
     const Group& group(int id) const { return groups_[static_cast<size_t>(id)]; }
     // Groups that must be expanded to show a node or a group, outermost first, root excluded.
     std::vector<int> ancestors(int node) const;
-    std::vector<int> groupAncestors(int group) const;
+    std::vector<int> groupAncestors(int id) const;
     int findNode(const std::string& name) const;
     // The two most frequent op families, as "12 matmul / linear, 30 elementwise".
-    std::string kindSummary(int group) const;
+    std::string kindSummary(int id) const;
 
     // Breadth-first, expand groups while the number of visible items stays within budget.
     Expansion defaultExpansion(int budget) const;
