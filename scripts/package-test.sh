@@ -85,9 +85,10 @@ assert len(run["latency"]["samples_ns"]) == 5, "measured calls: " + str(len(run[
 assert report["model"]["file"] == model, report["model"]["file"]
 EOF
 
-# The GUI starts offscreen, opens the report, saves a screenshot and quits.
+# The GUI starts offscreen, opens the report, saves a screenshot and quits,
+# with settings of its own: the user's recent files and interpreter stay theirs.
 shot="$unpacked/gui.png"
-QT_QPA_PLATFORM=offscreen timeout 60 "$prefix/bin/compilescope" "$report" --screenshot "$shot" \
+XDG_CONFIG_HOME="$unpacked/config" QT_QPA_PLATFORM=offscreen timeout 60 "$prefix/bin/compilescope" "$report" --screenshot "$shot" \
   > "$unpacked/gui.log" 2>&1 || { cat "$unpacked/gui.log" >&2; fail "GUI did not start and quit"; }
 [ "$(head -c 4 "$shot" | tail -c 3)" = "PNG" ] || fail "no screenshot from the GUI"
 if grep -qiE 'error|cannot|could not|failed' "$unpacked/gui.log"; then
