@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from compilescope_probe import harness
 from conftest import assert_well_formed, gallery, run_probe
+
+from compilescope_probe import harness
 
 
 class FakeTimer:
