@@ -167,8 +167,11 @@ def test_user_output_never_enters_the_stream():
         "raw write to fd 1",
     ):
         assert text in run.stderr
-    # the forward prints ran once per call (4 calls) plus torch's compile never duplicating them
-    assert run.stderr.count("CHATTY forward print") == 4
+    # the forward prints ran once per call (4 calls, then the cross-check's
+    # blocks), torch's compile never duplicating them
+    check = run.one("crosscheck")
+    blocks = check["block_calls"] * len(check["block_means_ns"])
+    assert run.stderr.count("CHATTY forward print") == 4 + blocks
 
 
 def test_bad_arguments():
