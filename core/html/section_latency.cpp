@@ -7,6 +7,7 @@
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
 #include "core/html/svg_chart.h"
+#include "core/model/measurement_check.h"
 #include "core/model/units.h"
 
 namespace cs::core::html {
@@ -152,6 +153,25 @@ void writeStatsTable(std::ostream& out, const ReportView& view) {
     out << table.str();
 }
 
+// The measurement's own checks, one line per run that has one (docs/measuring.md).
+void writeMeasurementChecks(std::ostream& out, const ReportView& view) {
+    std::string items;
+    for (const auto& r : view.runs) {
+        std::string line;
+        if (const auto check = crosscheck(*r.run))
+            line = "cross-check: " + crosscheckText(*check) +
+                   (check->disagrees() ? " — they disagree: the measurement was disturbed"
+                                       : " — they agree");
+        if (r.run->droppedUnsettled > 0)
+            line += (line.empty() ? "" : "; ") + std::to_string(r.run->droppedUnsettled) +
+                    " unsettled measured calls left out of the statistics";
+        if (!line.empty())
+            items += "<li>" + runLabelHtml(r) + " " + htmlEscape(line) + "</li>";
+    }
+    if (!items.empty())
+        out << "<ul class=\"crosscheck\">" << items << "</ul>";
+}
+
 } // namespace
 
 void writeLatency(std::ostream& out, const ReportView& view) {
@@ -159,6 +179,7 @@ void writeLatency(std::ostream& out, const ReportView& view) {
                  "Calls after warmup: wall clock on CPU, CUDA events on GPU. Hover a line or box "
                  "for its values.");
     writeStatsTable(out, view);
+    writeMeasurementChecks(out, view);
     writeSeries(out, view);
     out << "<div class=\"grid2\">";
     writeHistogram(out, view);
