@@ -2,6 +2,7 @@
 // (histogram and box plot), and the statistics — never a mean alone.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
@@ -32,7 +33,8 @@ void writeSeries(std::ostream& out, const ReportView& view) {
 }
 
 void writeHistogram(std::ostream& out, const ReportView& view) {
-    double low = INFINITY, high = -INFINITY;
+    double low = std::numeric_limits<double>::infinity();
+    double high = -std::numeric_limits<double>::infinity();
     for (const auto& r : view.runs) {
         if (r.stats)
             low = std::min(low, r.stats->min), high = std::max(high, r.stats->max);
