@@ -21,6 +21,7 @@
 #include "core/advice/advice.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/measurement_check.h"
 #include "core/analysis/report_diff.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/units.h"
@@ -52,7 +53,7 @@ int usage(const QString& message) {
         "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast "
         "none|bf16|fp16]\n"
         "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
-        "         [--expected-calls N] [--memory-fraction F]\n"
+        "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
@@ -65,6 +66,29 @@ int usage(const QString& message) {
         "trace (a process per setting) that ui.perfetto.dev opens.\n",
         message.toLocal8Bit().constData());
     return kExitBadArguments;
+}
+
+// How far the numbers above can be trusted: the cross-check, the threads, what
+// the app itself took, calls dropped as unsettled (docs/measuring.md).
+void printMeasurementNotes(const Run& run) {
+    if (const auto check = crosscheck(run))
+        std::fprintf(stderr, "    cross-check: %s%s\n", crosscheckText(*check).c_str(),
+                     check->disagrees() ? ": disagree, the measurement was disturbed" : ": agree");
+    std::string notes;
+    if (run.probe.threads > 0) {
+        notes += std::to_string(run.probe.threads) + " intra-op thread(s)";
+        if (!run.probe.cpuAffinity.empty())
+            notes += " on " + std::to_string(run.probe.cpuAffinity.size()) + " CPU(s)";
+    }
+    if (run.appCpuMeasureNs >= 0)
+        notes += (notes.empty() ? "" : "; ") +
+                 std::string("compilescope's own CPU while measuring ") +
+                 formatDuration(static_cast<double>(run.appCpuMeasureNs));
+    if (run.droppedUnsettled > 0)
+        notes += (notes.empty() ? "" : "; ") + std::to_string(run.droppedUnsettled) +
+                 " unsettled call(s) left out of the statistics";
+    if (!notes.empty())
+        std::fprintf(stderr, "    %s\n", notes.c_str());
 }
 
 void printSummary(const Report& report) {
@@ -85,6 +109,7 @@ void printSummary(const Report& report) {
         if (run.error)
             std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(),
                          run.error->message.c_str());
+        printMeasurementNotes(run);
     }
 }
 
@@ -152,6 +177,9 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s",
                                      "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
+    const QCommandLineOption threads("threads", "torch.set_num_threads in the probe", "n");
+    const QCommandLineOption dropUnsettled(
+        "drop-unsettled", "leave measured calls still warming up out of the statistics");
     const QCommandLineOption expectedCalls(
         "expected-calls", "calls the program makes per start (advice: warmup pay-back)", "n",
         QString::number(AdviceOptions{}.expectedCalls));
@@ -160,7 +188,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
                                             "f", QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic,
                        fullgraph, autocast, sweep, warmCache, timeout, noCupti, trace});
-    parser.addOptions({expectedCalls, memoryFraction});
+    parser.addOptions({expectedCalls, memoryFraction, threads, dropUnsettled});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     const QStringList positional = parser.positionalArguments();
@@ -182,6 +210,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     numbersOk &= ok;
     const int timeoutSeconds = parser.value(timeout).toInt(&ok);
     numbersOk &= ok && timeoutSeconds > 0;
+    if (parser.isSet(threads)) {
+        base.threads = parser.value(threads).toInt(&ok);
+        if (!ok || base.threads <= 0)
+            return usage("--threads takes a whole number above 0");
+    }
     if (!numbersOk)
         return usage("--warmup, --iters and --timeout take whole numbers");
     AdviceOptions adviceOptions;
@@ -250,6 +283,12 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         if (stats)
             line += ", median " + formatDuration(stats->median) + " over " +
                     std::to_string(stats->count) + " calls";
+        if (const auto check = crosscheck(run)) {
+            char diff[48];
+            std::snprintf(diff, sizeof diff, ", cross-check %+.1f%%%s", 100 * check->difference(),
+                          check->disagrees() ? " (disturbed)" : "");
+            line += diff;
+        }
         if (run.error && run.status != RunStatus::Ok)
             line += " — " + run.error->message.substr(0, run.error->message.find('\n'));
         std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, runner.report().runs.size(), line.c_str());
@@ -258,6 +297,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     QObject::connect(&runner, &SessionRunner::sessionFinished, [&] {
         Report report = runner.report();
         report.adviceOptions = adviceOptions;
+        if (parser.isSet(dropUnsettled)) {
+            const int dropped = setDropUnsettled(report, true);
+            std::fprintf(stderr, "--drop-unsettled: %d measured call(s) left out as unsettled\n",
+                         dropped);
+        }
         if (compare) // the table is what compare produces: stdout, so it can be piped
             std::printf("\n%s", comparisonTable(compareRuns(report)).c_str());
         else

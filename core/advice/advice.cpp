@@ -30,6 +30,8 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::noGainRule(input, findings);
     advice::warmupRule(input, findings);
     advice::memoryRule(input, findings);
+    advice::disturbedRule(input, findings);
+    advice::unsettledRule(input, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);
     });

@@ -22,5 +22,9 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out);
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out);
 // Peak memory above eager's by more than the set fraction.
 void memoryRule(const AdviceInput& input, std::vector<Finding>& out);
+// Per-call median and the block-timing cross-check disagree: a disturbed measurement.
+void disturbedRule(const AdviceInput& input, std::vector<Finding>& out);
+// The first measured calls above the steady-state band: warmup too short.
+void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 
 } // namespace cs::core::advice

@@ -245,6 +245,7 @@ class EventApplier {
         p.cpu = getString(event_, "cpu");
         p.host = getString(event_, "host");
         p.platform = getString(event_, "platform");
+        p.cpuAffinity = get<std::vector<int>>(event_, "cpu_affinity", {});
         if (p.protocol > protocol::version) {
             run_.logs.push_back({tNs_, "warning",
                                  "probe speaks protocol " + std::to_string(p.protocol) +
@@ -275,6 +276,7 @@ class EventApplier {
             run_.probe.device = device;
         if (auto name = getString(event_, "device_name"); !name.empty())
             run_.probe.deviceName = name;
+        run_.probe.threads = get<int>(event_, "intra_op_threads", run_.probe.threads);
         m.inputs.clear();
         if (auto it = event_.find("inputs"); it != event_.end() && it->is_array()) {
             for (const auto& in : *it)
@@ -291,6 +293,27 @@ class EventApplier {
         it.warmup = get<bool>(event_, "warmup", false);
         it.firstCall = get<bool>(event_, "first_call", false);
         run_.iterations.push_back(it);
+    }
+
+    // A chunk of measured calls: the same as one iteration event per call.
+    void iterations() {
+        const auto latency = get<std::vector<int64_t>>(event_, "latency_ns", {});
+        const auto wall = get<std::vector<int64_t>>(event_, "wall_ns", {});
+        int index = get<int>(event_, "first_index", static_cast<int>(run_.iterations.size()));
+        run_.iterations.reserve(run_.iterations.size() + latency.size());
+        for (size_t k = 0; k < latency.size(); ++k) {
+            Iteration it;
+            it.index = index++;
+            it.latencyNs = latency[k];
+            it.wallNs = k < wall.size() ? wall[k] : latency[k];
+            it.tNs = tNs_;
+            run_.iterations.push_back(it);
+        }
+    }
+
+    void crosscheck() {
+        run_.crosscheckBlockCalls = get<int>(event_, "block_calls", 0);
+        run_.crosscheckBlockMeansNs = get<std::vector<double>>(event_, "block_means_ns", {});
     }
 
     void graph() {
@@ -424,6 +447,8 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::phase, &A::phase},
         {ev::model, &A::model},
         {ev::iteration, &A::iteration},
+        {ev::iterations, &A::iterations},
+        {ev::crosscheck, &A::crosscheck},
         {ev::graph, &A::graph},
         {ev::graph_break, &A::graphBreak},
         {ev::recompile, &A::recompile},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/analysis/measurement_check.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
@@ -154,6 +155,25 @@ void writeStatsTable(std::ostream& out, const ReportView& view) {
     out << table.str();
 }
 
+// The measurement's own checks, one line per run that has one (docs/measuring.md).
+void writeMeasurementChecks(std::ostream& out, const ReportView& view) {
+    std::string items;
+    for (const auto& r : view.runs) {
+        std::string line;
+        if (const auto check = crosscheck(*r.run))
+            line = "cross-check: " + crosscheckText(*check) +
+                   (check->disagrees() ? " — they disagree: the measurement was disturbed"
+                                       : " — they agree");
+        if (r.run->droppedUnsettled > 0)
+            line += (line.empty() ? "" : "; ") + std::to_string(r.run->droppedUnsettled) +
+                    " unsettled measured calls left out of the statistics";
+        if (!line.empty())
+            items += "<li>" + runLabelHtml(r) + " " + htmlEscape(line) + "</li>";
+    }
+    if (!items.empty())
+        out << "<ul class=\"crosscheck\">" << items << "</ul>";
+}
+
 } // namespace
 
 void writeLatency(std::ostream& out, const ReportView& view) {
@@ -161,6 +181,7 @@ void writeLatency(std::ostream& out, const ReportView& view) {
                  "Calls after warmup: wall clock on CPU, CUDA events on GPU. Hover a line or box "
                  "for its values.");
     writeStatsTable(out, view);
+    writeMeasurementChecks(out, view);
     writeSeries(out, view);
     out << "<div class=\"grid2\">";
     writeHistogram(out, view);

@@ -1,5 +1,6 @@
 #include "core/report/report_from_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -62,6 +63,11 @@ void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::stri
                  const std::string& where) {
     const json& latency = objectAt(j, "latency");
     run.harnessOverheadNs = lenientValue<int64_t>(latency, "harness_overhead_ns", -1);
+    run.appCpuMeasureNs = lenientValue<int64_t>(latency, "app_cpu_measure_ns", -1);
+    run.droppedUnsettled = std::max(0, lenientValue<int>(latency, "dropped_unsettled", 0));
+    const json& check = objectAt(latency, "crosscheck");
+    run.crosscheckBlockCalls = lenientValue<int>(check, "block_calls", 0);
+    run.crosscheckBlockMeansNs = lenientValue<std::vector<double>>(check, "block_means_ns", {});
     if (latency.contains("iterations")) {
         // Streamed elements arrive in parts; a DOM-only caller leaves them in place.
         for (const auto& it : arrayAt(latency, "iterations")) {
@@ -161,6 +167,7 @@ Setting settingFromJson(const json& j) {
     s.iters = lenientValue<int>(j, "iters", s.iters);
     s.sweep = lenientValue<bool>(j, "sweep", s.sweep);
     s.warmCache = lenientValue<bool>(j, "warm_cache", s.warmCache);
+    s.threads = lenientValue<int>(j, "threads", s.threads);
     return s;
 }
 
@@ -237,6 +244,8 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     pi.cpu = lenientValue<std::string>(p, "cpu", "");
     pi.host = lenientValue<std::string>(p, "host", "");
     pi.platform = lenientValue<std::string>(p, "platform", "");
+    pi.threads = lenientValue<int>(p, "threads", -1);
+    pi.cpuAffinity = lenientValue<std::vector<int>>(p, "cpu_affinity", {});
     run.model = modelFromJson(objectAt(j, "model"));
     const json& s = objectAt(j, "stream");
     run.sawHello = lenientValue<bool>(s, "hello", false);

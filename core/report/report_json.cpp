@@ -1,6 +1,7 @@
 #include "core/report/report_json.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -104,10 +105,12 @@ json kernelsToJson(const KernelSummary& k) {
 } // namespace
 
 json settingToJson(const Setting& s) {
-    return {{"mode", s.mode},           {"backend", s.backend}, {"dynamic", s.dynamic},
-            {"fullgraph", s.fullgraph}, {"device", s.device},   {"autocast", s.autocast},
-            {"warmup", s.warmup},       {"iters", s.iters},     {"sweep", s.sweep},
-            {"warm_cache", s.warmCache}};
+    return {{"mode", s.mode},       {"backend", s.backend},
+            {"dynamic", s.dynamic}, {"fullgraph", s.fullgraph},
+            {"device", s.device},   {"autocast", s.autocast},
+            {"warmup", s.warmup},   {"iters", s.iters},
+            {"sweep", s.sweep},     {"warm_cache", s.warmCache},
+            {"threads", s.threads}};
 }
 
 json runToJson(const Run& run) {
@@ -120,13 +123,19 @@ json runToJson(const Run& run) {
                                   {"traceback", run.error->traceback}}
                            : json(nullptr);
     j["exit_code"] = run.exitCode ? json(*run.exitCode) : json(nullptr);
-    j["probe"] = {
-        {"protocol", run.probe.protocol}, {"probe_version", run.probe.probeVersion},
-        {"python", run.probe.python},     {"python_executable", run.probe.pythonExecutable},
-        {"torch", run.probe.torch},       {"cuda", run.probe.cuda},
-        {"device", run.probe.device},     {"device_name", run.probe.deviceName},
-        {"cpu", run.probe.cpu},           {"host", run.probe.host},
-        {"platform", run.probe.platform}};
+    j["probe"] = {{"protocol", run.probe.protocol},
+                  {"probe_version", run.probe.probeVersion},
+                  {"python", run.probe.python},
+                  {"python_executable", run.probe.pythonExecutable},
+                  {"torch", run.probe.torch},
+                  {"cuda", run.probe.cuda},
+                  {"device", run.probe.device},
+                  {"device_name", run.probe.deviceName},
+                  {"cpu", run.probe.cpu},
+                  {"host", run.probe.host},
+                  {"platform", run.probe.platform},
+                  {"threads", run.probe.threads},
+                  {"cpu_affinity", run.probe.cpuAffinity}};
     j["model"] = modelToJson(run.model);
     j["stream"] = {{"hello", run.sawHello},
                    {"done", run.sawDone},
@@ -153,7 +162,19 @@ json runToJson(const Run& run) {
                     {"warmup_ns", run.warmupLatencies()},
                     {"iterations", iterations},
                     {"harness_overhead_ns", run.harnessOverheadNs},
+                    {"app_cpu_measure_ns", run.appCpuMeasureNs},
+                    {"dropped_unsettled", run.droppedUnsettled},
                     {"stats", statsToJson(measured)}};
+    if (const auto estimate = run.blockEstimateNs()) {
+        // Durations in the report are whole nanoseconds; a block mean's fraction is noise.
+        std::vector<std::int64_t> blockMeansNs;
+        blockMeansNs.reserve(run.crosscheckBlockMeansNs.size());
+        for (const double mean : run.crosscheckBlockMeansNs)
+            blockMeansNs.push_back(std::llround(mean));
+        j["latency"]["crosscheck"] = {{"block_calls", run.crosscheckBlockCalls},
+                                      {"block_means_ns", blockMeansNs},
+                                      {"block_estimate_ns", std::llround(*estimate)}};
+    }
 
     json graphs = json::array();
     for (const auto& g : run.graphs)

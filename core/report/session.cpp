@@ -1,5 +1,7 @@
 #include "core/report/session.h"
 
+#include <algorithm>
+
 namespace cs::core {
 
 std::string Setting::label() const {
@@ -59,11 +61,26 @@ bool Run::finished() const {
 std::vector<int64_t> Run::measuredLatencies() const {
     std::vector<int64_t> out;
     out.reserve(iterations.size());
+    int skip = droppedUnsettled;
     for (const auto& it : iterations) {
-        if (!it.warmup)
-            out.push_back(it.latencyNs);
+        if (it.warmup)
+            continue;
+        if (skip > 0) {
+            --skip;
+            continue;
+        }
+        out.push_back(it.latencyNs);
     }
     return out;
+}
+
+std::optional<double> Run::blockEstimateNs() const {
+    if (crosscheckBlockMeansNs.empty())
+        return std::nullopt;
+    std::vector<double> means = crosscheckBlockMeansNs;
+    std::sort(means.begin(), means.end());
+    const size_t n = means.size();
+    return n % 2 ? means[n / 2] : (means[n / 2 - 1] + means[n / 2]) / 2;
 }
 
 std::vector<int64_t> Run::warmupLatencies() const {

@@ -27,6 +27,7 @@ struct Setting {
     int iters = 100;
     bool sweep = false;
     bool warmCache = false;
+    int threads = 0; // torch.set_num_threads in the probe; 0 leaves torch's default
 
     // Short name shown in legends and tables: "eager", "default", "max-autotune/aot_eager".
     std::string label() const;
@@ -224,6 +225,8 @@ struct ProbeInfo {
     std::string cpu;
     std::string host;
     std::string platform;
+    int threads = -1;             // torch's intra-op threads (the model event); -1 unknown
+    std::vector<int> cpuAffinity; // the CPUs the probe could run on; empty unknown
     bool operator==(const ProbeInfo&) const = default;
 };
 
@@ -252,6 +255,15 @@ struct Run {
     std::vector<PhaseSpan> phases;
     std::vector<Iteration> iterations;
     int64_t harnessOverheadNs = -1;
+    // The cross-check (docs/measuring.md): the same calls timed in blocks after
+    // the measure phase, mean ns per call of each block.
+    int crosscheckBlockCalls = 0;
+    std::vector<double> crosscheckBlockMeansNs;
+    // The app's own CPU time while the probe measured; -1 when not taken.
+    int64_t appCpuMeasureNs = -1;
+    // Measured calls left out of the statistics as still warming up: the
+    // user's choice (--drop-unsettled, the Latency tab), never made silently.
+    int droppedUnsettled = 0;
     std::vector<Graph> graphs;
     std::vector<GraphBreak> graphBreaks;
     std::vector<Recompile> recompiles;
@@ -278,7 +290,10 @@ struct Run {
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal
 
     bool finished() const;
+    // The measured calls the statistics use: all of them but the first droppedUnsettled.
     std::vector<int64_t> measuredLatencies() const;
+    // Median of the cross-check's block means; nullopt without one.
+    std::optional<double> blockEstimateNs() const;
     std::vector<int64_t> warmupLatencies() const;
     const PhaseSpan* phase(const std::string& name) const;
     const MemorySeries* memorySeries(const std::string& kind) const;

@@ -114,6 +114,10 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
         a.push_back("--sweep");
     if (s.warmCache)
         a.push_back("--warm-cache");
+    if (s.threads > 0) {
+        a.push_back("--threads");
+        a.push_back(std::to_string(s.threads));
+    }
     if (!options.cacheDir.empty()) {
         a.push_back("--cache-dir");
         a.push_back(options.cacheDir);

@@ -3,11 +3,22 @@
 #include <QProcessEnvironment>
 
 #include <csignal>
+#include <ctime>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 namespace cs::core {
+
+namespace {
+
+int64_t processCpuNs() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+} // namespace
 
 ProbeProcess::ProbeProcess(Run* run, ProbeLaunch launch, int timeoutSeconds, QObject* parent)
     : QObject(parent), run_(run), launch_(std::move(launch)), timeoutSeconds_(timeoutSeconds) {
@@ -88,9 +99,24 @@ void ProbeProcess::readEvents() {
     const QByteArray chunk = process_.readAllStandardOutput();
     if (chunk.isEmpty())
         return;
-    for (const auto& item : parser_.feed(std::string_view(chunk.constData(), size_t(chunk.size()))))
+    for (const auto& item :
+         parser_.feed(std::string_view(chunk.constData(), size_t(chunk.size())))) {
         applyStreamItem(*run_, item);
+        noteMeasureEdge(item);
+    }
     emit updated();
+}
+
+// The app's own CPU time between the measure phase's edges, as they arrive:
+// what the app (parsing, drawing) took from the machine while the probe timed.
+void ProbeProcess::noteMeasureEdge(const StreamItem& item) {
+    if (!item.ok || item.event.value("type", "") != "phase" ||
+        item.event.value("name", "") != "measure")
+        return;
+    if (item.event.value("edge", "") == "begin")
+        measureCpuBeginNs_ = processCpuNs();
+    else if (measureCpuBeginNs_ >= 0)
+        run_->appCpuMeasureNs = processCpuNs() - measureCpuBeginNs_;
 }
 
 void ProbeProcess::readConsole() {
@@ -105,8 +131,10 @@ void ProbeProcess::readConsole() {
 void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
     readEvents();
     readConsole();
-    for (const auto& item : parser_.finish())
+    for (const auto& item : parser_.finish()) {
         applyStreamItem(*run_, item);
+        noteMeasureEdge(item);
+    }
     if (stopReason_) {
         settle(*stopReason_, exitCode, std::to_string(timeoutSeconds_));
         return;

@@ -38,6 +38,7 @@ class ProbeProcess : public QObject {
   private:
     void readEvents();
     void readConsole();
+    void noteMeasureEdge(const StreamItem& item);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
     void stopWith(ProcessEnd reason);
@@ -55,6 +56,7 @@ class ProbeProcess : public QObject {
     qint64 pid_ = 0;
     std::optional<ProcessEnd> stopReason_;
     bool settled_ = false;
+    int64_t measureCpuBeginNs_ = -1; // the app's CPU time when the measure phase began
 };
 
 } // namespace cs::core

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from typing import Any, Callable
@@ -13,6 +14,13 @@ class CpuTimer:
         out = fn(*inputs)
         t1 = time.perf_counter_ns()
         return t1 - t0, t1 - t0, out
+
+    def block(self, fn: Callable[..., Any], inputs: tuple, calls: int) -> int:
+        """Wall time of `calls` calls back to back."""
+        t0 = time.perf_counter_ns()
+        for _ in range(calls):
+            fn(*inputs)
+        return time.perf_counter_ns() - t0
 
 
 class CudaTimer:
@@ -35,6 +43,14 @@ class CudaTimer:
         latency = int(self.start.elapsed_time(self.end) * 1e6)
         return latency, t1 - t0, out
 
+    def block(self, fn: Callable[..., Any], inputs: tuple, calls: int) -> int:
+        self.torch.cuda.synchronize()
+        t0 = time.perf_counter_ns()
+        for _ in range(calls):
+            fn(*inputs)
+        self.torch.cuda.synchronize()
+        return time.perf_counter_ns() - t0
+
 
 def _empty(*_args: Any) -> None:
     return None
@@ -46,3 +62,72 @@ def harness_overhead_ns(timer: Callable, inputs: tuple, calls: int = 200) -> int
         timer(_empty, inputs)
     samples = [timer(_empty, inputs)[0] for _ in range(calls)]
     return int(statistics.median(samples))
+
+
+# The measure phase sends what it timed at most this often (docs/protocol.md).
+CHUNK_NS = 250_000_000
+
+Send = Callable[[int, list, list], None]
+
+
+def measure_calls(
+    timer: Callable,
+    fn: Callable[..., Any],
+    inputs: tuple,
+    iters: int,
+    send: Send,
+    *,
+    chunk_ns: int = CHUNK_NS,
+) -> list[int]:
+    """Times `iters` calls into preallocated lists and nothing else: no event
+    per call. `send(first, latencies, walls)` gets them in chunks, at most every
+    `chunk_ns` and at the end; if a call raises, what was timed before it is
+    sent first. Returns the latencies."""
+    latency = [0] * iters
+    wall = [0] * iters
+    clock = time.perf_counter_ns
+    sent = 0
+    i = 0
+    last = clock()
+    try:
+        for i in range(iters):
+            r = timer(fn, inputs)
+            latency[i] = r[0]
+            wall[i] = r[1]
+            del r  # the output goes before the next call, as one call at a time would
+            now = clock()
+            if now - last >= chunk_ns:
+                send(sent, latency[sent : i + 1], wall[sent : i + 1])
+                sent = i + 1
+                last = clock()
+    except BaseException:
+        if i > sent:
+            send(sent, latency[sent:i], wall[sent:i])
+        raise
+    if sent < iters:
+        send(sent, latency[sent:], wall[sent:])
+    return latency
+
+
+# Block timing as torch.utils.benchmark's blocked_autorange does it.
+BLOCK_MIN_NS = 10_000_000
+BLOCKS_MAX = 20
+BLOCKS_BUDGET_NS = 500_000_000
+
+
+def block_means(
+    timer: Any, fn: Callable[..., Any], inputs: tuple, per_call_ns: float, budget_ns: int
+) -> tuple[int, list[float]]:
+    """Times blocks of calls, each long enough (>= BLOCK_MIN_NS by the per-call
+    estimate) that the clock's cost vanishes, until BLOCKS_MAX blocks or
+    min(BLOCKS_BUDGET_NS, budget_ns) have passed; at least one block.
+    Returns (calls per block, mean ns per call of each block)."""
+    calls = max(1, math.ceil(BLOCK_MIN_NS / max(per_call_ns, 1.0)))
+    budget = min(BLOCKS_BUDGET_NS, max(budget_ns, 0))
+    means: list[float] = []
+    start = time.perf_counter_ns()
+    while len(means) < BLOCKS_MAX:
+        means.append(timer.block(fn, inputs, calls) / calls)
+        if time.perf_counter_ns() - start >= budget:
+            break
+    return calls, means

@@ -27,6 +27,8 @@ class RssSampler:
         self._samples: list[list[int]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._running = threading.Event()  # cleared while paused
+        self._running.set()
         self._thread: threading.Thread | None = None
         self.available = read_rss_bytes() is not None
 
@@ -44,7 +46,18 @@ class RssSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):
+            # Paused: sleep until resumed, so the thread never takes the GIL
+            # while the model is being timed.
+            self._running.wait()
+            if self._stop.is_set():
+                return
             self.sample_now()
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
 
     def drain(self) -> list[list[int]]:
         with self._lock:
@@ -53,5 +66,6 @@ class RssSampler:
 
     def stop(self) -> None:
         self._stop.set()
+        self._running.set()
         if self._thread is not None:
             self._thread.join(timeout=1.0)

@@ -79,6 +79,14 @@ def expected_device(requested: str, torch_cuda: str | None) -> tuple[str, str]:
     return "cpu", cpu_name()
 
 
+def cpu_affinity() -> list[int] | None:
+    """The CPUs this process may run on; None where the OS cannot say."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
 def hello_fields(settings: dict | None, requested_device: str) -> dict:
     torch_version, torch_cuda = torch_build_info()
     device, device_name = expected_device(requested_device, torch_cuda)
@@ -93,5 +101,6 @@ def hello_fields(settings: dict | None, requested_device: str) -> dict:
         "cpu": cpu_name(),
         "host": socket.gethostname(),
         "platform": platform.platform(),
+        "cpu_affinity": cpu_affinity(),
         "settings": settings,
     }

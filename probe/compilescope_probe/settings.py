@@ -33,6 +33,7 @@ class Settings:
     warm_cache: bool = False
     cache_dir: str | None = None
     no_cupti: bool = False
+    threads: int | None = None  # torch.set_num_threads; None leaves torch's default
 
     def as_event(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -88,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warm-cache", action="store_true")
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--no-cupti", action="store_true")
+    p.add_argument(
+        "--threads", type=_count(1), default=None, help="intra-op threads (torch.set_num_threads)"
+    )
     return p
 
 
@@ -109,4 +113,5 @@ def parse(argv: Sequence[str]) -> Settings:
         warm_cache=ns.warm_cache,
         cache_dir=ns.cache_dir,
         no_cupti=ns.no_cupti,
+        threads=ns.threads,
     )

@@ -41,6 +41,11 @@ class ProbeRun:
         assert len(found) == 1, f"expected one {type_} event, got {len(found)}\n{self.describe()}"
         return found[0]
 
+    def calls(self, events: list[dict] | None = None) -> list[dict]:
+        """Every timed call, from per-call `iteration` events and the measure
+        phase's `iterations` chunks alike, in stream order."""
+        return expand_calls(self.events if events is None else events)
+
     def errors(self) -> list[dict]:
         return self.of("error")
 
@@ -58,6 +63,25 @@ class ProbeRun:
     def describe(self) -> str:
         errs = [f"{e['kind']}: {e['message']}" for e in self.errors()]
         return f"args={self.args}\nrc={self.returncode}\nerrors={errs}\nstderr tail:\n{self.stderr[-3000:]}"
+
+
+def expand_calls(events: list[dict]) -> list[dict]:
+    out = []
+    for e in events:
+        if e["type"] == "iteration":
+            out.append(e)
+        elif e["type"] == "iterations":
+            for k, (lat, wall) in enumerate(zip(e["latency_ns"], e["wall_ns"], strict=True)):
+                out.append(
+                    {
+                        "index": e["first_index"] + k,
+                        "latency_ns": lat,
+                        "wall_ns": wall,
+                        "warmup": False,
+                        "first_call": False,
+                    }
+                )
+    return out
 
 
 def run_probe(

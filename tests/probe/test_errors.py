@@ -17,7 +17,7 @@ def _failed_with(run, kind: str) -> dict:
     err = errors[0]
     assert err["fatal"] is True
     assert run.events[-1]["status"] == "failed" and run.returncode == 3
-    assert not run.of("iteration") or kind in ("model_raised", "fullgraph_break")
+    assert not run.calls() or kind in ("model_raised", "fullgraph_break")
     return err
 
 
@@ -124,4 +124,4 @@ def test_out_of_memory_keeps_what_was_measured():
     assert err["kind"] == "out_of_memory" and "simulated" in err["message"]
     assert run.events[-1]["status"] == "failed"
     # two calls ran before memory ran out; their iterations are in the stream
-    assert [i["index"] for i in run.of("iteration")] == [0, 1]
+    assert [i["index"] for i in run.calls()] == [0, 1]

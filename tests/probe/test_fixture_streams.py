@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PROTOCOL, ROOT
+from conftest import PROTOCOL, ROOT, expand_calls
 
 STREAMS = sorted((ROOT / "tests" / "fixtures" / "streams").glob("*.jsonl"))
 
@@ -40,6 +40,6 @@ def test_fixture_stream_is_valid(path):
             ("measure", "begin"),
             ("measure", "end"),
         ]
-        its = [e for e in events if e["type"] == "iteration"]
+        its = expand_calls(events)
         settings = events[0]["settings"]
         assert len(its) == settings["warmup"] + settings["iters"]

@@ -32,7 +32,7 @@ def test_exported_program_archive(tmp_path):
     assert model["parameters"] == sum(p.numel() for p in ns["get_model"]().parameters())
     graphs, breaks = first_call_graphs(run)
     assert len(graphs) == 1 and not breaks
-    assert len(run.of("iteration")) == 3
+    assert len(run.calls()) == 3
 
 
 def test_torchvision_missing_says_how_to_install(tmp_path):
@@ -71,7 +71,7 @@ def test_torchvision_model_runs_with_random_weights_at_its_crop_size():
         p.numel() for p in torchvision.models.get_model("resnet18", weights=None).parameters()
     )
     assert model["parameters"] == expected
-    assert len(run.of("iteration")) == 3
+    assert len(run.calls()) == 3
 
 
 def test_unknown_torchvision_model_names_close_ones():

@@ -84,7 +84,7 @@ def test_phases_in_order(tiny_run):
 
 
 def test_iterations(tiny_run):
-    its = tiny_run.of("iteration")
+    its = tiny_run.calls()
     assert [i["index"] for i in its] == list(range(WARMUP + ITERS))
     assert all(i["latency_ns"] > 0 and i["wall_ns"] > 0 for i in its)
     assert [i["first_call"] for i in its] == [True] + [False] * (WARMUP + ITERS - 1)
@@ -94,7 +94,10 @@ def test_iterations(tiny_run):
     assert [e["index"] for e in tiny_run.phase_span("warmup") if e["type"] == "iteration"] == list(
         range(1, WARMUP)
     )
-    assert len([e for e in tiny_run.phase_span("measure") if e["type"] == "iteration"]) == ITERS
+    # the measured calls come in chunks, with no event per call
+    measure = tiny_run.phase_span("measure")
+    assert not [e for e in measure if e["type"] == "iteration"]
+    assert len(tiny_run.calls(measure)) == ITERS
     # the compile call is the slow one
     steady = statistics.median(i["latency_ns"] for i in its[WARMUP:])
     assert its[0]["latency_ns"] > steady
@@ -104,7 +107,7 @@ def test_harness_overhead_reported(tiny_run):
     end = [e for e in tiny_run.of("phase") if e["name"] == "measure" and e["edge"] == "end"][0]
     overhead = end["harness_overhead_ns"]
     assert isinstance(overhead, int) and overhead >= 0
-    steady = statistics.median(i["latency_ns"] for i in tiny_run.of("iteration")[WARMUP:])
+    steady = statistics.median(i["latency_ns"] for i in tiny_run.calls()[WARMUP:])
     assert overhead < steady, "timing an empty function cannot cost more than running the model"
 
 
@@ -164,8 +167,11 @@ def test_user_output_never_enters_the_stream():
         "raw write to fd 1",
     ):
         assert text in run.stderr
-    # the forward prints ran once per call (4 calls) plus torch's compile never duplicating them
-    assert run.stderr.count("CHATTY forward print") == 4
+    # the forward prints ran once per call (4 calls, then the cross-check's
+    # blocks), torch's compile never duplicating them
+    check = run.one("crosscheck")
+    blocks = check["block_calls"] * len(check["block_means_ns"])
+    assert run.stderr.count("CHATTY forward print") == 4 + blocks
 
 
 def test_bad_arguments():

@@ -1,5 +1,7 @@
 #include "widgets/common/report_document.h"
 
+#include "core/analysis/measurement_check.h"
+
 namespace cs::widgets {
 
 ReportDocument::ReportDocument(QObject* parent) : QObject(parent) {}
@@ -131,6 +133,21 @@ void ReportDocument::setAdviceOptions(const core::AdviceOptions& options) {
             setModified(true);
     }
     emit adviceOptionsChanged();
+}
+
+void ReportDocument::setDropUnsettled(bool drop) {
+    if (live_)
+        return; // the calls are still coming; the choice is made on the finished report
+    std::vector<int> before;
+    for (const auto& run : owned_.runs)
+        before.push_back(run.droppedUnsettled);
+    core::setDropUnsettled(owned_, drop);
+    for (size_t r = 0; r < owned_.runs.size(); ++r) {
+        if (owned_.runs[r].droppedUnsettled == before[r])
+            continue;
+        setModified(true);
+        emit runChanged(static_cast<int>(r));
+    }
 }
 
 } // namespace cs::widgets

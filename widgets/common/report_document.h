@@ -58,6 +58,10 @@ class ReportDocument : public QObject {
     // session runs it is kept here and goes into the report when it ends.
     core::AdviceOptions adviceOptions() const;
     void setAdviceOptions(const core::AdviceOptions& options);
+    // Leave every run's unsettled measured calls out of its statistics, or put
+    // them back (core/analysis/measurement_check.h). Only on a finished report.
+    void setDropUnsettled(bool drop);
+
     // A view asks for the tab that shows what it points at.
     void requestTab(core::EvidenceTab tab) { emit tabRequested(tab); }
 

@@ -140,6 +140,13 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     iters_->setValue(100);
     iters_->setToolTip(tr("Measured calls in steady state"));
     form->addRow(tr("iterations"), iters_);
+    threads_ = new QSpinBox(settingsBox);
+    threads_->setObjectName("threads");
+    threads_->setRange(0, 1024);
+    threads_->setSpecialValueText(tr("torch's default"));
+    threads_->setToolTip(tr("Intra-op threads (torch.set_num_threads) in the probe; fewer "
+                            "threads than cores keeps the measurement out of other work's way"));
+    form->addRow(tr("threads"), threads_);
     sweep_ = new QCheckBox(settingsBox);
     sweep_->setToolTip(
         tr("After measuring, call the model on get_input_sweep() shapes to show recompiles"));
@@ -269,6 +276,7 @@ std::vector<core::Setting> SettingsPanel::settings() const {
         s.iters = iters_->value();
         s.sweep = sweep_->isChecked();
         s.warmCache = warmCache_->isChecked();
+        s.threads = threads_->value();
         out.push_back(s);
     }
     return out;
@@ -286,6 +294,7 @@ std::vector<core::Setting> SettingsPanel::allModeSettings() const {
     shared.iters = iters_->value();
     shared.sweep = sweep_->isChecked();
     shared.warmCache = warmCache_->isChecked();
+    shared.threads = threads_->value();
     for (const auto& mode : core::knownModes()) {
         core::Setting s = shared;
         s.mode = mode;
@@ -344,6 +353,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("iters", iters_->value());
     settings.setValue("sweep", sweep_->isChecked());
     settings.setValue("warmCache", warmCache_->isChecked());
+    settings.setValue("threads", threads_->value());
 }
 
 void SettingsPanel::restoreState() {
@@ -368,6 +378,7 @@ void SettingsPanel::restoreState() {
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     sweep_->setChecked(settings.value("sweep", false).toBool());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
+    threads_->setValue(settings.value("threads", 0).toInt());
     updateRunEnabled();
 }
 

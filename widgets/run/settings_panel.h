@@ -67,6 +67,7 @@ class SettingsPanel : public QWidget {
     QComboBox* autocast_;
     QSpinBox* warmup_;
     QSpinBox* iters_;
+    QSpinBox* threads_;
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
     QPushButton* run_;

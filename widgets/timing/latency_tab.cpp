@@ -1,11 +1,14 @@
 #include "widgets/timing/latency_tab.h"
 
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/analysis/measurement_check.h"
 #include "core/analysis/palette.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/iteration_chart.h"
@@ -21,6 +24,7 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), chart_(new IterationChart(document, this)),
       histogram_(new LatencyHistogram(document, this)),
       boxPlot_(new LatencyBoxPlot(document, this)), overhead_(new QLabel(this)),
+      crosscheck_(new QLabel(this)), dropUnsettled_(new QCheckBox(this)),
       table_(new QTableView(this)), model_(new RunsModel(document, this)) {
     chart_->setObjectName("iterationChart");
     histogram_->setObjectName("latencyHistogram");
@@ -42,6 +46,21 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
         tr("The same timing loop around a function that does nothing (median of 200 calls). "
            "It is part of every measured latency and is not subtracted."));
     bottomLayout->addWidget(overhead_);
+    crosscheck_->setObjectName("crosscheck");
+    crosscheck_->setWordWrap(true);
+    crosscheck_->setTextFormat(Qt::RichText);
+    crosscheck_->setToolTip(
+        tr("After measuring, the probe times the same calls in blocks, as "
+           "torch.utils.benchmark's blocked_autorange does. On a quiet machine the block "
+           "estimate and the per-call median agree within 5%."));
+    bottomLayout->addWidget(crosscheck_);
+    dropUnsettled_->setObjectName("dropUnsettled");
+    dropUnsettled_->setToolTip(
+        tr("Leave the first measured calls that sit above the steady-state band (still warming "
+           "up) out of the statistics. The report records how many were left out."));
+    connect(dropUnsettled_, &QCheckBox::toggled, document_,
+            [this](bool drop) { document_->setDropUnsettled(drop); });
+    bottomLayout->addWidget(dropUnsettled_);
     bottomLayout->addWidget(table_, 1);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName("latencySplitter");
@@ -61,7 +80,42 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
             });
     connect(document_, &ReportDocument::reportReset, this, &LatencyTab::updateOverhead);
     connect(document_, &ReportDocument::runChanged, this, &LatencyTab::updateOverhead);
+    connect(document_, &ReportDocument::reportReset, this, &LatencyTab::updateChecks);
+    connect(document_, &ReportDocument::runChanged, this, &LatencyTab::updateChecks);
     updateOverhead();
+    updateChecks();
+}
+
+void LatencyTab::updateChecks() {
+    const auto& report = document_->report();
+    QStringList lines;
+    int unsettled = 0;
+    bool dropped = false;
+    for (size_t r = 0; r < report.runs.size(); ++r) {
+        const auto& run = report.runs[r];
+        if (const auto u = core::unsettledCalls(run))
+            unsettled += u->calls;
+        dropped = dropped || run.droppedUnsettled > 0;
+        const auto check = core::crosscheck(run);
+        if (!check)
+            continue;
+        lines << QStringLiteral("<span style='color:%1'>■</span> %2 %3%4")
+                     .arg(QString::fromStdString(core::runColor(report, static_cast<int>(r))),
+                          QString::fromStdString(run.setting.label()).toHtmlEscaped(),
+                          QString::fromStdString(core::crosscheckText(*check)).toHtmlEscaped(),
+                          check->disagrees() ? tr(": <b>they disagree, the measurement was "
+                                                  "disturbed</b> (see Advice)")
+                                             : tr(": they agree"));
+    }
+    crosscheck_->setVisible(!lines.isEmpty());
+    crosscheck_->setText(tr("Cross-check, blocks of calls against the per-call median: ") +
+                         lines.join(QStringLiteral("<br>")));
+    const QSignalBlocker block(dropUnsettled_);
+    dropUnsettled_->setChecked(dropped);
+    dropUnsettled_->setText(
+        tr("Leave out %n unsettled measured call(s) (still warming up)", "", unsettled));
+    dropUnsettled_->setVisible(unsettled > 0);
+    dropUnsettled_->setEnabled(!document_->isLive());
 }
 
 void LatencyTab::updateOverhead() {

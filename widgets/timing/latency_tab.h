@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QLabel;
 class QTableView;
 
@@ -23,12 +24,15 @@ class LatencyTab : public QWidget {
 
   private:
     void updateOverhead();
+    void updateChecks();
 
     ReportDocument* document_;
     IterationChart* chart_;
     LatencyHistogram* histogram_;
     LatencyBoxPlot* boxPlot_;
     QLabel* overhead_;
+    QLabel* crosscheck_;
+    QCheckBox* dropUnsettled_;
     QTableView* table_;
     RunsModel* model_;
 };

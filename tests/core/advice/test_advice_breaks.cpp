@@ -178,7 +178,13 @@ TEST_P(GalleryStreams, TheRightRuleAtTheRightLine) {
     const auto& c = GetParam();
     Setting setting;
     setting.backend = "aot_eager";
-    const auto findings = advise(reportOf({fixtureRun(c.fixture, setting)}), {});
+    // Only the break rules: with --warmup 2 some of these runs also had not settled
+    // (measure.unsettled, tested in test_advice_measurement.cpp).
+    std::vector<Finding> findings;
+    for (const auto& f : advise(reportOf({fixtureRun(c.fixture, setting)}), {})) {
+        if (f.rule.rfind("graph_break.", 0) == 0)
+            findings.push_back(f);
+    }
     ASSERT_EQ(findings.size(), 1u) << c.fixture;
     EXPECT_EQ(findings[0].rule, c.rule);
     EXPECT_EQ(cs::core::advice::shortLocation(findings[0].file, findings[0].line),

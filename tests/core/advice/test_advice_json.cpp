@@ -26,6 +26,7 @@ TEST(AdviceJson, FindingsAreWrittenAndOptionsReadBack) {
     EXPECT_EQ(j["advice"]["options"]["expected_calls"], 250);
     EXPECT_DOUBLE_EQ(j["advice"]["options"]["memory_fraction"].get<double>(), 0.4);
     const auto& findings = j["advice"]["findings"];
+    // the two breaks; print_break's 3 measured calls are too few to call one of them unsettled
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_EQ(findings[0]["rule"], "graph_break.print");
     EXPECT_EQ(findings[0]["severity"], "warning");

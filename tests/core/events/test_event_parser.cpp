@@ -223,3 +223,39 @@ TEST(ApplyEvent, ModelEventNamesTheDeviceActuallyUsed) {
     EXPECT_EQ(run.probe.device, "cpu");
     EXPECT_EQ(run.probe.deviceName, "Xeon");
 }
+
+// The measure phase's chunks give the same run as one iteration event per call.
+TEST(ApplyEvent, IterationsChunkEqualsOneEventPerCall) {
+    const cs::core::Run chunked = replayStream(
+        "{\"type\":\"iteration\",\"t_ns\":5,\"index\":0,\"latency_ns\":900,\"wall_ns\":950,"
+        "\"warmup\":true,\"first_call\":true}\n"
+        "{\"type\":\"iterations\",\"t_ns\":7,\"first_index\":1,\"latency_ns\":[10,11],"
+        "\"wall_ns\":[12,13]}\n"
+        "{\"type\":\"iterations\",\"t_ns\":7,\"first_index\":3,\"latency_ns\":[14],"
+        "\"wall_ns\":[15]}\n");
+    const cs::core::Run single = replayStream(
+        "{\"type\":\"iteration\",\"t_ns\":5,\"index\":0,\"latency_ns\":900,\"wall_ns\":950,"
+        "\"warmup\":true,\"first_call\":true}\n"
+        "{\"type\":\"iteration\",\"t_ns\":7,\"index\":1,\"latency_ns\":10,\"wall_ns\":12}\n"
+        "{\"type\":\"iteration\",\"t_ns\":7,\"index\":2,\"latency_ns\":11,\"wall_ns\":13}\n"
+        "{\"type\":\"iteration\",\"t_ns\":7,\"index\":3,\"latency_ns\":14,\"wall_ns\":15}\n");
+    EXPECT_EQ(chunked.iterations, single.iterations);
+    EXPECT_EQ(chunked.measuredLatencies(), (std::vector<int64_t>{10, 11, 14}));
+    EXPECT_TRUE(chunked.unknownEvents.empty());
+}
+
+TEST(ApplyEvent, CrosscheckThreadsAndAffinity) {
+    const cs::core::Run run = replayStream(
+        "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1,\"cpu_affinity\":[0,2,3]}\n"
+        "{\"type\":\"model\",\"t_ns\":2,\"intra_op_threads\":3}\n"
+        "{\"type\":\"iterations\",\"t_ns\":3,\"first_index\":0,\"latency_ns\":[100,120,110]}\n"
+        "{\"type\":\"crosscheck\",\"t_ns\":4,\"block_calls\":8,"
+        "\"block_means_ns\":[104.5,101.0,130.0,99.0]}\n");
+    EXPECT_EQ(run.probe.cpuAffinity, (std::vector<int>{0, 2, 3}));
+    EXPECT_EQ(run.probe.threads, 3);
+    ASSERT_EQ(run.iterations.size(), 3u);
+    EXPECT_EQ(run.iterations[2].wallNs, 110); // no wall_ns: the latency stands in, as for one call
+    EXPECT_EQ(run.crosscheckBlockCalls, 8);
+    ASSERT_TRUE(run.blockEstimateNs());
+    EXPECT_DOUBLE_EQ(*run.blockEstimateNs(), (101.0 + 104.5) / 2);
+}

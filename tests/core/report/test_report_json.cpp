@@ -125,3 +125,47 @@ TEST(ReportJson, CaptureWarningsRoundTripThroughBothReaders) {
     EXPECT_EQ(file.report.runs[0].captureWarnings, report.runs[0].captureWarnings);
     EXPECT_TRUE(file.report.runs[1].captureWarnings.empty());
 }
+
+TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
+    Report report = cs::test::sampleReport();
+    ASSERT_GE(report.runs.size(), 2u);
+    cs::core::Run& run = report.runs[0];
+    run.setting.threads = 2;
+    run.probe.threads = 2;
+    run.probe.cpuAffinity = {0, 1};
+    run.crosscheckBlockCalls = 50;
+    run.crosscheckBlockMeansNs = {1000.0, 1010.0, 990.0};
+    run.appCpuMeasureNs = 12345;
+    run.droppedUnsettled = 1;
+    run.console = "printed bytes\n"; // the sample's invalid UTF-8 would not read back equal
+    const std::string text = cs::test::writeAndKeepReport(report, "core_measurement_checks");
+
+    const auto doc = nlohmann::json::parse(text);
+    const auto& latency = doc["runs"][0]["latency"];
+    EXPECT_EQ(latency["crosscheck"]["block_estimate_ns"], 1000);
+    EXPECT_TRUE(latency["crosscheck"]["block_estimate_ns"].is_number_integer());
+    EXPECT_TRUE(latency["crosscheck"]["block_means_ns"][0].is_number_integer());
+    EXPECT_EQ(latency["dropped_unsettled"], 1);
+    // the statistics' samples leave the dropped call out; the iterations keep it
+    size_t measured = 0;
+    for (const auto& it : run.iterations)
+        measured += it.warmup ? 0 : 1;
+    ASSERT_GE(measured, 2u);
+    EXPECT_EQ(latency["samples_ns"].size() + 1, measured);
+    EXPECT_FALSE(doc["runs"][1]["latency"].contains("crosscheck"));
+
+    std::vector<std::string> warnings;
+    const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
+    EXPECT_EQ(dom.setting, run.setting);
+    EXPECT_EQ(dom.probe, run.probe);
+    EXPECT_EQ(dom.crosscheckBlockCalls, 50);
+    EXPECT_EQ(dom.crosscheckBlockMeansNs, run.crosscheckBlockMeansNs);
+    EXPECT_EQ(dom.appCpuMeasureNs, 12345);
+    EXPECT_EQ(dom.droppedUnsettled, 1);
+    EXPECT_EQ(dom.iterations, run.iterations);
+    EXPECT_EQ(dom, run);
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_EQ(read.report.runs[0], run);
+    EXPECT_EQ(read.report.runs[1], report.runs[1]);
+}

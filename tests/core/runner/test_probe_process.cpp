@@ -3,6 +3,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
+
 #include "core/runner/probe_process.h"
 #include "core/runner/session_runner.h"
 
@@ -99,6 +101,55 @@ class ProbeProcessTest : public QObject {
         QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
         QCOMPARE(status(run), QString("cancelled"));
         QCOMPARE(run.measuredLatencies().size(), size_t(5));
+    }
+
+    // The quiet measure phase sends chunks; a probe that dies between two of
+    // them keeps every call of the chunks it sent.
+    void crashBetweenChunksKeepsEverySentCall() {
+        Run run = runFake("chunks_crash");
+        QCOMPARE(status(run), QString("crashed"));
+        const auto measured = run.measuredLatencies();
+        QCOMPARE(measured.size(), size_t(8));
+        for (size_t i = 0; i < measured.size(); ++i) {
+            QCOMPARE(measured[i], int64_t(2000 + i));
+            QCOMPARE(run.iterations[i].index, int(i));
+        }
+        QCOMPARE(run.appCpuMeasureNs, int64_t(-1)); // the measure phase never ended
+    }
+
+    void chunksMoveProgressAndMeasureTheAppsCpu() {
+        Run run;
+        run.setting.iters = 60;
+        ProbeProcess process(&run, fakeLaunch("chunks_slow"), 30);
+        QSignalSpy finished(&process, &ProbeProcess::finished);
+        std::vector<size_t> seen;
+        QObject::connect(&process, &ProbeProcess::updated, &process,
+                         [&] { seen.push_back(run.measuredLatencies().size()); });
+        process.start();
+        QTRY_VERIFY_WITH_TIMEOUT(run.measuredLatencies().size() >= 20, 20000);
+        QCOMPARE(describeProgress(run),
+                 "measuring " + std::to_string(run.measuredLatencies().size()) + "/60");
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(status(run), QString("ok"));
+        QCOMPARE(run.measuredLatencies().size(), size_t(60));
+        // progress moved chunk by chunk, not all at the end
+        QVERIFY(std::count_if(seen.begin(), seen.end(), [](size_t n) { return n > 0 && n < 60; }) >=
+                2);
+        QVERIFY(run.appCpuMeasureNs >= 0);
+        QVERIFY(run.blockEstimateNs());
+    }
+
+    void cancelDuringChunksKeepsWhatArrived() {
+        Run run;
+        ProbeProcess process(&run, fakeLaunch("chunks_slow"), 30);
+        QSignalSpy finished(&process, &ProbeProcess::finished);
+        process.start();
+        QTRY_VERIFY_WITH_TIMEOUT(run.measuredLatencies().size() >= 20, 20000);
+        process.cancel();
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(status(run), QString("cancelled"));
+        const auto kept = run.measuredLatencies().size();
+        QVERIFY2(kept >= 20 && kept < 60 && kept % 10 == 0, qPrintable(QString::number(kept)));
     }
 
     void garbageLinesAreReportedAndSkipped() {

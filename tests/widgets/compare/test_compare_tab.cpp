@@ -2,6 +2,7 @@
 // real CPU comparison (eager, default, reduce-overhead on the gallery MLP),
 // with a crashed setting added: every value checked against core.
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -12,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/measurement_check.h"
 #include "core/analysis/palette.h"
 #include "core/report/report_json.h"
 #include "tests/widgets/find_child.h"
@@ -240,6 +242,52 @@ class CompareTabTest : public QObject {
         QVERIFY2(report.runs[0].harnessOverheadNs > 0 && !overhead.isEmpty(), qPrintable(overhead));
         if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
             tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/latency_tab.png");
+    }
+
+    // The cross-check line and the choice to leave unsettled calls out.
+    void latencyTabShowsCrosscheckAndDropsUnsettledOnRequest() {
+        core::Report report = fixtureWithACrash();
+        core::Run& run = report.runs[0];
+        const auto all = run.measuredLatencies();
+        QVERIFY(all.size() >= 10);
+        const int64_t median = static_cast<int64_t>(core::computeStats(all)->median);
+        int seen = 0;
+        for (auto& it : run.iterations) { // the first three measured calls: still warming up
+            if (!it.warmup && seen++ < 3)
+                it.latencyNs = 40 * median;
+        }
+        run.crosscheckBlockCalls = 20;
+        run.crosscheckBlockMeansNs = {0.8 * static_cast<double>(median)};
+        widgets::ReportDocument document;
+        widgets::LatencyTab tab(&document);
+        document.showReport(report, kFixture);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        const QString check = child<QLabel>(tab, "crosscheck")->text();
+        QVERIFY2(check.contains("disagree"), qPrintable(check));
+        // what core finds: at least the three made slow, maybe a real call after them
+        int total = 0, runsWithSome = 0;
+        for (const auto& r : report.runs) {
+            if (const auto u = core::unsettledCalls(r)) {
+                total += u->calls;
+                ++runsWithSome;
+            }
+        }
+        const int first = core::unsettledCalls(run)->calls;
+        QVERIFY(first >= 3);
+        auto* drop = child<QCheckBox>(tab, "dropUnsettled");
+        QVERIFY(drop->isVisible() && drop->isEnabled() && !drop->isChecked());
+        QVERIFY2(drop->text().contains(QString::number(total) + " unsettled"),
+                 qPrintable(drop->text()));
+        QSignalSpy changed(&document, &widgets::ReportDocument::runChanged);
+        drop->setChecked(true);
+        QCOMPARE(document.report().runs[0].droppedUnsettled, first);
+        QCOMPARE(document.report().runs[0].measuredLatencies().size(),
+                 all.size() - static_cast<size_t>(first));
+        QVERIFY(document.isModified());
+        QCOMPARE(changed.count(), runsWithSome);
+        drop->setChecked(false);
+        QCOMPARE(document.report().runs[0].droppedUnsettled, 0);
     }
 };
 

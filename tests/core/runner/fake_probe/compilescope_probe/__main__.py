@@ -5,6 +5,27 @@ import sys
 import time
 
 
+def chunks(emit, behaviour: str) -> None:
+    """The quiet measure phase: calls arrive in chunks (iterations events).
+    chunks_crash dies between two chunks; chunks_slow sends 6 chunks of 10
+    calls 250 ms apart, as a long measure phase does."""
+    count, size, pause = (2, 4, 0.05) if behaviour == "chunks_crash" else (6, 10, 0.25)
+    for c in range(count):
+        first = c * size
+        emit(
+            "iterations",
+            first_index=first,
+            latency_ns=[2000 + first + k for k in range(size)],
+            wall_ns=[2100 + first + k for k in range(size)],
+        )
+        time.sleep(pause)
+    if behaviour == "chunks_crash":
+        os._exit(9)
+    emit("phase", name="measure", edge="end", harness_overhead_ns=50)
+    emit("crosscheck", block_calls=5, block_means_ns=[2010.0, 2020.0])
+    emit("done", status="ok")
+
+
 def main() -> None:
     args = sys.argv[1:]
     model = args[args.index("--model") + 1]
@@ -32,6 +53,9 @@ def main() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print("model output goes to the console", flush=True)
     emit("phase", name="measure", edge="begin")
+    if behaviour.startswith("chunks"):
+        chunks(emit, behaviour)
+        return
     for i in range(5):
         emit("iteration", index=i, latency_ns=1000 + i, wall_ns=1000 + i, warmup=False)
     if behaviour == "slow":

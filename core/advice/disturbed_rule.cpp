@@ -1,0 +1,48 @@
+// Rule 6: the measurement was disturbed. The probe times the measured calls one
+// by one, then the same calls in blocks (as torch.utils.benchmark's
+// blocked_autorange does); on a quiet machine the two agree within a few per
+// cent. When they do not, something else took the CPU while the probe timed.
+#include "core/advice/advice_rules.h"
+#include "core/analysis/measurement_check.h"
+#include "core/analysis/units.h"
+
+namespace cs::core::advice {
+
+void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        const auto check = crosscheck(run);
+        if (!check || !check->disagrees())
+            continue;
+        const std::string label = run.setting.label();
+        Finding f;
+        f.rule = "measure.disturbed";
+        f.severity = Severity::Warning;
+        f.title = label + ": the measurement was disturbed; per-call and block timing disagree";
+        f.tab = EvidenceTab::Latency;
+        f.run = static_cast<int>(r);
+        f.setting = label;
+        f.evidence.push_back("cross-check: " + crosscheckText(*check) + "; a quiet machine keeps " +
+                             "them within " +
+                             std::to_string(static_cast<int>(100 * kCrosscheckTolerance)) + "%");
+        if (run.probe.threads > 0) {
+            std::string threads =
+                "the probe ran " + std::to_string(run.probe.threads) + " intra-op threads";
+            if (!run.probe.cpuAffinity.empty())
+                threads += " on " + std::to_string(run.probe.cpuAffinity.size()) + " CPUs";
+            f.evidence.push_back(threads);
+        }
+        if (run.appCpuMeasureNs >= 0)
+            f.evidence.push_back("compilescope itself used " +
+                                 formatDuration(static_cast<double>(run.appCpuMeasureNs)) +
+                                 " of CPU while the probe measured");
+        f.remedy = "A busy machine or a noisy neighbour took CPU time while the probe timed. Close "
+                   "other work, pin the threads (--threads N, or taskset -c to fixed cores), or "
+                   "run more iterations (--iters), then measure again.";
+        f.confidence = run.crosscheckBlockMeansNs.size() >= 5 ? 0.7 : 0.5;
+        out.push_back(std::move(f));
+    }
+}
+
+} // namespace cs::core::advice
