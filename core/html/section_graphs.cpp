@@ -2,6 +2,7 @@
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
+#include "core/model/function_name.h"
 
 namespace cs::core::html {
 
@@ -20,9 +21,9 @@ void writeGraphs(std::ostream& out, const ReportView& view) {
         for (const auto& g : r.run->graphs) {
             any = true;
             out << "<details><summary>" << runLabelHtml(r) << " — graph " << g.index << " ("
-                << htmlEscape(g.compileId) << "), " << htmlEscape(g.function) << " at "
-                << htmlEscape(g.file + ":" + std::to_string(g.line)) << ", " << g.nodes.size()
-                << " nodes</summary>";
+                << htmlEscape(g.compileId) << "), " << htmlEscape(functionLabel(g.function))
+                << " at " << htmlEscape(g.file + ":" + std::to_string(g.line)) << ", "
+                << g.nodes.size() << " nodes</summary>";
             HtmlTable table({{"node", true},
                              {"op", true},
                              {"target", true},
