@@ -29,6 +29,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::recompileRule(input, findings);
     advice::noGainRule(input, findings);
     advice::warmupRule(input, findings);
+    advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);
