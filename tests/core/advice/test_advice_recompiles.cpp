@@ -171,8 +171,8 @@ TEST(AdviceRecompiles, LibraryWrapperIsNamedAsTheModelsForward) {
     EXPECT_EQ(f.title.find("wrapper"), std::string::npos) << f.title;
     bool saysLibrary = false;
     for (const auto& e : f.evidence)
-        saysLibrary = saysLibrary || e.find("wrapper at fakelib/generic.py:9 (library code)") !=
-                                         std::string::npos;
+        saysLibrary = saysLibrary ||
+                      e.find("wrapper at fakelib/generic.py:9 (library code)") != std::string::npos;
     EXPECT_TRUE(saysLibrary);
     EXPECT_NE(f.remedy.find("torch._dynamo.mark_dynamic(input_ids, 1"), std::string::npos)
         << f.remedy;
