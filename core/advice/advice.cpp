@@ -29,6 +29,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::recompileRule(input, findings);
     advice::noGainRule(input, findings);
     advice::warmupRule(input, findings);
+    advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
     advice::disturbedRule(input, findings);
     advice::unsettledRule(input, findings);

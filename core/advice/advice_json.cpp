@@ -9,9 +9,11 @@ nlohmann::json adviceToJson(const Report& report) {
     for (const auto& f : advise(report))
         findings.push_back(findingToJson(f));
     const auto& o = report.adviceOptions;
-    return {
-        {"options", {{"expected_calls", o.expectedCalls}, {"memory_fraction", o.memoryFraction}}},
-        {"findings", findings}};
+    return {{"options",
+             {{"expected_calls", o.expectedCalls},
+              {"memory_fraction", o.memoryFraction},
+              {"long_compile_s", o.longCompileSeconds}}},
+            {"findings", findings}};
 }
 
 AdviceOptions adviceOptionsFromJson(const nlohmann::json& advice) {
@@ -27,6 +29,9 @@ AdviceOptions adviceOptionsFromJson(const nlohmann::json& advice) {
     if (auto it = o->find("memory_fraction");
         it != o->end() && it->is_number() && it->get<double>() >= 0)
         options.memoryFraction = it->get<double>();
+    if (auto it = o->find("long_compile_s");
+        it != o->end() && it->is_number() && it->get<double>() >= 0)
+        options.longCompileSeconds = it->get<double>();
     return options;
 }
 

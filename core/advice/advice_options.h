@@ -10,6 +10,9 @@ struct AdviceOptions {
     int expectedCalls = 1000;
     // A setting whose peak memory exceeds eager's by more than this fraction.
     double memoryFraction = 0.25;
+    // A first call that compiles longer than this gets a finding of its own, eager
+    // baseline or not: a minute is where a user stops waiting and starts wondering.
+    double longCompileSeconds = 60;
     bool operator==(const AdviceOptions&) const = default;
 };
 

@@ -20,6 +20,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out);
 void noGainRule(const AdviceInput& input, std::vector<Finding>& out);
 // Warmup not paid back within the calls the program makes.
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out);
+// A first call that compiles for longer than the set time: its dominant phase and the levers.
+void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out);
 // Peak memory above eager's by more than the set fraction.
 void memoryRule(const AdviceInput& input, std::vector<Finding>& out);
 // Per-call median and the block-timing cross-check disagree: a disturbed measurement.

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "core/advice/advice_text.h"
+#include "core/analysis/function_name.h"
 
 namespace cs::core::advice {
 
@@ -15,7 +16,8 @@ std::string sourceCode(const GraphBreak& b) {
 
 std::string functionName(const GraphBreak& b) {
     const SourceFrame* frame = b.location();
-    return frame && !frame->function.empty() ? frame->function
+    // the user's name, not Dynamo's resume function: the remedy is pasted into their code
+    return frame && !frame->function.empty() ? core::functionName(frame->function)
                                              : std::string("the compiled function");
 }
 

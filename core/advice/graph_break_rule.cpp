@@ -7,6 +7,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/break_cause.h"
+#include "core/analysis/function_name.h"
 
 namespace cs::core::advice {
 
@@ -61,7 +62,7 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                     it->second.file = frame->file;
                     it->second.line = frame->line;
                     it->second.code = frame->code;
-                    it->second.function = frame->function;
+                    it->second.function = functionLabel(frame->function);
                 }
             }
             it->second.hits.emplace_back(static_cast<int>(r), static_cast<int>(b));

@@ -7,6 +7,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/shape_guard.h"
+#include "core/analysis/function_name.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -25,6 +26,7 @@ struct FunctionRecompiles {
     int recompiles = 0;
     const Recompile* limit = nullptr;
     std::vector<DimChange> dims; // in the order first seen
+    std::string libraryFrame;    // library code torch compiled around the function
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -33,6 +35,20 @@ const Graph* graphOf(const Run& run, const std::string& function) {
             return &g;
     }
     return nullptr;
+}
+
+// "wrapper at /x/site-packages/transformers/utils/generic.py:1030" → "wrapper at
+// transformers/utils/generic.py:1030 (library code)": the path from the package on.
+std::string libraryText(const std::string& frame) {
+    std::string text = frame;
+    for (const char* marker : {"site-packages/", "dist-packages/"}) {
+        if (const size_t at = text.rfind(marker); at != std::string::npos) {
+            const size_t from = text.rfind(" at ", at);
+            if (from != std::string::npos)
+                text = text.substr(0, from + 4) + text.substr(at + std::string(marker).size());
+        }
+    }
+    return text + " (library code)";
 }
 
 std::string sizesText(const std::set<int64_t>& sizes) {
@@ -104,6 +120,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (!rc.limitHit && rc.function.empty() && limitReasons.count(rc.reason))
                 continue;
             FunctionRecompiles& fr = entry(rc.function);
+            if (fr.libraryFrame.empty())
+                fr.libraryFrame = rc.libraryFrame;
             if (rc.limitHit)
                 fr.limit = &rc;
             else
@@ -125,7 +143,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
 
         for (const auto& fr : functions) {
             const Graph* graph = graphOf(run, fr.function);
-            const std::string fn = fr.function.empty() ? "the compiled function" : fr.function;
+            const std::string fn =
+                fr.function.empty() ? "the compiled function" : functionLabel(fr.function);
             const std::string label = run.setting.label();
             auto locate = [&](Finding& f) {
                 f.run = static_cast<int>(r);
@@ -151,6 +170,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 locate(f);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + " (Compare tab)");
+                if (!fr.libraryFrame.empty())
+                    f.evidence.push_back("torch compiled library code around " + fn + ": " +
+                                         libraryText(fr.libraryFrame) +
+                                         "; its inputs are named here by " + fn + "'s parameters");
                 for (const auto& d : fr.dims)
                     f.evidence.push_back(
                         dimName(d) + " took " +
@@ -185,12 +208,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 Finding f;
                 f.rule = "recompile.limit";
                 f.severity = Severity::Warning;
-                f.title = fn + where + " hit the recompile limit (" +
-                          std::to_string(fr.limit->limit) + "): torch now runs it eagerly";
+                const std::string limit =
+                    fr.limit->limit > 0 ? " (" + std::to_string(fr.limit->limit) + ")" : "";
+                f.title =
+                    fn + where + " hit the recompile limit" + limit + ": torch now runs it eagerly";
                 locate(f);
-                f.evidence.push_back("recompile limit " + std::to_string(fr.limit->limit) +
-                                     " reached in " + label + " after " +
-                                     plural(fr.recompiles, "recompile", "recompiles") +
+                if (!fr.libraryFrame.empty())
+                    f.evidence.push_back("torch compiled library code around " + fn + ": " +
+                                         libraryText(fr.libraryFrame));
+                f.evidence.push_back("recompile limit" + limit + " reached in " + label +
+                                     " after " + plural(fr.recompiles, "recompile", "recompiles") +
                                      " (Compare tab)");
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + fr.limit->reason);

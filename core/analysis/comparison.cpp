@@ -1,4 +1,5 @@
 #include "core/analysis/comparison.h"
+#include "core/analysis/function_name.h"
 
 #include <algorithm>
 #include <cmath>
@@ -166,8 +167,9 @@ std::vector<std::string> whatTorchDid(const Run& run) {
     }
     for (const auto& r : run.recompiles) {
         if (r.limitHit) {
-            notes.push_back("hit the recompile limit (" + std::to_string(r.limit) + ") in " +
-                            r.function + ": torch runs it eagerly from then on");
+            const std::string limit = r.limit > 0 ? " (" + std::to_string(r.limit) + ")" : "";
+            notes.push_back("hit the recompile limit" + limit + " in " + functionLabel(r.function) +
+                            ": torch runs it eagerly from then on");
         }
     }
     if (mode != "eager" && mode != "default" && run.setting.backend != "inductor") {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/analysis/function_name.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
@@ -33,7 +34,7 @@ std::vector<BreakEntry> breakEntries(const Run& run) {
         if (const SourceFrame* f = b.location()) {
             e.location =
                 std::filesystem::path(f->file).filename().string() + ":" + std::to_string(f->line);
-            e.function = f->function;
+            e.function = functionLabel(f->function);
             e.code = f->code;
         }
         if (std::find(entries.begin(), entries.end(), e) == entries.end())

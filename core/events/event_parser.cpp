@@ -358,6 +358,11 @@ class EventApplier {
         r.inputShapes = getString(event_, "input_shapes");
         r.limitHit = type_ == protocol::event::recompile_limit;
         r.limit = get<int>(event_, "limit", 0);
+        if (auto it = event_.find("library_frame"); it != event_.end() && it->is_object()) {
+            const SourceFrame frame = frameFrom(*it);
+            r.libraryFrame =
+                frame.function + " at " + frame.file + ":" + std::to_string(frame.line);
+        }
         run_.recompiles.push_back(std::move(r));
     }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/analysis/function_name.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -48,7 +49,7 @@ void writeBreakMap(std::ostream& out, const RunView& r) {
     for (const Graph* g : graphs) {
         out << "<div class=\"g\" title=\"" << htmlEscape(g->file + ":" + std::to_string(g->line))
             << "\"><b>graph " << g->index << "</b><small>" << g->nodes.size() << " nodes · "
-            << htmlEscape(g->function) << "</small></div>";
+            << htmlEscape(functionLabel(g->function)) << "</small></div>";
         for (const auto* b : breaksAfter(g->index))
             writeBreak(b);
     }
@@ -138,7 +139,7 @@ void writeBreaks(std::ostream& out, const ReportView& view) {
                 slash == std::string::npos ? f->file : f->file.substr(slash + 1);
             place = "<span title=\"" + htmlEscape(f->file) + "\">" +
                     htmlEscape(name + ":" + std::to_string(f->line)) + "</span><br><small>in " +
-                    htmlEscape(f->function) + "</small>";
+                    htmlEscape(functionLabel(f->function)) + "</small>";
             if (b.userFrame < 0)
                 place += "<br><small>library code: no frame of yours</small>";
         }

@@ -1,4 +1,5 @@
 // Graphs: the nodes of every captured FX graph, folded away until opened.
+#include "core/analysis/function_name.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -20,9 +21,9 @@ void writeGraphs(std::ostream& out, const ReportView& view) {
         for (const auto& g : r.run->graphs) {
             any = true;
             out << "<details><summary>" << runLabelHtml(r) << " — graph " << g.index << " ("
-                << htmlEscape(g.compileId) << "), " << htmlEscape(g.function) << " at "
-                << htmlEscape(g.file + ":" + std::to_string(g.line)) << ", " << g.nodes.size()
-                << " nodes</summary>";
+                << htmlEscape(g.compileId) << "), " << htmlEscape(functionLabel(g.function))
+                << " at " << htmlEscape(g.file + ":" + std::to_string(g.line)) << ", "
+                << g.nodes.size() << " nodes</summary>";
             HtmlTable table({{"node", true},
                              {"op", true},
                              {"target", true},

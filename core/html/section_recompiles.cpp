@@ -1,4 +1,5 @@
 // Recompiles: each time a guard failed and torch compiled the function again.
+#include "core/analysis/function_name.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -21,13 +22,16 @@ void writeRecompiles(std::ostream& out, const ReportView& view) {
         for (const auto& rc : r.run->recompiles) {
             table.beginRow(rc.limitHit ? "bad" : "");
             table.html(runLabelHtml(r));
-            table.text(rc.function);
+            table.text(functionLabel(rc.function));
             table.html("<code>" + htmlEscape(rc.reason) + "</code>");
             table.text(std::to_string(rc.cacheSize));
             table.text(rc.inputShapes.empty() ? "—" : rc.inputShapes);
-            table.text(rc.limitHit
-                           ? "limit " + std::to_string(rc.limit) + " hit: runs eagerly from here"
-                           : "");
+            if (!rc.limitHit)
+                table.text("");
+            else if (rc.limit > 0)
+                table.text("limit " + std::to_string(rc.limit) + " hit: runs eagerly from here");
+            else
+                table.text("limit hit: runs eagerly from here");
         }
     }
     if (table.rows() == 0)

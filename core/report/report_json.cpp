@@ -186,12 +186,16 @@ json runToJson(const Run& run) {
     j["graph_breaks"] = breaks;
     json recompiles = json::array();
     for (const auto& r : run.recompiles) {
-        recompiles.push_back({{"function", r.function},
-                              {"reason", r.reason},
-                              {"cache_size", r.cacheSize},
-                              {"input_shapes", r.inputShapes},
-                              {"limit_hit", r.limitHit},
-                              {"limit", r.limit}});
+        json rj = {{"function", r.function},
+                   {"reason", r.reason},
+                   {"cache_size", r.cacheSize},
+                   {"input_shapes", r.inputShapes},
+                   {"limit_hit", r.limitHit}};
+        if (r.limit > 0) // 0: torch's limit was not read; a made-up 0 would mislead
+            rj["limit"] = r.limit;
+        if (!r.libraryFrame.empty())
+            rj["library_frame"] = r.libraryFrame;
+        recompiles.push_back(std::move(rj));
     }
     j["recompiles"] = recompiles;
 

@@ -113,7 +113,10 @@ struct Recompile {
     int cacheSize = 0;
     std::string inputShapes;
     bool limitHit = false; // torch hit the recompile limit and fell back to eager
-    int limit = 0;
+    int limit = 0;         // torch's recompile limit; 0 when unknown
+    // The library code torch compiled around the model's forward ("wrapper at
+    // transformers/utils/generic.py:1030"); `function` then names the forward.
+    std::string libraryFrame;
     bool operator==(const Recompile&) const = default;
 };
 

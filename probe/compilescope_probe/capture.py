@@ -40,6 +40,12 @@ _LIMIT_RE = re.compile(
 )
 
 
+# How guards name a library wrapper's inputs: "args[0]" (or "L['args'][0]"),
+# "kwargs['input_ids']" (or "L['kwargs']['input_ids']").
+_ARGS_RE = re.compile(r"(?:L\[')?\bargs(?:'\])?\[(\d+)\]")
+_KWARGS_RE = re.compile(r"(?:L\[')?\bkwargs(?:'\])?\['(\w+)'\]")
+
+
 def _qualified(target: Any) -> str:
     if isinstance(target, str):
         return target
@@ -171,6 +177,21 @@ class _Registry:
         }
 
 
+def recompile_limit() -> int | None:
+    """torch's limit on compiled versions of one frame: recompile_limit, or
+    cache_size_limit before torch 2.6. None when neither exists."""
+    try:
+        from torch._dynamo import config
+    except Exception as e:
+        fallbacks.missing("torch._dynamo.config", e)
+        return None
+    for name in ("recompile_limit", "cache_size_limit"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
 class _TraceHandler(logging.Handler):
     """Keeps the few structured-trace envelopes the capture needs. Runs inside
     torch's compile, so it does as little as possible."""
@@ -208,11 +229,20 @@ class _LimitHandler(logging.Handler):
 
 
 class Capture:
-    def __init__(self, emit: Emit, classifier: FrameClassifier, root: tuple | None = None) -> None:
+    def __init__(
+        self,
+        emit: Emit,
+        classifier: FrameClassifier,
+        root: tuple | None = None,
+        input_names: list[str] | None = None,
+    ) -> None:
         self.emit = emit
         # (function, file, line) of the model's forward: names the frame when
-        # torch compiles its own wrapper (wrap_inline's `inner`) around a module.
+        # torch compiles a wrapper around it (its own wrap_inline's `inner`, or
+        # a library's decorator such as transformers' can_return_tuple).
         self.root = root
+        # The forward's positional parameters: a wrapper's args[0] is input_ids.
+        self.input_names = input_names or []
         self.classifier = classifier
         self.registry = _Registry()
         self.graph_count = 0
@@ -303,7 +333,7 @@ class Capture:
                 "reason": str(args[3]),
             }
         else:
-            entry = {"function": "", "limit": None, "reason": text}
+            entry = {"function": "", "limit": recompile_limit(), "reason": text}
         self._limits.append(entry)
 
     def record_graph(self, gm: Any) -> None:
@@ -343,7 +373,11 @@ class Capture:
                 function, file, line = code.co_name, code.co_filename, code.co_firstlineno
         except Exception as e:
             fallbacks.missing("torch._dynamo.symbolic_convert.InstructionTranslator.current_tx", e)
+        graph_extra: dict[str, Any] = {}
         if self.root and function == "inner" and (file or "").endswith("external_utils.py"):
+            function, file, line = self.root
+        elif self._library_entry(file, compile_id):
+            graph_extra["library_frame"] = {"function": function, "file": file, "line": line}
             function, file, line = self.root
         if function is None and reason is not None and getattr(reason, "user_stack", None):
             fs = reason.user_stack[0]
@@ -375,6 +409,7 @@ class Capture:
             "file": file,
             "line": line,
             "nodes": nodes,
+            **graph_extra,
         }
         # A graph that follows a break is that break's graph_after.
         for kind, payload in reversed(self._pending):
@@ -393,6 +428,47 @@ class Capture:
             self._pending.append(
                 ("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id))
             )
+
+    def _library_entry(self, file: str | None, compile_id: str | None) -> bool:
+        """The first frame torch compiled (frame id 0) lies in library code: a
+        decorator around the model's forward. Later frames in library code are
+        the library's own (a break inside it) and keep their names."""
+        if not self.root or not file or self.classifier.is_user(file):
+            return False
+        if self.root[1] and os.path.realpath(file) == os.path.realpath(self.root[1]):
+            return False  # the forward itself lies in a library (torchvision:resnet18)
+        return compile_id is None or str(compile_id).split("/")[0] in ("0", "[0")
+
+    def _user_names(self, text: str) -> str:
+        """A wrapper's args[i] and kwargs['x'] as the forward's parameter names."""
+
+        def positional(m: re.Match) -> str:
+            i = int(m.group(1))
+            return self.input_names[i] if i < len(self.input_names) else m.group(0)
+
+        return _KWARGS_RE.sub(lambda m: m.group(1), _ARGS_RE.sub(positional, text))
+
+    def _as_user_entry(self, entry: dict, compile_id: str | None) -> dict:
+        """A recompile (or limit) of a library wrapper, told as the model's
+        forward and its parameter names; the raw names stay in library_frame
+        and raw_reason."""
+        if not self._library_entry(entry.get("file"), compile_id):
+            return entry
+        function, file, line = self.root  # type: ignore[misc]
+        out = dict(entry)
+        out["library_frame"] = {
+            "function": entry.get("function"),
+            "file": entry.get("file"),
+            "line": entry.get("line"),
+        }
+        out.update(function=function, file=file, line=line)
+        reason = entry.get("reason")
+        if isinstance(reason, str) and self._user_names(reason) != reason:
+            out["raw_reason"] = reason
+            out["reason"] = self._user_names(reason)
+        if isinstance(entry.get("reasons"), list):
+            out["reasons"] = [self._user_names(str(r)) for r in entry["reasons"]]
+        return out
 
     def _take_artifact(self, compile_id: str | None) -> dict | None:
         for art in reversed(self._artifacts):
@@ -469,7 +545,7 @@ class Capture:
         self._pending = []
         self._emit_recompiles(metrics)
         for entry in self._limits:
-            self.emit("recompile_limit", **entry)
+            self.emit("recompile_limit", **self._as_user_entry(entry, None))
         self._limits = []
         for msg in self.failures:
             self.emit("log", level="warning", message=msg)
@@ -503,6 +579,7 @@ class Capture:
         for reason, code in self._guard_fails:
             by_code.setdefault(code, []).append(reason)
         done_codes = set()
+        limit = recompile_limit()
         for m in metrics:
             reason = getattr(m, "recompile_reason", None)
             if not reason:
@@ -515,7 +592,9 @@ class Capture:
                 if not self._limits and (
                     "recompile limit" in text.lower() or "cache_size_limit" in text
                 ):
-                    self._limits.append({"function": None, "limit": None, "reason": reason})
+                    self._limits.append(
+                        {"function": None, "limit": recompile_limit(), "reason": reason}
+                    )
                 continue
             name = getattr(m, "co_name", None)
             file = getattr(m, "co_filename", None)
@@ -526,33 +605,36 @@ class Capture:
                     reasons = rs
                     done_codes.add(code)
                     break
-            self.emit(
-                "recompile",
-                function=name,
-                file=file,
-                line=line,
-                reason=reason,
-                reasons=reasons or [reason],
-                cache_size=self._cache_size(m),
-                compile_id=str(getattr(m, "compile_id", "") or ""),
-                input_shapes=self._call_inputs,
-            )
+            compile_id = str(getattr(m, "compile_id", "") or "")
+            entry = {
+                "function": name,
+                "file": file,
+                "line": line,
+                "reason": reason,
+                "reasons": reasons or [reason],
+                "cache_size": self._cache_size(m),
+                "compile_id": compile_id,
+                "input_shapes": self._call_inputs,
+                "limit": limit,
+            }
+            self.emit("recompile", **self._as_user_entry(entry, compile_id or None))
         # Without CompilationMetrics.recompile_reason (older torch), guard
         # failures are all we have: one recompile per code object.
         for code, rs in by_code.items():
             if code in done_codes or any(getattr(m, "recompile_reason", None) for m in metrics):
                 continue
-            self.emit(
-                "recompile",
-                function=getattr(code, "co_name", None),
-                file=getattr(code, "co_filename", None),
-                line=getattr(code, "co_firstlineno", None),
-                reason=rs[0],
-                reasons=rs,
-                cache_size=self._entries(code),
-                compile_id=None,
-                input_shapes=self._call_inputs,
-            )
+            entry = {
+                "function": getattr(code, "co_name", None),
+                "file": getattr(code, "co_filename", None),
+                "line": getattr(code, "co_firstlineno", None),
+                "reason": rs[0],
+                "reasons": rs,
+                "cache_size": self._entries(code),
+                "compile_id": None,
+                "input_shapes": self._call_inputs,
+                "limit": limit,
+            }
+            self.emit("recompile", **self._as_user_entry(entry, None))
 
     @staticmethod
     def _entries(code: Any) -> int | None:

@@ -417,7 +417,9 @@ class Probe:
         from .capture import Capture, make_backend
         from .compile_phases import MetricsFeed
 
-        self.capture = Capture(self.emit, self.classifier, _root_location(model))
+        self.capture = Capture(
+            self.emit, self.classifier, _root_location(model), _input_names(model)
+        )
         self.capture.install()
         self.feed = MetricsFeed()
         try:
@@ -674,6 +676,20 @@ def _root_location(model: Any) -> tuple | None:
         return (f"{owner}.forward" if owner else target.__name__, file, line)
     except Exception:  # a model without Python source (a builtin, a .pt2): no root to name
         return None
+
+
+def _input_names(model: Any) -> list[str]:
+    """The forward's positional parameters (self left out), through any
+    functools.wraps decorator: how a user names the inputs a wrapper calls args."""
+    import inspect
+
+    try:
+        target = model.forward if not inspect.isfunction(model) else model
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError, AttributeError):  # no signature to read: positions stay
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in params if p.kind in kinds]
 
 
 def _help_requested(argv: list[str]) -> bool:

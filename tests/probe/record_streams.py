@@ -124,6 +124,29 @@ STREAMS = {
         "--iters",
         "2",
     ],
+    # two breaks in forward: the second lies in Dynamo's resume function.
+    "advice_two_breaks": [
+        FIXTURES / "two_breaks.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+    ],
+    # forward wrapped by a "library" decorator (site-packages), input_ids changing length.
+    "advice_library_wrapper": [
+        FIXTURES / "wrapped_forward.py",
+        "--backend",
+        "eager",
+        "--dynamic",
+        "false",
+        "--sweep",
+        "--warmup",
+        "1",
+        "--iters",
+        "2",
+    ],
 }
 
 

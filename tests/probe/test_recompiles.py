@@ -103,6 +103,8 @@ def test_recompile_limit():
     recompiles = [e for e in run.phase_span("sweep") if e["type"] == "recompile"]
     hits = [e for e in run.phase_span("sweep") if e["type"] == "recompile_limit"]
     assert len(recompiles) == limit - 1
+    # each recompile carries torch's real limit, not a placeholder
+    assert all(rc["limit"] == limit for rc in recompiles)
     assert len(hits) == 1, run.describe()
     hit = hits[0]
     assert (
@@ -125,3 +127,25 @@ def test_symbolic_sizes_under_dynamic_true():
     assert tokens, [n["name"] for n in graph["nodes"]]
     dims = tokens[0]["shape"].strip("[]").split(", ")
     assert len(dims) == 2 and all(d.startswith("s") for d in dims), tokens[0]["shape"]
+
+
+def test_library_wrapper_is_named_as_the_models_forward():
+    # forward wrapped by a decorator in site-packages (like transformers'
+    # can_return_tuple): torch compiles the wrapper and guards on its args[0].
+    path = fixture_model("wrapped_forward")
+    run = run_probe(
+        path, "--backend", "eager", "--dynamic", "false", "--sweep", "--warmup", "1", "--iters", "1"
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    recompiles = [e for e in run.events if e["type"] == "recompile"]
+    assert len(recompiles) == 2, run.describe()
+    for rc in recompiles:
+        assert rc["function"] == "TinyLM.forward" and rc["file"] == str(path)
+        assert rc["library_frame"]["function"] == "wrapper"
+        assert rc["library_frame"]["file"].endswith("fakelib/generic.py")
+        assert "tensor 'input_ids' size mismatch at index 1" in rc["reason"], rc["reason"]
+        assert "args[0]" in rc["raw_reason"] and "args[0]" not in " ".join(rc["reasons"])
+    graphs = [e for e in run.events if e["type"] == "graph"]
+    assert graphs and all(g["function"] == "TinyLM.forward" for g in graphs)
+    assert all(g["library_frame"]["function"] == "wrapper" for g in graphs)

@@ -8,6 +8,7 @@
 #include <QScrollBar>
 #include <QToolTip>
 
+#include "core/analysis/function_name.h"
 #include "widgets/breaks/break_place.h"
 #include "widgets/common/report_document.h"
 #include "widgets/graph/compiled_run.h"
@@ -240,7 +241,7 @@ QString BreakMap::tooltipFor(const Token& t) const {
                       "the Graph tab.")
                        .arg(t.index)
                        .arg(QString::fromStdString(g.compileId),
-                            QString::fromStdString(g.function).toHtmlEscaped())
+                            QString::fromStdString(core::functionLabel(g.function)).toHtmlEscaped())
                        .arg(g.nodes.size())
                        .arg(QString::fromStdString(g.file).toHtmlEscaped())
                        .arg(g.line);
@@ -332,7 +333,9 @@ void BreakMap::paintEvent(QPaintEvent*) {
         p.drawText(QRect(text.left(), text.top(), text.width(), lineH),
                    Qt::AlignLeft | Qt::AlignVCenter,
                    QFontMetrics(bold).elidedText(
-                       tr("graph %1 · %2").arg(t.index).arg(QString::fromStdString(g.function)),
+                       tr("graph %1 · %2")
+                           .arg(t.index)
+                           .arg(QString::fromStdString(core::functionLabel(g.function))),
                        Qt::ElideRight, text.width()));
         p.setFont(font());
         QString second = counted(static_cast<qsizetype>(g.nodes.size()), tr("node"), tr("nodes"));

@@ -1,4 +1,5 @@
 #include "widgets/breaks/break_place.h"
+#include "core/analysis/function_name.h"
 
 #include <QFileInfo>
 #include <QObject>
@@ -10,7 +11,7 @@ BreakPlace breakPlace(const core::GraphBreak& graphBreak) {
     if (const core::SourceFrame* where = graphBreak.location()) {
         place.file = QString::fromStdString(where->file);
         place.line = where->line > 0 ? where->line : -1;
-        place.function = QString::fromStdString(where->function);
+        place.function = QString::fromStdString(core::functionLabel(where->function));
         place.code = QString::fromStdString(where->code).trimmed();
     }
     place.hasUserFrame = graphBreak.userFrame >= 0;

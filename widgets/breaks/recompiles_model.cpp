@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 
+#include "core/analysis/function_name.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
 #include "widgets/graph/compiled_run.h"
@@ -80,7 +81,7 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
     if (!run || index.row() < 0 || index.row() >= rows_)
         return {};
     const core::Recompile& r = run->recompiles[static_cast<size_t>(index.row())];
-    const QString function = QString::fromStdString(r.function);
+    const QString function = QString::fromStdString(core::functionLabel(r.function));
     const QString reason = QString::fromStdString(r.reason).trimmed();
     switch (role) {
     case Qt::DisplayRole:
@@ -88,13 +89,18 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
         case Function:
             return r.limitHit ? tr("⚠ %1").arg(function) : function;
         case Reason:
-            return r.limitHit ? tr("RECOMPILE LIMIT HIT (limit %1): runs eagerly from now on — %2")
-                                    .arg(r.limit)
-                                    .arg(reason.section('\n', 0, 0))
-                              : reason.section('\n', 0, 0);
-        case CacheSize:
             if (!r.limitHit)
-                return QString::number(r.cacheSize);
+                return reason.section('\n', 0, 0);
+            return (r.limit > 0 ? tr("RECOMPILE LIMIT HIT (limit %1)").arg(r.limit)
+                                : tr("RECOMPILE LIMIT HIT")) +
+                   tr(": runs eagerly from now on — %1").arg(reason.section('\n', 0, 0));
+        case CacheSize:
+            // limit 0: a report recorded before the probe read torch's limit.
+            if (r.limit <= 0)
+                return r.limitHit && r.cacheSize == 0 ? tr("limit hit")
+                                                      : QString::number(r.cacheSize);
+            if (!r.limitHit)
+                return tr("%1 of %2").arg(r.cacheSize).arg(r.limit);
             return r.cacheSize > 0 ? tr("%1 (limit %2)").arg(r.cacheSize).arg(r.limit)
                                    : tr("limit %1").arg(r.limit);
         case Inputs:

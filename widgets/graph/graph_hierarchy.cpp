@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 namespace cs::widgets {
@@ -105,9 +106,79 @@ void GraphHierarchy::buildModuleGroups() {
     copyGroup(0, -1);
 }
 
+namespace {
+
+std::string withThousands(int value) {
+    std::string digits = std::to_string(value);
+    for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3)
+        digits.insert(static_cast<size_t>(at), ",");
+    return digits;
+}
+
+std::string fileName(const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+void GraphHierarchy::groupByLine(int g, int fanout) {
+    // A wide level of nodes is grouped by the source line that made them, when
+    // lines say more than positions: some line made several nodes, and not all.
+    const std::vector<Child> children = groups_[static_cast<size_t>(g)].children;
+    if (static_cast<int>(children.size()) <= fanout)
+        return;
+    std::map<std::pair<std::string, int>, std::vector<int>> byLine;
+    for (const Child& c : children) {
+        const core::GraphNode& n = node(c.index);
+        if (!c.group && n.line > 0 && !n.file.empty())
+            byLine[{n.file, n.line}].push_back(c.index);
+    }
+    const bool repeats = std::any_of(byLine.begin(), byLine.end(),
+                                     [](const auto& entry) { return entry.second.size() > 1; });
+    if (byLine.size() < 2 || !repeats)
+        return;
+    std::map<std::pair<std::string, int>, int> made; // line → its group, made at its first node
+    std::vector<Child> level;
+    for (const Child& c : children) {
+        if (c.group || node(c.index).line <= 0 || node(c.index).file.empty()) {
+            level.push_back(c);
+            continue;
+        }
+        const core::GraphNode& n = node(c.index);
+        const auto key = std::make_pair(n.file, n.line);
+        const std::vector<int>& members = byLine.at(key);
+        if (members.size() == 1) {
+            level.push_back(c);
+            continue;
+        }
+        if (made.count(key) != 0)
+            continue;
+        const int id = static_cast<int>(groups_.size());
+        Group group;
+        group.parent = g;
+        group.line = n.line;
+        group.path = groups_[static_cast<size_t>(g)].path;
+        group.label = fileName(n.file) + ":" + std::to_string(n.line) + " ×" +
+                      withThousands(static_cast<int>(members.size()));
+        for (int member : members) {
+            group.children.push_back({false, member});
+            owner_[static_cast<size_t>(member)] = id;
+        }
+        groups_.push_back(std::move(group));
+        made.emplace(key, id);
+        level.push_back({true, id});
+    }
+    groups_[static_cast<size_t>(g)].children = std::move(level);
+}
+
 void GraphHierarchy::chunkWideGroups(int fanout) {
     const int original = static_cast<int>(groups_.size());
-    for (int g = 0; g < original; ++g) {
+    for (int g = 0; g < original; ++g)
+        groupByLine(g, fanout);
+    // The line groups just made may be wide too: they are chunked with the rest.
+    const int withLines = static_cast<int>(groups_.size());
+    for (int g = 0; g < withLines; ++g) {
         std::vector<Child> level = groups_[static_cast<size_t>(g)].children;
         while (static_cast<int>(level.size()) > fanout) {
             const size_t count =

@@ -1,6 +1,7 @@
 // Groups the nodes of one FX graph for level of detail: by module path
-// (nn_module_stack), and where a level is flat, by runs of consecutive nodes,
-// so that no group has more than `fanout` children. The view lays out only
+// (nn_module_stack); where a level is flat, by the user's source line (a loop
+// body becomes "model.py:12 ×1,500"), then by runs of consecutive nodes, so
+// that no group has more than `fanout` children. The view lays out only
 // what is expanded. Immutable once built; shared with layout threads.
 #pragma once
 
@@ -52,9 +53,10 @@ class GraphHierarchy {
     struct Group {
         int parent = -1;
         int depth = 0;
-        std::string label; // "encoder", "layers.0.attn", "nodes 120–167"
+        std::string label; // "encoder", "layers.0.attn", "model.py:12 ×1,500", "nodes 120–167"
         std::string path;  // module path ("" at the top)
         bool run = false;  // a run of consecutive nodes, not a module
+        int line = 0;      // > 0: the nodes of one source line (file:line), not a module
         std::vector<Child> children;
         int firstNode = 0;
         int lastNode = 0;
@@ -90,6 +92,7 @@ class GraphHierarchy {
 
   private:
     void buildModuleGroups();
+    void groupByLine(int g, int fanout);
     void chunkWideGroups(int fanout);
     void finishGroups();
 

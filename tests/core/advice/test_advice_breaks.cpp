@@ -212,4 +212,24 @@ TEST(AdviceBreaks, CleanGalleryStreamHasNoFindings) {
     EXPECT_TRUE(advise(reportOf({run}), {}).empty());
 }
 
+TEST(AdviceBreaks, BreakInAResumeFunctionNamesTheUsersFunction) {
+    // The second break lies in torch_dynamo_resume_in_forward_at_21: the rest of
+    // forward after the print at line 21.
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const auto findings =
+        withRule(advise(reportOf({fixtureRun("advice_two_breaks.jsonl", setting)}), {}),
+                 "graph_break.branch");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.line, 23);
+    EXPECT_EQ(f.remedy.find("torch_dynamo_resume"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("forward"), std::string::npos) << f.remedy;
+    ASSERT_FALSE(f.evidence.empty());
+    EXPECT_NE(f.evidence[0].find("in forward (after the break at line 21)"), std::string::npos)
+        << f.evidence[0];
+    for (const auto& e : f.evidence)
+        EXPECT_EQ(e.find("torch_dynamo_resume"), std::string::npos) << e;
+}
+
 } // namespace

@@ -16,6 +16,7 @@ Report reportWithAdvice() {
                               fixtureRun("advice_item_break.jsonl", setting)});
     report.adviceOptions.expectedCalls = 250;
     report.adviceOptions.memoryFraction = 0.4;
+    report.adviceOptions.longCompileSeconds = 90;
     return report;
 }
 
@@ -25,6 +26,7 @@ TEST(AdviceJson, FindingsAreWrittenAndOptionsReadBack) {
     ASSERT_TRUE(j.contains("advice"));
     EXPECT_EQ(j["advice"]["options"]["expected_calls"], 250);
     EXPECT_DOUBLE_EQ(j["advice"]["options"]["memory_fraction"].get<double>(), 0.4);
+    EXPECT_DOUBLE_EQ(j["advice"]["options"]["long_compile_s"].get<double>(), 90);
     const auto& findings = j["advice"]["findings"];
     // the two breaks; print_break's 3 measured calls are too few to call one of them unsettled
     ASSERT_EQ(findings.size(), 2u);

@@ -154,4 +154,29 @@ TEST(AdviceRecompiles, RealRecompileLimitStream) {
     EXPECT_EQ(findings[1].rule, "recompile.limit");
 }
 
+TEST(AdviceRecompiles, LibraryWrapperIsNamedAsTheModelsForward) {
+    // forward under a decorator from site-packages (as transformers wraps a
+    // model's forward): torch compiled the wrapper and guarded its args[0].
+    cs::core::Setting setting;
+    setting.backend = "eager";
+    setting.dynamic = "false";
+    const cs::core::Run run = fixtureRun("advice_library_wrapper.jsonl", setting);
+    ASSERT_EQ(run.recompiles.size(), 2u);
+    EXPECT_EQ(run.recompiles[0].limit, 8);
+    const auto findings = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_NE(f.title.find("TinyLM.forward"), std::string::npos) << f.title;
+    EXPECT_NE(f.title.find("dimension 1 of input_ids"), std::string::npos) << f.title;
+    EXPECT_EQ(f.title.find("wrapper"), std::string::npos) << f.title;
+    bool saysLibrary = false;
+    for (const auto& e : f.evidence)
+        saysLibrary = saysLibrary ||
+                      e.find("wrapper at fakelib/generic.py:9 (library code)") != std::string::npos;
+    EXPECT_TRUE(saysLibrary);
+    EXPECT_NE(f.remedy.find("torch._dynamo.mark_dynamic(input_ids, 1"), std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.remedy.find("args["), std::string::npos) << f.remedy;
+}
+
 } // namespace

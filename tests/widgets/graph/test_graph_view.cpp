@@ -171,6 +171,48 @@ class GraphViewTest : public QObject {
         }
     }
 
+    void flatGraphGroupsBySourceLineFirst() {
+        // A loop body: lines 12 and 13 of model.py make 1,500 nodes each, in turn.
+        core::Graph loop;
+        loop.function = "forward";
+        loop.file = "/work/user/model.py";
+        core::GraphNode input;
+        input.name = "x";
+        input.op = "placeholder";
+        loop.nodes.push_back(input);
+        for (int i = 0; i < 3000; ++i) {
+            core::GraphNode n;
+            n.name = "op" + std::to_string(i);
+            n.op = "call_function";
+            n.target = i % 2 ? "torch.relu" : "_operator.add";
+            n.file = loop.file;
+            n.line = 12 + i % 2;
+            n.inputs = {loop.nodes.back().name};
+            loop.nodes.push_back(n);
+        }
+        auto graph = std::make_shared<const core::Graph>(loop);
+        widgets::GraphHierarchy h(graph);
+        QStringList top;
+        for (const auto& c : h.group(0).children)
+            top << (c.group ? QString::fromStdString(h.group(c.index).label) : QString("node"));
+        QCOMPARE(top, QStringList({"node", "model.py:12 ×1,500", "model.py:13 ×1,500"}));
+        for (int g = 0; g < h.groupCount(); ++g)
+            QVERIFY(static_cast<int>(h.group(g).children.size()) <=
+                    widgets::GraphHierarchy::kDefaultFanout);
+        const auto chain = h.ancestors(h.findNode("op1"));
+        QVERIFY(!chain.empty());
+        QCOMPARE(h.group(chain.front()).line, 13);
+
+        // Without lines, by position as before.
+        core::Graph noLines = loop;
+        for (auto& n : noLines.nodes)
+            n.line = 0;
+        widgets::GraphHierarchy byPosition(std::make_shared<const core::Graph>(noLines));
+        const auto& first = byPosition.group(0).children.front();
+        QVERIFY(first.group);
+        QVERIFY(QString::fromStdString(byPosition.group(first.index).label).startsWith("nodes 0–"));
+    }
+
     void clickSelectsNodeAndShowsDetails() {
         widgets::ReportDocument document;
         widgets::GraphTab tab(&document);

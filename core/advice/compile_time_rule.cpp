@@ -1,0 +1,98 @@
+// Rule: a first call that compiles for minutes. Needs no eager baseline: the
+// wait itself is the cost, whatever the speedup afterwards.
+#include <algorithm>
+#include <string>
+
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/analysis/units.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+// torch's counter names (probe/compilescope_probe/compile_phases.py) in words.
+std::string phaseWords(const std::string& name) {
+    if (name == "dynamo_tracing")
+        return "Dynamo tracing";
+    if (name == "aot_autograd")
+        return "AOT autograd";
+    if (name == "inductor_codegen")
+        return "Inductor code generation";
+    if (name == "cpp_triton_compile")
+        return "C++/Triton compile";
+    if (name == "autotune")
+        return "autotuning";
+    if (name == "cudagraph_recording")
+        return "CUDA-graph recording";
+    return name;
+}
+
+int64_t firstCallNs(const Run& run) {
+    if (run.firstCallNs >= 0)
+        return run.firstCallNs;
+    for (const auto& it : run.iterations) {
+        if (it.firstCall)
+            return it.wallNs;
+    }
+    return -1;
+}
+
+} // namespace
+
+void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const double threshold = input.options.longCompileSeconds;
+    if (threshold <= 0)
+        return;
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        const int64_t first = firstCallNs(run);
+        if (run.setting.mode == "eager" || first < 0 ||
+            static_cast<double>(first) < threshold * 1e9)
+            continue;
+        const std::string label = run.setting.label();
+        const CompilePhase* top = nullptr;
+        for (const auto& p : run.compilePhases) {
+            if (p.name != "other" && p.seconds > 0 && (!top || p.seconds > top->seconds))
+                top = &p;
+        }
+        Finding f;
+        f.rule = "perf.compile_time";
+        f.severity = Severity::Warning;
+        f.title = label + " compiles for " + formatDuration(static_cast<double>(first)) +
+                  " on its first call" + (top ? ", most of it in " + phaseWords(top->name) : "");
+        f.tab = EvidenceTab::Warmup;
+        f.run = static_cast<int>(r);
+        f.setting = label;
+        f.evidence.push_back("the first call of " + label + " took " +
+                             formatDuration(static_cast<double>(first)) + ", above the " +
+                             formatDuration(threshold * 1e9) +
+                             " set in the advice options (Warmup tab)");
+        if (top) {
+            const double share = top->seconds * 1e9 / static_cast<double>(first);
+            f.evidence.push_back(phaseWords(top->name) + ": " + formatDuration(top->seconds * 1e9) +
+                                 " (" +
+                                 std::to_string(static_cast<int>(std::min(share, 1.0) * 100)) +
+                                 "% of the first call, torch's compile counters)");
+        }
+        if (!run.recompiles.empty())
+            f.evidence.push_back(
+                plural(static_cast<long long>(run.recompiles.size()), "recompile", "recompiles") +
+                " add to it (Breaks tab)");
+        std::string remedy = run.setting.warmCache ? "The warm cache did not cut it enough; "
+                                                   : "Keep Inductor's caches between starts "
+                                                     "(measure a warm start with --warm-cache); ";
+        remedy += "ship the compiled artifacts: torch.compiler.save_cache_artifacts() after a run, "
+                  "torch.compiler.load_cache_artifacts() before the next; ";
+        remedy += "dynamic=True compiles once for changing shapes instead of once per shape; ";
+        remedy += "compile the repeated block, not the whole model (regional compilation: "
+                  "torch.compile on the layer, e.g. for layer in model.layers: layer.compile()), "
+                  "so torch compiles it once and reuses it.";
+        f.remedy = remedy;
+        f.confidence = top ? 0.8 : 0.6;
+        out.push_back(std::move(f));
+    }
+}
+
+} // namespace cs::core::advice

@@ -1,0 +1,67 @@
+// A first call that compiles for minutes gets a finding of its own, with no
+// eager baseline: the dominant phase and the levers.
+#include <gtest/gtest.h>
+
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+
+namespace {
+
+constexpr int64_t kS = 1'000'000'000;
+
+// One setting, default, whose first call compiled for 480 s, most of it in C++ compile.
+Run longCompile() {
+    Run run = timedRun("default", {480 * kS, 2'000'000}, constant(30, 2'000'000));
+    run.firstCallNs = 480 * kS;
+    run.compilePhases = {{"dynamo_tracing", 12},
+                         {"aot_autograd", 30},
+                         {"inductor_codegen", 48},
+                         {"cpp_triton_compile", 380},
+                         {"other", 10}};
+    return run;
+}
+
+TEST(AdviceCompileTime, LongFirstCallNamesTheDominantPhaseAndTheLevers) {
+    const auto findings = withRule(advise(reportOf({longCompile()}), {}), "perf.compile_time");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.severity, Severity::Warning);
+    EXPECT_EQ(f.setting, "default");
+    EXPECT_EQ(f.tab, EvidenceTab::Warmup);
+    EXPECT_NE(f.title.find("most of it in C++/Triton compile"), std::string::npos) << f.title;
+    ASSERT_GE(f.evidence.size(), 2u);
+    EXPECT_NE(f.evidence[1].find("C++/Triton compile"), std::string::npos) << f.evidence[1];
+    EXPECT_NE(f.evidence[1].find("79%"), std::string::npos) << f.evidence[1];
+    for (const char* lever : {"--warm-cache", "torch.compiler.save_cache_artifacts",
+                              "load_cache_artifacts", "dynamic=True", "regional compilation"})
+        EXPECT_NE(f.remedy.find(lever), std::string::npos) << lever << " in " << f.remedy;
+}
+
+TEST(AdviceCompileTime, ThresholdIsAnOption) {
+    AdviceOptions options;
+    options.longCompileSeconds = 600;
+    EXPECT_TRUE(withRule(advise(reportOf({longCompile()}), options), "perf.compile_time").empty());
+    options.longCompileSeconds = 0; // off
+    EXPECT_TRUE(withRule(advise(reportOf({longCompile()}), options), "perf.compile_time").empty());
+}
+
+TEST(AdviceCompileTime, RecordedRunBelowTheDefaultGivesNone) {
+    // mlp under default on CPU: a 55 s first call, 45 s of it C++ compile.
+    Setting setting;
+    const cs::core::Run run = fixtureRun("mlp_default_cpu.jsonl", setting);
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "perf.compile_time").empty());
+    AdviceOptions options;
+    options.longCompileSeconds = 30;
+    const auto findings = withRule(advise(reportOf({run}), options), "perf.compile_time");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings.front().title.find("C++/Triton compile"), std::string::npos);
+}
+
+TEST(AdviceCompileTime, EagerIsNeverJudged) {
+    cs::core::Run eager = longCompile();
+    eager.setting.mode = "eager";
+    EXPECT_TRUE(withRule(advise(reportOf({eager}), {}), "perf.compile_time").empty());
+}
+
+} // namespace
