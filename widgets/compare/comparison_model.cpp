@@ -8,6 +8,7 @@
 
 #include "core/model/comparison_text.h"
 #include "core/model/palette.h"
+#include "core/model/units.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
@@ -180,6 +181,8 @@ QVariant ComparisonModel::sortValue(const core::ComparisonRow& r, int column) co
             return 1.0;
         return r.speedup ? QVariant(r.speedup->value) : QVariant();
     case BreakEven:
+        if (r.noSignificantGain()) // after every real figure, before "never"
+            return std::numeric_limits<double>::max();
         if (r.breakEven)
             return *r.breakEven;
         if (r.speedup && !r.saves)
@@ -210,8 +213,10 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
     case P99:
         if (r.stats)
             tip = tr("%1 ns over %2 measured calls; median 95% CI %3 – %4")
-                      .arg(column == Median ? r.stats->median : r.stats->p99, 0, 'f', 0)
-                      .arg(r.stats->count)
+                      .arg(QString::fromStdString(core::formatCount(
+                               column == Median ? r.stats->median : r.stats->p99)),
+                           QString::fromStdString(
+                               core::formatCount(static_cast<double>(r.stats->count))))
                       .arg(durationText(r.stats->medianCiLow), durationText(r.stats->medianCiHigh));
         break;
     case Speedup:
@@ -223,10 +228,12 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
     case BreakEven:
         if (r.isBaseline)
             tip = tr("Eager is the baseline: it has nothing to pay back");
+        else if (r.noSignificantGain())
+            tip = QString::fromStdString(core::breakEvenDetail(r));
         else if (r.breakEven)
             tip =
                 tr("After %1 calls the extra warmup over eager is paid back by %2 saved per call")
-                    .arg(*r.breakEven, 0, 'f', 0)
+                    .arg(QString::fromStdString(core::formatCount(*r.breakEven)))
                     .arg(durationText(
                         comparison_.rows[static_cast<size_t>(comparison_.baseline)].stats->median -
                         r.stats->median));
