@@ -54,6 +54,7 @@ class Probe:
         self.measured = 0
         self.call_index = 0
         self.timer: Any = None
+        self.stages: Any = None  # compile_stages.StageWatcher while compiling
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
 
     # -- events ----------------------------------------------------------------
@@ -155,6 +156,8 @@ class Probe:
         return 0 if status == "ok" else 3
 
     def finish(self) -> None:
+        if self.stages is not None:
+            self.stages.uninstall()
         if self.capture is not None:
             try:
                 self.capture.uninstall()
@@ -404,9 +407,12 @@ class Probe:
 
         from .capture import Capture, make_backend
         from .compile_phases import MetricsFeed
+        from .compile_stages import StageWatcher
 
         self.capture = Capture(self.emit, self.classifier, _root_location(model))
         self.capture.install()
+        self.stages = StageWatcher(self.emit)
+        self.stages.install()
         self.feed = MetricsFeed()
         try:
             backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
