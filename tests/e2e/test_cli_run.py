@@ -199,7 +199,7 @@ def test_a_model_with_a_sweep_gets_it_by_default(run_cli):
     assert len(sweeps) == 1 and sweeps[0]["end_ns"] > sweeps[0]["begin_ns"], run["phases"]
     # The summary says that it ran and how long it took.
     line = next(x for x in result.stderr.splitlines() if x.startswith("input sweep:"))
-    assert "default ran the model's get_input_sweep() in " in line, line
+    assert "default/eager ran the model's get_input_sweep() in " in line, line
     assert line.split(" in ")[1].split()[1] in ("ns", "µs", "ms", "s"), line
 
 
