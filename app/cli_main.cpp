@@ -52,7 +52,7 @@ int usage(const QString& message) {
         "         [--python PATH]\n"
         "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast "
         "none|bf16|fp16]\n"
-        "         [--sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
+        "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
         "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
@@ -110,6 +110,21 @@ void printSummary(const Report& report) {
             std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(),
                          run.error->message.c_str());
         printMeasurementNotes(run);
+    }
+}
+
+// Which settings ran the model's input sweep, and for how long.
+void printSweeps(const Report& report) {
+    for (const auto& run : report.runs) {
+        for (const auto& phase : run.phases) {
+            if (phase.name != "sweep" || phase.endNs < phase.beginNs)
+                continue;
+            std::fprintf(stderr,
+                         "input sweep: %s ran the model's get_input_sweep() in %s "
+                         "(--no-sweep skips it)\n",
+                         run.setting.label().c_str(),
+                         formatDuration(static_cast<double>(phase.endNs - phase.beginNs)).c_str());
+        }
     }
 }
 
@@ -171,7 +186,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     const QCommandLineOption dynamic("dynamic", "auto, true or false", "value", "auto");
     const QCommandLineOption fullgraph("fullgraph", "fail on the first graph break");
     const QCommandLineOption autocast("autocast", "none, bf16 or fp16", "dtype", "none");
-    const QCommandLineOption sweep("sweep", "run get_input_sweep() after measuring");
+    // The sweep runs by default when the model defines get_input_sweep(): its
+    // author wants it. --sweep is the default, kept for scripts that pass it.
+    const QCommandLineOption sweep("sweep", "run get_input_sweep() after measuring (the default)");
+    const QCommandLineOption noSweep("no-sweep", "skip the model's get_input_sweep()");
     const QCommandLineOption warmCache("warm-cache",
                                        "keep torch's compile caches (a second start)");
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s",
@@ -187,7 +205,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
                                             "advice: flag peak memory this fraction above eager's",
                                             "f", QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic,
-                       fullgraph, autocast, sweep, warmCache, timeout, noCupti, trace});
+                       fullgraph, autocast, sweep, noSweep, warmCache, timeout, noCupti, trace});
     parser.addOptions({expectedCalls, memoryFraction, threads, dropUnsettled});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
@@ -202,7 +220,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     base.dynamic = parser.value(dynamic).toStdString();
     base.autocast = parser.value(autocast).toStdString();
     base.fullgraph = parser.isSet(fullgraph);
-    base.sweep = parser.isSet(sweep);
+    base.sweep = !parser.isSet(noSweep);
     base.warmCache = parser.isSet(warmCache);
     base.warmup = parser.value(warmup).toInt(&ok);
     numbersOk &= ok;
@@ -306,6 +324,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
             std::printf("\n%s", comparisonTable(compareRuns(report)).c_str());
         else
             printSummary(report);
+        printSweeps(report);
         printAdvice(report);
         const bool allOk = std::all_of(report.runs.begin(), report.runs.end(),
                                        [](const Run& r) { return r.status == RunStatus::Ok; });

@@ -7,21 +7,28 @@
 
 namespace cs::app {
 
+QString progressLine(double fraction, const QString& text, qint64 elapsedMs) {
+    const qint64 seconds = elapsedMs / 1000;
+    return QStringLiteral("[%1%] %2  %3:%4")
+        .arg(static_cast<int>(fraction * 100), 3)
+        .arg(text)
+        .arg(seconds / 60, 2, 10, QChar('0'))
+        .arg(seconds % 60, 2, 10, QChar('0'));
+}
+
 CliProgress::CliProgress(const core::SessionRunner& runner)
     : runner_(runner), terminal_(::isatty(STDERR_FILENO) == 1) {
     sinceLast_.start();
+    tick_.setInterval(1000);
+    QObject::connect(&tick_, &QTimer::timeout, [this] { update(); });
+    tick_.start();
 }
 
 void CliProgress::update() {
     const QString text = runner_.progressText();
     if (text.isEmpty())
         return;
-    const qint64 seconds = runner_.currentElapsedMs() / 1000;
-    const QString line = QStringLiteral("[%1%] %2  %3:%4")
-                             .arg(int(runner_.progressFraction() * 100), 3)
-                             .arg(text)
-                             .arg(seconds / 60, 2, 10, QChar('0'))
-                             .arg(seconds % 60, 2, 10, QChar('0'));
+    const QString line = progressLine(runner_.progressFraction(), text, runner_.currentElapsedMs());
     if (terminal_) {
         std::fprintf(stderr, "\r\033[K%s", line.toLocal8Bit().constData());
     } else {

@@ -4,12 +4,16 @@
 
 #include <QElapsedTimer>
 #include <QString>
+#include <QTimer>
 
 namespace cs::core {
 class SessionRunner;
 }
 
 namespace cs::app {
+
+// "[ 40%] default (2/2) — compiling (first call: tracing)  01:35"
+QString progressLine(double fraction, const QString& text, qint64 elapsedMs);
 
 class CliProgress {
   public:
@@ -22,6 +26,8 @@ class CliProgress {
     bool terminal_;
     QString lastShown_;
     QElapsedTimer sinceLast_;
+    // Events stop while torch compiles a big graph: the clock ticks on its own.
+    QTimer tick_;
 };
 
 } // namespace cs::app

@@ -1,5 +1,6 @@
 // compilescope: the GUI. Usage: compilescope [MODEL.py | REPORT.json] [--run]
 //   [--modes eager,default] [--warmup N] [--iters N] [--backend B] [--screenshot OUT.png]
+//   [--size 1280x800]
 // --screenshot grabs the window once the run (or the report) is shown, then quits:
 // how scripts/screenshots.sh looks at the GUI under Xvfb.
 #include <QApplication>
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption tab("tab", "show this tab first", "name");
     const QCommandLineOption screenshot("screenshot",
                                         "save a PNG of the window when done, then quit", "png");
-    parser.addOptions({run, modes, warmup, iters, backend, tab, screenshot});
+    const QCommandLineOption size("size", "window size for screenshots, e.g. 1280x800", "WxH");
+    parser.addOptions({run, modes, warmup, iters, backend, tab, screenshot, size});
     parser.process(app);
 
     cs::app::MainWindow window;
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(backend))
         panel->setBackend(parser.value(backend));
+    if (const QStringList wh = parser.value(size).split('x'); wh.size() == 2)
+        window.resize(wh[0].toInt(), wh[1].toInt());
     window.show();
 
     const QString shot = parser.value(screenshot);

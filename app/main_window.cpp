@@ -1,5 +1,7 @@
 #include "app/main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -404,6 +406,19 @@ void MainWindow::openReport(const QString& path) {
                 QString::fromStdString(model.file.empty() ? model.spec : model.file);
             if (!spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
                 settings_->setModelSpec(spec);
+            // ... and its settings: the panel shows what the report ran, so Run
+            // repeats it rather than whatever was ticked before.
+            if (!result.report.runs.empty()) {
+                for (const auto& mode : core::knownModes()) {
+                    const bool ran =
+                        std::any_of(result.report.runs.begin(), result.report.runs.end(),
+                                    [&](const core::Run& r) { return r.setting.mode == mode; });
+                    settings_->setModeChecked(QString::fromStdString(mode), ran);
+                }
+                const core::Setting& first = result.report.runs.front().setting;
+                settings_->setBackend(QString::fromStdString(first.backend));
+                settings_->setIterations(first.warmup, first.iters);
+            }
             document_->showReport(std::move(result.report), path);
             addRecent(path);
             showResults(true);

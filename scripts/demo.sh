@@ -5,8 +5,16 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/packaging/install-deps.sh"
-"$root/scripts/build.sh"
 build="${COMPILESCOPE_BUILD_DIR:-$root/build}"
+# Only what the demo runs: the GUI, the CLI and the CUPTI collector where this
+# machine configures them. The tests build in scripts/test.sh.
+"$root/scripts/build.sh" compilescope-cli
+available="$(cmake --build "$build" --target help)"
+extra=()
+for target in compilescope compilescope_cupti; do
+  grep -q "^\.\.\. $target\$" <<<"$available" && extra+=("$target")
+done
+[ ${#extra[@]} -eq 0 ] || "$root/scripts/build.sh" "${extra[@]}"
 model="$root/resources/models/mlp.py"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec "$build/app/compilescope" "$model" --run "$@"

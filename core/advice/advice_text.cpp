@@ -19,28 +19,13 @@ std::string shortLocation(const std::string& file, int line) {
 }
 
 std::string plural(long long count, const std::string& one, const std::string& many) {
-    return std::to_string(count) + " " + (count == 1 ? one : many);
+    return formatCount(static_cast<double>(count)) + " " + (count == 1 ? one : many);
 }
 
 std::string formatRatio(double ratio) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, ratio >= 10 ? "%.1f×" : "%.2f×", ratio);
     return buffer;
-}
-
-std::string formatCount(double count) {
-    if (!std::isfinite(count))
-        return "∞";
-    std::string digits = std::to_string(static_cast<long long>(std::llround(count)));
-    std::string out;
-    const size_t n = digits.size();
-    for (size_t i = 0; i < n; ++i) {
-        out += digits[i];
-        const size_t left = n - 1 - i;
-        if (left > 0 && left % 3 == 0 && digits[i] != '-')
-            out += ',';
-    }
-    return out;
 }
 
 std::string joinWords(const std::vector<std::string>& words) {

@@ -4,17 +4,17 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/units.h" // formatCount, used by every rule
+
 namespace cs::core::advice {
 
 // "item_break.py:21" (the file's last path component and the line).
 std::string shortLocation(const std::string& file, int line);
 std::string baseName(const std::string& path);
-// "1 graph", "3 graphs".
+// "1 graph", "3 graphs", "1,500 nodes".
 std::string plural(long long count, const std::string& one, const std::string& many);
 // "1.23×"
 std::string formatRatio(double ratio);
-// "12,400"
-std::string formatCount(double count);
 // "a, b and c"
 std::string joinWords(const std::vector<std::string>& words);
 bool containsText(const std::string& text, const std::string& part); // case-sensitive

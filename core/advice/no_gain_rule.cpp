@@ -41,7 +41,7 @@ std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& 
         why.push_back("the GPU is busy only " +
                       std::to_string(std::lround(100 * eager.kernels.busyFraction)) +
                       "% of each eager call (" + formatDuration(eager.kernels.gpuNsPerIter) +
-                      " of kernels, " + std::to_string(std::lround(eager.kernels.launchesPerIter)) +
+                      " of kernels, " + formatCount(eager.kernels.launchesPerIter) +
                       " launches): launch-bound (Kernels tab)");
     }
     return why;

@@ -17,7 +17,7 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
         const Run& run = input.report.runs[static_cast<size_t>(row.run)];
         // Only a real, significant saving has a break-even; no saving is rule 3's.
         if (row.isBaseline || !judgedForSpeed(run) || !row.speedup || !row.speedup->significant ||
-            !row.saves || !row.breakEven || !row.warmupNs || !row.stats)
+            row.noSignificantGain() || !row.saves || !row.breakEven || !row.warmupNs || !row.stats)
             continue;
         if (*row.breakEven <= calls)
             continue;

@@ -312,7 +312,8 @@ Comparison compareRuns(const Report& report) {
     markBest(
         c.rows, CompareColumn::BreakEven,
         [&](const ComparisonRow& r) {
-            return compiled(r) && r.breakEven ? Value(*r.breakEven) : std::nullopt;
+            return compiled(r) && r.breakEven && !r.noSignificantGain() ? Value(*r.breakEven)
+                                                                        : std::nullopt;
         },
         false);
     // Host RSS and device memory are not comparable: mark only within one kind.

@@ -106,6 +106,11 @@ struct ComparisonRow {
     std::vector<std::string> notes;
     std::array<bool, kCompareColumnCount> best{}; // best value of its column
     bool isBest(CompareColumn column) const { return best[static_cast<size_t>(column)]; }
+    // The speedup's 95% interval includes 1×: no gain that the noise cannot
+    // explain, so a break-even figure would mean nothing (it stays in breakEven).
+    bool noSignificantGain() const {
+        return speedup && !isBaseline && speedup->low <= 1 && speedup->high >= 1;
+    }
 };
 
 struct Comparison {

@@ -16,12 +16,19 @@ std::string format(const char* pattern, double value) {
 }
 
 std::string callsText(double calls) {
-    if (calls >= 1e6)
-        return format("%.3g", calls) + " calls";
-    return format("%.0f", calls) + (calls == 1 ? " call" : " calls");
+    const std::string count = formatCount(calls);
+    return count + (count == "1" ? " call" : " calls");
 }
 
 } // namespace
+
+std::string breakEvenDetail(const ComparisonRow& row) {
+    if (!row.noSignificantGain())
+        return {};
+    const std::string raw = row.breakEven ? callsText(*row.breakEven) : "never";
+    return "the speedup's 95% interval includes 1×, so the break-even figure (" + raw +
+           ") is noise";
+}
 
 std::string speedupText(const ComparisonRow& row) {
     if (row.isBaseline)
@@ -35,6 +42,8 @@ std::string speedupText(const ComparisonRow& row) {
 std::string breakEvenText(const ComparisonRow& row) {
     if (row.isBaseline)
         return "baseline";
+    if (row.noSignificantGain())
+        return kNoSignificantGain;
     if (row.breakEven)
         return callsText(*row.breakEven);
     if (row.speedup && !row.saves)
@@ -70,7 +79,9 @@ std::string comparisonSummary(const Comparison& c) {
                        (faster ? " faster" : " slower") + " than eager per call";
             if (!sp.significant)
                 sentence += " (within noise: the medians' 95% intervals overlap)";
-            if (row.breakEven && *row.breakEven <= 0)
+            if (row.noSignificantGain())
+                sentence += ", so it has no break-even.";
+            else if (row.breakEven && *row.breakEven <= 0)
                 sentence += ", and its warmup costs no more than eager's.";
             else if (row.breakEven)
                 sentence += ", and pays back its extra warmup of " +
@@ -96,7 +107,7 @@ std::string comparisonTable(const Comparison& c) {
     };
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-13s %11s\n",
+    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-19s %11s\n",
                   "setting", "status", "graphs", "breaks", "recmp", "warmup", "median", "p99",
                   "speedup (95% CI)", "break-even", "peak mem");
     out += line;
@@ -119,21 +130,23 @@ std::string comparisonTable(const Comparison& c) {
             return glyphs < width ? std::string(width - glyphs, ' ') + text : text;
         };
         out += pad(r.label, 28) + " " + pad(toString(r.status), 9) + " " +
-               padLeft(std::to_string(r.graphs), 6) + " " + padLeft(std::to_string(r.breaks), 6) +
-               " " + padLeft(std::to_string(r.recompiles), 5) + " " +
+               padLeft(formatCount(r.graphs), 6) + " " + padLeft(formatCount(r.breaks), 6) + " " +
+               padLeft(formatCount(r.recompiles), 5) + " " +
                padLeft(cell(r.warmupWallNs
                                 ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
                                 : std::nullopt),
                        10) +
                " " + padLeft(cell(r.stats ? std::optional(r.stats->median) : std::nullopt), 10) +
                " " + padLeft(cell(r.stats ? std::optional(r.stats->p99) : std::nullopt), 10) + " " +
-               pad(speedupText(r), 22) + " " + pad(breakEvenText(r), 13) + " " +
+               pad(speedupText(r), 22) + " " + pad(breakEvenText(r), 19) + " " +
                padLeft(memory, 11) + "\n";
         if (r.error && r.status != RunStatus::Ok)
             out += "    " + r.error->kind + ": " +
                    r.error->message.substr(0, r.error->message.find('\n')) + "\n";
         for (const auto& note : r.notes)
             out += "    note: " + note + "\n";
+        if (const auto detail = breakEvenDetail(r); !detail.empty())
+            out += "    note: " + detail + "\n";
     }
     out += "\n" + comparisonSummary(c) + "\n";
     return out;

@@ -12,8 +12,13 @@ namespace cs::core {
 // back its compile after 240 calls." One sentence per compiled setting.
 std::string comparisonSummary(const Comparison& comparison);
 
-std::string breakEvenText(const ComparisonRow& row); // "240 calls", "never", "baseline", "—"
-std::string speedupText(const ComparisonRow& row);   // "1.83× (1.71–1.95)", "baseline", "—"
+// "1,240 calls", "never", "baseline", "no significant gain", "—"
+std::string breakEvenText(const ComparisonRow& row);
+// Where breakEvenText says "no significant gain": why, with the raw figure
+// (for a tooltip or a note); empty otherwise.
+std::string breakEvenDetail(const ComparisonRow& row);
+inline constexpr const char* kNoSignificantGain = "no significant gain";
+std::string speedupText(const ComparisonRow& row); // "1.83× (1.71–1.95)", "baseline", "—"
 
 // A fixed-width table for a terminal, one row per setting, errors and notes below.
 std::string comparisonTable(const Comparison& comparison);

@@ -43,4 +43,23 @@ std::string formatBytes(double bytes) {
     return withPrecision(bytes / (1024.0 * 1024 * 1024), "GiB");
 }
 
+std::string formatCount(double count) {
+    if (std::isnan(count))
+        return "—";
+    if (std::isinf(count))
+        return count > 0 ? "∞" : "-∞";
+    // Past 1e18 a long long overflows; print the rounded double without an exponent.
+    char digits[400];
+    std::snprintf(digits, sizeof digits, "%.0f", std::round(count));
+    const std::string text = digits;
+    const size_t first = text[0] == '-' ? 1 : 0;
+    std::string out = text.substr(0, first);
+    for (size_t i = first; i < text.size(); ++i) {
+        if (i > first && (text.size() - i) % 3 == 0)
+            out += ',';
+        out += text[i];
+    }
+    return out == "-0" ? "0" : out;
+}
+
 } // namespace cs::core

@@ -8,5 +8,8 @@ namespace cs::core {
 
 std::string formatDuration(double ns); // "812 ns", "3.41 µs", "1.20 ms", "19.5 s"
 std::string formatBytes(double bytes); // "512 B", "3.2 KiB", "1.50 GiB"
+// A count rounded to a whole number, with thousands separators and never an
+// exponent: "823,478", "2,850,000". Every count a user reads goes through it.
+std::string formatCount(double count);
 
 } // namespace cs::core

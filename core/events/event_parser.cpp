@@ -431,6 +431,8 @@ class EventApplier {
             {getString(event_, "what"), getString(event_, "error"), getString(event_, "torch")});
     }
 
+    void compileProgress() { run_.compileStage = getString(event_, "stage"); }
+
     void done() {
         run_.sawDone = true;
         run_.doneStatus = getString(event_, "status");
@@ -468,6 +470,7 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::error, &A::error},
         {ev::done, &A::done},
         {ev::capture_warning, &A::captureWarning},
+        {ev::compile_progress, &A::compileProgress},
     };
     return table;
 }

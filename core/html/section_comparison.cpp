@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/analysis/comparison.h"
+#include "core/analysis/comparison_text.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
@@ -67,10 +68,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         table.beginRow(run.status == RunStatus::Ok ? "" : "bad");
         table.html(runLabelHtml(rv));
         table.text(toString(run.status));
-        table.text(compiled ? std::to_string(s.graphs) : "—");
-        table.text(compiled ? std::to_string(s.breaks) : "—", {}, s.breaks > 0 ? "warn" : "");
-        table.text(compiled ? std::to_string(s.recompiles) : "—", {},
-                   s.recompiles > 0 ? "warn" : "");
+        table.text(compiled ? formatCount(s.graphs) : "—");
+        table.text(compiled ? formatCount(s.breaks) : "—", {}, s.breaks > 0 ? "warn" : "");
+        table.text(compiled ? formatCount(s.recompiles) : "—", {}, s.recompiles > 0 ? "warn" : "");
         table.text(durationOrDash(s.firstCallNs >= 0 ? std::optional<double>(s.firstCallNs)
                                                      : std::nullopt));
         // As in the Compare tab: time until steady state, the cost beyond it in the tooltip.
@@ -101,13 +101,13 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         } else {
             table.text(baseline >= 0 ? "—" : "no eager run");
         }
-        std::string breakEven = "—";
-        if (row && row->breakEven)
-            breakEven = std::to_string(static_cast<long long>(*row->breakEven)) + " calls";
-        else if (row && row->speedup && !row->saves)
-            breakEven = "never";
-        table.text(breakEven, breakEven == "never" ? "it saves no time per call" : "",
-                   mark(row, CompareColumn::BreakEven));
+        // The same words as the Compare tab and the CLI; the raw figure goes in the title.
+        const std::string breakEven =
+            row && !row->isBaseline && rv.index != baseline ? breakEvenText(*row) : "—";
+        std::string title = row ? breakEvenDetail(*row) : "";
+        if (breakEven == "never")
+            title = "it saves no time per call";
+        table.text(breakEven, title, mark(row, CompareColumn::BreakEven));
         table.text(row && row->peakMemoryBytes
                        ? formatBytes(static_cast<double>(*row->peakMemoryBytes))
                        : "—",

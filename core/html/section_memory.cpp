@@ -73,7 +73,9 @@ void writePeaks(std::ostream& out, const ReportView& view) {
                 auto it = m.phasePeaks.find(p);
                 table.text(it == m.phasePeaks.end() ? "—"
                                                     : formatBytes(static_cast<double>(it->second)),
-                           it == m.phasePeaks.end() ? "" : std::to_string(it->second) + " bytes");
+                           it == m.phasePeaks.end()
+                               ? ""
+                               : formatCount(static_cast<double>(it->second)) + " bytes");
             }
             int64_t peak = -1;
             for (const auto& [t, bytes] : m.samples)
@@ -81,7 +83,7 @@ void writePeaks(std::ostream& out, const ReportView& view) {
             for (const auto& [phase, bytes] : m.phasePeaks)
                 peak = std::max(peak, bytes);
             table.text(peak >= 0 ? formatBytes(static_cast<double>(peak)) : "—",
-                       peak >= 0 ? std::to_string(peak) + " bytes" : "");
+                       peak >= 0 ? formatCount(static_cast<double>(peak)) + " bytes" : "");
         }
     }
     if (table.rows() > 0)
@@ -103,7 +105,8 @@ void writeAllocatorStats(std::ostream& out, const ReportView& view) {
             table.text(s.phase);
             table.text(s.edge);
             for (int64_t v : {s.allocated, s.reserved, s.peakAllocated, s.peakReserved})
-                table.text(formatBytes(static_cast<double>(v)), std::to_string(v) + " bytes");
+                table.text(formatBytes(static_cast<double>(v)),
+                           formatCount(static_cast<double>(v)) + " bytes");
         }
     }
     if (table.rows() == 0)

@@ -1,4 +1,5 @@
 // Settings: how each probe process compiled and measured the model, and how it ended.
+#include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -39,8 +40,8 @@ void writeSettings(std::ostream& out, const ReportView& view) {
         table.text(compiled ? (s.fullgraph ? "yes" : "no") : "—");
         table.text(run.probe.device.empty() ? s.device : s.device + " / " + run.probe.device);
         table.text(s.autocast);
-        table.text(std::to_string(s.warmup));
-        table.text(std::to_string(s.iters));
+        table.text(formatCount(s.warmup));
+        table.text(formatCount(s.iters));
         table.text(s.sweep ? "yes" : "no");
         table.text(s.warmCache ? "warm (kept)" : "fresh");
         table.text(toString(run.status));

@@ -288,6 +288,9 @@ struct Run {
     std::string gpuTracePhase;      // the phase the records come from ("measure")
     std::vector<LogLine> logs;
     std::vector<CaptureWarning> captureWarnings;
+    // The compile sub-phase torch reported last (compile_progress: "tracing",
+    // "Inductor codegen"...), for the progress line; not kept in the report.
+    std::string compileStage;
     std::string console; // the probe's stderr: the model's prints, torch's warnings
     std::vector<ParseProblem> parseProblems;
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal

@@ -124,7 +124,7 @@ Setting primingSetting(Setting setting) {
     return setting;
 }
 
-std::string describeProgress(const Run& run) {
+std::string describeProgress(const Run& run, int64_t elapsedMs) {
     if (run.finished())
         return toString(run.status);
     if (!run.sawHello)
@@ -140,8 +140,17 @@ std::string describeProgress(const Run& run) {
     const auto measured = static_cast<int>(run.measuredLatencies().size());
     if (open->name == "load")
         return "loading the model";
-    if (open->name == "compile")
-        return run.setting.mode == "eager" ? "first call" : "compiling (first call)";
+    if (open->name == "compile") {
+        if (run.setting.mode == "eager")
+            return "first call";
+        std::string text = run.compileStage.empty()
+                               ? "compiling (first call)"
+                               : "compiling (first call: " + run.compileStage + ")";
+        if (elapsedMs > kLongCompileMs)
+            text += " — a long compile: try smaller inputs, dynamic=True, --backend aot_eager "
+                    "(finds breaks without codegen), or a longer --timeout";
+        return text;
+    }
     if (open->name == "warmup")
         return "warmup " + std::to_string(warmupDone) + "/" + std::to_string(run.setting.warmup);
     if (open->name == "measure")
@@ -155,8 +164,10 @@ QString SessionRunner::progressText() const {
     if (current_ < 0)
         return {};
     const Run& run = report_.runs[static_cast<size_t>(current_)];
-    const std::string where = priming_ ? "priming the compile cache, " + describeProgress(primeRun_)
-                                       : describeProgress(run);
+    const int64_t elapsed = currentElapsedMs();
+    const std::string where =
+        priming_ ? "priming the compile cache, " + describeProgress(primeRun_, elapsed)
+                 : describeProgress(run, elapsed);
     return QStringLiteral("%1 (%2/%3) — %4")
         .arg(QString::fromStdString(run.setting.label()))
         .arg(current_ + 1)

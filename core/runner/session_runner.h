@@ -74,7 +74,10 @@ bool needsPriming(const Setting& setting);
 // The priming run's setting: one compiling call, nothing else.
 Setting primingSetting(Setting setting);
 
-// The run's phase right now, in words ("compiling", "measuring 40/100").
-std::string describeProgress(const Run& run);
+// The run's phase right now, in words ("compiling (first call: Inductor
+// codegen)", "measuring 40/100"). Past kLongCompileMs of elapsedMs (the probe's
+// age) in the first compile, it adds what the user can do about a long compile.
+inline constexpr int64_t kLongCompileMs = 60'000;
+std::string describeProgress(const Run& run, int64_t elapsedMs = 0);
 
 } // namespace cs::core

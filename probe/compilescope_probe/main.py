@@ -56,6 +56,7 @@ class Probe:
         self.measured = 0
         self.call_index = 0
         self.timer: Any = None
+        self.stages: Any = None  # compile_stages.StageWatcher while compiling
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
 
     # -- events ----------------------------------------------------------------
@@ -157,6 +158,8 @@ class Probe:
         return 0 if status == "ok" else 3
 
     def finish(self) -> None:
+        if self.stages is not None:
+            self.stages.uninstall()
         if self.capture is not None:
             try:
                 self.capture.uninstall()
@@ -416,11 +419,14 @@ class Probe:
 
         from .capture import Capture, make_backend
         from .compile_phases import MetricsFeed
+        from .compile_stages import StageWatcher
 
         self.capture = Capture(
             self.emit, self.classifier, _root_location(model), _input_names(model)
         )
         self.capture.install()
+        self.stages = StageWatcher(self.emit)
+        self.stages.install()
         self.feed = MetricsFeed()
         try:
             backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
@@ -646,13 +652,11 @@ class Probe:
     def run_sweep(self, fn: Any, model: Any, sweep: list | None) -> None:
         from .loader import shapes_text
 
+        # --sweep means "the model's sweep, if it defines one": the front ends
+        # pass it by default, so a model without one is no news.
+        if not sweep:
+            return
         with self.phase("sweep"):
-            if not sweep:
-                self.log(
-                    "warning",
-                    "--sweep given, but the model defines no get_input_sweep(); nothing to sweep",
-                )
-                return
             for i, item in enumerate(sweep):
                 self.log("info", f"sweep {i + 1}/{len(sweep)}: inputs {shapes_text(item)}")
                 try:

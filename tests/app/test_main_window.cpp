@@ -1,6 +1,9 @@
 // The main window offscreen against the fake probe: run, progress, cancel,
 // save and reopen a report, bad report files.
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QDir>
+#include <QFileInfo>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -11,6 +14,7 @@
 
 #include "app/main_window.h"
 #include "core/report/report_json.h"
+#include "core/runner/app_paths.h"
 #include "core/runner/probe_command.h"
 #include "core/runner/session_runner.h"
 #include "tests/widgets/find_child.h"
@@ -220,6 +224,26 @@ class MainWindowTest : public QObject {
         notes.close();
         window.openPath(notJson);
         QTRY_VERIFY_WITH_TIMEOUT(window.lastError().contains("notes.json"), 5000);
+    }
+
+    void aModelWithASweepGetsItTickedByDefault() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        auto* panel = window.findChild<widgets::SettingsPanel*>();
+        QVERIFY(panel);
+        auto* sweep = child<QCheckBox>(window, "sweepCheck");
+        const QDir gallery = QFileInfo(QString::fromStdString(core::demoModelPath())).dir();
+        panel->setModelSpec(gallery.filePath("variable_length.py")); // defines get_input_sweep()
+        QVERIFY(sweep->isEnabled());
+        QVERIFY(sweep->isChecked());
+        QVERIFY2(sweep->toolTip().contains("defines get_input_sweep()"),
+                 qPrintable(sweep->toolTip()));
+        QVERIFY(panel->settings().front().sweep);
+        panel->setModelSpec(gallery.filePath("mlp.py")); // defines none
+        QVERIFY(!sweep->isEnabled());
+        QVERIFY(!sweep->isChecked());
+        QVERIFY(sweep->toolTip().contains("no get_input_sweep()"));
+        QVERIFY(!panel->settings().front().sweep);
     }
 };
 

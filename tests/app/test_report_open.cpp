@@ -18,6 +18,7 @@
 #include "widgets/common/report_document.h"
 #include "widgets/compare/report_diff_model.h"
 #include "widgets/compare/report_diff_view.h"
+#include "widgets/run/settings_panel.h"
 
 using namespace cs;
 
@@ -163,6 +164,40 @@ class ReportOpenTest : public QObject {
 
         window.openDiff(a, dir.filePath("missing.json"));
         QTRY_VERIFY_WITH_TIMEOUT(window.lastError().contains("missing.json"), 10000);
+    }
+
+    void anOpenedReportsSettingsFillTheRunPanel() {
+        core::Report report;
+        for (const char* mode : {"eager", "default", "reduce-overhead", "max-autotune"}) {
+            core::Run run = smallReport(1000000).runs.front();
+            run.setting.mode = mode;
+            run.setting.backend = "aot_eager";
+            run.setting.warmup = 4;
+            run.setting.iters = 77;
+            report.runs.push_back(run);
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath("four.json");
+        writeFile(path, core::writeReportJson(report));
+        app::MainWindow window;
+        window.setQuiet(true);
+        auto* panel = window.findChild<widgets::SettingsPanel*>();
+        QVERIFY(panel);
+        panel->setModeChecked("eager", true);
+        panel->setModeChecked("default", true);
+        panel->setModeChecked("max-autotune-no-cudagraphs", true);
+        QSignalSpy opened(&window, &app::MainWindow::reportOpened);
+        window.openPath(path);
+        QVERIFY(opened.wait(10000));
+        // Run now repeats what the report ran, not what was ticked before.
+        QStringList modes;
+        for (const auto& s : panel->settings()) {
+            modes << QString::fromStdString(s.mode);
+            QCOMPARE(QString::fromStdString(s.backend), QString("aot_eager"));
+            QCOMPARE(s.warmup, 4);
+            QCOMPARE(s.iters, 77);
+        }
+        QCOMPARE(modes, QStringList({"eager", "default", "reduce-overhead", "max-autotune"}));
     }
 };
 

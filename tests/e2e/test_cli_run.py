@@ -170,3 +170,52 @@ def test_probe_crash_keeps_iterations(run_cli, tmp_path):
     assert run["status"] == "crashed"
     assert len(run["latency"]["samples_ns"]) == 8
     assert "8 measured iterations" in run["error"]["message"]
+
+
+def _sweep_run(run_cli, *extra):
+    return run_cli(
+        "run",
+        GALLERY / "variable_length.py",
+        "--settings",
+        "default",
+        "--backend",
+        "eager",
+        "--device",
+        "cpu",
+        "--warmup",
+        "1",
+        "--iters",
+        "3",
+        *extra,
+    )
+
+
+def test_a_model_with_a_sweep_gets_it_by_default(run_cli):
+    result = _sweep_run(run_cli)
+    assert result.returncode == 0, result.stderr
+    (run,) = result.report["runs"]
+    assert run["setting"]["sweep"] is True
+    sweeps = [p for p in run["phases"] if p["name"] == "sweep"]
+    assert len(sweeps) == 1 and sweeps[0]["end_ns"] > sweeps[0]["begin_ns"], run["phases"]
+    # The summary says that it ran and how long it took.
+    line = next(x for x in result.stderr.splitlines() if x.startswith("input sweep:"))
+    assert "default/eager ran the model's get_input_sweep() in " in line, line
+    assert line.split(" in ")[1].split()[1] in ("ns", "µs", "ms", "s"), line
+
+
+def test_no_sweep_skips_it(run_cli):
+    result = _sweep_run(run_cli, "--no-sweep")
+    assert result.returncode == 0, result.stderr
+    (run,) = result.report["runs"]
+    assert run["setting"]["sweep"] is False
+    assert "sweep" not in [p["name"] for p in run["phases"]]
+    assert "input sweep:" not in result.stderr
+
+
+def test_a_model_without_a_sweep_runs_none_and_says_nothing(run_cli):
+    result = run_cli(
+        "run", GALLERY / "mlp.py", "--settings", "eager", "--device", "cpu", "--iters", "3"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "sweep" not in [p["name"] for p in result.report["runs"][0]["phases"]]
+    assert "input sweep" not in result.stderr and "get_input_sweep" not in result.stderr

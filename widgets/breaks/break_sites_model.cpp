@@ -168,6 +168,8 @@ QVariant BreakSitesModel::data(const QModelIndex& index, int role) const {
                 tip += QStringLiteral("\n") + s->libraryNote;
             return tip;
         }
+        case Function: // may be elided in the middle
+            return data(index, Qt::DisplayRole);
         default:
             return {};
         }

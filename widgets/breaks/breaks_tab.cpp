@@ -55,14 +55,9 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
 
     sitesProxy_ = setupTableView(table_, sites_);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Reason, QHeaderView::Stretch);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Location,
-                                                     QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Function,
-                                                     QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(BreakSitesModel::Count,
-                                                     QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(false);
+    // Location and function fit their content up to a quarter of the width
+    // each (elided in the middle beyond it): the reason keeps the rest.
+    fitColumnsToContent(table_, BreakSitesModel::Reason);
     reason_->setObjectName("breakReason");
     reason_->setMaximumHeight(150);
     reason_->setOpenExternalLinks(true);
@@ -81,15 +76,7 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
     top->setStretchFactor(1, 1);
 
     setupTableView(recompilesTable_, recompiles_);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Reason,
-                                                               QHeaderView::Stretch);
-    recompilesTable_->horizontalHeader()->setStretchLastSection(false);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Function,
-                                                               QHeaderView::ResizeToContents);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::CacheSize,
-                                                               QHeaderView::ResizeToContents);
-    recompilesTable_->horizontalHeader()->setSectionResizeMode(RecompilesModel::Inputs,
-                                                               QHeaderView::ResizeToContents);
+    fitColumnsToContent(recompilesTable_, RecompilesModel::Reason);
     recompilesNote_->setWordWrap(true);
     recompilesNote_->setObjectName("recompilesNote");
     auto* bottom = new QWidget(this);

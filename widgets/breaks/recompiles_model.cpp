@@ -113,7 +113,8 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         if (r.limitHit)
             return recompileLimitTerm() + QStringLiteral("\n\n") + reason;
-        return index.column() == Reason ? reason : QVariant();
+        // Every column may be elided in the middle: the tooltip has it whole.
+        return index.column() == Reason ? reason : data(index, Qt::DisplayRole);
     case Qt::BackgroundRole:
         return r.limitHit ? QVariant(QBrush(QColor(0xff, 0xb3, 0x47, 110))) : QVariant();
     case Qt::TextAlignmentRole:

@@ -3,8 +3,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
 #include <QHeaderView>
 #include <QTableView>
+
+#include <algorithm>
 
 #include <map>
 
@@ -33,6 +36,59 @@ QSortFilterProxyModel* setupTableView(QTableView* view, QAbstractItemModel* mode
     view->addAction(copy);
     view->setContextMenuPolicy(Qt::ActionsContextMenu);
     return proxy;
+}
+
+namespace {
+
+// Refits the columns of one table when its viewport is resized.
+class ColumnFitter : public QObject {
+  public:
+    ColumnFitter(QTableView* view, int stretch, double maxShare)
+        : QObject(view), view_(view), stretch_(stretch), maxShare_(maxShare) {}
+
+    void fit() const {
+        auto* header = view_->horizontalHeader();
+        const int columns = view_->model() ? view_->model()->columnCount() : 0;
+        const int cap = std::max(80, static_cast<int>(view_->viewport()->width() * maxShare_));
+        for (int c = 0; c < columns; ++c) {
+            if (c == stretch_) {
+                header->setSectionResizeMode(c, QHeaderView::Stretch);
+                continue;
+            }
+            header->setSectionResizeMode(c, QHeaderView::Interactive);
+            view_->resizeColumnToContents(c);
+            if (view_->columnWidth(c) > cap)
+                view_->setColumnWidth(c, cap);
+        }
+    }
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Resize)
+            fit();
+        return QObject::eventFilter(watched, event);
+    }
+
+  private:
+    QTableView* view_;
+    int stretch_;
+    double maxShare_;
+};
+
+} // namespace
+
+void fitColumnsToContent(QTableView* view, int stretch, double maxShare) {
+    view->horizontalHeader()->setStretchLastSection(false);
+    view->setTextElideMode(Qt::ElideMiddle);
+    auto* fitter = new ColumnFitter(view, stretch, maxShare);
+    view->viewport()->installEventFilter(fitter);
+    if (auto* model = view->model()) {
+        auto refit = [fitter] { fitter->fit(); };
+        QObject::connect(model, &QAbstractItemModel::modelReset, fitter, refit);
+        QObject::connect(model, &QAbstractItemModel::rowsInserted, fitter, refit);
+        QObject::connect(model, &QAbstractItemModel::layoutChanged, fitter, refit);
+    }
+    fitter->fit();
 }
 
 QString selectionAsText(const QTableView* view) {

@@ -13,6 +13,11 @@ namespace cs::widgets {
 inline constexpr int SortRole = Qt::UserRole + 1;
 
 QSortFilterProxyModel* setupTableView(QTableView* view, QAbstractItemModel* model);
+// Sizes every column but `stretch` to its content, each at most `maxShare` of
+// the view's width (longer text is elided in the middle; models put the full
+// text in the tooltip), and gives `stretch` the rest. Refits when the rows or
+// the view's width change, so one long path cannot squeeze the main column.
+void fitColumnsToContent(QTableView* view, int stretch, double maxShare = 0.25);
 // The selected cells as tab-separated lines with a header row.
 QString selectionAsText(const QTableView* view);
 

@@ -25,8 +25,9 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     summary_->setMargin(6);
     proxy_ = setupTableView(table_, model_);
     table_->setObjectName("compareTable");
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // Fits 1280 px: columns fit their content up to a cap, the notes take
+    // the rest, elided (full text in the tooltip).
+    fitColumnsToContent(table_, ComparisonModel::Notes, 0.22);
     auto* legend = new QLabel(
         tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra "
            "warmup over "

@@ -8,6 +8,7 @@
 
 #include "core/analysis/comparison_text.h"
 #include "core/analysis/palette.h"
+#include "core/analysis/units.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
@@ -95,9 +96,10 @@ int ComparisonModel::columnCount(const QModelIndex& parent) const {
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"setting",    "status",     "graphs",      "breaks",
-                                  "recompiles", "warmup",     "median",      "p99",
-                                  "speedup",    "break-even", "peak memory", "notes"};
+    // Short headers keep the table within 1280 px; the tooltips say it in full.
+    static const char* names[] = {"setting", "status",     "graphs",   "breaks",
+                                  "recomp.", "warmup",     "median",   "p99",
+                                  "speedup", "break-even", "peak mem", "notes"};
     static const char* tips[] = {
         "How the model was compiled; each setting keeps its colour in every chart",
         "ok, failed, crashed, timeout or cancelled",
@@ -111,7 +113,8 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         "Eager median ÷ this median, with its 95% interval; bold when it is the best",
         "Break-even: calls after which the extra warmup over eager is paid back by the time saved "
         "per "
-        "call. \"never\" when the setting saves nothing per call",
+        "call. \"never\" when the setting saves nothing per call; \"no significant gain\" when "
+        "its speedup interval includes 1×",
         "Peak memory held: the device allocator's reserved bytes on CUDA, the process RSS on CPU",
         "What went wrong, or what torch did differently from what the setting asked"};
     if (role == Qt::DisplayRole)
@@ -143,7 +146,9 @@ QVariant ComparisonModel::display(const core::ComparisonRow& r, int column) cons
         return duration(r.stats ? std::optional(r.stats->median) : std::nullopt);
     case P99:
         return duration(r.stats ? std::optional(r.stats->p99) : std::nullopt);
-    case Speedup:
+    case Speedup: // the interval is in the tooltip
+        if (r.speedup && !r.isBaseline)
+            return QStringLiteral("%1×").arg(r.speedup->value, 0, 'f', 2);
         return QString::fromStdString(core::speedupText(r));
     case BreakEven:
         return QString::fromStdString(core::breakEvenText(r));
@@ -180,6 +185,8 @@ QVariant ComparisonModel::sortValue(const core::ComparisonRow& r, int column) co
             return 1.0;
         return r.speedup ? QVariant(r.speedup->value) : QVariant();
     case BreakEven:
+        if (r.noSignificantGain()) // after every real figure, before "never"
+            return std::numeric_limits<double>::max();
         if (r.breakEven)
             return *r.breakEven;
         if (r.speedup && !r.saves)
@@ -210,23 +217,28 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
     case P99:
         if (r.stats)
             tip = tr("%1 ns over %2 measured calls; median 95% CI %3 – %4")
-                      .arg(column == Median ? r.stats->median : r.stats->p99, 0, 'f', 0)
-                      .arg(r.stats->count)
+                      .arg(QString::fromStdString(core::formatCount(
+                               column == Median ? r.stats->median : r.stats->p99)),
+                           QString::fromStdString(
+                               core::formatCount(static_cast<double>(r.stats->count))))
                       .arg(durationText(r.stats->medianCiLow), durationText(r.stats->medianCiHigh));
         break;
     case Speedup:
         if (r.speedup)
-            tip = r.speedup->significant
-                      ? tr("The medians' 95% intervals do not overlap: the difference is real")
-                      : tr("The medians' 95% intervals overlap: the difference may be noise");
+            tip = QString::fromStdString(core::speedupText(r)) + " — " +
+                  (r.speedup->significant
+                       ? tr("the medians' 95% intervals do not overlap: the difference is real")
+                       : tr("the medians' 95% intervals overlap: the difference may be noise"));
         break;
     case BreakEven:
         if (r.isBaseline)
             tip = tr("Eager is the baseline: it has nothing to pay back");
+        else if (r.noSignificantGain())
+            tip = QString::fromStdString(core::breakEvenDetail(r));
         else if (r.breakEven)
             tip =
                 tr("After %1 calls the extra warmup over eager is paid back by %2 saved per call")
-                    .arg(*r.breakEven, 0, 'f', 0)
+                    .arg(QString::fromStdString(core::formatCount(*r.breakEven)))
                     .arg(durationText(
                         comparison_.rows[static_cast<size_t>(comparison_.baseline)].stats->median -
                         r.stats->median));

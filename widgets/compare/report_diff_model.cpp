@@ -1,5 +1,7 @@
 #include "widgets/compare/report_diff_model.h"
 
+#include "core/analysis/units.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
@@ -156,7 +158,7 @@ QVariant ReportDiffModel::data(const QModelIndex& index, int role) const {
         if (metric && part < 2) {
             const auto& v = part == 0 ? metric->a : metric->b;
             return v ? QStringLiteral("%1 %2")
-                           .arg(*v, 0, 'f', 0)
+                           .arg(QString::fromStdString(core::formatCount(*v)))
                            .arg(unit == Unit::Bytes ? "bytes" : "ns")
                      : QVariant();
         }

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -11,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTextStream>
@@ -62,6 +64,19 @@ const char* modeTip(const std::string& mode) {
     if (mode == "max-autotune")
         return "Benchmarks kernel choices while compiling (slow to compile) and uses CUDA graphs";
     return "Autotunes kernels like max-autotune but without CUDA graphs";
+}
+
+// Whether a model file defines get_input_sweep(), read from its text: the
+// panel decides before anything runs (a torchvision: or .pt2 model has none).
+bool definesInputSweep(const QString& spec) {
+    if (!spec.endsWith(".py"))
+        return false;
+    QFile file(spec);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    static const QRegularExpression def(QStringLiteral(R"(^\s*def\s+get_input_sweep\s*\()"),
+                                        QRegularExpression::MultilineOption);
+    return def.match(QString::fromUtf8(file.read(4 << 20))).hasMatch();
 }
 
 } // namespace
@@ -148,8 +163,7 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
                             "threads than cores keeps the measurement out of other work's way"));
     form->addRow(tr("threads"), threads_);
     sweep_ = new QCheckBox(settingsBox);
-    sweep_->setToolTip(
-        tr("After measuring, call the model on get_input_sweep() shapes to show recompiles"));
+    sweep_->setObjectName("sweepCheck");
     form->addRow(tr("input sweep"), sweep_);
     warmCache_ = new QCheckBox(settingsBox);
     warmCache_->setToolTip(tr("Compile each setting once, unmeasured, then measure with torch's "
@@ -180,6 +194,21 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     connect(compareAll_, &QPushButton::clicked, this, &SettingsPanel::compareAllRequested);
     connect(cancel_, &QPushButton::clicked, this, &SettingsPanel::cancelRequested);
     connect(model_, &QLineEdit::textChanged, this, &SettingsPanel::updateRunEnabled);
+    // A model that defines get_input_sweep() wants its sweep: ticked by default.
+    auto updateSweep = [this] {
+        const bool defined = definesInputSweep(modelSpec());
+        sweep_->setEnabled(defined);
+        sweep_->setChecked(defined);
+        sweep_->setToolTip(
+            defined ? tr("This model defines get_input_sweep(), so after measuring each setting "
+                         "calls it on those inputs, which shows how shape changes recompile. "
+                         "Untick to skip it (the CLI's --no-sweep).")
+                    : tr("This model defines no get_input_sweep(): there is nothing to sweep. "
+                         "Define one returning a list of input tuples to see how shape changes "
+                         "recompile."));
+    };
+    connect(model_, &QLineEdit::textChanged, this, updateSweep);
+    updateSweep();
     connect(gallery_, &QComboBox::activated, this, [this](int index) {
         const QString path = gallery_->itemData(index).toString();
         if (!path.isEmpty())
@@ -351,7 +380,6 @@ void SettingsPanel::saveState() const {
     settings.setValue("autocast", autocast_->currentText());
     settings.setValue("warmup", warmup_->value());
     settings.setValue("iters", iters_->value());
-    settings.setValue("sweep", sweep_->isChecked());
     settings.setValue("warmCache", warmCache_->isChecked());
     settings.setValue("threads", threads_->value());
 }
@@ -376,7 +404,6 @@ void SettingsPanel::restoreState() {
     autocast_->setCurrentText(settings.value("autocast", autocast_->currentText()).toString());
     warmup_->setValue(settings.value("warmup", warmup_->value()).toInt());
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
-    sweep_->setChecked(settings.value("sweep", false).toBool());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
     updateRunEnabled();

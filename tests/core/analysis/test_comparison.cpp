@@ -3,6 +3,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/units.h"
 #include "core/events/event_parser.h"
 #include "core/report/report_json.h"
 
@@ -395,4 +396,33 @@ TEST(Comparison, ASlowdownIsNeverBest) {
     EXPECT_FALSE(c.rows[1].isBest(CompareColumn::Speedup));
     EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Speedup));
     EXPECT_TRUE(c.rows[0].isBest(CompareColumn::Median)); // eager is the fastest
+}
+
+TEST(ComparisonText, NoSignificantGainHasNoBreakEven) {
+    // default saves 1 ns on a median of 100 ns with ±10 ns of spread: its speedup
+    // interval includes 1×, so the million-call break-even is noise.
+    std::vector<int64_t> eager, compiled;
+    for (int i = 0; i < 21; ++i) {
+        eager.push_back(90 + i);
+        compiled.push_back(89 + i);
+    }
+    Report report;
+    report.runs.push_back(makeRun("eager", {100}, eager));
+    report.runs.push_back(makeRun("default", {1000000}, compiled));
+    auto c = compareRuns(report);
+    const auto& row = c.rows[1];
+    ASSERT_TRUE(row.speedup);
+    ASSERT_TRUE(row.breakEven);
+    EXPECT_GT(*row.breakEven, 1e5);
+    EXPECT_TRUE(row.noSignificantGain());
+    EXPECT_FALSE(row.isBest(CompareColumn::BreakEven));
+    EXPECT_EQ(breakEvenText(row), "no significant gain");
+    const std::string detail = breakEvenDetail(row);
+    EXPECT_NE(detail.find(formatCount(*row.breakEven) + " calls"), std::string::npos) << detail;
+    const std::string table = comparisonTable(c);
+    EXPECT_NE(table.find("no significant gain"), std::string::npos) << table;
+    EXPECT_NE(table.find("note: " + detail), std::string::npos) << table;
+    EXPECT_EQ(table.find("e+"), std::string::npos) << table;
+    EXPECT_NE(comparisonSummary(c).find("no break-even"), std::string::npos);
+    EXPECT_EQ(breakEvenDetail(c.rows[0]), "");
 }

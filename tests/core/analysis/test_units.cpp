@@ -19,3 +19,14 @@ TEST(Units, Bytes) {
     EXPECT_EQ(formatBytes(3.2 * 1024), "3.20 KiB");
     EXPECT_EQ(formatBytes(1.5 * 1024 * 1024 * 1024), "1.50 GiB");
 }
+
+TEST(Units, CountsHaveSeparatorsAndNoExponent) {
+    EXPECT_EQ(formatCount(0), "0");
+    EXPECT_EQ(formatCount(999), "999");
+    EXPECT_EQ(formatCount(1000), "1,000");
+    EXPECT_EQ(formatCount(823478), "823,478");
+    EXPECT_EQ(formatCount(2.85e6), "2,850,000");
+    EXPECT_EQ(formatCount(1234.6), "1,235");
+    EXPECT_EQ(formatCount(-1234567), "-1,234,567");
+    EXPECT_EQ(formatCount(1e20), "100,000,000,000,000,000,000"); // past long long, still digits
+}

@@ -1,0 +1,60 @@
+// The CLI's progress line while torch compiles: the compile stage the probe
+// reports, the clock, and what to do about a long compile.
+#include <QtTest>
+
+#include "app/cli_progress.h"
+#include "core/events/event_parser.h"
+#include "core/runner/session_runner.h"
+
+using namespace cs;
+
+namespace {
+
+core::Run compilingRun(bool withStage) {
+    core::Setting setting;
+    setting.mode = "default";
+    std::string stream =
+        "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+        "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"compile\",\"edge\":\"begin\"}\n";
+    if (withStage)
+        stream += "{\"type\":\"compile_progress\",\"t_ns\":3,\"stage\":\"tracing\"}\n"
+                  "{\"type\":\"compile_progress\",\"t_ns\":4,\"stage\":\"Inductor codegen\"}\n";
+    return core::replayStream(stream, setting);
+}
+
+} // namespace
+
+class TestCliProgress : public QObject {
+    Q_OBJECT
+  private slots:
+    void showsTheLatestStage() {
+        const auto text = core::describeProgress(compilingRun(true), 5'000);
+        QCOMPARE(QString::fromStdString(text), QString("compiling (first call: Inductor codegen)"));
+        QCOMPARE(QString::fromStdString(core::describeProgress(compilingRun(false), 5'000)),
+                 QString("compiling (first call)"));
+    }
+
+    void aLongCompileSaysWhatToDo() {
+        const QString text =
+            QString::fromStdString(core::describeProgress(compilingRun(true), 95'000));
+        QVERIFY2(text.startsWith("compiling (first call: Inductor codegen) — a long compile"),
+                 qPrintable(text));
+        for (const char* lever :
+             {"smaller inputs", "dynamic=True", "--backend aot_eager", "--timeout"})
+            QVERIFY2(text.contains(lever), qPrintable(text));
+        const QString line = app::progressLine(0.25, text, 95'000);
+        QVERIFY2(line.startsWith("[ 25%] compiling (first call: Inductor codegen)"),
+                 qPrintable(line));
+        QVERIFY2(line.endsWith("  01:35"), qPrintable(line));
+    }
+
+    void eagerHasNoCompileWords() {
+        core::Run run = compilingRun(true);
+        run.setting.mode = "eager";
+        QCOMPARE(QString::fromStdString(core::describeProgress(run, 95'000)),
+                 QString("first call"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliProgress)
+#include "test_cli_progress.moc"
