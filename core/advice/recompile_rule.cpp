@@ -106,7 +106,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}});
+            functions.push_back({name, 0, nullptr, {}, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile

@@ -6,6 +6,21 @@
 
 namespace cs::core::html {
 
+namespace {
+
+// The sweep is asked for by default; whether it ran depends on the model.
+std::string sweepText(const Run& run) {
+    if (!run.setting.sweep)
+        return "no";
+    for (const auto& phase : run.phases) {
+        if (phase.name == "sweep")
+            return "yes";
+    }
+    return run.status == RunStatus::Ok ? "none defined" : "not reached";
+}
+
+} // namespace
+
 void writeSettings(std::ostream& out, const ReportView& view) {
     beginSection(
         out, "settings", "Settings",
@@ -42,7 +57,7 @@ void writeSettings(std::ostream& out, const ReportView& view) {
         table.text(s.autocast);
         table.text(formatCount(s.warmup));
         table.text(formatCount(s.iters));
-        table.text(s.sweep ? "yes" : "no");
+        table.text(sweepText(run));
         table.text(s.warmCache ? "warm (kept)" : "fresh");
         table.text(toString(run.status));
         table.text(run.exitCode ? std::to_string(*run.exitCode) : "—");

@@ -71,8 +71,8 @@ Run hostileRun(const std::string& mode) {
     b.graphBefore = 0;
     b.graphAfter = 1;
     run.graphBreaks.push_back(b);
-    run.recompiles.push_back(
-        {hostile("recompile function"), hostile("guard"), 2, hostile("input shapes"), true, 8});
+    run.recompiles.push_back({hostile("recompile function"), hostile("guard"), 2,
+                              hostile("input shapes"), true, 8, hostile("library frame")});
     run.compilePhases.push_back({hostile("compile phase"), 0.5});
     run.firstCallNs = 700000000;
     run.compilePhasesSource = hostile("phase source");

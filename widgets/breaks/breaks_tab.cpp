@@ -72,8 +72,9 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
     top->setObjectName("breaksSplitter");
     top->addWidget(left);
     top->addWidget(source_);
-    top->setStretchFactor(0, 1);
-    top->setStretchFactor(1, 1);
+    // The table gets the larger share: a break's reason is what the user reads first.
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
 
     setupTableView(recompilesTable_, recompiles_);
     fitColumnsToContent(recompilesTable_, RecompilesModel::Reason);

@@ -8,8 +8,9 @@
 #include <QTableView>
 
 #include <algorithm>
-
 #include <map>
+#include <utility>
+#include <vector>
 
 namespace cs::widgets {
 
@@ -49,7 +50,10 @@ class ColumnFitter : public QObject {
     void fit() const {
         auto* header = view_->horizontalHeader();
         const int columns = view_->model() ? view_->model()->columnCount() : 0;
-        const int cap = std::max(80, static_cast<int>(view_->viewport()->width() * maxShare_));
+        const int available = view_->viewport()->width();
+        const int cap = std::max(80, static_cast<int>(available * maxShare_));
+        int used = 0;
+        std::vector<std::pair<int, int>> capped; // column, the width its content wants
         for (int c = 0; c < columns; ++c) {
             if (c == stretch_) {
                 header->setSectionResizeMode(c, QHeaderView::Stretch);
@@ -57,8 +61,27 @@ class ColumnFitter : public QObject {
             }
             header->setSectionResizeMode(c, QHeaderView::Interactive);
             view_->resizeColumnToContents(c);
-            if (view_->columnWidth(c) > cap)
+            const int wanted = view_->columnWidth(c);
+            if (wanted > cap) {
                 view_->setColumnWidth(c, cap);
+                capped.emplace_back(c, wanted);
+            }
+            used += view_->columnWidth(c);
+        }
+        // Room the main column does not need goes to the capped ones, in order.
+        const int mainWants =
+            stretch_ >= 0 && stretch_ < columns
+                ? std::max(
+                      static_cast<const QAbstractItemView*>(view_)->sizeHintForColumn(stretch_),
+                      header->sectionSizeHint(stretch_))
+                : 0;
+        int spare = available - used - mainWants;
+        for (const auto& [column, wanted] : capped) {
+            if (spare <= 0)
+                break;
+            const int grow = std::min(spare, wanted - cap);
+            view_->setColumnWidth(column, cap + grow);
+            spare -= grow;
         }
     }
 

@@ -119,3 +119,21 @@ TEST(ReportHtml, EmptyReportStillExplainsItself) {
     EXPECT_NE(html.find("This report has no runs."), std::string::npos);
     EXPECT_NE(html.find("</html>"), std::string::npos);
 }
+
+// The sweep is on by default; the Settings table says whether the model had one.
+TEST(ReportHtml, SweepCellSaysWhetherTheModelHadOne) {
+    Report report;
+    cs::core::Run asked;
+    asked.setting.sweep = true;
+    asked.status = RunStatus::Ok;
+    cs::core::Run swept = asked;
+    swept.phases.push_back({"sweep", 10, 20});
+    cs::core::Run skipped = asked;
+    skipped.setting.sweep = false;
+    report.runs = {asked, swept, skipped};
+    const std::string html = writeReportHtml(report);
+    const size_t noneDefined = html.find(">none defined</td>");
+    ASSERT_NE(noneDefined, std::string::npos);
+    EXPECT_EQ(html.find(">none defined</td>", noneDefined + 1), std::string::npos);
+    EXPECT_NE(html.find(">yes</td>"), std::string::npos); // no other column says yes here
+}

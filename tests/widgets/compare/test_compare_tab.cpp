@@ -93,11 +93,20 @@ class CompareTabTest : public QObject {
         QCOMPARE(cell(eager, ComparisonModel::Speedup), QString("baseline"));
         QCOMPARE(cell(eager, ComparisonModel::BreakEven), QString("baseline"));
         const auto& row = expected.rows[static_cast<size_t>(compiled)];
+        // The cell holds the point estimate; the interval is in the tooltip.
+        QVERIFY(row.speedup);
         QCOMPARE(cell(compiled, ComparisonModel::Speedup),
-                 QString::fromStdString(core::speedupText(row)));
-        // Break-even: a number of calls when default saves time per call, "never" when it does not.
+                 QStringLiteral("%1×").arg(row.speedup->value, 0, 'f', 2));
+        QVERIFY(model.index(compiled, ComparisonModel::Speedup)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QString::fromStdString(core::speedupText(row))));
+        // Break-even: "no significant gain" when the interval includes 1×, a
+        // number of calls when default saves time per call, "never" when it does not.
         const double eagerMedian = expected.rows[static_cast<size_t>(eager)].stats->median;
-        if (row.stats->median < eagerMedian)
+        if (row.noSignificantGain())
+            QCOMPARE(cell(compiled, ComparisonModel::BreakEven), QString("no significant gain"));
+        else if (row.stats->median < eagerMedian)
             QVERIFY(cell(compiled, ComparisonModel::BreakEven).endsWith("calls") ||
                     cell(compiled, ComparisonModel::BreakEven).endsWith("call"));
         else
