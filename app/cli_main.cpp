@@ -72,8 +72,8 @@ int usage(const QString& message) {
 // the app itself took, calls dropped as unsettled (docs/measuring.md).
 void printMeasurementNotes(const Run& run) {
     if (const auto check = crosscheck(run))
-        std::fprintf(stderr, "    cross-check: %s%s\n", crosscheckText(*check).c_str(),
-                     check->disagrees() ? ": disagree, the measurement was disturbed" : ": agree");
+        std::fprintf(stderr, "    cross-check: %s: %s\n", crosscheckText(*check).c_str(),
+                     crosscheckVerdict(*check).c_str());
     std::string notes;
     if (run.probe.threads > 0) {
         notes += std::to_string(run.probe.threads) + " intra-op thread(s)";

@@ -11,7 +11,13 @@
 namespace cs::core {
 
 bool Crosscheck::disagrees() const {
-    return std::fabs(difference()) > kCrosscheckTolerance;
+    return judgeable() && std::fabs(difference()) > kCrosscheckTolerance;
+}
+
+std::string crosscheckVerdict(const Crosscheck& check) {
+    if (!check.judgeable())
+        return "too few blocks to judge (measure for longer: --iters)";
+    return check.disagrees() ? "they disagree: the measurement was disturbed" : "they agree";
 }
 
 std::optional<Crosscheck> crosscheck(const Run& run) {

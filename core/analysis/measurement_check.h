@@ -15,6 +15,8 @@ namespace cs::core {
 // Per-call median and block estimate may differ by this fraction before the
 // measurement counts as disturbed.
 inline constexpr double kCrosscheckTolerance = 0.05;
+// The median of fewer blocks is one number's noise: no verdict below this.
+inline constexpr int kMinCrosscheckBlocks = 3;
 
 struct Crosscheck {
     double perCallMedianNs = 0;
@@ -23,6 +25,8 @@ struct Crosscheck {
     int blocks = 0;
     // perCallMedianNs / blockEstimateNs - 1: + when single calls timed slower than blocks.
     double difference() const { return perCallMedianNs / blockEstimateNs - 1; }
+    bool judgeable() const { return blocks >= kMinCrosscheckBlocks; }
+    // Judgeable, and apart by more than kCrosscheckTolerance.
     bool disagrees() const;
 };
 
@@ -30,6 +34,9 @@ struct Crosscheck {
 std::optional<Crosscheck> crosscheck(const Run& run);
 // "blocks of 50 calls: 212 µs per call, per-call median 215 µs (+1.4%)"
 std::string crosscheckText(const Crosscheck& check);
+// "they agree", "they disagree: the measurement was disturbed", or, for
+// fewer than kMinCrosscheckBlocks blocks, "too few blocks to judge".
+std::string crosscheckVerdict(const Crosscheck& check);
 
 struct UnsettledCalls {
     int calls = 0;       // leading measured calls above the steady-state band

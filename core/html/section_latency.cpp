@@ -161,9 +161,7 @@ void writeMeasurementChecks(std::ostream& out, const ReportView& view) {
     for (const auto& r : view.runs) {
         std::string line;
         if (const auto check = crosscheck(*r.run))
-            line = "cross-check: " + crosscheckText(*check) +
-                   (check->disagrees() ? " — they disagree: the measurement was disturbed"
-                                       : " — they agree");
+            line = "cross-check: " + crosscheckText(*check) + " — " + crosscheckVerdict(*check);
         if (r.run->droppedUnsettled > 0)
             line += (line.empty() ? "" : "; ") + std::to_string(r.run->droppedUnsettled) +
                     " unsettled measured calls left out of the statistics";

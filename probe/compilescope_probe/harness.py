@@ -70,6 +70,25 @@ CHUNK_NS = 250_000_000
 Send = Callable[[int, list, list], None]
 
 
+class CallBuffer:
+    """The measured calls timed so far, in preallocated lists. What is timed
+    but not yet sent can still be sent by a signal handler (flush), so a probe
+    stopped mid-phase (a timeout, a cancel) keeps the calls it measured."""
+
+    def __init__(self, iters: int, send: Send) -> None:
+        self.latency = [0] * iters
+        self.wall = [0] * iters
+        self.timed = 0
+        self.sent = 0
+        self.send = send
+
+    def flush(self) -> None:
+        first, end = self.sent, self.timed
+        if end > first:
+            self.sent = end
+            self.send(first, self.latency[first:end], self.wall[first:end])
+
+
 def measure_calls(
     timer: Callable,
     fn: Callable[..., Any],
@@ -78,34 +97,31 @@ def measure_calls(
     send: Send,
     *,
     chunk_ns: int = CHUNK_NS,
+    buffer: CallBuffer | None = None,
 ) -> list[int]:
     """Times `iters` calls into preallocated lists and nothing else: no event
     per call. `send(first, latencies, walls)` gets them in chunks, at most every
     `chunk_ns` and at the end; if a call raises, what was timed before it is
-    sent first. Returns the latencies."""
-    latency = [0] * iters
-    wall = [0] * iters
+    sent first. Pass `buffer` to reach the calls from outside (a signal
+    handler). Returns the latencies."""
+    buf = buffer if buffer is not None else CallBuffer(iters, send)
+    latency = buf.latency
+    wall = buf.wall
     clock = time.perf_counter_ns
-    sent = 0
-    i = 0
     last = clock()
     try:
         for i in range(iters):
             r = timer(fn, inputs)
             latency[i] = r[0]
             wall[i] = r[1]
+            buf.timed = i + 1
             del r  # the output goes before the next call, as one call at a time would
             now = clock()
             if now - last >= chunk_ns:
-                send(sent, latency[sent : i + 1], wall[sent : i + 1])
-                sent = i + 1
+                buf.flush()
                 last = clock()
-    except BaseException:
-        if i > sent:
-            send(sent, latency[sent:i], wall[sent:i])
-        raise
-    if sent < iters:
-        send(sent, latency[sent:], wall[sent:])
+    finally:
+        buf.flush()  # the rest at the end, or what was timed before a call raised
     return latency
 
 

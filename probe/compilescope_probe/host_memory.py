@@ -29,6 +29,9 @@ class RssSampler:
         self._stop = threading.Event()
         self._running = threading.Event()  # cleared while paused
         self._running.set()
+        # Held while the thread samples: pause() waits for a sample in flight,
+        # so none is taken once pause() has returned.
+        self._gate = threading.Lock()
         self._thread: threading.Thread | None = None
         self.available = read_rss_bytes() is not None
 
@@ -51,10 +54,13 @@ class RssSampler:
             self._running.wait()
             if self._stop.is_set():
                 return
-            self.sample_now()
+            with self._gate:
+                if self._running.is_set():
+                    self.sample_now()
 
     def pause(self) -> None:
-        self._running.clear()
+        with self._gate:
+            self._running.clear()
 
     def resume(self) -> None:
         self._running.set()

@@ -56,6 +56,7 @@ class Probe:
         self.measured = 0
         self.call_index = 0
         self.timer: Any = None
+        self.pending_calls: Any = None  # harness.CallBuffer while measuring
         self.stages: Any = None  # compile_stages.StageWatcher while compiling
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
 
@@ -93,6 +94,9 @@ class Probe:
         def on_signal(signum: int, _frame: Any) -> None:
             # Ends the probe at once: the runner decides what the run was.
             if not self.w.busy:
+                # Calls timed in the measure phase but not yet sent are kept.
+                if self.pending_calls is not None:
+                    self.pending_calls.flush()
                 self.w.log("warning", f"probe stopped by signal {signum}")
             self.w.closed = True
             self.cleanup_cache()
@@ -575,11 +579,17 @@ class Probe:
                     ct["wall_ns"] = ct.pop("first_call_ns")
                     end["compile_time"] = ct
 
-        with self.phase("measure") as end:
-            t0 = time.perf_counter_ns()
-            latencies = self.measure_quietly(fn, model, inputs)
-            measure_ns = time.perf_counter_ns() - t0
-            end["harness_overhead_ns"] = self.harness_overhead(inputs)
+        # Paused before the phase begins and resumed after it ends: inside it,
+        # host RSS comes only from the edges' own samples.
+        self.sampler.pause()
+        try:
+            with self.phase("measure") as end:
+                t0 = time.perf_counter_ns()
+                latencies = self.measure_quietly(fn, model, inputs)
+                measure_ns = time.perf_counter_ns() - t0
+                end["harness_overhead_ns"] = self.harness_overhead(inputs)
+        finally:
+            self.sampler.resume()
         if latencies:
             # After the measure phase, so CUPTI's per-iteration figures and the
             # per-call statistics never see these calls.
@@ -587,8 +597,9 @@ class Probe:
 
     def measure_quietly(self, fn: Any, model: Any, inputs: tuple) -> list[int]:
         """The measured calls, with nothing else in the probe between them:
-        no capture hooks, no RSS sampling, no event per call (docs/measuring.md)."""
-        from .harness import measure_calls
+        no capture hooks, no event per call (docs/measuring.md); the caller
+        pauses RSS sampling around the whole phase."""
+        from .harness import CallBuffer, measure_calls
         from .loader import shapes_text
 
         if self.s.iters == 0:
@@ -608,17 +619,20 @@ class Probe:
             # One begin/end around the whole loop: a recompile in it is still reported.
             self.capture.begin_call(shapes_text(inputs))
             self.capture.uninstall()
-        self.sampler.pause()
         try:
-            latencies = measure_calls(self.timer, fn, inputs, self.s.iters, send)
+            self.pending_calls = CallBuffer(self.s.iters, send)
+            latencies = measure_calls(
+                self.timer, fn, inputs, self.s.iters, send, buffer=self.pending_calls
+            )
         except Exception as e:
             self.end_quiet()
             raise self.failure(e, model, inputs) from None
+        finally:
+            self.pending_calls = None
         self.end_quiet()
         return latencies
 
     def end_quiet(self) -> None:
-        self.sampler.resume()
         if self.capture is not None:
             self.capture.install()
             self.capture.end_call(self.feed.take() if self.feed is not None else [])

@@ -67,7 +67,11 @@ def test_clean_model_gets_no_advice(run_cli):
 
 def test_expected_calls_is_kept_in_the_report(run_cli):
     result = run_model(run_cli, "clean.py", "--expected-calls", "50", "--memory-fraction", "0.5")
-    assert result.report["advice"]["options"] == {"expected_calls": 50, "memory_fraction": 0.5}
+    assert result.report["advice"]["options"] == {
+        "expected_calls": 50,
+        "memory_fraction": 0.5,
+        "long_compile_s": 60.0,
+    }
 
 
 def test_bad_advice_options_are_bad_arguments(run_cli):

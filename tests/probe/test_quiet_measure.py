@@ -9,6 +9,7 @@ import pytest
 from conftest import assert_well_formed, gallery, run_probe
 
 from compilescope_probe import harness
+from compilescope_probe.host_memory import RssSampler
 
 
 class FakeTimer:
@@ -102,3 +103,40 @@ def test_tiny_model_run_sends_chunks_and_a_crosscheck():
     begin, end = [e["t_ns"] for e in run.of("phase") if e["name"] == "measure"]
     samples = [t for m in run.of("memory") for t, _ in m["samples"] if begin < t < end]
     assert len(samples) <= 2
+
+
+def test_a_paused_sampler_takes_no_sample_until_resumed():
+    sampler = RssSampler(interval_s=0.001)
+    if not sampler.available:
+        pytest.skip("no RSS reading on this OS")
+    sampler.start()
+    try:
+        time.sleep(0.05)
+        sampler.pause()
+        sampler.drain()  # what was taken before pause() returned
+        time.sleep(0.05)
+        assert sampler.drain() == []
+        sampler.resume()
+        time.sleep(0.05)
+        assert sampler.drain()
+    finally:
+        sampler.stop()
+
+
+def test_calls_timed_but_not_sent_can_be_flushed_from_outside():
+    # What the probe's signal handler does when a timeout or cancel stops it mid-phase.
+    sent = []
+    buffer = harness.CallBuffer(10, lambda f, a, b: sent.append((f, list(a))))
+
+    class Stop(BaseException):
+        pass
+
+    def timer(_fn, _inputs):
+        if buffer.timed == 4:
+            buffer.flush()  # the handler runs while the 5th call hangs
+            raise Stop
+        return (buffer.timed + 1, 1)
+
+    with pytest.raises(Stop):
+        harness.measure_calls(timer, None, (), 10, buffer.send, buffer=buffer)
+    assert sent == [(0, [1, 2, 3, 4])], "flushed once, never sent twice"

@@ -103,9 +103,10 @@ void LatencyTab::updateChecks() {
                      .arg(QString::fromStdString(core::runColor(report, static_cast<int>(r))),
                           QString::fromStdString(run.setting.label()).toHtmlEscaped(),
                           QString::fromStdString(core::crosscheckText(*check)).toHtmlEscaped(),
-                          check->disagrees() ? tr(": <b>they disagree, the measurement was "
-                                                  "disturbed</b> (see Advice)")
-                                             : tr(": they agree"));
+                          check->disagrees()
+                              ? tr(": <b>they disagree, the measurement was disturbed</b> (see "
+                                   "Advice)")
+                              : ": " + QString::fromStdString(core::crosscheckVerdict(*check)));
     }
     crosscheck_->setVisible(!lines.isEmpty());
     crosscheck_->setText(tr("Cross-check, blocks of calls against the per-call median: ") +

@@ -26,10 +26,17 @@ TEST(Crosscheck, DisagreesBeyondFivePercent) {
     ASSERT_TRUE(check);
     EXPECT_DOUBLE_EQ(check->blockEstimateNs, 194 * kUs);
     EXPECT_FALSE(check->disagrees()) << "+3.1% is within 5%";
-    run.crosscheckBlockMeansNs = {180 * kUs};
+    run.crosscheckBlockMeansNs = {180 * kUs, 181 * kUs, 179 * kUs};
     check = crosscheck(run);
     ASSERT_TRUE(check);
     EXPECT_TRUE(check->disagrees()) << "+11%";
+    EXPECT_EQ(crosscheckVerdict(*check), "they disagree: the measurement was disturbed");
+    // one block is one number: no verdict, however far apart
+    run.crosscheckBlockMeansNs = {180 * kUs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_FALSE(check->disagrees());
+    EXPECT_NE(crosscheckVerdict(*check).find("too few blocks"), std::string::npos);
     EXPECT_NE(crosscheckText(*check).find("+11.1%"), std::string::npos) << crosscheckText(*check);
 }
 

@@ -266,7 +266,7 @@ class CompareTabTest : public QObject {
                 it.latencyNs = 40 * median;
         }
         run.crosscheckBlockCalls = 20;
-        run.crosscheckBlockMeansNs = {0.8 * static_cast<double>(median)};
+        run.crosscheckBlockMeansNs = std::vector<double>(3, 0.8 * static_cast<double>(median));
         widgets::ReportDocument document;
         widgets::LatencyTab tab(&document);
         document.showReport(report, kFixture);
