@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs clang-tidy on every project C++ file in the compile database, in
 parallel, skipping a file that already passed with the same inputs: its own
-text, the project headers it includes, its compile command, .clang-tidy
-and the clang-tidy version. A full pass costs ~12 s of CPU per file; a warm one, a
+text, the project headers it includes (protocol.json for the generated
+header), its compile command (with the checkout's paths made relative),
+.clang-tidy and the clang-tidy version. A full pass costs ~12 s of CPU per file; a warm one, a
 second. Findings are printed; exit 1 when there are any.
 
 Files listed in scripts/tidy-pending.txt are not checked yet: a baseline of
@@ -25,19 +26,37 @@ OURS = ("core/", "widgets/", "app/", "tests/", "benchmarks/", "probe/cupti/")
 INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
+# The one generated header, and the source it is generated from.
+GENERATED = "core/events/protocol_generated.h"
+GENERATED_FROM = "probe/compilescope_probe/protocol.json"
+
+
 def project_includes(root: str, rel: str) -> list[str]:
     """The file and every project header it includes, directly or not
-    (includes are written from the repository root)."""
+    (includes are written from the repository root). A file that reaches the
+    generated header gets its source instead."""
     seen: list[str] = []
     stack = [rel]
     while stack:
         path = stack.pop()
+        if path == GENERATED:
+            path = GENERATED_FROM
+            if path in seen:
+                continue
+            seen.append(path)
+            continue
         if path in seen or not os.path.isfile(os.path.join(root, path)):
             continue
         seen.append(path)
         text = open(os.path.join(root, path), "rb").read()
         stack.extend(m.decode() for m in INCLUDE.findall(text))
     return sorted(seen)
+
+
+def portable(command: str, root: str, build: str) -> str:
+    """The compile command with the checkout's and build folder's paths made
+    relative, so a clone elsewhere finds the passes of this one."""
+    return command.replace(os.path.abspath(build), "<build>").replace(root, "<root>")
 
 
 def main() -> int:
@@ -59,8 +78,6 @@ def main() -> int:
     version = subprocess.run([tidy, "--version"], capture_output=True, text=True).stdout
     common.update(version.encode())
     common.update(open(os.path.join(root, ".clang-tidy"), "rb").read())
-    # The source of the one generated header (core/events/protocol_generated.h).
-    common.update(open(os.path.join(root, "probe/compilescope_probe/protocol.json"), "rb").read())
 
     pending_file = os.path.join(root, "scripts", "tidy-pending.txt")
     pending = set()
@@ -75,7 +92,7 @@ def main() -> int:
         if rel in pending and not recheck_all:
             continue
         key = common.copy()
-        key.update(command.encode())
+        key.update(portable(command, root, build).encode())
         for path in project_includes(root, rel):
             key.update(path.encode())
             key.update(open(os.path.join(root, path), "rb").read())
