@@ -116,15 +116,14 @@ void printSummary(const Report& report) {
 // Which settings ran the model's input sweep, and for how long.
 void printSweeps(const Report& report) {
     for (const auto& run : report.runs) {
-        for (const auto& phase : run.phases) {
-            if (phase.name != "sweep" || phase.endNs < phase.beginNs)
-                continue;
-            std::fprintf(stderr,
-                         "input sweep: %s ran the model's get_input_sweep() in %s "
-                         "(--no-sweep skips it)\n",
-                         run.setting.label().c_str(),
-                         formatDuration(static_cast<double>(phase.endNs - phase.beginNs)).c_str());
-        }
+        const PhaseSpan* sweep = run.phase("sweep");
+        if (!sweep || sweep->endNs < sweep->beginNs)
+            continue;
+        std::fprintf(stderr,
+                     "input sweep: %s ran the model's get_input_sweep() in %s "
+                     "(--no-sweep skips it)\n",
+                     run.setting.label().c_str(),
+                     formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs)).c_str());
     }
 }
 

@@ -12,10 +12,8 @@ namespace {
 std::string sweepText(const Run& run) {
     if (!run.setting.sweep)
         return "no";
-    for (const auto& phase : run.phases) {
-        if (phase.name == "sweep")
-            return "yes";
-    }
+    if (run.phase("sweep"))
+        return "yes";
     return run.status == RunStatus::Ok ? "none defined" : "not reached";
 }
 
