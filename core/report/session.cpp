@@ -35,13 +35,16 @@ const char* toString(RunStatus status) {
         return "crashed";
     case RunStatus::Timeout:
         return "timeout";
+    case RunStatus::Imported:
+        return "imported";
     }
     return "unknown";
 }
 
 std::optional<RunStatus> runStatusFromString(const std::string& text) {
     for (auto status : {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
-                        RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout}) {
+                        RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout,
+                        RunStatus::Imported}) {
         if (text == toString(status))
             return status;
     }

@@ -34,7 +34,8 @@ struct Setting {
     bool operator==(const Setting&) const = default;
 };
 
-enum class RunStatus { Pending, Running, Ok, Failed, Cancelled, Crashed, Timeout };
+// Imported: read from a TORCH_TRACE log (core/trace), not run by a probe.
+enum class RunStatus { Pending, Running, Ok, Failed, Cancelled, Crashed, Timeout, Imported };
 const char* toString(RunStatus status);
 std::optional<RunStatus> runStatusFromString(const std::string& text);
 
@@ -124,6 +125,56 @@ struct CompilePhase {
     std::string name;
     double seconds = 0;
     bool operator==(const CompilePhase&) const = default;
+};
+
+// One compile (a compile id) of an imported TORCH_TRACE log, from its
+// compilation_metrics record and the records that share its id.
+struct CompileRecord {
+    std::string compileId; // "0/1"; "0/0_1" for the second attempt after a restart
+    std::string function;  // co_name
+    std::string file;
+    int line = 0;
+    double startTime = 0; // Unix seconds, as torch wrote it; 0 unknown
+    double seconds = 0;   // entire_frame_compile_time_s
+    std::vector<CompilePhase> phases; // the live probe's phase names (compile_phases.py)
+    std::string failType;
+    std::string failReason;
+    std::vector<std::string> restartReasons;
+    std::string recompileReason;
+    std::string cudagraphSkipReason;
+    int cacheSize = 0;
+    int graphs = 0;      // dynamo_output_graph records with this id
+    int graphBreaks = 0; // dynamo_graph_break_reason artifacts with this id
+    // The generated code, left in the log until a view asks for it
+    // (core/trace/trace_payload.h); -1 when the compile wrote none.
+    int64_t outputCodeOffset = -1;
+    int64_t outputCodeBytes = 0;
+    bool operator==(const CompileRecord&) const = default;
+};
+
+// A lookup in torch's FX graph or AOTAutograd cache, from the log's artifacts.
+struct CacheLookup {
+    std::string compileId;
+    std::string cache;   // fx_graph, aotautograd
+    std::string outcome; // hit, miss, bypass
+    std::string reason;  // why it bypassed; empty otherwise
+    bool operator==(const CacheLookup&) const = default;
+};
+
+// Where an imported run came from: one rank's file of a TORCH_TRACE log.
+struct TraceSource {
+    std::string path;
+    int rank = -1; // -1: the log has no rank
+    int64_t pid = -1;
+    std::string started; // the first record's time, as the log writes it ("1130 18:47:50.059000")
+    int64_t bytes = 0;
+    int64_t records = 0;
+    std::map<std::string, int64_t> kinds;        // records per kind, known or not
+    std::map<std::string, int64_t> unknownKinds; // kinds the importer does not read
+    std::map<std::string, int64_t> artifacts;    // artifact records per name
+    int64_t badPayloads = 0;                     // md5 mismatches (see parseProblems)
+    bool truncated = false;                      // the file ends inside a record
+    bool operator==(const TraceSource&) const = default;
 };
 
 struct MemorySeries {
@@ -294,6 +345,11 @@ struct Run {
     std::string console; // the probe's stderr: the model's prints, torch's warnings
     std::vector<ParseProblem> parseProblems;
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal
+    // Imported runs only (status Imported): the log file, its compiles and
+    // cache lookups.
+    std::optional<TraceSource> trace;
+    std::vector<CompileRecord> compiles;
+    std::vector<CacheLookup> cacheLookups;
 
     bool finished() const;
     // The measured calls the statistics use: all of them but the first droppedUnsettled.
