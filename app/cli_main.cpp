@@ -4,10 +4,13 @@
 //                                             compile mode; ends with the comparison table
 //   compilescope-cli diff A.json B.json [--threshold PCT]   compare two reports
 //   compilescope-cli html REPORT.json OUT.html              write the HTML report of a JSON report
-// Exit codes: 0 every setting ran, 2 some failed (report still written), 1 bad arguments
+//   compilescope-cli import DIR|FILE [--job N] [--list]     read a TORCH_TRACE log into a report
+// Exit codes: 0 every setting ran (import: the log read cleanly), 2 some failed or the log
+// had problems (report still written), 1 bad arguments
 // or unreadable input, 3 (diff) a regression beyond the threshold.
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -31,6 +34,7 @@
 #include "core/runner/app_paths.h"
 #include "core/runner/probe_command.h"
 #include "core/runner/session_runner.h"
+#include "core/trace/trace_import.h"
 
 namespace {
 
@@ -57,6 +61,9 @@ int usage(const QString& message) {
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
+        "       compilescope-cli import DIR|FILE [--job N] [--list] [--json OUT.json] [--html "
+        "OUT.html]\n"
+        "         reads torch's structured trace (TORCH_TRACE=DIR): one run per rank\n"
         "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
         "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
         "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
@@ -409,6 +416,85 @@ int htmlCommand(const QStringList& arguments) {
     return kExitOk;
 }
 
+// One line per imported rank: what the log holds.
+void printImportSummary(const Report& report) {
+    std::fprintf(stderr, "\n%-10s %8s %8s %10s %9s %12s %s\n", "run", "graphs", "breaks",
+                 "recompiles", "compiles", "compile time", "cache hit/miss/bypass");
+    for (const auto& run : report.runs) {
+        double seconds = 0;
+        for (const auto& c : run.compiles)
+            seconds += c.seconds;
+        int hit = 0;
+        int miss = 0;
+        int bypass = 0;
+        for (const auto& lookup : run.cacheLookups) {
+            hit += lookup.outcome == "hit";
+            miss += lookup.outcome == "miss";
+            bypass += lookup.outcome == "bypass";
+        }
+        std::fprintf(stderr, "%-10s %8zu %8zu %10zu %9zu %12s %d/%d/%d\n",
+                     run.setting.label().c_str(), run.graphs.size(), run.graphBreaks.size(),
+                     run.recompiles.size(), run.compiles.size(),
+                     formatDuration(seconds * 1e9).c_str(), hit, miss, bypass);
+    }
+}
+
+int importCommand(const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.addPositionalArgument("command", "import");
+    parser.addPositionalArgument("path", "a TORCH_TRACE directory or one of its files");
+    const QCommandLineOption job("job", "which run of a directory holding several (see --list)",
+                                 "n", "0");
+    const QCommandLineOption list("list", "list the runs the directory holds and stop");
+    const QCommandLineOption json("json", "write the JSON report here", "path");
+    const QCommandLineOption html("html", "write the HTML report here", "path");
+    parser.addOptions({job, list, json, html});
+    if (!parser.parse(arguments))
+        return usage(parser.errorText());
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2)
+        return usage("import needs one TORCH_TRACE directory or file");
+    bool ok = false;
+    trace::ImportOptions options;
+    options.job = parser.value(job).toInt(&ok);
+    if (!ok || options.job < 0)
+        return usage("--job takes a run number from --list (1, 2, ...)");
+    const std::string path = positional[1].toStdString();
+    if (parser.isSet(list)) {
+        const trace::TraceListing listing = trace::listTrace(path);
+        if (!listing.error.empty()) {
+            std::fprintf(stderr, "error: %s\n", listing.error.c_str());
+            return kExitBadArguments;
+        }
+        for (size_t i = 0; i < listing.jobs.size(); ++i)
+            std::printf("%zu: %s, %s\n", i + 1, listing.jobs[i].label().c_str(),
+                        formatBytes(static_cast<double>(listing.jobs[i].bytes())).c_str());
+        return kExitOk;
+    }
+    std::signal(SIGINT, [](int) { interrupted = true; });
+    options.cancel = &interrupted;
+    const trace::ImportResult result = trace::importTrace(path, options);
+    if (result.cancelled) {
+        std::fprintf(stderr, "interrupted: nothing written\n");
+        return kExitSomeFailed;
+    }
+    if (!result.error.empty()) {
+        std::fprintf(stderr, "error: %s\n", result.error.c_str());
+        return kExitBadArguments;
+    }
+    for (const auto& warning : result.warnings)
+        std::fprintf(stderr, "note: %s\n", warning.c_str());
+    Report report = result.report;
+    report.generator = std::string("compilescope ") + COMPILESCOPE_VERSION;
+    report.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    printImportSummary(report);
+    printAdvice(report);
+    const bool written = writeOutputs(report, parser.value(json), parser.value(html), {});
+    const bool clean = std::all_of(report.runs.begin(), report.runs.end(),
+                                   [](const Run& r) { return r.parseProblems.empty(); });
+    return !written ? kExitSomeFailed : (clean ? kExitOk : kExitSomeFailed);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -429,5 +515,7 @@ int main(int argc, char** argv) {
         return diffCommand(arguments);
     if (command == "html")
         return htmlCommand(arguments);
+    if (command == "import")
+        return importCommand(arguments);
     return usage("unknown command: " + command);
 }

@@ -131,6 +131,7 @@ GraphBreak graphBreakFromEvent(const json& event) {
     br.index = get<int>(event, "index", 0);
     br.reason = getString(event, "reason");
     br.gbType = getString(event, "gb_type");
+    br.gbId = getString(event, "gb_id");
     if (auto it = event.find("frames"); it != event.end() && it->is_array()) {
         for (const auto& f : *it) {
             if (f.is_object())

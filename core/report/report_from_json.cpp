@@ -51,6 +51,7 @@ GraphBreak breakFromJson(const json& b) {
     br.index = lenientValue<int>(b, "index", 0);
     br.reason = lenientValue<std::string>(b, "reason", "");
     br.gbType = lenientValue<std::string>(b, "gb_type", "");
+    br.gbId = lenientValue<std::string>(b, "gb_id", "");
     for (const auto& f : arrayAt(b, "frames"))
         br.frames.push_back(frameFromJson(f));
     br.userFrame = lenientValue<int>(b, "user_frame", -1);

@@ -53,10 +53,13 @@ json breakToJson(const GraphBreak& b) {
     json frames = json::array();
     for (const auto& f : b.frames)
         frames.push_back(frameToJson(f));
-    return {{"index", b.index},           {"reason", b.reason},
-            {"gb_type", b.gbType},        {"frames", frames},
-            {"user_frame", b.userFrame},  {"graph_before", b.graphBefore},
-            {"graph_after", b.graphAfter}};
+    json j = {{"index", b.index},           {"reason", b.reason},
+              {"gb_type", b.gbType},        {"frames", frames},
+              {"user_frame", b.userFrame},  {"graph_before", b.graphBefore},
+              {"graph_after", b.graphAfter}};
+    if (!b.gbId.empty()) // optional: older torch has no ids
+        j["gb_id"] = b.gbId;
+    return j;
 }
 
 json graphToJson(const Graph& g) {

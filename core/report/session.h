@@ -99,6 +99,7 @@ struct GraphBreak {
     int index = 0;
     std::string reason;
     std::string gbType;
+    std::string gbId; // torch's break id ("GB0059"); empty on torch without ids
     std::vector<SourceFrame> frames; // innermost last
     int userFrame = -1;              // index into frames, -1 when none is user code
     int graphBefore = -1;
