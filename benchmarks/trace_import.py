@@ -176,6 +176,7 @@ def measure(cmd: list[str], output: Path, timeout: float) -> dict:
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # ru_maxrss is in KiB on Linux
         "user_s": round(usage.ru_utime, 3),
         "sys_s": round(usage.ru_stime, 3),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
         "output_bytes": out_bytes,
         "output_files": out_files,
         "exit": proc.returncode,
@@ -229,6 +230,7 @@ def compare(tools: Tools, log: Path, repeats: int, warmup: int) -> dict:
         result["median"][name] = (
             {
                 "wall_s": round(median_of(ok, "wall_s"), 4),
+                "cpu_s": round(median_of(ok, "cpu_s"), 3),
                 "peak_rss_mb": round(median_of(ok, "peak_rss_mb"), 1),
                 "output_bytes": int(median_of(ok, "output_bytes")),
                 "ok_runs": len(ok),
@@ -240,6 +242,8 @@ def compare(tools: Tools, log: Path, repeats: int, warmup: int) -> dict:
     if cs and tl:
         result["ratio"] = {
             "wall_tlparse_over_compilescope": round(tl["wall_s"] / cs["wall_s"], 3),
+            # On a loaded machine wall time includes waiting for a core; CPU time does not.
+            "cpu_tlparse_over_compilescope": round(tl["cpu_s"] / max(cs["cpu_s"], 1e-3), 3),
             "peak_rss_compilescope_over_tlparse": round(cs["peak_rss_mb"] / tl["peak_rss_mb"], 3),
         }
     return result
@@ -403,14 +407,16 @@ def summary(doc: dict) -> str:
             lines.append(f"{name}: every run failed")
             continue
         lines.append(
-            f"{name:12s} median {med['wall_s']:.2f} s, peak RSS {med['peak_rss_mb']:.1f} MB, "
+            f"{name:12s} median {med['wall_s']:.2f} s (CPU {med['cpu_s']:.2f} s), "
+            f"peak RSS {med['peak_rss_mb']:.1f} MB, "
             f"output {med['output_bytes'] / 1e6:.1f} MB"
         )
     ratio = doc.get("ratio")
     if ratio:
         lines.append(
             f"tlparse/compilescope wall: {ratio['wall_tlparse_over_compilescope']:.2f}x "
-            f"(goal >= {GOAL_SPEED}); compilescope/tlparse peak RSS: "
+            f"(goal >= {GOAL_SPEED}), CPU: {ratio['cpu_tlparse_over_compilescope']:.2f}x; "
+            "compilescope/tlparse peak RSS: "
             f"{ratio['peak_rss_compilescope_over_tlparse']:.2f} (goal < {GOAL_RSS})"
         )
     for row in doc.get("scaling", {}).get("rows", []):
