@@ -268,6 +268,9 @@ def main(argv=None) -> int:
     if args.ranks < 1 or args.repeats < 1 or args.shapes < 1:
         print("make_trace_log: --ranks, --repeats and --shapes must be at least 1", file=sys.stderr)
         return 2
+    if args.diverge and args.ranks < 2:
+        print("make_trace_log: --diverge needs a rank 1: --ranks 2 or more", file=sys.stderr)
+        return 2
     return worker(args) if args.worker else launch(args)
 
 

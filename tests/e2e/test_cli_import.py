@@ -110,13 +110,14 @@ def one_process(cli, tmp_path_factory):
     script = tmp / "traced.py"
     script.write_text(TRACED)
     explain_json = tmp / "explain.json"
-    subprocess.run(
+    traced = subprocess.run(
         [sys.executable, str(script), str(explain_json)],
-        check=True,
         capture_output=True,
+        text=True,
         timeout=300,
         env=torch_env(tmp, trace_dir),
     )
+    assert traced.returncode == 0, traced.stderr[-4000:]
     logs = list(trace_dir.glob("dedicated_log_torch_trace_*.log"))
     assert len(logs) == 1, logs
     out = tmp / "report.json"
