@@ -473,7 +473,7 @@ int importCommand(const QStringList& arguments) {
     }
     std::signal(SIGINT, [](int) { interrupted = true; });
     options.cancel = &interrupted;
-    const trace::ImportResult result = trace::importTrace(path, options);
+    trace::ImportResult result = trace::importTrace(path, options);
     if (result.cancelled) {
         std::fprintf(stderr, "interrupted: nothing written\n");
         return kExitSomeFailed;
@@ -484,7 +484,7 @@ int importCommand(const QStringList& arguments) {
     }
     for (const auto& warning : result.warnings)
         std::fprintf(stderr, "note: %s\n", warning.c_str());
-    Report report = result.report;
+    Report& report = result.report;
     report.generator = std::string("compilescope ") + COMPILESCOPE_VERSION;
     report.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
     printImportSummary(report);

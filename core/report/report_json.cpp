@@ -285,8 +285,51 @@ json reportToJson(const Report& report) {
 }
 
 std::string writeReportJson(const Report& report, int indent) {
+    // The same text as reportToJson(report).dump(), but the runs are turned
+    // into JSON one at a time: the document tree of a big report (thousands of
+    // imported graphs) never exists whole, only its text does.
+    Report shell;
+    shell.generator = report.generator;
+    shell.created = report.created;
+    shell.model = report.model;
+    shell.environment = report.environment;
+    shell.adviceOptions = report.adviceOptions;
+    json doc = reportToJson(shell);
+    doc["comparison"] = comparisonToJson(compareRuns(report));
+    doc["advice"] = adviceToJson(report);
     // Replace invalid UTF-8 (a model may print any bytes) instead of throwing.
-    return reportToJson(report).dump(indent, ' ', false, json::error_handler_t::replace);
+    const auto dump = [indent](const json& j) {
+        return j.dump(indent, ' ', false, json::error_handler_t::replace);
+    };
+    std::string text = dump(doc);
+    if (report.runs.empty())
+        return text;
+    // Keys are quoted and user text has its quotes escaped, so this is the key.
+    const std::string empty = indent < 0 ? "\"runs\":[]" : "\"runs\": []";
+    const size_t at = text.find(empty);
+    if (at == std::string::npos)
+        return dump(reportToJson(report));
+    const std::string pad(indent < 0 ? 0 : static_cast<size_t>(indent), ' ');
+    std::string runs = indent < 0 ? "[" : "[\n";
+    for (size_t i = 0; i < report.runs.size(); ++i) {
+        std::string one = dump(runToJson(report.runs[i]));
+        if (indent >= 0) {
+            // Two levels deeper than a document of its own: inside "runs" in the root.
+            std::string indented = pad + pad;
+            for (char c : one) {
+                indented += c;
+                if (c == '\n')
+                    indented += pad + pad;
+            }
+            one = std::move(indented);
+        }
+        runs += one;
+        if (i + 1 < report.runs.size())
+            runs += indent < 0 ? "," : ",\n";
+    }
+    runs += indent < 0 ? "]" : "\n" + pad + "]";
+    text.replace(at + empty.size() - 2, 2, runs);
+    return text;
 }
 
 bool saveTextFile(const std::string& path, const std::string& text, std::string* error) {

@@ -11,7 +11,7 @@
 namespace cs::core::trace {
 namespace {
 
-constexpr size_t kBlockBytes = size_t{4} << 20;
+constexpr size_t kBlockBytes = size_t{1} << 20; // per reader thread
 
 bool isDigit(char c) {
     return c >= '0' && c <= '9';

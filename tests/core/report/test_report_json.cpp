@@ -169,3 +169,20 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_EQ(read.report.runs[0], run);
     EXPECT_EQ(read.report.runs[1], report.runs[1]);
 }
+
+// The writer turns runs into JSON one at a time; the text must be the very
+// text of the whole document dumped at once, indented or compact.
+TEST(ReportJson, RunByRunWriterMatchesTheWholeDocument) {
+    const Report report = cs::test::sampleReport();
+    ASSERT_GE(report.runs.size(), 2U);
+    const auto whole = [&](int indent) {
+        return reportToJson(report).dump(indent, ' ', false,
+                                         nlohmann::json::error_handler_t::replace);
+    };
+    EXPECT_EQ(writeReportJson(report), whole(1));
+    EXPECT_EQ(writeReportJson(report, 2), whole(2));
+    EXPECT_EQ(writeReportJson(report, -1), whole(-1));
+    Report none = report;
+    none.runs.clear();
+    EXPECT_EQ(writeReportJson(none), reportToJson(none).dump(1));
+}
