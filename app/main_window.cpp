@@ -5,9 +5,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -20,6 +22,7 @@
 #include <QTimer>
 
 #include "app/report_io.h"
+#include "core/analysis/units.h"
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/session_runner.h"
@@ -44,6 +47,12 @@ namespace {
 constexpr int kMaxRecent = 10;
 bool isReportPath(const QString& path) {
     return path.endsWith(".json", Qt::CaseInsensitive);
+}
+
+// A directory (TORCH_TRACE=DIR) or one of the files torch writes there.
+bool isTracePath(const QString& path) {
+    const QFileInfo info(path);
+    return info.isDir() || info.fileName().startsWith("dedicated_log_torch_trace_");
 }
 } // namespace
 
@@ -202,6 +211,12 @@ void MainWindow::buildMenus() {
         if (!path.isEmpty())
             openPath(path);
     });
+    file->addAction(tr("&Import TORCH_TRACE…"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Import TORCH_TRACE: the directory torch wrote (TORCH_TRACE=DIR)"));
+        if (!dir.isEmpty())
+            importTrace(dir);
+    });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addAction(tr("&Diff Reports…"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] {
@@ -280,6 +295,10 @@ void MainWindow::buildMenus() {
 void MainWindow::openPath(const QString& path) {
     if (isReportPath(path)) {
         openReport(path);
+        return;
+    }
+    if (isTracePath(path)) {
+        importTrace(path);
         return;
     }
     settings_->setModelSpec(path);
@@ -429,6 +448,87 @@ void MainWindow::openReport(const QString& path) {
             if (!warnings.isEmpty())
                 console_->appendNotice(warnings.join('\n'));
             emit reportOpened();
+        });
+    loading_ = *flag;
+}
+
+void MainWindow::importTrace(const QString& path) {
+    if (runner_->isRunning()) {
+        showError(tr("A run is in progress"),
+                  tr("Cancel it (Esc) or wait for it to finish before importing a log."));
+        return;
+    }
+    if (!confirmDiscard())
+        return;
+    // Only first lines are read here: quick even for a big directory.
+    const core::trace::TraceListing listing = core::trace::listTrace(path.toStdString());
+    if (!listing.error.empty()) {
+        showError(tr("Cannot import the TORCH_TRACE log"), QString::fromStdString(listing.error));
+        return;
+    }
+    int job = 1;
+    if (listing.jobs.size() > 1) {
+        QStringList labels;
+        for (const auto& j : listing.jobs)
+            labels << QString::fromStdString(j.label() + ", " +
+                                             core::formatBytes(static_cast<double>(j.bytes())));
+        bool chosen = false;
+        const QString label =
+            QInputDialog::getItem(this, tr("Import TORCH_TRACE"),
+                                  tr("%1 holds %2 runs. Which one?").arg(path).arg(labels.size()),
+                                  labels, static_cast<int>(labels.size()) - 1, false, &chosen);
+        if (!chosen)
+            return;
+        job = static_cast<int>(labels.indexOf(label)) + 1;
+    }
+    if (loading_)
+        loading_->store(true);
+    status_->setText(tr("Importing %1… (Esc cancels)").arg(path));
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancelAction_->setEnabled(true);
+    auto progress = [this, path](double fraction) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        status_->setText(
+            tr("Importing %1… %2% (Esc cancels)").arg(path).arg(static_cast<int>(fraction * 100)));
+    };
+    auto flag = std::make_shared<CancelFlag>();
+    *flag = importTraceAsync(
+        this, path, job, progress, [this, path, flag](core::trace::ImportResult result) {
+            if (loading_ != *flag)
+                return;
+            loading_.reset();
+            progress_->setVisible(false);
+            cancelAction_->setEnabled(runner_->isRunning());
+            if (result.cancelled) {
+                status_->setText(tr("Import of %1 cancelled").arg(path));
+                return;
+            }
+            if (!result.error.empty()) {
+                showError(tr("Cannot import the TORCH_TRACE log"),
+                          QString::fromStdString(result.error));
+                status_->setText(tr("Could not import %1").arg(path));
+                return;
+            }
+            result.report.generator = std::string("compilescope ") + COMPILESCOPE_VERSION;
+            result.report.created =
+                QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+            const size_t ranks = result.report.runs.size();
+            // No path: Save asks where, it never writes into the log's directory.
+            document_->showReport(std::move(result.report));
+            showResults(true);
+            QStringList warnings;
+            for (const auto& w : result.warnings)
+                warnings << QString::fromStdString(w);
+            if (!warnings.isEmpty())
+                console_->appendNotice(warnings.join('\n'));
+            status_->setText(
+                warnings.isEmpty()
+                    ? tr("Imported %1: %n run(s)", nullptr, static_cast<int>(ranks)).arg(path)
+                    : tr("Imported %1 with %n problem(s): see the console", nullptr,
+                         static_cast<int>(warnings.size()))
+                          .arg(path));
+            emit traceImported();
         });
     loading_ = *flag;
 }

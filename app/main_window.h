@@ -47,6 +47,8 @@ class MainWindow : public QMainWindow {
     void startCompareAll();
     void cancelRun();
     void openReport(const QString& path);
+    // A TORCH_TRACE directory or file; asks which run when it holds several.
+    void importTrace(const QString& path);
     // Reads two reports off the GUI thread and shows their diff in its own window.
     void openDiff(const QString& pathA, const QString& pathB);
     widgets::ReportDiffView* diffView() const { return diffView_; }
@@ -69,6 +71,7 @@ class MainWindow : public QMainWindow {
   signals:
     void sessionFinished();
     void reportOpened();
+    void traceImported();
     void diffOpened();
     void traceExported(const QString& path, const QString& error);
 

@@ -54,6 +54,35 @@ CancelFlag readReportAsync(QObject* context, QString path, std::function<void(do
     return cancel;
 }
 
+CancelFlag importTraceAsync(QObject* context, QString path, int job,
+                            std::function<void(double)> progress,
+                            std::function<void(core::trace::ImportResult)> done) {
+    QPointer<QObject> guard(context);
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    QThreadPool::globalInstance()->start([path = std::move(path), job,
+                                          progress = std::move(progress), done = std::move(done),
+                                          guard, cancel] {
+        core::trace::ImportOptions options;
+        options.job = job;
+        options.cancel = cancel.get();
+        // Reader threads report bytes; one post per percent at most.
+        auto lastPercent = std::make_shared<std::atomic<int>>(-1);
+        options.progress = [lastPercent, progress, guard](int64_t read, int64_t total) {
+            const int percent = total > 0 ? static_cast<int>(100 * read / total) : 0;
+            if (lastPercent->exchange(percent) == percent || !progress || !guard)
+                return;
+            QMetaObject::invokeMethod(
+                guard, [progress, percent] { progress(percent / 100.0); }, Qt::QueuedConnection);
+        };
+        auto result = std::make_shared<core::trace::ImportResult>(
+            core::trace::importTrace(path.toStdString(), options));
+        if (guard)
+            QMetaObject::invokeMethod(
+                guard, [done, result] { done(std::move(*result)); }, Qt::QueuedConnection);
+    });
+    return cancel;
+}
+
 void diffReportsAsync(QObject* context, QString pathA, QString pathB, double thresholdPercent,
                       std::function<void(DiffLoad)> done) {
     QPointer<QObject> guard(context);

@@ -10,6 +10,7 @@
 
 #include "core/analysis/report_diff.h"
 #include "core/report/report_json.h"
+#include "core/trace/trace_import.h"
 
 namespace cs::app {
 
@@ -25,6 +26,12 @@ void saveReportAsync(QObject* context, core::Report report, QString path, Report
 CancelFlag readReportAsync(QObject* context, QString path,
                            std::function<void(double fraction)> progress,
                            std::function<void(core::ReportReadResult)> done);
+
+// Imports job `job` (1-based; 0 for the only one) of a TORCH_TRACE directory
+// or file on a worker thread; `progress` and `done` run on `context`'s thread.
+CancelFlag importTraceAsync(QObject* context, QString path, int job,
+                            std::function<void(double fraction)> progress,
+                            std::function<void(core::trace::ImportResult)> done);
 
 struct DiffLoad {
     bool ok = false;
