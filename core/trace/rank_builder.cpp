@@ -130,6 +130,29 @@ std::string joined(const json& value) {
     return text;
 }
 
+// compilation_metrics carries torch's whole configuration as JSON text in
+// string fields (inductor_config alone is ~28 KB); the importer reads none of
+// it, so those values are emptied before parsing, which halves import time.
+// `_config": "` can only be a key: quotes inside JSON strings are escaped.
+std::string withoutConfigValues(std::string_view json) {
+    constexpr std::string_view kKey = "_config\": \"";
+    std::string out;
+    out.reserve(json.size());
+    size_t from = 0;
+    for (size_t at = json.find(kKey); at != std::string_view::npos; at = json.find(kKey, from)) {
+        const size_t valueStart = at + kKey.size(); // just past the opening quote
+        size_t end = valueStart;
+        while (end < json.size() && json[end] != '"')
+            end += json[end] == '\\' ? 2 : 1;
+        if (end >= json.size())
+            break; // unterminated: leave it for the parser to report
+        out.append(json.substr(from, valueStart - from));
+        from = end; // keep the closing quote
+    }
+    out.append(json.substr(from));
+    return out;
+}
+
 } // namespace
 
 GraphBreak parseBreakText(const std::string& text) {
@@ -219,9 +242,8 @@ bool RankBuilder::wantPayload(const TraceRecord& record) const {
     if (record.kind != "artifact")
         return false;
     // The artifact's name is in the envelope; only a few are read.
-    for (std::string_view name :
-         {"\"dynamo_graph_break_reason\"", "\"recompile_reasons\"", "\"torch_version\"",
-          "cache_hit\"", "cache_miss\"", "cache_bypass\""}) {
+    for (std::string_view name : {"\"dynamo_graph_break_reason\"", "\"recompile_reasons\"",
+                                  "\"torch_version\"", "cache_bypass\""}) {
         if (record.json.find(name) != std::string::npos)
             return true;
     }
@@ -264,7 +286,9 @@ void RankBuilder::add(TraceRecord& record) {
                       record.kind == "compilation_metrics" || record.kind == "inductor_output_code";
     if (!read)
         return;
-    json envelope = json::parse(record.json, nullptr, false);
+    json envelope = record.kind == "compilation_metrics"
+                        ? json::parse(withoutConfigValues(record.json), nullptr, false)
+                        : json::parse(record.json, nullptr, false);
     if (envelope.is_discarded() || !envelope.is_object()) {
         lastRecordBroken_ = true;
         problem(record.line, "this " + record.kind + " record is not valid JSON; it is skipped");
@@ -355,8 +379,8 @@ void RankBuilder::addArtifact(const TraceRecord& record, const json& envelope) {
         lookup.compileId = key;
         lookup.cache = cache;
         lookup.outcome = name.substr(prefix.size());
-        const json payload = json::parse(record.payload, nullptr, false);
-        if (lookup.outcome == "bypass") {
+        if (lookup.outcome == "bypass") { // hits and misses carry only the cache key's parts
+            const json payload = json::parse(record.payload, nullptr, false);
             for (const char* field : {"cache_bypass_reason", "reason", "cache_bypass_exception"}) {
                 if (payload.is_object() && !stringAt(payload, field).empty()) {
                     lookup.reason = stringAt(payload, field);
