@@ -58,6 +58,7 @@ int usage(const QString& message) {
         "none|bf16|fp16]\n"
         "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
         "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
+        "         [--torch-trace DIR]\n"
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
@@ -70,7 +71,10 @@ int usage(const QString& message) {
         "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
         "finds torch's compile cache warm (a second start of your program).\n"
         "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
-        "trace (a process per setting) that ui.perfetto.dev opens.\n",
+        "trace (a process per setting) that ui.perfetto.dev opens.\n"
+        "--torch-trace DIR has torch write its own structured trace (TORCH_TRACE) into DIR,\n"
+        "one dedicated_log_torch_trace_*.log per setting: for tlparse, or for the GUI's\n"
+        "File > Import TORCH_TRACE.\n",
         message.toLocal8Bit().constData());
     return kExitBadArguments;
 }
@@ -202,6 +206,9 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
                                      "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
     const QCommandLineOption threads("threads", "torch.set_num_threads in the probe", "n");
+    const QCommandLineOption torchTrace(
+        "torch-trace", "torch writes its structured trace (TORCH_TRACE) into this directory",
+        "dir");
     const QCommandLineOption dropUnsettled(
         "drop-unsettled", "leave measured calls still warming up out of the statistics");
     const QCommandLineOption expectedCalls(
@@ -212,7 +219,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
                                             "f", QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic,
                        fullgraph, autocast, sweep, noSweep, warmCache, timeout, noCupti, trace});
-    parser.addOptions({expectedCalls, memoryFraction, threads, dropUnsettled});
+    parser.addOptions({expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     const QStringList positional = parser.positionalArguments();
@@ -265,6 +272,13 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     request.probe.probeRoot = probeRoot();
     request.probe.cuptiLibrary = cuptiLibraryPath();
     request.probe.cupti = !parser.isSet(noCupti);
+    if (parser.isSet(torchTrace)) {
+        const QString dir = parser.value(torchTrace);
+        if (dir.isEmpty())
+            return usage("--torch-trace takes a directory");
+        // Absolute, so the probe's messages name the directory in full.
+        request.probe.torchTraceDir = QFileInfo(dir).absoluteFilePath().toStdString();
+    }
     if (request.probe.probeRoot.empty())
         return usage(
             "cannot find the probe package (compilescope_probe); is the install complete?");

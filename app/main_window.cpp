@@ -342,6 +342,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     request.probe.python = settings_->python().toStdString();
     request.probe.probeRoot = core::probeRoot();
     request.probe.cuptiLibrary = core::cuptiLibraryPath();
+    request.probe.torchTraceDir = settings_->torchTraceDir().toStdString();
     settings_->saveState();
     addRecent(model);
     console_->clear();

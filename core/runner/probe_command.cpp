@@ -124,6 +124,10 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
     }
     if (!options.cupti)
         a.push_back("--no-cupti");
+    if (!options.torchTraceDir.empty()) {
+        a.push_back("--torch-trace");
+        a.push_back(options.torchTraceDir);
+    }
     launch.environment.emplace_back("PYTHONPATH", options.probeRoot);
     launch.environment.emplace_back("PYTHONUNBUFFERED", "1");
     if (!options.cuptiLibrary.empty())

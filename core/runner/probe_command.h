@@ -22,6 +22,9 @@ struct ProbeOptions {
     std::string cuptiLibrary; // libcompilescope_cupti.so, empty if not built
     std::string cacheDir;     // empty: the probe makes a fresh one
     bool cupti = true;
+    // torch writes its structured trace (TORCH_TRACE) here, one file per probe
+    // process; empty: none. Session-wide, not part of a Setting.
+    std::string torchTraceDir;
 };
 
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& setting,

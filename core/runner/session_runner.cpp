@@ -58,7 +58,8 @@ void SessionRunner::startProbe(int index, bool priming) {
         primeRun_.setting = setting = primingSetting(setting);
         run = &primeRun_;
     }
-    auto launch = buildProbeLaunch(request_.modelSpec, setting, request_.probe);
+    auto launch = buildProbeLaunch(request_.modelSpec, setting,
+                                   priming ? primingOptions(request_.probe) : request_.probe);
     process_ = std::make_unique<ProbeProcess>(run, std::move(launch), request_.timeoutSeconds);
     connect(process_.get(), &ProbeProcess::updated, this,
             [this, index] { emit runUpdated(index); });
@@ -122,6 +123,11 @@ Setting primingSetting(Setting setting) {
     setting.iters = 1;
     setting.sweep = false;
     return setting;
+}
+
+ProbeOptions primingOptions(ProbeOptions options) {
+    options.torchTraceDir.clear();
+    return options;
 }
 
 std::string describeProgress(const Run& run, int64_t elapsedMs) {

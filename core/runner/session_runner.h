@@ -73,6 +73,9 @@ class SessionRunner : public QObject {
 bool needsPriming(const Setting& setting);
 // The priming run's setting: one compiling call, nothing else.
 Setting primingSetting(Setting setting);
+// The priming run's probe options: no TORCH_TRACE log, so the trace files
+// match the report's runs one for one.
+ProbeOptions primingOptions(ProbeOptions options);
 
 // The run's phase right now, in words ("compiling (first call: Inductor
 // codegen)", "measuring 40/100"). Past kLongCompileMs of elapsedMs (the probe's

@@ -27,6 +27,7 @@ from .frames import FrameClassifier
 from .host_memory import RssSampler
 from .hostinfo import cpu_name, hello_fields
 from .settings import BadArguments, Settings, build_parser, parse
+from .torch_trace import TorchTrace, prepare_trace_dir
 
 
 def protocol_version() -> int:
@@ -46,6 +47,8 @@ class Probe:
         self.device: Any = None
         self.cache_dir: str | None = None
         self.remove_cache_dir = False
+        self.torch_trace: TorchTrace | None = None
+        self.torch_trace_error: ProbeError | None = None
         self.sampler = RssSampler()
         self.classifier = FrameClassifier(
             os.path.abspath(settings.model) if settings.model.endswith(".py") else None
@@ -85,6 +88,34 @@ class Probe:
             os.environ["TORCHINDUCTOR_CACHE_DIR"] = self.cache_dir
             os.environ["TRITON_CACHE_DIR"] = os.path.join(self.cache_dir, "triton")
 
+    def setup_torch_trace(self) -> None:
+        # Before `hello`, which says where the trace goes; started after it.
+        if not self.s.torch_trace:
+            return
+        try:
+            self.torch_trace = TorchTrace(prepare_trace_dir(self.s.torch_trace))
+        except ProbeError as e:
+            self.torch_trace_error = e
+
+    def start_torch_trace(self) -> None:
+        if self.torch_trace_error is not None:
+            self.error(self.torch_trace_error)
+        if self.torch_trace is not None:
+            self.torch_trace.start()
+
+    def report_torch_trace(self) -> None:
+        if self.torch_trace is None:
+            return
+        path = self.torch_trace.file()
+        if path:
+            self.log("info", f"torch's trace (TORCH_TRACE): {path}")
+        else:
+            self.log(
+                "info",
+                f"torch wrote no trace into {self.torch_trace.directory}: it writes one "
+                f"when it compiles, and this run compiled nothing",
+            )
+
     def cleanup_cache(self) -> None:
         if self.remove_cache_dir and self.cache_dir:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
@@ -115,14 +146,17 @@ class Probe:
             protocol=protocol_version(),
             probe_version=__version__,
             cache_dir=self.cache_dir,
+            torch_trace=self.torch_trace.directory if self.torch_trace else None,
             **fields,
         )
 
     # -- the run -----------------------------------------------------------------
     def run(self) -> int:
         self.setup_cache()
+        self.setup_torch_trace()
         self.hello()
         fallbacks.install(self.emit)
+        self.start_torch_trace()  # before `import torch`: torch reads TORCH_TRACE at import
         self.install_signals()
         self.sampler.start()
         status = "failed"
@@ -181,6 +215,7 @@ class Probe:
         self.sampler.sample_now()
         self.sampler.stop()
         self.flush_rss()
+        self.report_torch_trace()
 
     def flush_rss(self) -> None:
         samples = self.sampler.drain()

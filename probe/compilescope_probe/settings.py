@@ -34,6 +34,7 @@ class Settings:
     cache_dir: str | None = None
     no_cupti: bool = False
     threads: int | None = None  # torch.set_num_threads; None leaves torch's default
+    torch_trace: str | None = None  # directory for torch's own TORCH_TRACE log
 
     def as_event(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -92,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--threads", type=_count(1), default=None, help="intra-op threads (torch.set_num_threads)"
     )
+    p.add_argument(
+        "--torch-trace",
+        default=None,
+        metavar="DIR",
+        help="torch writes its structured trace (TORCH_TRACE, read by tlparse) into DIR",
+    )
     return p
 
 
@@ -114,4 +121,5 @@ def parse(argv: Sequence[str]) -> Settings:
         cache_dir=ns.cache_dir,
         no_cupti=ns.no_cupti,
         threads=ns.threads,
+        torch_trace=ns.torch_trace,
     )

@@ -169,10 +169,30 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     warmCache_->setToolTip(tr("Compile each setting once, unmeasured, then measure with torch's "
                               "compile cache warm, as a second start of your program would"));
     form->addRow(tr("warm cache"), warmCache_);
+    torchTrace_ = new QCheckBox(tr("Write torch's trace (TORCH_TRACE)"), settingsBox);
+    torchTrace_->setObjectName("torchTrace");
+    torchTrace_->setToolTip(
+        tr("torch writes its structured trace into the directory below, one "
+           "dedicated_log_torch_trace_*.log per setting: send it to someone who uses tlparse, "
+           "or import it back with File → Import TORCH_TRACE… (the CLI's --torch-trace)"));
+    form->addRow(torchTrace_);
+    auto* traceDirRow = new QHBoxLayout;
+    torchTraceDir_ = new QLineEdit(settingsBox);
+    torchTraceDir_->setObjectName("torchTraceDir");
+    torchTraceDir_->setText(QDir::home().filePath(QStringLiteral("compilescope-torch-trace")));
+    torchTraceDir_->setPlaceholderText(tr("directory for torch's trace"));
+    torchTraceDir_->setToolTip(tr("Made if missing; each setting adds its own file"));
+    torchTraceBrowse_ = new QPushButton(tr("Browse…"), settingsBox);
+    torchTraceBrowse_->setObjectName("torchTraceBrowse");
+    torchTraceBrowse_->setToolTip(tr("Choose the directory torch writes its trace into"));
+    traceDirRow->addWidget(torchTraceDir_, 1);
+    traceDirRow->addWidget(torchTraceBrowse_);
+    form->addRow(traceDirRow);
     layout->addWidget(settingsBox);
 
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton(tr("Run"), this);
+    run_->setObjectName("run");
     run_->setToolTip(tr("Run every checked mode, each in a fresh process (F5)"));
     run_->setDefault(true);
     cancel_ = new QPushButton(tr("Cancel"), this);
@@ -194,6 +214,20 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     connect(compareAll_, &QPushButton::clicked, this, &SettingsPanel::compareAllRequested);
     connect(cancel_, &QPushButton::clicked, this, &SettingsPanel::cancelRequested);
     connect(model_, &QLineEdit::textChanged, this, &SettingsPanel::updateRunEnabled);
+    auto enableTraceDir = [this](bool on) {
+        torchTraceDir_->setEnabled(on);
+        torchTraceBrowse_->setEnabled(on);
+        updateRunEnabled();
+    };
+    connect(torchTrace_, &QCheckBox::toggled, this, enableTraceDir);
+    enableTraceDir(torchTrace_->isChecked());
+    connect(torchTraceDir_, &QLineEdit::textChanged, this, &SettingsPanel::updateRunEnabled);
+    connect(torchTraceBrowse_, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Directory for torch's trace"), torchTraceDir_->text());
+        if (!dir.isEmpty())
+            torchTraceDir_->setText(dir);
+    });
     // A model that defines get_input_sweep() wants its sweep: ticked by default.
     auto updateSweep = [this] {
         const bool defined = definesInputSweep(modelSpec());
@@ -274,6 +308,18 @@ void SettingsPanel::setModelSpec(const QString& spec) {
     model_->setText(spec);
 }
 
+QString SettingsPanel::torchTraceDir() const {
+    const QString dir = torchTraceDir_->text().trimmed();
+    if (!torchTrace_->isChecked() || dir.isEmpty())
+        return {};
+    return QDir(dir).absolutePath();
+}
+
+void SettingsPanel::setTorchTrace(bool on, const QString& dir) {
+    torchTraceDir_->setText(dir);
+    torchTrace_->setChecked(on);
+}
+
 QString SettingsPanel::python() const {
     return python_->currentText();
 }
@@ -341,9 +387,11 @@ void SettingsPanel::setRunning(bool running) {
 void SettingsPanel::updateRunEnabled() {
     const bool anyMode =
         std::any_of(modes_.begin(), modes_.end(), [](QCheckBox* c) { return c->isChecked(); });
-    run_->setEnabled(!running_ && anyMode && !modelSpec().isEmpty());
+    // A ticked trace box needs a directory: running without the trace asked for would surprise.
+    const bool traceOk = !torchTrace_->isChecked() || !torchTraceDir_->text().trimmed().isEmpty();
+    run_->setEnabled(!running_ && anyMode && !modelSpec().isEmpty() && traceOk);
     if (compareAll_)
-        compareAll_->setEnabled(!running_ && !modelSpec().isEmpty());
+        compareAll_->setEnabled(!running_ && !modelSpec().isEmpty() && traceOk);
 }
 
 void SettingsPanel::setModeChecked(const QString& mode, bool checked) {
@@ -382,6 +430,8 @@ void SettingsPanel::saveState() const {
     settings.setValue("iters", iters_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
     settings.setValue("threads", threads_->value());
+    settings.setValue("torchTrace", torchTrace_->isChecked());
+    settings.setValue("torchTraceDir", torchTraceDir_->text());
 }
 
 void SettingsPanel::restoreState() {
@@ -406,6 +456,8 @@ void SettingsPanel::restoreState() {
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
+    setTorchTrace(settings.value("torchTrace", false).toBool(),
+                  settings.value("torchTraceDir", torchTraceDir_->text()).toString());
     updateRunEnabled();
 }
 

@@ -28,6 +28,9 @@ class SettingsPanel : public QWidget {
     void setModelSpec(const QString& spec);
     QString python() const;
     void setPython(const QString& path);
+    // Where torch writes its TORCH_TRACE log; empty when the box is unticked.
+    QString torchTraceDir() const;
+    void setTorchTrace(bool on, const QString& dir);
     // One setting per checked mode, sharing the other choices.
     std::vector<core::Setting> settings() const;
     // One setting per known mode, eager first: what "Compare all modes" runs.
@@ -70,6 +73,9 @@ class SettingsPanel : public QWidget {
     QSpinBox* threads_;
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
+    QCheckBox* torchTrace_;
+    QLineEdit* torchTraceDir_;
+    QPushButton* torchTraceBrowse_;
     QPushButton* run_;
     QPushButton* compareAll_ = nullptr;
     QPushButton* cancel_;

@@ -141,6 +141,19 @@ class CompareSessionTest : public QObject {
         QVERIFY(runs[1].error && runs[1].error->message.find("priming") != std::string::npos);
         QCOMPARE(status(runs[2]), QString("cancelled"));
     }
+
+    // The unmeasured priming run writes no TORCH_TRACE log; the rest of the
+    // options stay as the session asked.
+    void primingRunWritesNoTorchTrace() {
+        ProbeOptions options;
+        options.python = "/usr/bin/python3";
+        options.torchTraceDir = "/tmp/traces";
+        options.cupti = false;
+        const ProbeOptions primed = primingOptions(options);
+        QVERIFY(primed.torchTraceDir.empty());
+        QCOMPARE(primed.python, options.python);
+        QCOMPARE(primed.cupti, false);
+    }
 };
 
 QTEST_GUILESS_MAIN(CompareSessionTest)

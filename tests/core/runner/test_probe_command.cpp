@@ -10,7 +10,7 @@ TEST(ProbeCommand, ArgumentsAreAListNotAShellString) {
     Setting s;
     s.mode = "max-autotune";
     s.fullgraph = true;
-    ProbeOptions options{"/venv/bin/python", "/opt/cs/probe", "", "", false};
+    ProbeOptions options{"/venv/bin/python", "/opt/cs/probe", "", "", false, ""};
     auto launch = buildProbeLaunch("/models/my model's \"file\".py", s, options);
     EXPECT_EQ(launch.program, "/venv/bin/python");
     auto& a = launch.arguments;
@@ -51,4 +51,20 @@ TEST(ProbeCommand, LabelsDistinguishSettings) {
     e.mode = "eager";
     e.backend = "aot_eager";
     EXPECT_EQ(e.label(), "eager");
+}
+
+TEST(ProbeCommand, TorchTraceDirectoryOnlyWhenAsked) {
+    Setting s;
+    ProbeOptions options;
+    options.python = "/venv/bin/python";
+    options.probeRoot = "/opt/cs/probe";
+    auto without = buildProbeLaunch("m.py", s, options).arguments;
+    EXPECT_EQ(std::find(without.begin(), without.end(), "--torch-trace"), without.end());
+
+    options.torchTraceDir = "/home/me/traces with space";
+    auto a = buildProbeLaunch("m.py", s, options).arguments;
+    auto flag = std::find(a.begin(), a.end(), "--torch-trace");
+    ASSERT_NE(flag, a.end());
+    ASSERT_NE(flag + 1, a.end());
+    EXPECT_EQ(*(flag + 1), "/home/me/traces with space");
 }
