@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, validate_report
+from conftest import GALLERY, ROOT, validate_report
 
 MAKER = ROOT / "benchmarks" / "trace_log" / "make_trace_log.py"
 
@@ -237,3 +237,51 @@ def test_a_file_that_is_no_trace_is_an_error_naming_it(cli, tmp_path):
     errors = error_lines(proc)
     assert len(errors) == 1 and str(not_trace) in errors[0], proc.stderr
     assert not (tmp_path / "report.json").exists()
+
+
+@pytest.mark.parametrize("model", ["print_break.py", "variable_length.py"])
+def test_a_run_and_the_import_of_its_own_trace_agree(run_cli, cli, tmp_path, model):
+    """The probe's live capture and torch's own trace of the same run describe
+    the same graphs, breaks and recompiles."""
+    traces = tmp_path / "traces"
+    live = run_cli(
+        "run",
+        GALLERY / model,
+        "--settings",
+        "default/aot_eager",
+        "--device",
+        "cpu",
+        "--warmup",
+        "1",
+        "--iters",
+        "3",
+        "--torch-trace",
+        traces,
+    )
+    assert live.returncode == 0, live.stderr
+    (run,) = live.report["runs"]
+    proc = import_trace(cli, traces, tmp_path / "imported.json")
+    assert proc.returncode == 0, proc.stderr
+    (imported,) = validate_report(json.loads((tmp_path / "imported.json").read_text()))["runs"]
+    assert imported["status"] == "imported"
+
+    def graphs(r):
+        return [(g["compile_id"], g["function"], len(g["nodes"])) for g in r["graphs"]]
+
+    def breaks(r):
+        return [
+            (b["gb_type"], b["frames"][b["user_frame"]]["line"] if b["user_frame"] >= 0 else None)
+            for b in r["graph_breaks"]
+        ]
+
+    def recompiles(r):
+        return [(x["function"], x["reason"]) for x in r["recompiles"]]
+
+    assert graphs(imported) == graphs(run)
+    assert breaks(imported) == breaks(run)
+    assert recompiles(imported) == recompiles(run)
+    assert run["graphs"], "the model should compile at least one graph"
+    if model == "print_break.py":
+        assert breaks(run), "the print must break the graph"
+    else:
+        assert recompiles(run), "the input sweep must recompile"
