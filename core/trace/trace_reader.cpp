@@ -12,6 +12,9 @@ namespace cs::core::trace {
 namespace {
 
 constexpr size_t kBlockBytes = size_t{1} << 20; // per reader thread
+// No record or payload line of a real trace comes near this; a longer one is
+// skipped (and named) instead of being held in memory.
+constexpr size_t kMaxLineBytes = size_t{64} << 20;
 
 bool isDigit(char c) {
     return c >= '0' && c <= '9';
@@ -72,6 +75,15 @@ class RecordAssembler {
             return;
         }
         startRecord(prefix);
+    }
+
+    // A line over the bound: counted, named, its bytes never kept. It ends
+    // the record it belonged to, whose payload then fails its md5.
+    void longLine(size_t bound) {
+        ++summary_.lines;
+        finish(false);
+        problem("line longer than " + std::to_string(bound >> 20U) +
+                " MiB: skipped (a trace line is never that long; the file is damaged)");
     }
 
     // End of file: a record still waiting for payload lines was cut off.
@@ -225,9 +237,10 @@ TraceReader::Summary TraceReader::read(const std::string& path, const Callbacks&
     }
     RecordAssembler assembler(callbacks, summary);
     std::vector<char> block(kBlockBytes);
-    std::string carry;   // the start of a line that continues in the next block
-    int64_t offset = 0;  // file offset of block[0]
-    int64_t carryAt = 0; // file offset of carry's first byte
+    std::string carry;     // the start of a line that continues in the next block
+    bool skipping = false; // inside a line longer than kMaxLineBytes
+    int64_t offset = 0;    // file offset of block[0]
+    int64_t carryAt = 0;   // file offset of carry's first byte
     for (;;) {
         if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
             summary.cancelled = true;
@@ -245,7 +258,10 @@ TraceReader::Summary TraceReader::read(const std::string& path, const Callbacks&
             if (nl == nullptr)
                 break;
             const size_t end = static_cast<size_t>(nl - data.data());
-            if (!carry.empty()) {
+            if (skipping) {
+                skipping = false;
+                assembler.longLine(kMaxLineBytes);
+            } else if (!carry.empty()) {
                 carry.append(data.substr(start, end - start));
                 assembler.line(carry, carryAt);
                 carry.clear();
@@ -258,7 +274,12 @@ TraceReader::Summary TraceReader::read(const std::string& path, const Callbacks&
         if (start < data.size()) {
             if (carry.empty())
                 carryAt = offset + static_cast<int64_t>(start);
-            carry.append(data.substr(start));
+            if (!skipping && carry.size() + (data.size() - start) > kMaxLineBytes) {
+                skipping = true;
+                carry.clear();
+            }
+            if (!skipping)
+                carry.append(data.substr(start));
         }
         offset += static_cast<int64_t>(got);
         if (callbacks.progress)
@@ -268,8 +289,10 @@ TraceReader::Summary TraceReader::read(const std::string& path, const Callbacks&
         summary.error = std::string("read error: ") + std::strerror(errno);
         return summary;
     }
-    summary.endsMidLine = !carry.empty();
-    if (!carry.empty())
+    summary.endsMidLine = !carry.empty() || skipping;
+    if (skipping)
+        assembler.longLine(kMaxLineBytes);
+    else if (!carry.empty())
         assembler.line(carry, carryAt);
     assembler.end(summary.endsMidLine);
     return summary;

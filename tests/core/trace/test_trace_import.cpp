@@ -309,6 +309,28 @@ TEST(TraceImport, UnknownKindsAreCountedAndKept) {
     EXPECT_EQ(run.graphs.size(), 4U);
 }
 
+TEST(TraceImport, OverlongLineIsSkippedAndNamedNotBuffered) {
+    TempDir dir;
+    const std::string text = readAll(fixtureLog());
+    const size_t firstRecordEnd = text.find('\n') + 1;
+    std::string damaged = text.substr(0, firstRecordEnd);
+    damaged += std::string((size_t{64} << 20) + 10, 'x') + "\n"; // one line over the bound
+    damaged += text.substr(firstRecordEnd);
+    writeAll(dir.path() / "dedicated_log_torch_trace_long.log", damaged);
+    const ImportResult result = importTrace(dir.path().string());
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    const core::Run& run = result.report.runs.front();
+    // It lands inside the first record's payload: that payload fails its md5 too.
+    const auto tooLong =
+        std::find_if(run.parseProblems.begin(), run.parseProblems.end(), [](const auto& p) {
+            return p.message.find("longer than 64 MiB") != std::string::npos;
+        });
+    ASSERT_NE(tooLong, run.parseProblems.end());
+    EXPECT_EQ(tooLong->line, 2);
+    EXPECT_EQ(run.trace->badPayloads, 1);
+    EXPECT_EQ(run.graphs.size(), 4U); // everything after it is read
+}
+
 // Random cuts and byte changes of a real trace: never a crash, and a cut or a
 // changed payload is always reported.
 TEST(TraceImport, SurvivesRandomCutsAndMutations) {
