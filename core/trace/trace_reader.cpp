@@ -258,8 +258,9 @@ TraceReader::Summary TraceReader::read(const std::string& path, const Callbacks&
             if (nl == nullptr)
                 break;
             const size_t end = static_cast<size_t>(nl - data.data());
-            if (skipping) {
+            if (skipping || carry.size() + (end - start) > kMaxLineBytes) {
                 skipping = false;
+                carry.clear();
                 assembler.longLine(kMaxLineBytes);
             } else if (!carry.empty()) {
                 carry.append(data.substr(start, end - start));
