@@ -27,6 +27,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::failureRule(input, findings);
     advice::graphBreakRule(input, findings);
     advice::recompileRule(input, findings);
+    advice::rankDivergenceRule(input, findings);
     advice::noGainRule(input, findings);
     advice::warmupRule(input, findings);
     advice::compileTimeRule(input, findings);
@@ -63,6 +64,8 @@ const char* toString(EvidenceTab tab) {
         return "Kernels";
     case EvidenceTab::Console:
         return "Console";
+    case EvidenceTab::Ranks:
+        return "Ranks";
     }
     return "";
 }
