@@ -29,7 +29,7 @@ KindText textFor(DivergenceKind kind) {
     switch (kind) {
     case DivergenceKind::Graphs:
         return {"ranks.divergent_graphs", Severity::Critical,
-                "compiled different graphs than the other ranks",
+                "compiled different graphs from the other ranks",
                 "Ranks that trace different graphs issue different collectives: the job can hang "
                 "or ranks wait on each other. Make shapes and control flow the same on every rank "
                 "(pad or bucket per-rank batch sizes, do not branch on the rank or on data that "

@@ -28,6 +28,10 @@ std::string rankLabel(const Run& run, int index) {
     return "run " + std::to_string(index + 1);
 }
 
+std::string runLabel(const Run& run, int index) {
+    return isImported(run) ? rankLabel(run, index) : run.setting.label();
+}
+
 const char* toString(DivergenceKind kind) {
     switch (kind) {
     case DivergenceKind::Graphs:

@@ -19,6 +19,8 @@ int importedRunCount(const Report& report);
 bool allRunsImported(const Report& report);
 // "rank 3"; a run without a rank is named by its position ("run 2").
 std::string rankLabel(const Run& run, int index);
+// A run's name where settings are named: its rank when imported, else Setting::label().
+std::string runLabel(const Run& run, int index);
 
 // One rank's totals over its compiles.
 struct RankRow {

@@ -14,7 +14,7 @@ TEST(AdviceRanks, OneFindingPerKindOfDivergence) {
     ASSERT_EQ(graphs.size(), 1u);
     const Finding& f = graphs[0];
     EXPECT_EQ(f.severity, Severity::Critical);
-    EXPECT_EQ(f.title, "rank 1 compiled different graphs than the other ranks (of 2 ranks)");
+    EXPECT_EQ(f.title, "rank 1 compiled different graphs from the other ranks (of 2 ranks)");
     EXPECT_EQ(f.tab, EvidenceTab::Ranks);
     EXPECT_EQ(f.run, 1);
     EXPECT_EQ(f.setting, "rank 1");
@@ -49,7 +49,7 @@ TEST(AdviceRanks, ManyRanksAreCountedInTheTitle) {
     }
     const auto graphs = withRule(advise(ranksReport(runs)), "ranks.divergent_graphs");
     ASSERT_EQ(graphs.size(), 1u);
-    EXPECT_EQ(graphs[0].title, "rank 0 and rank 1 compiled different graphs than the other ranks "
+    EXPECT_EQ(graphs[0].title, "rank 0 and rank 1 compiled different graphs from the other ranks "
                                "(of 8 ranks)");
     EXPECT_EQ(graphs[0].run, -1);
 }
@@ -70,4 +70,36 @@ TEST(AdviceRanks, MeasurementRulesStayQuietOnImportedRuns) {
                     f.rule.rfind("graph_break.", 0) == 0)
             << f.rule << ": " << f.title;
     }
+}
+
+// Every rank of a job hits the same break and recompiles alike: one finding each, naming the ranks.
+TEST(AdviceRanks, RepeatedFindingsOfRanksNameTheRanks) {
+    std::vector<cs::core::Run> runs;
+    for (int r = 0; r < 3; ++r) {
+        cs::core::Run run = rankRun(r);
+        run.graphBreaks.push_back(advice_test::makeBreak(
+            "Unsupported Tensor.item() call with capture_scalar_outputs=False", "", "/job/train.py",
+            41, "n = x.sum().item()"));
+        for (int actual : {24, 16})
+            run.recompiles.push_back({"forward",
+                                      "tensor 'x' size mismatch at index 0. expected 32, actual " +
+                                          std::to_string(actual),
+                                      2, "", false, 8, ""});
+        runs.push_back(run);
+    }
+    const auto findings = advise(ranksReport(runs));
+    std::vector<Finding> breaks, recompiles;
+    for (const auto& f : findings) {
+        if (f.rule.rfind("graph_break.", 0) == 0)
+            breaks.push_back(f);
+        if (f.rule.rfind("recompile.", 0) == 0)
+            recompiles.push_back(f);
+    }
+    ASSERT_EQ(breaks.size(), 1u);
+    EXPECT_EQ(breaks[0].setting, "rank 0");
+    EXPECT_EQ(breaks[0].evidence.back(), "also in 2 other rank(s): rank 1 and rank 2");
+    ASSERT_EQ(recompiles.size(), 1u) << recompiles[1].title;
+    EXPECT_EQ(recompiles[0].run, -1);
+    EXPECT_EQ(recompiles[0].setting, "rank 0");
+    EXPECT_EQ(recompiles[0].evidence.back(), "the same on 3 ranks: rank 0, rank 1 and rank 2");
 }
