@@ -35,6 +35,7 @@
 #include "widgets/graph/graph_terms.h"
 #include "widgets/memory/kernels_tab.h"
 #include "widgets/memory/memory_tab.h"
+#include "widgets/ranks/ranks_tab.h"
 #include "widgets/run/console_view.h"
 #include "widgets/run/settings_panel.h"
 #include "widgets/run/welcome_page.h"
@@ -87,6 +88,11 @@ MainWindow::MainWindow(QWidget* parent)
     };
     addEvidenceTab(core::EvidenceTab::Compare, new widgets::CompareTab(document_, tabs_),
                    tr("Compare"));
+    tabs_->setTabToolTip(
+        addEvidenceTab(core::EvidenceTab::Ranks, new widgets::RanksTab(document_, tabs_),
+                       tr("Ranks")),
+        tr("The ranks of a distributed job, from an imported TORCH_TRACE log: where a rank "
+           "compiled differently from the others, and each rank's compiles"));
     tabs_->setTabToolTip(addEvidenceTab(core::EvidenceTab::Graph,
                                         new widgets::GraphTab(document_, tabs_), tr("Graph")),
                          widgets::compiledGraphTerm());

@@ -5,8 +5,53 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/analysis/rank_divergence.h"
 
 namespace cs::core {
+
+namespace {
+
+// The ranks of an imported job run the same code: each rank's break or
+// recompile finding repeats the others'. Keep the first, name every rank on it.
+void mergeAcrossRanks(const Report& report, std::vector<Finding>& findings) {
+    auto imported = [&](const Finding& f) {
+        return f.run >= 0 && f.run < static_cast<int>(report.runs.size()) &&
+               isImported(report.runs[static_cast<size_t>(f.run)]);
+    };
+    auto same = [](const Finding& a, const Finding& b) {
+        return a.rule == b.rule && a.title == b.title && a.file == b.file && a.line == b.line;
+    };
+    std::vector<Finding> kept;
+    std::vector<std::vector<std::string>> ranks; // per kept finding, when imported
+    for (auto& f : findings) {
+        if (!imported(f)) {
+            kept.push_back(std::move(f));
+            ranks.emplace_back();
+            continue;
+        }
+        const std::string rank = rankLabel(report.runs[static_cast<size_t>(f.run)], f.run);
+        size_t k = 0;
+        while (k < kept.size() && !(imported(kept[k]) && same(kept[k], f)))
+            ++k;
+        if (k < kept.size()) {
+            ranks[k].push_back(rank);
+            continue;
+        }
+        f.setting = rank;
+        kept.push_back(std::move(f));
+        ranks.push_back({rank});
+    }
+    for (size_t k = 0; k < kept.size(); ++k) {
+        if (ranks[k].size() > 1) {
+            kept[k].run = -1; // more than one run: the whole report
+            kept[k].evidence.push_back("the same on " + std::to_string(ranks[k].size()) +
+                                       " ranks: " + advice::joinWords(ranks[k]));
+        }
+    }
+    findings = std::move(kept);
+}
+
+} // namespace
 
 const char* toString(Severity severity) {
     switch (severity) {
@@ -27,12 +72,14 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::failureRule(input, findings);
     advice::graphBreakRule(input, findings);
     advice::recompileRule(input, findings);
+    advice::rankDivergenceRule(input, findings);
     advice::noGainRule(input, findings);
     advice::warmupRule(input, findings);
     advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
     advice::disturbedRule(input, findings);
     advice::unsettledRule(input, findings);
+    mergeAcrossRanks(report, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);
     });
@@ -63,6 +110,8 @@ const char* toString(EvidenceTab tab) {
         return "Kernels";
     case EvidenceTab::Console:
         return "Console";
+    case EvidenceTab::Ranks:
+        return "Ranks";
     }
     return "";
 }

@@ -48,7 +48,8 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
         const int64_t first = firstCallNs(run);
-        if (run.setting.mode == "eager" || first < 0 ||
+        // An imported TORCH_TRACE log has no first call; ranks.compile_time judges its ranks.
+        if (run.status == RunStatus::Imported || run.setting.mode == "eager" || first < 0 ||
             static_cast<double>(first) < threshold * 1e9)
             continue;
         const std::string label = run.setting.label();

@@ -13,7 +13,8 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
         const auto check = crosscheck(run);
-        if (!check || !check->disagrees())
+        // An imported TORCH_TRACE log was not measured by the probe.
+        if (!check || !check->disagrees() || run.status == RunStatus::Imported)
             continue;
         const std::string label = run.setting.label();
         Finding f;

@@ -4,7 +4,18 @@
 
 namespace cs::core {
 
-enum class EvidenceTab { None, Breaks, Graph, Compare, Warmup, Latency, Memory, Kernels, Console };
+enum class EvidenceTab {
+    None,
+    Breaks,
+    Graph,
+    Compare,
+    Warmup,
+    Latency,
+    Memory,
+    Kernels,
+    Console,
+    Ranks
+};
 // The tab's English name ("Breaks"), as the JSON and the CLI write it; "" for None.
 const char* toString(EvidenceTab tab);
 

@@ -8,6 +8,7 @@
 #include "core/advice/advice_text.h"
 #include "core/advice/break_cause.h"
 #include "core/analysis/function_name.h"
+#include "core/analysis/rank_divergence.h"
 
 namespace cs::core::advice {
 
@@ -80,7 +81,7 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (r == firstRun)
                 inFirst.push_back(b);
             if (r != lastRun)
-                labels.push_back(runs[static_cast<size_t>(r)].setting.label());
+                labels.push_back(runLabel(runs[static_cast<size_t>(r)], r));
             lastRun = r;
         }
         const auto graphs = graphsAround(run, inFirst);
@@ -97,7 +98,7 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.title = site.diagnosis.title + (where.empty() ? "" : " (" + where + ")");
         f.tab = EvidenceTab::Breaks;
         f.run = firstRun;
-        f.setting = run.setting.label();
+        f.setting = runLabel(run, firstRun);
         f.file = site.file;
         f.line = site.line;
         f.code = site.code;
@@ -124,9 +125,9 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
             plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") + " in all");
         if (labels.size() > 1)
-            f.evidence.push_back(
-                "also in " + std::to_string(labels.size() - 1) +
-                " other setting(s): " + joinWords({labels.begin() + 1, labels.end()}));
+            f.evidence.push_back("also in " + std::to_string(labels.size() - 1) +
+                                 (isImported(run) ? " other rank(s): " : " other setting(s): ") +
+                                 joinWords({labels.begin() + 1, labels.end()}));
         if (site.diagnosis.cause != BreakCause::CompilerDisabled) {
             const size_t total = run.graphBreaks.size();
             f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +

@@ -8,6 +8,7 @@
 #include "core/advice/advice_text.h"
 #include "core/advice/shape_guard.h"
 #include "core/analysis/function_name.h"
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -145,7 +146,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             const Graph* graph = graphOf(run, fr.function);
             const std::string fn =
                 fr.function.empty() ? "the compiled function" : functionLabel(fr.function);
-            const std::string label = run.setting.label();
+            const std::string label = runLabel(run, static_cast<int>(r));
             auto locate = [&](Finding& f) {
                 f.run = static_cast<int>(r);
                 f.setting = label;

@@ -12,7 +12,8 @@ void unsettledRule(const AdviceInput& input, std::vector<Finding>& out) {
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
         const auto unsettled = unsettledCalls(run);
-        if (!unsettled)
+        // An imported TORCH_TRACE log measured no calls: nothing can be unsettled.
+        if (!unsettled || run.status == RunStatus::Imported)
             continue;
         const std::string label = run.setting.label();
         const std::string n = std::to_string(unsettled->calls);

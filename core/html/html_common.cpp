@@ -2,6 +2,7 @@
 #include "core/html/html_sections.h"
 
 #include "core/analysis/palette.h"
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/html/report_html.h"
 
@@ -12,8 +13,10 @@ ReportView makeReportView(const Report& report) {
     for (size_t i = 0; i < report.runs.size(); ++i) {
         const Run& run = report.runs[i];
         const int index = static_cast<int>(i);
-        view.runs.push_back({&run, index, run.setting.label(), runColor(report, index),
-                             computeStats(run.measuredLatencies())});
+        // An imported run is a rank of a TORCH_TRACE log, not a setting.
+        const std::string label = isImported(run) ? rankLabel(run, index) : run.setting.label();
+        view.runs.push_back(
+            {&run, index, label, runColor(report, index), computeStats(run.measuredLatencies())});
     }
     return view;
 }

@@ -40,6 +40,8 @@ void writeAdvice(std::ostream& out, const ReportView& view);
 void writeEnvironment(std::ostream& out, const ReportView& view);
 void writeSettings(std::ostream& out, const ReportView& view);
 void writeComparison(std::ostream& out, const ReportView& view);
+// Only for imported TORCH_TRACE runs: the ranks side by side (two or more) and their compiles.
+void writeRanks(std::ostream& out, const ReportView& view);
 void writeBreaks(std::ostream& out, const ReportView& view);
 void writeRecompiles(std::ostream& out, const ReportView& view);
 void writeWarmup(std::ostream& out, const ReportView& view);
@@ -48,6 +50,9 @@ void writeMemory(std::ostream& out, const ReportView& view);
 void writeKernels(std::ostream& out, const ReportView& view);
 void writeGraphs(std::ostream& out, const ReportView& view);
 void writeProblems(std::ostream& out, const ReportView& view);
+
+// A note that imported runs hold no `what` ("latency"); empty without imported runs.
+std::string importedNoDataNote(const ReportView& view, const std::string& what);
 
 // The page's stylesheet (inline: the report fetches nothing).
 const char* reportStyle();

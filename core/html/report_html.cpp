@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/analysis/rank_divergence.h"
 #include "core/html/html_sections.h"
 
 namespace cs::core {
@@ -101,11 +102,20 @@ std::string writeReportHtml(const Report& report) {
         << htmlEscape(report.model.spec);
     if (!report.created.empty())
         out << " · created " << htmlEscape(report.created);
-    out << " · " << report.runs.size() << (report.runs.size() == 1 ? " setting" : " settings")
-        << "</p>";
+    const char* unit = allRunsImported(report)
+                           ? (report.runs.size() == 1 ? " rank" : " ranks")
+                           : (report.runs.size() == 1 ? " setting" : " settings");
+    out << " · " << report.runs.size() << unit << "</p>";
     out << "<nav><a href=\"#advice\">Advice</a><a href=\"#environment\">Environment</a><a "
            "href=\"#settings\">Settings</a>"
-           "<a href=\"#comparison\">Comparison</a><a href=\"#breaks\">Breaks</a>"
+           "<a href=\"#comparison\">Comparison</a>";
+    // Ranks and compiles exist only for an imported TORCH_TRACE log.
+    const int imported = importedRunCount(report);
+    if (imported >= 2)
+        out << "<a href=\"#ranks\">Ranks</a>";
+    if (imported > 0)
+        out << "<a href=\"#compiles\">Compiles</a>";
+    out << "<a href=\"#breaks\">Breaks</a>"
            "<a href=\"#recompiles\">Recompiles</a><a href=\"#warmup\">Warmup</a>"
            "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a "
            "href=\"#kernels\">Kernels</a>"
@@ -115,6 +125,7 @@ std::string writeReportHtml(const Report& report) {
     html::writeEnvironment(out, view);
     html::writeSettings(out, view);
     html::writeComparison(out, view);
+    html::writeRanks(out, view);
     html::writeBreaks(out, view);
     html::writeRecompiles(out, view);
     html::writeWarmup(out, view);

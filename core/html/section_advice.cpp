@@ -31,6 +31,8 @@ std::string anchorFor(EvidenceTab tab) {
         return "kernels";
     case EvidenceTab::Console:
         return "problems";
+    case EvidenceTab::Ranks:
+        return "ranks";
     }
     return {};
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
@@ -178,6 +179,11 @@ void writeLatency(std::ostream& out, const ReportView& view) {
     beginSection(out, "latency", "Steady-state latency",
                  "Calls after warmup: wall clock on CPU, CUDA events on GPU. Hover a line or box "
                  "for its values.");
+    out << importedNoDataNote(view, "latency: it records compiles, not calls");
+    if (allRunsImported(view.report)) {
+        endSection(out);
+        return;
+    }
     writeStatsTable(out, view);
     writeMeasurementChecks(out, view);
     writeSeries(out, view);

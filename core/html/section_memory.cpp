@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
@@ -121,6 +122,11 @@ void writeMemory(std::ostream& out, const ReportView& view) {
         out, "memory", "Memory",
         "Bytes the process held through each run, with its phases shaded: load, compile (the first "
         "call), warmup, measure.");
+    out << importedNoDataNote(view, "memory samples");
+    if (allRunsImported(view.report)) {
+        endSection(out);
+        return;
+    }
     bool anyDevice = false, anySeries = false;
     for (const auto& r : view.runs) {
         for (const auto& m : r.run->memory) {

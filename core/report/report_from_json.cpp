@@ -88,6 +88,60 @@ void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::stri
         warnings.push_back(where + ": no latency samples");
 }
 
+double secondsAt(const json& j, const char* key) {
+    return static_cast<double>(lenientValue<int64_t>(j, key, 0)) / 1e9;
+}
+
+// An imported TORCH_TRACE run: its file, compiles and cache lookups (absent otherwise).
+void readTraceFields(Run& run, const json& j) {
+    if (auto t = j.find("trace"); t != j.end() && t->is_object()) {
+        TraceSource source;
+        source.path = lenientValue<std::string>(*t, "path", "");
+        source.rank = lenientValue<int>(*t, "rank", -1);
+        source.pid = lenientValue<int64_t>(*t, "pid", -1);
+        source.started = lenientValue<std::string>(*t, "started", "");
+        source.bytes = lenientValue<int64_t>(*t, "bytes", 0);
+        source.records = lenientValue<int64_t>(*t, "records", 0);
+        using Counts = std::map<std::string, int64_t>;
+        source.kinds = lenientValue<Counts>(*t, "kinds", {});
+        source.unknownKinds = lenientValue<Counts>(*t, "unknown_kinds", {});
+        source.artifacts = lenientValue<Counts>(*t, "artifacts", {});
+        source.badPayloads = lenientValue<int64_t>(*t, "bad_payloads", 0);
+        source.truncated = lenientValue<bool>(*t, "truncated", false);
+        run.trace = std::move(source);
+    }
+    for (const auto& c : arrayAt(j, "compiles")) {
+        if (!c.is_object())
+            continue;
+        CompileRecord record;
+        record.compileId = lenientValue<std::string>(c, "compile_id", "");
+        record.function = lenientValue<std::string>(c, "function", "");
+        record.file = lenientValue<std::string>(c, "file", "");
+        record.line = lenientValue<int>(c, "line", 0);
+        record.startTime = lenientValue<double>(c, "start_unix_s", 0);
+        record.seconds = secondsAt(c, "compile_ns");
+        for (const auto& p : arrayAt(c, "phases"))
+            record.phases.push_back({lenientValue<std::string>(p, "name", ""), secondsAt(p, "ns")});
+        record.failType = lenientValue<std::string>(c, "fail_type", "");
+        record.failReason = lenientValue<std::string>(c, "fail_reason", "");
+        record.restartReasons = lenientValue<std::vector<std::string>>(c, "restart_reasons", {});
+        record.recompileReason = lenientValue<std::string>(c, "recompile_reason", "");
+        record.cudagraphSkipReason = lenientValue<std::string>(c, "cudagraph_skip_reason", "");
+        record.cacheSize = lenientValue<int>(c, "cache_size", 0);
+        record.graphs = lenientValue<int>(c, "graphs", 0);
+        record.graphBreaks = lenientValue<int>(c, "graph_breaks", 0);
+        record.outputCodeOffset = lenientValue<int64_t>(c, "output_code_offset", -1);
+        record.outputCodeBytes = lenientValue<int64_t>(c, "output_code_bytes", 0);
+        run.compiles.push_back(std::move(record));
+    }
+    for (const auto& l : arrayAt(j, "cache_lookups")) {
+        run.cacheLookups.push_back({lenientValue<std::string>(l, "compile_id", ""),
+                                    lenientValue<std::string>(l, "cache", ""),
+                                    lenientValue<std::string>(l, "outcome", ""),
+                                    lenientValue<std::string>(l, "reason", "")});
+    }
+}
+
 void readCompilePhases(Run& run, const json& j) {
     const json& compile = objectAt(j, "compile_phases");
     for (const auto& p : arrayAt(compile, "phases")) {
@@ -287,6 +341,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
         run.captureWarnings.push_back({lenientValue<std::string>(w, "what", ""),
                                        lenientValue<std::string>(w, "error", ""),
                                        lenientValue<std::string>(w, "torch", "")});
+    readTraceFields(run, j);
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

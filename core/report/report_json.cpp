@@ -105,6 +105,60 @@ json kernelsToJson(const KernelSummary& k) {
         {"dropped", k.dropped}};
 }
 
+// Imported TORCH_TRACE runs only: absent from a probe's runs.
+void addTraceFields(json& j, const Run& run) {
+    if (run.trace) {
+        const TraceSource& t = *run.trace;
+        j["trace"] = {{"path", t.path},
+                      {"rank", t.rank},
+                      {"pid", t.pid},
+                      {"started", t.started},
+                      {"bytes", t.bytes},
+                      {"records", t.records},
+                      {"kinds", t.kinds},
+                      {"unknown_kinds", t.unknownKinds},
+                      {"artifacts", t.artifacts},
+                      {"bad_payloads", t.badPayloads},
+                      {"truncated", t.truncated}};
+    }
+    if (!run.compiles.empty()) {
+        json compiles = json::array();
+        for (const auto& c : run.compiles) {
+            json phases = json::array();
+            for (const auto& p : c.phases)
+                phases.push_back({{"name", p.name}, {"ns", ns(p.seconds * 1e9)}});
+            compiles.push_back({{"compile_id", c.compileId},
+                                {"function", c.function},
+                                {"file", c.file},
+                                {"line", c.line},
+                                {"start_unix_s", c.startTime},
+                                {"compile_ns", ns(c.seconds * 1e9)},
+                                {"phases", phases},
+                                {"fail_type", c.failType},
+                                {"fail_reason", c.failReason},
+                                {"restart_reasons", c.restartReasons},
+                                {"recompile_reason", c.recompileReason},
+                                {"cudagraph_skip_reason", c.cudagraphSkipReason},
+                                {"cache_size", c.cacheSize},
+                                {"graphs", c.graphs},
+                                {"graph_breaks", c.graphBreaks},
+                                {"output_code_offset", c.outputCodeOffset},
+                                {"output_code_bytes", c.outputCodeBytes}});
+        }
+        j["compiles"] = compiles;
+    }
+    if (!run.cacheLookups.empty()) {
+        json lookups = json::array();
+        for (const auto& l : run.cacheLookups) {
+            lookups.push_back({{"compile_id", l.compileId},
+                               {"cache", l.cache},
+                               {"outcome", l.outcome},
+                               {"reason", l.reason}});
+        }
+        j["cache_lookups"] = lookups;
+    }
+}
+
 } // namespace
 
 json settingToJson(const Setting& s) {
@@ -249,6 +303,7 @@ json runToJson(const Run& run) {
             warnings.push_back({{"what", w.what}, {"error", w.error}, {"torch", w.torch}});
         j["capture_warnings"] = warnings;
     }
+    addTraceFields(j, run);
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)

@@ -8,6 +8,7 @@
 
 #include "core/analysis/gpu_status.h"
 #include "core/analysis/palette.h"
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "widgets/charts/memory_peak_chart.h"
 #include "widgets/charts/memory_timeline_chart.h"
@@ -69,6 +70,7 @@ QString notesFor(const core::Run& run) {
 MemoryTab::MemoryTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), picker_(new SettingPicker(document, this)),
       hostRss_(new QCheckBox(tr("host RSS"), this)), notes_(new QLabel(this)),
+      imported_(new QLabel(this)), body_(new QWidget(this)),
       timeline_(new MemoryTimelineChart(this)), peaks_(new MemoryPeakChart(this)) {
     setObjectName("memoryTab");
     hostRss_->setObjectName("memoryHostRss");
@@ -91,10 +93,20 @@ MemoryTab::MemoryTab(ReportDocument* document, QWidget* parent)
     splitter->addWidget(peaks_);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    imported_->setObjectName("memoryImported");
+    imported_->setText(tr("This report was imported from a TORCH_TRACE log: it holds no memory "
+                          "samples. See the Ranks tab."));
+    imported_->setWordWrap(true);
+    imported_->setAlignment(Qt::AlignCenter);
+    imported_->setEnabled(false); // the palette's muted text colour
+    auto* bodyLayout = new QVBoxLayout(body_);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    bodyLayout->addLayout(top);
+    bodyLayout->addWidget(notes_);
+    bodyLayout->addWidget(splitter, 1);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(notes_);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(imported_);
+    layout->addWidget(body_, 1);
 
     connect(&throttle_, &RefreshThrottle::due, this, &MemoryTab::refresh);
     connect(document_, &ReportDocument::reportReset, this, &MemoryTab::refresh);
@@ -112,6 +124,9 @@ void MemoryTab::refresh() {
     peaks_->showReport(report);
     notes_->setText(run ? notesFor(*run) : QString());
     notes_->setVisible(!notes_->text().isEmpty());
+    const bool imported = core::allRunsImported(report);
+    imported_->setVisible(imported);
+    body_->setVisible(!imported);
 }
 
 } // namespace cs::widgets

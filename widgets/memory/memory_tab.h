@@ -28,6 +28,8 @@ class MemoryTab : public QWidget {
     SettingPicker* picker_;
     QCheckBox* hostRss_;
     QLabel* notes_;
+    QLabel* imported_;
+    QWidget* body_;
     MemoryTimelineChart* timeline_;
     MemoryPeakChart* peaks_;
     RefreshThrottle throttle_{150}; // live events arrive faster than a person can see

@@ -10,6 +10,7 @@
 
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/palette.h"
+#include "core/analysis/rank_divergence.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/iteration_chart.h"
 #include "widgets/charts/latency_box_plot.h"
@@ -25,7 +26,8 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
       histogram_(new LatencyHistogram(document, this)),
       boxPlot_(new LatencyBoxPlot(document, this)), overhead_(new QLabel(this)),
       crosscheck_(new QLabel(this)), dropUnsettled_(new QCheckBox(this)),
-      table_(new QTableView(this)), model_(new RunsModel(document, this)) {
+      table_(new QTableView(this)), model_(new RunsModel(document, this)),
+      imported_(new QLabel(this)) {
     chart_->setObjectName("iterationChart");
     histogram_->setObjectName("latencyHistogram");
     boxPlot_->setObjectName("latencyBoxPlot");
@@ -68,8 +70,16 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     splitter->addWidget(distribution);
     splitter->addWidget(bottom);
     splitter->setSizes({320, 320, 200}); // the table would take it all by its size hint
+    body_ = splitter;
+    imported_->setObjectName("latencyImported");
+    imported_->setText(tr("This report was imported from a TORCH_TRACE log: it records compiles, "
+                          "not calls, so there is no latency to show. See the Ranks tab."));
+    imported_->setWordWrap(true);
+    imported_->setAlignment(Qt::AlignCenter);
+    imported_->setEnabled(false); // the palette's muted text colour
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(imported_);
     layout->addWidget(splitter);
     auto* proxy = setupTableView(table_, model_);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -82,8 +92,16 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     connect(document_, &ReportDocument::runChanged, this, &LatencyTab::updateOverhead);
     connect(document_, &ReportDocument::reportReset, this, &LatencyTab::updateChecks);
     connect(document_, &ReportDocument::runChanged, this, &LatencyTab::updateChecks);
+    connect(document_, &ReportDocument::reportReset, this, &LatencyTab::updateImported);
     updateOverhead();
     updateChecks();
+    updateImported();
+}
+
+void LatencyTab::updateImported() {
+    const bool imported = core::allRunsImported(document_->report());
+    imported_->setVisible(imported);
+    body_->setVisible(!imported);
 }
 
 void LatencyTab::updateChecks() {

@@ -25,6 +25,8 @@ class LatencyTab : public QWidget {
   private:
     void updateOverhead();
     void updateChecks();
+    // An imported TORCH_TRACE log holds no calls: one line instead of empty charts.
+    void updateImported();
 
     ReportDocument* document_;
     IterationChart* chart_;
@@ -35,6 +37,8 @@ class LatencyTab : public QWidget {
     QCheckBox* dropUnsettled_;
     QTableView* table_;
     RunsModel* model_;
+    QLabel* imported_;
+    QWidget* body_ = nullptr;
 };
 
 } // namespace cs::widgets

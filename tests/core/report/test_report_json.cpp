@@ -6,6 +6,7 @@
 #include "core/events/event_parser.h"
 #include "core/report/report_from_json.h"
 #include "core/report/report_json.h"
+#include "tests/core/rank_reports.h"
 #include "tests/core/report_capture.h"
 #include "tests/core/sample_reports.h"
 
@@ -185,4 +186,38 @@ TEST(ReportJson, RunByRunWriterMatchesTheWholeDocument) {
     Report none = report;
     none.runs.clear();
     EXPECT_EQ(writeReportJson(none), reportToJson(none).dump(1));
+}
+
+TEST(ReportJson, ImportedRanksRoundTripThroughBothReaders) {
+    Report report = rank_test::divergentTwoRanks();
+    auto& one = report.runs[1];
+    one.trace->kinds = {{"dynamo_start", 3}, {"artifact", 9}, {"mystery", 1}};
+    one.trace->unknownKinds = {{"mystery", 1}};
+    one.trace->artifacts = {{"fx_graph_cache_miss", 1}};
+    one.trace->badPayloads = 2;
+    one.trace->truncated = true;
+    one.compiles[0].failType = "BackendCompilerFailed";
+    one.compiles[0].failReason = "boom";
+    one.compiles[0].cudagraphSkipReason = "mutated inputs";
+    one.compiles[0].cacheSize = 1;
+    one.compiles[0].graphBreaks = 2;
+    one.compiles[0].outputCodeOffset = 12345;
+    one.compiles[0].outputCodeBytes = 678;
+    const std::string text = cs::test::writeAndKeepReport(report, "core_imported_ranks");
+
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc["runs"][1]["status"], "imported");
+    EXPECT_EQ(doc["runs"][1]["trace"]["rank"], 1);
+    EXPECT_EQ(doc["runs"][1]["compiles"][0]["compile_ns"], 16000000000LL);
+    EXPECT_EQ(doc["runs"][1]["cache_lookups"][2]["outcome"], "bypass");
+    // A probe's run has none of them.
+    const std::string probe = writeReportJson(cs::test::sampleReport());
+    EXPECT_EQ(probe.find("\"cache_lookups\""), std::string::npos);
+    EXPECT_EQ(probe.find("\"trace\""), std::string::npos);
+
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_TRUE(read.warnings.empty());
+    EXPECT_EQ(read.report.runs, report.runs);
+    EXPECT_EQ(writeReportJson(read.report), text);
 }
