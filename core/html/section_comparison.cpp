@@ -4,6 +4,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
@@ -34,6 +35,11 @@ void writeComparison(std::ostream& out, const ReportView& view) {
     const Report& report = view.report;
     if (view.runs.empty()) {
         out << "<p class=\"empty\">No runs.</p>";
+        endSection(out);
+        return;
+    }
+    if (allRunsImported(view.report)) {
+        out << importedNoDataNote(view, "timed calls to compare");
         endSection(out);
         return;
     }

@@ -1,4 +1,5 @@
 // Settings: how each probe process compiled and measured the model, and how it ended.
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
@@ -25,6 +26,12 @@ void writeSettings(std::ostream& out, const ReportView& view) {
         "One fresh probe process per setting, so no compile cache carries from one into the next.");
     if (view.runs.empty()) {
         out << "<p class=\"empty\">This report has no runs.</p>";
+        endSection(out);
+        return;
+    }
+    if (allRunsImported(view.report)) {
+        // No probe ran: the log does not say which mode or settings the job used.
+        out << importedNoDataNote(view, "settings a probe ran: its ranks are under Ranks");
         endSection(out);
         return;
     }

@@ -42,9 +42,9 @@ const char* toString(RunStatus status) {
 }
 
 std::optional<RunStatus> runStatusFromString(const std::string& text) {
-    for (auto status : {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
-                        RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout,
-                        RunStatus::Imported}) {
+    for (auto status :
+         {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
+          RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout, RunStatus::Imported}) {
         if (text == toString(status))
             return status;
     }

@@ -99,7 +99,7 @@ struct GraphBreak {
     int index = 0;
     std::string reason;
     std::string gbType;
-    std::string gbId; // torch's break id ("GB0059"); empty on torch without ids
+    std::string gbId;                // torch's break id ("GB0059"); empty on torch without ids
     std::vector<SourceFrame> frames; // innermost last
     int userFrame = -1;              // index into frames, -1 when none is user code
     int graphBefore = -1;
@@ -135,8 +135,8 @@ struct CompileRecord {
     std::string function;  // co_name
     std::string file;
     int line = 0;
-    double startTime = 0; // Unix seconds, as torch wrote it; 0 unknown
-    double seconds = 0;   // entire_frame_compile_time_s
+    double startTime = 0;             // Unix seconds, as torch wrote it; 0 unknown
+    double seconds = 0;               // entire_frame_compile_time_s
     std::vector<CompilePhase> phases; // the live probe's phase names (compile_phases.py)
     std::string failType;
     std::string failReason;

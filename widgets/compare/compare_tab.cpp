@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/rank_divergence.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
 #include "widgets/compare/comparison_model.h"
@@ -28,7 +29,7 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     // Fits 1280 px: columns fit their content up to a cap, the notes take
     // the rest, elided (full text in the tooltip).
     fitColumnsToContent(table_, ComparisonModel::Notes, 0.22);
-    auto* legend = new QLabel(
+    legend_ = new QLabel(
         tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra "
            "warmup over "
            "eager is paid back by the time saved per call (\"never\" when nothing is saved). "
@@ -36,8 +37,8 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
            "compiles like default. "
            "Hover a cell for raw values."),
         this);
-    legend->setWordWrap(true);
-    legend->setMargin(6);
+    legend_->setWordWrap(true);
+    legend_->setMargin(6);
     details_->setObjectName("compareDetails");
     details_->setReadOnly(true);
     details_->setVisible(false);
@@ -49,7 +50,7 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     layout->addWidget(summary_);
     layout->addWidget(table_, 1);
     layout->addWidget(details_);
-    layout->addWidget(legend);
+    layout->addWidget(legend_);
 
     connect(model_, &ComparisonModel::recomputed, this, [this] {
         updateSummary();
@@ -68,6 +69,17 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
 }
 
 void CompareTab::updateSummary() {
+    // A TORCH_TRACE log timed no calls: one line instead of a table of blanks.
+    const bool imported = core::allRunsImported(document_->report());
+    table_->setVisible(!imported);
+    legend_->setVisible(!imported);
+    if (imported) {
+        details_->setVisible(false);
+        summary_->setText(tr("This report was imported from a TORCH_TRACE log: it records "
+                             "compiles, not calls, so there is nothing to compare. See the Ranks "
+                             "tab."));
+        return;
+    }
     // What torch did differently from what was asked belongs beside the verdict,
     // not only in a column that may be scrolled out of view.
     QString text = QString::fromStdString(core::comparisonSummary(model_->comparison()));

@@ -30,6 +30,7 @@ class CompareTab : public QWidget {
     QTableView* table_;
     QSortFilterProxyModel* proxy_;
     QPlainTextEdit* details_;
+    QLabel* legend_ = nullptr;
 };
 
 } // namespace cs::widgets

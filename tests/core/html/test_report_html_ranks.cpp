@@ -59,9 +59,9 @@ TEST(ReportHtmlRanks, CompilesPerRankFoldBeyondTwenty) {
     EXPECT_NE(compiles.find("dynamo_tracing 4.00 s"), std::string::npos) << compiles;
 }
 
-TEST(ReportHtmlRanks, LatencyAndMemorySayTheLogHasNone) {
+TEST(ReportHtmlRanks, LatencyMemorySettingsAndComparisonSayTheLogHasNone) {
     const std::string html = writeReportHtml(divergentTwoRanks());
-    for (const char* id : {"latency", "memory"}) {
+    for (const char* id : {"latency", "memory", "settings", "comparison"}) {
         const std::string s = section(html, id);
         EXPECT_NE(s.find("imported from a TORCH_TRACE log, which holds no"), std::string::npos)
             << id;

@@ -201,6 +201,11 @@ class RanksTabTest : public QObject {
         }
         QVERIFY(!child<QWidget>(window, "iterationChart")->isVisibleTo(latency));
         QVERIFY(!child<QWidget>(window, "memoryTimelineChart")->isVisibleTo(memory));
+        // Compare: one line, no table of imported rows.
+        auto* compareTable = child<QTableView>(window, "compareTable");
+        QWidget* compare = compareTable->parentWidget();
+        QVERIFY(!compareTable->isVisibleTo(compare));
+        QVERIFY(child<QLabel>(window, "compareSummary")->text().contains("TORCH_TRACE"));
 
         // A probe's report brings the charts back.
         window.document()->showReport(probeReport());
@@ -208,6 +213,7 @@ class RanksTabTest : public QObject {
         QVERIFY(!memoryNote->isVisibleTo(memory));
         QVERIFY(child<QWidget>(window, "iterationChart")->isVisibleTo(latency));
         QVERIFY(child<QWidget>(window, "memoryTimelineChart")->isVisibleTo(memory));
+        QVERIFY(compareTable->isVisibleTo(compare));
     }
 };
 
