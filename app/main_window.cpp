@@ -22,6 +22,7 @@
 #include <QTimer>
 
 #include "app/report_io.h"
+#include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
@@ -426,15 +427,17 @@ void MainWindow::openReport(const QString& path) {
                 status_->setText(tr("Could not open %1").arg(path));
                 return;
             }
-            // Run again means the report's model, where it is still there.
+            // Run again means the report's model, where it is still there; an
+            // imported TORCH_TRACE log names no model and no settings to repeat.
+            const bool imported = core::allRunsImported(result.report);
             const auto& model = result.report.model;
             const QString spec =
                 QString::fromStdString(model.file.empty() ? model.spec : model.file);
-            if (!spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
+            if (!imported && !spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
                 settings_->setModelSpec(spec);
             // ... and its settings: the panel shows what the report ran, so Run
             // repeats it rather than whatever was ticked before.
-            if (!result.report.runs.empty()) {
+            if (!imported && !result.report.runs.empty()) {
                 for (const auto& mode : core::knownModes()) {
                     const bool ran =
                         std::any_of(result.report.runs.begin(), result.report.runs.end(),

@@ -10,8 +10,10 @@
 #include <QTest>
 
 #include "app/main_window.h"
+#include "core/report/report_json.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/common/report_document.h"
+#include "widgets/run/settings_panel.h"
 
 using namespace cs;
 
@@ -51,6 +53,32 @@ class TraceImportTest : public QObject {
         QCOMPARE(report.runs[0].graphBreaks.size(), size_t(2));
         QVERIFY2(window.statusText().startsWith("Imported"), qPrintable(window.statusText()));
         QVERIFY(window.document()->path().isEmpty()); // Save asks where
+    }
+
+    void savedImportReopensWithoutTouchingTheRunSettings() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("imported.json");
+        {
+            app::MainWindow window;
+            window.setQuiet(true);
+            QSignalSpy imported(&window, &app::MainWindow::traceImported);
+            window.importTrace(fixtureDir());
+            QVERIFY(imported.wait(30000));
+            std::string error;
+            QVERIFY(core::saveTextFile(path.toStdString(),
+                                       core::writeReportJson(window.document()->report()), &error));
+        }
+        app::MainWindow window;
+        window.setQuiet(true);
+        auto* panel = window.findChild<widgets::SettingsPanel*>();
+        QVERIFY(panel);
+        const QString before = panel->modelSpec();
+        QSignalSpy opened(&window, &app::MainWindow::reportOpened);
+        window.openPath(path);
+        QVERIFY(opened.wait(10000));
+        QCOMPARE(window.document()->report().runs.at(0).status, core::RunStatus::Imported);
+        // The log is no model to run again: the panel keeps what it had.
+        QCOMPARE(panel->modelSpec(), before);
     }
 
     void directoryWithoutATraceSaysWhatToDo() {
