@@ -147,10 +147,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::string fn =
                 fr.function.empty() ? "the compiled function" : functionLabel(fr.function);
             const std::string label = runLabel(run, static_cast<int>(r));
+            // An imported log has no comparison table: its recompiles are listed
+            // under the Breaks tab.
+            const bool imported = run.status == RunStatus::Imported;
+            const std::string tabNote = imported ? " (Breaks tab)" : " (Compare tab)";
             auto locate = [&](Finding& f) {
                 f.run = static_cast<int>(r);
                 f.setting = label;
-                f.tab = EvidenceTab::Compare;
+                f.tab = imported ? EvidenceTab::Breaks : EvidenceTab::Compare;
                 if (graph) {
                     f.file = graph->file;
                     f.line = graph->line;
@@ -170,7 +174,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                           " because " + dimName(main) + " changed";
                 locate(f);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
-                                     fn + " in " + label + " (Compare tab)");
+                                     fn + " in " + label + tabNote);
                 if (!fr.libraryFrame.empty())
                     f.evidence.push_back("torch compiled library code around " + fn + ": " +
                                          libraryText(fr.libraryFrame) +
@@ -219,7 +223,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                          libraryText(fr.libraryFrame));
                 f.evidence.push_back("recompile limit" + limit + " reached in " + label +
                                      " after " + plural(fr.recompiles, "recompile", "recompiles") +
-                                     " (Compare tab)");
+                                     tabNote);
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + fr.limit->reason);
                 f.remedy = (fr.dims.empty() ? std::string() : remedyFor(fr.dims.front()) + " ") +

@@ -102,4 +102,7 @@ TEST(AdviceRanks, RepeatedFindingsOfRanksNameTheRanks) {
     EXPECT_EQ(recompiles[0].run, -1);
     EXPECT_EQ(recompiles[0].setting, "rank 0");
     EXPECT_EQ(recompiles[0].evidence.back(), "the same on 3 ranks: rank 0, rank 1 and rank 2");
+    // An imported log has no comparison table: the recompiles are under Breaks.
+    EXPECT_EQ(recompiles[0].tab, cs::core::EvidenceTab::Breaks);
+    EXPECT_EQ(recompiles[0].evidence.front(), "2 recompiles of forward in rank 0 (Breaks tab)");
 }
