@@ -1,13 +1,16 @@
 // File → Import TORCH_TRACE in the main window: a real trace opens as an
 // imported run, a directory without a trace says what to do, a big log shows
 // progress and Esc cancels it.
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QInputDialog>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include "app/main_window.h"
 #include "core/report/report_json.h"
@@ -79,6 +82,36 @@ class TraceImportTest : public QObject {
         QCOMPARE(window.document()->report().runs.at(0).status, core::RunStatus::Imported);
         // The log is no model to run again: the panel keeps what it had.
         QCOMPARE(panel->modelSpec(), before);
+    }
+
+    void directoryWithSeveralRunsAsksWhichOne() {
+        QTemporaryDir dir;
+        QByteArray later = fixtureLog();
+        later.replace("V1130 18:", "V1130 19:"); // the same job an hour later: a second run
+        for (const auto& [name, text] : {std::pair{"dedicated_log_torch_trace_a.log", fixtureLog()},
+                                         std::pair{"dedicated_log_torch_trace_b.log", later}}) {
+            QFile file(dir.filePath(name));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(text);
+        }
+        app::MainWindow window;
+        window.setQuiet(true);
+        QStringList offered;
+        QTimer::singleShot(0, this, [&offered] {
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            offered = dialog->comboBoxItems();
+            dialog->setTextValue(offered.value(0)); // the older run
+            dialog->accept();
+        });
+        QSignalSpy imported(&window, &app::MainWindow::traceImported);
+        window.importTrace(dir.path());
+        QVERIFY(imported.wait(30000));
+        QCOMPARE(offered.size(), 2);
+        QVERIFY2(offered[0].contains("started 1130 18:"), qPrintable(offered.join(" | ")));
+        QVERIFY(offered[1].contains("started 1130 19:"));
+        QCOMPARE(window.document()->report().runs.at(0).trace->started.substr(5, 2),
+                 std::string("18"));
     }
 
     void directoryWithoutATraceSaysWhatToDo() {
