@@ -17,31 +17,40 @@ std::vector<StreamItem> EventParser::feed(std::string_view chunk) {
         if (newline == std::string_view::npos) {
             if (skippingLongLine_)
                 return out;
-            pending_.append(chunk);
-            if (pending_.size() > maxLineBytes_) {
-                ++line_;
-                out.push_back(
-                    {line_,
-                     false,
-                     {},
-                     "line longer than " + std::to_string(maxLineBytes_) + " bytes; skipped"});
-                pending_.clear();
+            if (pending_.size() + chunk.size() > maxLineBytes_) {
+                tooLong(out);
                 skippingLongLine_ = true;
+            } else {
+                pending_.append(chunk);
             }
             return out;
         }
+        const std::string_view rest = chunk.substr(0, newline);
         if (skippingLongLine_) {
             skippingLongLine_ = false;
+        } else if (pending_.size() + rest.size() > maxLineBytes_) {
+            tooLong(out);
         } else if (pending_.empty()) {
-            takeLine(chunk.substr(0, newline), true, out);
+            takeLine(rest, true, out);
         } else {
-            pending_.append(chunk.substr(0, newline));
+            pending_.append(rest);
             takeLine(pending_, true, out);
             pending_.clear();
         }
         chunk.remove_prefix(newline + 1);
     }
     return out;
+}
+
+void EventParser::tooLong(std::vector<StreamItem>& out) {
+    ++line_;
+    out.push_back({line_,
+                   false,
+                   {},
+                   "line " + std::to_string(line_) + " is longer than " +
+                       std::to_string(maxLineBytes_) + " bytes; skipped"});
+    pending_.clear();
+    pending_.shrink_to_fit();
 }
 
 std::vector<StreamItem> EventParser::finish() {
