@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/events/event_parser.h"
@@ -138,6 +139,31 @@ TEST(ApplyEvent, WrongFieldTypesDoNotThrow) {
     EXPECT_EQ(run.iterations[0].latencyNs, 0);
     ASSERT_EQ(run.graphs.size(), 1u);
     EXPECT_TRUE(run.graphs[0].nodes.empty());
+}
+
+// Found by fuzzing: a float too big for the integer field was cast to it
+// (undefined behaviour; garbage on x86). It now counts as a wrong type.
+TEST(ApplyEvent, FloatsOutOfIntegerRangeFallBack) {
+    cs::core::Run run;
+    applyEvent(run, nlohmann::json::parse(
+                        R"({"type":"iteration","t_ns":1e300,"index":-1e19,"latency_ns":4.6e140,)"
+                        R"("wall_ns":12.0})"));
+    applyEvent(run, nlohmann::json::parse(R"({"type":"iterations","t_ns":2,"first_index":5,)"
+                                          R"("latency_ns":[1,2,1e30],"wall_ns":[3,4,5]})"));
+    applyEvent(run, nlohmann::json::parse(
+                        R"({"type":"memory","t_ns":3,"kind":"host_rss","samples":[[1,2e19],)"
+                        R"([3,4],[9.3e18,5]],"phase_peaks":{"a":1e99,"b":7},"baseline":-1e40})"));
+    applyEvent(run, nlohmann::json::parse(R"({"type":"phase","t_ns":4,"name":"measure",)"
+                                          R"("edge":"end","harness_overhead_ns":-9.9e18})"));
+    ASSERT_EQ(run.iterations.size(), 1u); // the chunk with 1e30 is not a list of integers
+    EXPECT_EQ(run.iterations[0].index, 0);
+    EXPECT_EQ(run.iterations[0].latencyNs, 0);
+    EXPECT_EQ(run.iterations[0].wallNs, 12);
+    EXPECT_EQ(run.firstEventNs, 0);
+    ASSERT_EQ(run.memory.size(), 1u);
+    EXPECT_EQ(run.memory[0].samples, (std::vector<std::pair<int64_t, int64_t>>{{3, 4}}));
+    EXPECT_EQ(run.memory[0].phasePeaks, (std::map<std::string, int64_t>{{"b", 7}}));
+    EXPECT_EQ(run.harnessOverheadNs, -1);
 }
 
 TEST(ApplyEvent, PhasesOpenAndClose) {
