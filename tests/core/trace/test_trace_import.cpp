@@ -406,6 +406,38 @@ TEST(GraphText, AnnotationsIntoShapeAndDtype) {
     EXPECT_FALSE(parseTypeAnnotation("", shape, dtype));
 }
 
+// Found by fuzzing: a line number or rank with more digits than an int holds
+// overflowed it (undefined behaviour). Now it is no line (0) and no rank (-1).
+TEST(GraphText, NumbersPastAnIntAreUnknownNotOverflowed) {
+    const std::vector<GraphNode> nodes = parseGraphText(R"graph(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[3][1]cpu"):
+        l_x_ = L_x_
+
+        # File: /m.py:44444444444444 in f, code: y = x.sin()
+        y: "f32[3][1]cpu" = l_x_.sin();  l_x_ = None
+        return (y,)
+)graph");
+    ASSERT_EQ(nodes.size(), 3U);
+    EXPECT_EQ(nodes[1].name, "y");
+    EXPECT_EQ(nodes[1].file, "");
+    EXPECT_EQ(nodes[1].line, 0);
+
+    const GraphBreak br = parseBreakText("Graph break in user code at /m.py:4\n"
+                                         "User code traceback:\n"
+                                         "  File \"/m.py\", line 99999999999, in f\n    g()\n");
+    ASSERT_EQ(br.frames.size(), 1U);
+    EXPECT_EQ(br.frames[0].file, "/m.py");
+    EXPECT_EQ(br.frames[0].line, 0);
+
+    TempDir dir;
+    writeAll(dir.path() / "dedicated_log_torch_trace_rank_99999999999_a.log",
+             readAll(fixtureLog()));
+    const TraceListing listing = listTrace(dir.path().string());
+    ASSERT_EQ(listing.jobs.size(), 1U);
+    ASSERT_EQ(listing.jobs[0].files.size(), 1U);
+    EXPECT_EQ(listing.jobs[0].files[0].rank, -1);
+}
+
 TEST(BreakText, ReadsTypeIdAndUserFrames) {
     const GraphBreak br = parseBreakText(
         "Graph break in user code at /m.py:4\n"
