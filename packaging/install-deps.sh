@@ -15,6 +15,8 @@ apt_packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-venv python3-dev
   xvfb xauth chromium fonts-dejavu-core
+  # scripts/fuzz.sh: clang with libFuzzer (its runtime is libclang-rt-14-dev)
+  clang libclang-rt-14-dev
   # scripts/package-test.sh: CPack's dpkg-shlibdeps and file, desktop-file-validate
   dpkg-dev file desktop-file-utils
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the linters (scripts/lint.sh), GoogleTest (core),
 # Qt Test offscreen (runner, widgets), pytest (probe), end-to-end CLI runs on
-# CPU, and the core tests again under AddressSanitizer/UBSan (the asan preset).
+# CPU, the core tests again under AddressSanitizer/UBSan (the asan preset), and
+# every libFuzzer target for 60 s (scripts/fuzz.sh).
 # Installs what is missing first. A lint finding fails the run like a test.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +23,10 @@ echo "== core and runner tests under AddressSanitizer/UBSan"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$asan/tests/core_tests" --gtest_brief=1 || status=1
 ASAN_OPTIONS=detect_leaks=0 "$asan/tests/runner_tests" -silent || status=1
+
+# Coverage-guided fuzzing of the parsers and the HTML writer (clang, build-fuzz/).
+echo "== fuzzing: every target in tests/fuzz for 60 s"
+"$root/scripts/fuzz.sh" 60 || status=1
 
 # The .deb, packed (stripped) from the build above rather than a third full
 # build in build-release/, which CI's time cannot afford; unpacked with dpkg -x,

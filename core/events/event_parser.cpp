@@ -5,6 +5,7 @@
 
 #include "core/events/protocol_generated.h"
 #include "core/report/gpu_trace_json.h"
+#include "core/report/json_lenient.h"
 
 namespace cs::core {
 
@@ -17,31 +18,40 @@ std::vector<StreamItem> EventParser::feed(std::string_view chunk) {
         if (newline == std::string_view::npos) {
             if (skippingLongLine_)
                 return out;
-            pending_.append(chunk);
-            if (pending_.size() > maxLineBytes_) {
-                ++line_;
-                out.push_back(
-                    {line_,
-                     false,
-                     {},
-                     "line longer than " + std::to_string(maxLineBytes_) + " bytes; skipped"});
-                pending_.clear();
+            if (pending_.size() + chunk.size() > maxLineBytes_) {
+                tooLong(out);
                 skippingLongLine_ = true;
+            } else {
+                pending_.append(chunk);
             }
             return out;
         }
+        const std::string_view rest = chunk.substr(0, newline);
         if (skippingLongLine_) {
             skippingLongLine_ = false;
+        } else if (pending_.size() + rest.size() > maxLineBytes_) {
+            tooLong(out);
         } else if (pending_.empty()) {
-            takeLine(chunk.substr(0, newline), true, out);
+            takeLine(rest, true, out);
         } else {
-            pending_.append(chunk.substr(0, newline));
+            pending_.append(rest);
             takeLine(pending_, true, out);
             pending_.clear();
         }
         chunk.remove_prefix(newline + 1);
     }
     return out;
+}
+
+void EventParser::tooLong(std::vector<StreamItem>& out) {
+    ++line_;
+    out.push_back({line_,
+                   false,
+                   {},
+                   "line " + std::to_string(line_) + " is longer than " +
+                       std::to_string(maxLineBytes_) + " bytes; skipped"});
+    pending_.clear();
+    pending_.shrink_to_fit();
 }
 
 std::vector<StreamItem> EventParser::finish() {
@@ -79,14 +89,7 @@ void EventParser::takeLine(std::string_view text, bool complete, std::vector<Str
 namespace {
 
 template <typename T> T get(const json& object, const char* key, T fallback) {
-    auto it = object.find(key);
-    if (it == object.end() || it->is_null())
-        return fallback;
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        return fallback;
-    }
+    return lenientValue<T>(object, key, std::move(fallback));
 }
 
 std::string getString(const json& object, const char* key) {
@@ -169,15 +172,17 @@ void applyMemory(Run& run, const json& event) {
     }
     if (auto it = event.find("samples"); it != event.end() && it->is_array()) {
         for (const auto& sample : *it) {
-            if (sample.is_array() && sample.size() >= 2 && sample[0].is_number() &&
-                sample[1].is_number())
-                series->samples.emplace_back(sample[0].get<int64_t>(), sample[1].get<int64_t>());
+            int64_t t = 0;
+            int64_t bytes = 0;
+            if (sample.is_array() && sample.size() >= 2 && lenientConvert(sample[0], t) &&
+                lenientConvert(sample[1], bytes))
+                series->samples.emplace_back(t, bytes);
         }
     }
     if (auto it = event.find("phase_peaks"); it != event.end() && it->is_object()) {
         for (const auto& [phase, bytes] : it->items()) {
-            if (bytes.is_number())
-                series->phasePeaks[phase] = bytes.get<int64_t>();
+            if (int64_t peak = 0; lenientConvert(bytes, peak))
+                series->phasePeaks[phase] = peak;
         }
     }
     series->baseline = get<int64_t>(event, "baseline", series->baseline);
@@ -207,8 +212,8 @@ void applyKernelSummary(Run& run, const json& event) {
         k.memcpyBytesByKind.clear();
         if (auto kinds = it->find("bytes_by_kind"); kinds != it->end() && kinds->is_object()) {
             for (const auto& [kind, bytes] : kinds->items()) {
-                if (bytes.is_number())
-                    k.memcpyBytesByKind[kind] = bytes.get<int64_t>();
+                if (int64_t total = 0; lenientConvert(bytes, total))
+                    k.memcpyBytesByKind[kind] = total;
             }
         }
     }
@@ -259,8 +264,8 @@ class EventApplier {
         const std::string name = getString(event_, "name");
         if (getString(event_, "edge") == "end") {
             closePhase(run_, name, tNs_);
-            if (auto it = event_.find("harness_overhead_ns"); it != event_.end() && it->is_number())
-                run_.harnessOverheadNs = it->get<int64_t>();
+            if (auto it = event_.find("harness_overhead_ns"); it != event_.end())
+                lenientConvert(*it, run_.harnessOverheadNs);
         } else {
             run_.phases.push_back({name, tNs_, -1});
         }

@@ -21,10 +21,16 @@ struct StreamItem {
     std::string problem;  // when not ok
 };
 
+// No event comes near this (a big graph is a few MB); a longer line is a
+// broken or hostile stream, so it is reported and dropped, never buffered.
+inline constexpr size_t kMaxEventLineBytes = size_t{64} << 20;
+
 class EventParser {
   public:
-    // Lines longer than this are reported and dropped rather than buffered forever.
-    explicit EventParser(size_t maxLineBytes = 256u << 20) : maxLineBytes_(maxLineBytes) {}
+    // A line longer than maxLineBytes (without its newline) becomes one problem
+    // naming its line number; its bytes are skipped up to the next newline.
+    // The same whether it arrives in one chunk or many.
+    explicit EventParser(size_t maxLineBytes = kMaxEventLineBytes) : maxLineBytes_(maxLineBytes) {}
 
     std::vector<StreamItem> feed(std::string_view chunk);
     // The stream ended: a last line without newline is still parsed (a probe
@@ -33,6 +39,7 @@ class EventParser {
 
   private:
     void takeLine(std::string_view text, bool complete, std::vector<StreamItem>& out);
+    void tooLong(std::vector<StreamItem>& out);
 
     std::string pending_;
     int64_t line_ = 0;

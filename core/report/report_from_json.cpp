@@ -169,8 +169,11 @@ void readMemory(Run& run, const json& j) {
         MemorySeries series;
         series.kind = lenientValue<std::string>(m, "kind", "");
         for (const auto& s : arrayAt(m, "samples")) {
-            if (s.is_array() && s.size() >= 2 && s[0].is_number() && s[1].is_number())
-                series.samples.emplace_back(s[0].get<int64_t>(), s[1].get<int64_t>());
+            int64_t t = 0;
+            int64_t bytes = 0;
+            if (s.is_array() && s.size() >= 2 && lenientConvert(s[0], t) &&
+                lenientConvert(s[1], bytes))
+                series.samples.emplace_back(t, bytes);
         }
         series.phasePeaks = lenientValue<std::map<std::string, int64_t>>(m, "phase_peaks", {});
         run.memory.push_back(std::move(series));

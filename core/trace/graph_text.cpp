@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -263,7 +264,8 @@ class GraphTextParser {
             return;
         int line = 0;
         for (char c : where.substr(colon + 1)) {
-            if (c < '0' || c > '9')
+            // Not digits, or more than an int holds: not a source line.
+            if (c < '0' || c > '9' || line > (std::numeric_limits<int>::max() - 9) / 10)
                 return;
             line = line * 10 + (c - '0');
         }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <string_view>
 
 #include "core/trace/graph_text.h"
@@ -103,8 +104,12 @@ bool parseFrameLine(std::string_view line, SourceFrame& frame) {
     frame.file = std::string(line.substr(kFile.size(), close - kFile.size()));
     size_t at = close + 8;
     int number = 0;
-    while (at < line.size() && line[at] >= '0' && line[at] <= '9')
-        number = number * 10 + (line[at++] - '0');
+    bool fits = true; // a line number past int's range is unknown (0)
+    while (at < line.size() && line[at] >= '0' && line[at] <= '9') {
+        fits = fits && number <= (std::numeric_limits<int>::max() - 9) / 10;
+        number = fits ? number * 10 + (line[at] - '0') : 0;
+        ++at;
+    }
     frame.line = number;
     if (const size_t in = line.find(", in ", at); in != std::string_view::npos)
         frame.function = std::string(line.substr(in + 5));

@@ -54,7 +54,6 @@ class RankBuilder {
     std::vector<std::string> recompileCompiles_; // compile key of each recompile
     std::vector<std::string> warnings_;
     std::string torch_;
-    int64_t lastLine_ = 0;
     int64_t lastRecordLine_ = 0;
     bool lastRecordBroken_ = false;
 };

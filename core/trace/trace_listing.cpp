@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <system_error>
 
 #include "core/trace/trace_import.h"
@@ -25,8 +26,11 @@ int rankFromName(const std::string& name) {
     int rank = 0;
     size_t i = at + kMarker.size();
     const size_t digits = i;
-    while (i < name.size() && name[i] >= '0' && name[i] <= '9')
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9') {
+        if (rank > (std::numeric_limits<int>::max() - 9) / 10)
+            return -1; // no rank an int holds
         rank = rank * 10 + (name[i++] - '0');
+    }
     return i == digits ? -1 : rank;
 }
 

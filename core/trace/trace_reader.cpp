@@ -198,9 +198,11 @@ bool parseRecordPrefix(std::string_view line, RecordPrefix& out) {
     out.stamp = line.substr(1, at - 1);
     while (at < line.size() && line[at] == ' ')
         ++at;
+    // At most 18 digits: any pid fits, and the value cannot overflow.
+    constexpr size_t kMaxPidDigits = 18;
     int64_t pid = 0;
     const size_t pidStart = at;
-    while (at < line.size() && isDigit(line[at]))
+    while (at < line.size() && isDigit(line[at]) && at - pidStart < kMaxPidDigits)
         pid = pid * 10 + (line[at++] - '0');
     if (at == pidStart || at >= line.size() || line[at] != ' ')
         return false;

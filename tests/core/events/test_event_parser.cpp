@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/events/event_parser.h"
@@ -65,6 +66,60 @@ TEST(EventParser, OverlongLineIsSkippedNotBuffered) {
     EXPECT_EQ(items[0].line, 2);
 }
 
+// The 64 MiB bound by default: a line past it, arriving in 1 MiB chunks,
+// is one problem naming its line; one exactly at the bound is still an event.
+TEST(EventParser, DefaultBoundRefusesALineOver64MiB) {
+    ASSERT_EQ(kMaxEventLineBytes, size_t{64} << 20);
+    const std::string event = "{\"type\":\"log\",\"t_ns\":0}";
+    std::string atBound = event + std::string(kMaxEventLineBytes - event.size(), ' ');
+    EventParser parser;
+    std::vector<StreamItem> items = parser.feed(event + "\n");
+    const std::string mib(size_t{1} << 20, 'x');
+    for (size_t fed = 0; fed <= kMaxEventLineBytes; fed += mib.size()) {
+        for (auto& item : parser.feed(mib))
+            items.push_back(std::move(item));
+    }
+    for (auto& item : parser.feed("x\n" + atBound + "\n"))
+        items.push_back(std::move(item));
+    for (auto& item : parser.finish())
+        items.push_back(std::move(item));
+    ASSERT_EQ(items.size(), 3u);
+    EXPECT_TRUE(items[0].ok);
+    EXPECT_FALSE(items[1].ok);
+    EXPECT_EQ(items[1].line, 2);
+    EXPECT_EQ(items[1].problem, "line 2 is longer than 67108864 bytes; skipped");
+    EXPECT_TRUE(items[2].ok);
+    EXPECT_EQ(items[2].line, 3);
+}
+
+// An overlong line is refused however the bytes are cut: in one chunk with its
+// newline, or byte by byte; the lines around it keep their numbers.
+TEST(EventParser, OverlongLineRefusedTheSameWhateverTheChunks) {
+    const std::string stream = "{\"type\":\"log\",\"t_ns\":1}\n" + std::string(65, 'y') +
+                               "\n{\"type\":\"log\",\"t_ns\":2}\n" + std::string(70, 'z');
+    auto describe = [](const std::vector<StreamItem>& items) {
+        std::string text;
+        for (const auto& item : items)
+            text += std::to_string(item.line) + (item.ok ? " ok" : " " + item.problem) + "\n";
+        return text;
+    };
+    EventParser whole(64);
+    auto items = whole.feed(stream);
+    for (auto& item : whole.finish())
+        items.push_back(std::move(item));
+    EXPECT_EQ(describe(items), "1 ok\n2 line 2 is longer than 64 bytes; skipped\n3 ok\n"
+                               "4 line 4 is longer than 64 bytes; skipped\n");
+    EventParser bytes(64);
+    std::vector<StreamItem> split;
+    for (char c : stream) {
+        for (auto& item : bytes.feed(std::string_view(&c, 1)))
+            split.push_back(std::move(item));
+    }
+    for (auto& item : bytes.finish())
+        split.push_back(std::move(item));
+    EXPECT_EQ(describe(split), describe(items));
+}
+
 TEST(ApplyEvent, KeepsUnknownEventsAndFields) {
     cs::core::Run run = replayStream(
         "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1,\"torch\":\"2.15\",\"new_field\":7}\n"
@@ -84,6 +139,31 @@ TEST(ApplyEvent, WrongFieldTypesDoNotThrow) {
     EXPECT_EQ(run.iterations[0].latencyNs, 0);
     ASSERT_EQ(run.graphs.size(), 1u);
     EXPECT_TRUE(run.graphs[0].nodes.empty());
+}
+
+// Found by fuzzing: a float too big for the integer field was cast to it
+// (undefined behaviour; garbage on x86). It now counts as a wrong type.
+TEST(ApplyEvent, FloatsOutOfIntegerRangeFallBack) {
+    cs::core::Run run;
+    applyEvent(run, nlohmann::json::parse(
+                        R"({"type":"iteration","t_ns":1e300,"index":-1e19,"latency_ns":4.6e140,)"
+                        R"("wall_ns":12.0})"));
+    applyEvent(run, nlohmann::json::parse(R"({"type":"iterations","t_ns":2,"first_index":5,)"
+                                          R"("latency_ns":[1,2,1e30],"wall_ns":[3,4,5]})"));
+    applyEvent(run, nlohmann::json::parse(
+                        R"({"type":"memory","t_ns":3,"kind":"host_rss","samples":[[1,2e19],)"
+                        R"([3,4],[9.3e18,5]],"phase_peaks":{"a":1e99,"b":7},"baseline":-1e40})"));
+    applyEvent(run, nlohmann::json::parse(R"({"type":"phase","t_ns":4,"name":"measure",)"
+                                          R"("edge":"end","harness_overhead_ns":-9.9e18})"));
+    ASSERT_EQ(run.iterations.size(), 1u); // the chunk with 1e30 is not a list of integers
+    EXPECT_EQ(run.iterations[0].index, 0);
+    EXPECT_EQ(run.iterations[0].latencyNs, 0);
+    EXPECT_EQ(run.iterations[0].wallNs, 12);
+    EXPECT_EQ(run.firstEventNs, 0);
+    ASSERT_EQ(run.memory.size(), 1u);
+    EXPECT_EQ(run.memory[0].samples, (std::vector<std::pair<int64_t, int64_t>>{{3, 4}}));
+    EXPECT_EQ(run.memory[0].phasePeaks, (std::map<std::string, int64_t>{{"b", 7}}));
+    EXPECT_EQ(run.harnessOverheadNs, -1);
 }
 
 TEST(ApplyEvent, PhasesOpenAndClose) {

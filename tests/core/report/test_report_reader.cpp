@@ -104,6 +104,26 @@ TEST(ReportReader, WrongTypesFallBackInsteadOfThrowing) {
     EXPECT_EQ(r.memory[0].samples.size(), 1u);
 }
 
+// Found by fuzzing: a float out of an integer field's range was cast to it
+// (undefined behaviour); now it is a wrong type and gets the fallback.
+TEST(ReportReader, FloatsOutOfIntegerRangeFallBack) {
+    auto doc = nlohmann::json::parse(writeReportJson(cs::test::sampleReport()));
+    auto& run = doc["runs"][0];
+    run["latency"]["iterations"] = {{{"index", 1e300}, {"latency_ns", 3.0e124}, {"wall_ns", 5}}};
+    run["memory"]["series"] = {
+        {{"kind", "host_rss"}, {"samples", {{1, 2e19}, {3, 4}}}, {"phase_peaks", {{"a", -1e300}}}}};
+    auto read = readReportJson(doc.dump(), "big.json");
+    ASSERT_TRUE(read.ok) << read.error;
+    const cs::core::Run& r = read.report.runs[0];
+    ASSERT_EQ(r.iterations.size(), 1u);
+    EXPECT_EQ(r.iterations[0].index, 0);
+    EXPECT_EQ(r.iterations[0].latencyNs, 0);
+    EXPECT_EQ(r.iterations[0].wallNs, 5);
+    ASSERT_EQ(r.memory.size(), 1u);
+    EXPECT_EQ(r.memory[0].samples, (std::vector<std::pair<int64_t, int64_t>>{{3, 4}}));
+    EXPECT_TRUE(r.memory[0].phasePeaks.empty());
+}
+
 TEST(ReportReader, BadInputEachGetsItsOwnMessage) {
     const std::string good = writeReportJson(cs::test::sampleReport());
     struct Case {

@@ -369,6 +369,15 @@ TEST(TraceImport, SurvivesRandomCutsAndMutations) {
     }
 }
 
+TEST(TraceReader, RecordPrefixWithAnOverlongPidIsNoRecord) {
+    RecordPrefix prefix;
+    ASSERT_TRUE(parseRecordPrefix("V1130 18:48:03.431000 2103 x.py:1] {\"str\": 1}", prefix));
+    EXPECT_EQ(prefix.pid, 2103);
+    // 30 digits would overflow an int64: not a pid, so not a record.
+    EXPECT_FALSE(parseRecordPrefix(
+        "V1130 18:48:03.431000 999999999999999999999999999999 x.py:1] {\"str\": 1}", prefix));
+}
+
 TEST(GraphText, ReadsOpsShapesSourceAndInputs) {
     const std::string text = R"graph(class GraphModule(torch.nn.Module):
     def forward(self, L_x_: "f32[3, 4][4, 1]cpu", L_w_: "bf16[4, 4][4, 1]cuda:0", s0: "Sym(s0)"):
@@ -426,6 +435,38 @@ TEST(GraphText, AnnotationsIntoShapeAndDtype) {
     EXPECT_EQ(shape, "[]");
     EXPECT_FALSE(parseTypeAnnotation("torch.Tensor", shape, dtype));
     EXPECT_FALSE(parseTypeAnnotation("", shape, dtype));
+}
+
+// Found by fuzzing: a line number or rank with more digits than an int holds
+// overflowed it (undefined behaviour). Now it is no line (0) and no rank (-1).
+TEST(GraphText, NumbersPastAnIntAreUnknownNotOverflowed) {
+    const std::vector<GraphNode> nodes = parseGraphText(R"graph(class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[3][1]cpu"):
+        l_x_ = L_x_
+
+        # File: /m.py:44444444444444 in f, code: y = x.sin()
+        y: "f32[3][1]cpu" = l_x_.sin();  l_x_ = None
+        return (y,)
+)graph");
+    ASSERT_EQ(nodes.size(), 3U);
+    EXPECT_EQ(nodes[1].name, "y");
+    EXPECT_EQ(nodes[1].file, "");
+    EXPECT_EQ(nodes[1].line, 0);
+
+    const GraphBreak br = parseBreakText("Graph break in user code at /m.py:4\n"
+                                         "User code traceback:\n"
+                                         "  File \"/m.py\", line 99999999999, in f\n    g()\n");
+    ASSERT_EQ(br.frames.size(), 1U);
+    EXPECT_EQ(br.frames[0].file, "/m.py");
+    EXPECT_EQ(br.frames[0].line, 0);
+
+    TempDir dir;
+    writeAll(dir.path() / "dedicated_log_torch_trace_rank_99999999999_a.log",
+             readAll(fixtureLog()));
+    const TraceListing listing = listTrace(dir.path().string());
+    ASSERT_EQ(listing.jobs.size(), 1U);
+    ASSERT_EQ(listing.jobs[0].files.size(), 1U);
+    EXPECT_EQ(listing.jobs[0].files[0].rank, -1);
 }
 
 TEST(BreakText, ReadsTypeIdAndUserFrames) {
