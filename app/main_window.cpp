@@ -391,6 +391,29 @@ void MainWindow::updateStatus() {
     progress_->setValue(static_cast<int>(runner_->progressFraction() * 1000));
 }
 
+std::function<void(double)> MainWindow::beginLoading(const QString& verb, const QString& path) {
+    if (loading_)
+        loading_->store(true); // a newer open replaces one still reading
+    status_->setText(tr("%1 %2… (Esc cancels)").arg(verb, path));
+    progress_->setValue(0);
+    progress_->setVisible(true);
+    cancelAction_->setEnabled(true);
+    return [this, verb, path](double fraction) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        status_->setText(
+            tr("%1 %2… %3% (Esc cancels)").arg(verb, path).arg(static_cast<int>(fraction * 100)));
+    };
+}
+
+bool MainWindow::endLoading(const std::shared_ptr<std::atomic<bool>>& flag) {
+    if (loading_ != flag)
+        return false;
+    loading_.reset();
+    progress_->setVisible(false);
+    cancelAction_->setEnabled(runner_->isRunning());
+    return true;
+}
+
 void MainWindow::openReport(const QString& path) {
     if (runner_->isRunning()) {
         showError(tr("A run is in progress"),
@@ -399,25 +422,12 @@ void MainWindow::openReport(const QString& path) {
     }
     if (!confirmDiscard())
         return;
-    if (loading_)
-        loading_->store(true); // a newer open replaces one still reading
-    status_->setText(tr("Opening %1… (Esc cancels)").arg(path));
-    progress_->setValue(0);
-    progress_->setVisible(true);
-    cancelAction_->setEnabled(true);
-    auto progress = [this, path](double fraction) {
-        progress_->setValue(static_cast<int>(fraction * 1000));
-        status_->setText(
-            tr("Opening %1… %2% (Esc cancels)").arg(path).arg(static_cast<int>(fraction * 100)));
-    };
+    const auto progress = beginLoading(tr("Opening"), path);
     auto flag = std::make_shared<CancelFlag>();
     *flag =
         readReportAsync(this, path, progress, [this, path, flag](core::ReportReadResult result) {
-            if (loading_ != *flag)
+            if (!endLoading(*flag))
                 return; // superseded by a later open
-            loading_.reset();
-            progress_->setVisible(false);
-            cancelAction_->setEnabled(runner_->isRunning());
             if (result.cancelled) {
                 status_->setText(tr("Opening %1 cancelled").arg(path));
                 return;
@@ -491,25 +501,12 @@ void MainWindow::importTrace(const QString& path) {
             return;
         job = static_cast<int>(labels.indexOf(label)) + 1;
     }
-    if (loading_)
-        loading_->store(true);
-    status_->setText(tr("Importing %1… (Esc cancels)").arg(path));
-    progress_->setValue(0);
-    progress_->setVisible(true);
-    cancelAction_->setEnabled(true);
-    auto progress = [this, path](double fraction) {
-        progress_->setValue(static_cast<int>(fraction * 1000));
-        status_->setText(
-            tr("Importing %1… %2% (Esc cancels)").arg(path).arg(static_cast<int>(fraction * 100)));
-    };
+    const auto progress = beginLoading(tr("Importing"), path);
     auto flag = std::make_shared<CancelFlag>();
     *flag = importTraceAsync(
         this, path, job, progress, [this, path, flag](core::trace::ImportResult result) {
-            if (loading_ != *flag)
-                return;
-            loading_.reset();
-            progress_->setVisible(false);
-            cancelAction_->setEnabled(runner_->isRunning());
+            if (!endLoading(*flag))
+                return; // superseded by a later open or import
             if (result.cancelled) {
                 status_->setText(tr("Import of %1 cancelled").arg(path));
                 return;

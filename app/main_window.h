@@ -5,6 +5,7 @@
 #include <QMainWindow>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -84,6 +85,10 @@ class MainWindow : public QMainWindow {
     void buildMenus();
     void startSession(const std::vector<core::Setting>& settings);
     void showError(const QString& title, const QString& message);
+    // A report read or log import off the GUI thread: progress in the status
+    // bar, Esc cancels; endLoading is false when a later one superseded it.
+    std::function<void(double)> beginLoading(const QString& verb, const QString& path);
+    bool endLoading(const std::shared_ptr<std::atomic<bool>>& flag);
     void updateTitle();
     void updateStatus();
     void addRecent(const QString& path);

@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cores, cpu_name
+
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "benchmarks" / "models"
 # Model -> the ratio target: the 20 µs model gets 5%, the others 2%.
@@ -53,23 +55,6 @@ def load_model(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return path, module
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def all_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def compilescope_run(
@@ -154,7 +139,7 @@ def spread(values: list[float]) -> float:
 
 
 def parse_threads(text: str) -> list[int]:
-    return [all_cores() if t == "all" else int(t) for t in text.split(",")]
+    return [cores() if t == "all" else int(t) for t in text.split(",")]
 
 
 def main() -> int:
@@ -193,7 +178,7 @@ def main() -> int:
     threads = parse_threads(args.threads)
     machine = {
         "cpu": cpu_name(),
-        "cores": all_cores(),
+        "cores": cores(),
         "torch": torch.__version__,
         "python": platform.python_version(),
         "platform": platform.platform(),

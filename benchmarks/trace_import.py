@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import cores, cpu_name
+
 ROOT = Path(__file__).resolve().parents[1]
 MAKER = ROOT / "benchmarks" / "trace_log" / "make_trace_log.py"
 TLPARSE_VENV = ROOT / "benchmarks" / ".venv-tlparse"
@@ -53,23 +55,6 @@ GOAL_RSS = 0.5  # compilescope peak RSS / tlparse peak RSS, below
 
 
 # ---------------------------------------------------------------- the machine
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def machine() -> dict:

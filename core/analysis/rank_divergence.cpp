@@ -306,17 +306,25 @@ void graphShapes(const Report& report, const Rows& rows, std::vector<Divergence>
     }
 }
 
+// Every rank but `row`, and the median of `value` over them: what `row` is
+// judged against.
+template <typename Value>
+std::pair<Rows, double> othersAndMedian(const Rows& rows, const RankRow* row, Value value) {
+    Rows others;
+    std::vector<double> values;
+    for (const RankRow* other : rows) {
+        if (other != row) {
+            others.push_back(other);
+            values.push_back(value(*other));
+        }
+    }
+    return {others, median(values)};
+}
+
 void recompiles(const Report& report, const Rows& rows, std::vector<Divergence>& out) {
     for (const RankRow* row : rows) {
-        Rows others;
-        std::vector<double> values;
-        for (const RankRow* other : rows) {
-            if (other != row) {
-                others.push_back(other);
-                values.push_back(other->recompiles);
-            }
-        }
-        const double reference = median(values);
+        const auto [others, reference] = othersAndMedian(
+            rows, row, [](const RankRow& r) { return static_cast<double>(r.recompiles); });
         if (row->recompiles <= reference)
             continue;
         std::string text =
@@ -398,15 +406,8 @@ double phaseSeconds(const Run& run, const std::string& name) {
 
 void compileTimes(const Report& report, const Rows& rows, std::vector<Divergence>& out) {
     for (const RankRow* row : rows) {
-        Rows others;
-        std::vector<double> values;
-        for (const RankRow* other : rows) {
-            if (other != row) {
-                others.push_back(other);
-                values.push_back(other->compileSeconds);
-            }
-        }
-        const double reference = median(values);
+        const auto [others, reference] =
+            othersAndMedian(rows, row, [](const RankRow& r) { return r.compileSeconds; });
         const double extra = row->compileSeconds - reference;
         if (extra < kSlowRankExtraSeconds || row->compileSeconds < kSlowRankRatio * reference)
             continue;

@@ -313,10 +313,9 @@ json runToJson(const Run& run) {
     return j;
 }
 
-json reportToJson(const Report& report) {
-    json runs = json::array();
-    for (const auto& run : report.runs)
-        runs.push_back(runToJson(run));
+namespace {
+// The document around `runs`: everything else comes from the whole report.
+json documentAround(const Report& report, json runs) {
     const auto& e = report.environment;
     json doc = {{"format", kReportFormat},
                 {"version", kReportVersion},
@@ -331,27 +330,27 @@ json reportToJson(const Report& report) {
                   {"cpu", e.cpu},
                   {"host", e.host},
                   {"platform", e.platform}}},
-                {"runs", runs},
+                {"runs", std::move(runs)},
                 // Derived from the runs (docs/measuring.md); ignored and recomputed on read.
                 {"comparison", comparisonToJson(compareRuns(report))}};
     // Derived from the runs and the user's advice options; recomputed on read.
     doc["advice"] = adviceToJson(report);
     return doc;
 }
+} // namespace
+
+json reportToJson(const Report& report) {
+    json runs = json::array();
+    for (const auto& run : report.runs)
+        runs.push_back(runToJson(run));
+    return documentAround(report, std::move(runs));
+}
 
 std::string writeReportJson(const Report& report, int indent) {
     // The same text as reportToJson(report).dump(), but the runs are turned
     // into JSON one at a time: the document tree of a big report (thousands of
     // imported graphs) never exists whole, only its text does.
-    Report shell;
-    shell.generator = report.generator;
-    shell.created = report.created;
-    shell.model = report.model;
-    shell.environment = report.environment;
-    shell.adviceOptions = report.adviceOptions;
-    json doc = reportToJson(shell);
-    doc["comparison"] = comparisonToJson(compareRuns(report));
-    doc["advice"] = adviceToJson(report);
+    const json doc = documentAround(report, json::array());
     // Replace invalid UTF-8 (a model may print any bytes) instead of throwing.
     const auto dump = [indent](const json& j) {
         return j.dump(indent, ' ', false, json::error_handler_t::replace);
@@ -362,7 +361,7 @@ std::string writeReportJson(const Report& report, int indent) {
     // Keys are quoted and user text has its quotes escaped, so this is the key.
     const std::string empty = indent < 0 ? "\"runs\":[]" : "\"runs\": []";
     const size_t at = text.find(empty);
-    if (at == std::string::npos)
+    if (at == std::string::npos) // cannot happen with nlohmann's dump; stay correct anyway
         return dump(reportToJson(report));
     const std::string pad(indent < 0 ? 0 : static_cast<size_t>(indent), ' ');
     std::string runs = indent < 0 ? "[" : "[\n";

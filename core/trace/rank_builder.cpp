@@ -5,6 +5,7 @@
 #include <limits>
 #include <string_view>
 
+#include "core/report/json_lenient.h"
 #include "core/trace/graph_text.h"
 
 namespace cs::core::trace {
@@ -54,19 +55,18 @@ bool knownKind(std::string_view kind) {
     return std::find(kKnown.begin(), kKnown.end(), kind) != kKnown.end();
 }
 
+// Short names for the report reader's lenient lookups (missing, null or
+// wrongly typed: the fallback), which torch's records need too.
 std::string stringAt(const json& j, const char* key) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    return lenientValue<std::string>(j, key, {});
 }
 
 double numberAt(const json& j, const char* key) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+    return lenientValue<double>(j, key, 0.0);
 }
 
 int intAt(const json& j, const char* key, int fallback = 0) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number_integer() ? it->get<int>() : fallback;
+    return lenientValue<int>(j, key, fallback);
 }
 
 std::string_view trimmed(std::string_view text) {
