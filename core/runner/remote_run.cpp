@@ -483,6 +483,8 @@ ProbeLaunch buildRemoteProbeLaunch(const RemoteHost& host, const RemotePlan& pla
     control.host = host.target().label();
     control.controlCommand = host.commandLine("");
     control.controlCommand.pop_back();
+    control.checkCommand = host.checkCommandLine();
+    control.connectionLog = host.connectionLog();
     launch.remote = std::move(control);
     return launch;
 }
