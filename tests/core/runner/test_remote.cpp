@@ -267,6 +267,26 @@ class RemoteTest : public QObject {
         QVERIFY(QTest::qWaitFor([&] { return !processWithArgument("chunks_slow.py"); }, 5000));
     }
 
+    void theCuptiCollectorBuildsOnTheHost() {
+        // A GPU host with a compiler and CUPTI headers: here the toolkit at
+        // /usr/local/cuda stands in, the GPU is pretended.
+        if (!QFile::exists("/usr/local/cuda/include/cupti.h"))
+            QSKIP("no CUDA toolkit with CUPTI here");
+        RemoteHost host(target_, options());
+        RemotePrepareRequest prepare;
+        prepare.modelSpec = "torchvision:resnet18";
+        prepare.python = VENV_PYTHON;
+        prepare.localProbeRoot = FAKE_PROBE_ROOT;
+        prepare.cuptiSourceDir = CUPTI_SOURCES;
+        prepare.forceCupti = true;
+        RemotePlan plan;
+        const auto problem = prepareRemoteRun(host, prepare, plan);
+        QVERIFY2(!problem, problem ? problem->c_str() : "");
+        QVERIFY(!plan.notes.empty());
+        QVERIFY2(!plan.cuptiLibrary.empty(), plan.notes.front().text.c_str());
+        QVERIFY(QFile::exists(QString::fromStdString(plan.cuptiLibrary)));
+    }
+
   private:
     RemoteOptions options() const {
         RemoteOptions o;
