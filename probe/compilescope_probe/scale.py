@@ -161,8 +161,11 @@ class CapExceeded(Exception):
 class CapWatch:
     """Fed every host-RSS sample (the probe's sampler thread, ~20 ms): notes
     the size's peak, and flags the first sample above the cap. The walk
-    checks the flag between calls, so a size stops at the first call that
-    ends over the cap rather than growing on."""
+    checks between calls, so a size stops at the first call that went over
+    the cap rather than growing on: the flag alone between measured calls,
+    and the exact peak (PeakRss) after building the inputs, the first call
+    and each warmup call. A single call can still pass the cap by what it
+    allocates; predict_peak keeps the next size from starting when it would."""
 
     def __init__(self, cap: int, peak: PeakRss) -> None:
         self.cap = cap
@@ -174,14 +177,14 @@ class CapWatch:
         if self.cap and rss > self.cap and not self.over:
             self.over = rss
 
-    def check(self) -> None:
+    def check(self, exact: bool = False) -> None:
         if self.over:
             raise CapExceeded(self.over)
-        if self.cap:
-            rss = read_rss_bytes()
-            if rss is not None and rss > self.cap:
-                self.over = rss
-                raise CapExceeded(rss)
+        if self.cap and exact:
+            peak = self.peak.peak()
+            if peak is not None and peak > self.cap:
+                self.over = peak
+                raise CapExceeded(peak)
 
 
 class _CheckedTimer:
@@ -341,7 +344,6 @@ class Walk:
         return Stop("memory_cap", n, message + "; set the cap with --memory-cap-mb")
 
     def before_size(self, n: int, cap: int) -> Stop | None:
-        gc.collect()
         rss = read_rss_bytes()
         if rss is not None and rss > cap:
             return self.cap_stop(
@@ -361,7 +363,6 @@ class Walk:
     def measure_size(self, n: int) -> None:
         p = self.p
         torch = self.torch
-        gc.collect()
         inputs = None
         try:
             # The size's memory counts its inputs: measured from before they exist.
@@ -371,16 +372,17 @@ class Walk:
                 self.peak.reset()
             before = read_rss_bytes() or 0
             inputs = self.build_inputs(n)
+            self.check(exact=True)
             recompiles = p.w.counts.get("recompile", 0)
             p.call(self.fn, self.model, inputs, warmup=True, first=True, emit=False)
             first_ns = int(p._last_wall)
-            self.check()
+            self.check(exact=True)
             gc_was = gc.isenabled()
             gc.disable()  # as the usual harness: a collection inside one call is noise
             try:
                 for _ in range(self.s.warmup - 1):
                     p.call(self.fn, self.model, inputs, warmup=True, first=False, emit=False)
-                    self.check()
+                    self.check(exact=True)
                 latencies = self.measure(inputs)
             finally:
                 if gc_was:
@@ -425,10 +427,11 @@ class Walk:
             raise self.failed(n, err) from None
         finally:
             inputs = None
+            gc.collect()  # the size's garbage goes before the next size's RSS is read
 
-    def check(self) -> None:
+    def check(self, exact: bool = False) -> None:
         if self.watch is not None:
-            self.watch.check()
+            self.watch.check(exact)
 
     def measure(self, inputs: tuple) -> list[int]:
         """The measured calls as Probe.measure_quietly times them (no
@@ -440,6 +443,7 @@ class Walk:
         p = self.p
         if self.s.iters == 0:
             return []
+        # Between measured calls only the sampler's flag is looked at: no file read.
         timer = _CheckedTimer(p.timer, self.check) if self.watch is not None else p.timer
         if p.capture is not None:
             p.capture.begin_call(shapes_text(inputs))
