@@ -361,73 +361,82 @@ class Walk:
 
     # -- one size ------------------------------------------------------------------------
     def measure_size(self, n: int) -> None:
-        p = self.p
-        torch = self.torch
-        inputs = None
+        """Measures batch `n` and sends its point, or raises the Stop it met.
+        A failure is dealt with after its except block is left: until then
+        its traceback holds the frames, and they the size's tensors."""
+        failure: ProbeError | None = None
+        over = 0
         try:
-            # The size's memory counts its inputs: measured from before they exist.
-            if self.cuda:
-                torch.cuda.reset_peak_memory_stats()
-            else:
-                self.peak.reset()
-            before = read_rss_bytes() or 0
-            inputs = self.build_inputs(n)
-            self.check(exact=True)
-            recompiles = p.w.counts.get("recompile", 0)
-            p.call(self.fn, self.model, inputs, warmup=True, first=True, emit=False)
-            first_ns = int(p._last_wall)
-            self.check(exact=True)
-            gc_was = gc.isenabled()
-            gc.disable()  # as the usual harness: a collection inside one call is noise
-            try:
-                for _ in range(self.s.warmup - 1):
-                    p.call(self.fn, self.model, inputs, warmup=True, first=False, emit=False)
-                    self.check(exact=True)
-                latencies = self.measure(inputs)
-            finally:
-                if gc_was:
-                    gc.enable()
-            if self.cuda:
-                peak = int(torch.cuda.max_memory_allocated())
-                kind = "cuda_allocated"
-            else:
-                peak = self.peak.peak() or -1
-                kind = "host_rss"
-                self.history.append((n, before, peak))
-            p.emit(
-                "scale_point",
-                batch_size=n,
-                first_call_ns=first_ns,
-                latency_ns=[int(x) for x in latencies],
-                peak_memory_bytes=peak,
-                memory_kind=kind,
-                recompiles=p.w.counts.get("recompile", 0) - recompiles,
-            )
-            self.points += 1
+            self._measure_size(n)
         except CapExceeded as e:
-            raise self.cap_stop(
-                n,
-                f"resident memory reached {mib(e.rss)} during batch {n}, above the cap of "
-                f"{mib(self.watch.cap if self.watch else 0)}; batch {n} was not finished",
-            ) from None
+            over = e.rss
         except ProbeError as e:
-            e.__context__ = None  # the failed call's frames hold its tensors
-            inputs = None
-            raise self.failed(n, e) from None
+            failure = e
         except Exception as e:  # outside the model's calls: building the inputs
-            if not p.is_oom(e):
+            if not self.p.is_oom(e):
                 raise
-            err = ProbeError(
+            failure = ProbeError(
                 "out_of_memory",
-                f"Out of memory on {p.device} building the inputs of batch {n}: {exc_summary(e)}.",
+                f"Out of memory on {self.p.device} building the inputs of batch {n}: "
+                f"{exc_summary(e)}.",
                 tb=format_exc(e),
             )
-            e = None  # type: ignore[assignment]
-            inputs = None
-            raise self.failed(n, err) from None
+        if failure is not None:
+            failure.__context__ = failure.__cause__ = None
+            failure.__traceback__ = None
+        gc.collect()  # the size's garbage goes before the next size's RSS is read
+        if over:
+            raise self.cap_stop(
+                n,
+                f"resident memory reached {mib(over)} during batch {n}, above the cap of "
+                f"{mib(self.watch.cap if self.watch else 0)}; batch {n} was not finished",
+            )
+        if failure is not None:
+            raise self.failed(n, failure)
+
+    def _measure_size(self, n: int) -> None:
+        p = self.p
+        torch = self.torch
+        # The size's memory counts its inputs: measured from before they exist.
+        if self.cuda:
+            torch.cuda.reset_peak_memory_stats()
+        else:
+            self.peak.reset()
+        before = read_rss_bytes() or 0
+        inputs = self.build_inputs(n)
+        self.check(exact=True)
+        recompiles = p.w.counts.get("recompile", 0)
+        p.call(self.fn, self.model, inputs, warmup=True, first=True, emit=False)
+        first_ns = int(p._last_wall)
+        self.check(exact=True)
+        gc_was = gc.isenabled()
+        gc.disable()  # as the usual harness: a collection inside one call is noise
+        try:
+            for _ in range(self.s.warmup - 1):
+                p.call(self.fn, self.model, inputs, warmup=True, first=False, emit=False)
+                self.check(exact=True)
+            latencies = self.measure(inputs)
         finally:
-            inputs = None
-            gc.collect()  # the size's garbage goes before the next size's RSS is read
+            if gc_was:
+                gc.enable()
+        del inputs
+        if self.cuda:
+            peak = int(torch.cuda.max_memory_allocated())
+            kind = "cuda_allocated"
+        else:
+            peak = self.peak.peak() or -1
+            kind = "host_rss"
+            self.history.append((n, before, peak))
+        p.emit(
+            "scale_point",
+            batch_size=n,
+            first_call_ns=first_ns,
+            latency_ns=[int(x) for x in latencies],
+            peak_memory_bytes=peak,
+            memory_kind=kind,
+            recompiles=p.w.counts.get("recompile", 0) - recompiles,
+        )
+        self.points += 1
 
     def check(self, exact: bool = False) -> None:
         if self.watch is not None:

@@ -436,6 +436,43 @@ def test_error_at_a_size_keeps_the_sizes_before(tmp_path):
     assert run.events[-1]["status"] == "ok"
 
 
+def test_out_of_memory_ends_the_walk_keeping_the_sizes_before(tmp_path):
+    # what torch raises on a CUDA out-of-memory, raised on CPU from batch 8 on
+    model = write_model(
+        tmp_path,
+        "ooms_at_8",
+        """
+        def forward(x):
+            if x.shape[0] >= 8:
+                raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 GiB")
+            return x + 1
+
+        def get_model():
+            return forward
+
+        def get_inputs():
+            return (torch.randn(1, 8),)
+        """,
+    )
+    walk, first = run_probes(
+        [
+            (model, "--mode", "eager", "--batch-sizes", "auto", *QUICK),
+            (model, "--mode", "eager", "--batch-sizes", "8,16", *QUICK),
+        ]
+    )
+    assert_well_formed(walk)
+    _, points, stop = walk_of(walk)
+    assert [p["batch_size"] for p in points] == [1, 2, 4]
+    assert stop["reason"] == "oom" and stop["batch_size"] == 8
+    assert "out of memory at batch 8" in stop["message"]
+    assert walk.events[-1]["status"] == "ok" and not walk.errors()
+    # nothing measured: the run failed, and the error says why
+    assert_well_formed(first)
+    assert not first.of("scale_point") and first.one("scale_stop")["reason"] == "oom"
+    assert first.one("error")["kind"] == "out_of_memory" and first.one("error")["fatal"] is True
+    assert first.events[-1]["status"] == "failed"
+
+
 def test_killed_mid_walk_keeps_the_points_sent(tmp_path):
     model = write_model(
         tmp_path,
