@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import textwrap
@@ -172,7 +171,9 @@ def test_mlp_walk(mlp_walks, mode):
     assert not run.of("iteration") and not run.of("iterations")
     if mode == "eager":
         assert all(p["recompiles"] == 0 for p in points)
-        tput = [p["batch_size"] / statistics.median(p["latency_ns"]) for p in points]
+        # From the fastest of the five calls: on a loaded 2-core machine (this
+        # walk runs beside a compiling one) a median of five can take a stall.
+        tput = [p["batch_size"] / min(p["latency_ns"]) for p in points]
         assert tput[-1] > tput[0], f"throughput does not grow: {tput}"
     else:
         # dynamic=False: each size its own compile, counted as a recompile after the first
