@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""What a remote target costs: compilescope-cli on ssh://127.0.0.1 against the
+same CLI run locally, on loopback, against a private sshd
+(tests/support/sshd_fixture.py).
+
+Per repetition, local and remote interleaved (the order alternates from one
+repetition to the next, so a machine that gets busier favours neither side):
+  - `run` of one setting locally;
+  - `run` of one setting remotely with an empty remote cache (connect, probe
+    copy, model copy): the first run;
+  - the same again with the probe already there: a later run;
+  - `compare` of N settings locally and remotely: one session, one connection.
+Figures, each the median over the repetitions of a difference measured in
+that repetition:
+  first run extra   = remote first wall - local wall
+  later run extra   = remote later wall - local wall
+  per-setting extra = (remote compare wall - local compare wall) / N
+  latency ratio     = median of the remote runs' medians / the local runs'
+Goals (issue 14): first run < 2 s extra, later < 0.3 s, ratio within 2%.
+
+Run with the project venv, e.g.
+    .venv/bin/python benchmarks/remote_overhead.py --cli build/app/compilescope-cli
+    .venv/bin/python benchmarks/remote_overhead.py --quick    # a smoke run
+Exit status: 0 when every goal is met, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from machine import cores, cpu_name
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+import sshd_fixture  # noqa: E402 - found through the path above
+
+GOALS = {"first_extra_s": 2.0, "later_extra_s": 0.3, "ratio": 0.02}
+
+
+def cli_run(cli: str, command: str, args: argparse.Namespace, settings: str, sshd=None):
+    """One CLI invocation: (wall seconds, the report's runs)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        cmd = [
+            cli,
+            command,
+            str(args.model),
+            "--settings",
+            settings,
+            "--device",
+            "cpu",
+            "--threads",
+            str(args.threads),
+            "--warmup",
+            str(args.warmup),
+            "--iters",
+            str(args.iters),
+            "--python",
+            sys.executable,  # on loopback the remote interpreter is this one too
+            "--json",
+            str(out),
+        ]
+        if sshd is not None:
+            cmd += ["--target", sshd.target, "--ssh-config", str(sshd.client_config)]
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        wall = time.perf_counter() - started
+        if proc.returncode != 0 or not out.exists():
+            raise SystemExit(f"{' '.join(cmd)}\nfailed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        runs = json.loads(out.read_text())["runs"]
+    bad = [r for r in runs if r["status"] != "ok"]
+    if bad:
+        raise SystemExit(f"{bad[0]['label']}: {bad[0]['status']}: {bad[0]['error']}")
+    return wall, runs
+
+
+def medians(runs) -> list:
+    return [r["latency"]["stats"]["median_ns"] for r in runs]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cli", default=str(ROOT / "build" / "app" / "compilescope-cli"))
+    parser.add_argument("--model", default=str(ROOT / "benchmarks" / "models" / "medium_mlp.py"))
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--settings", type=int, default=4, help="N, settings in one compare")
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=300)
+    parser.add_argument("--threads", type=int, default=1, help="intra-op threads, both sides")
+    parser.add_argument("--quick", action="store_true", help="2 repeats, 30 calls: a smoke run")
+    parser.add_argument("--json", help="write every figure here")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeats, args.iters, args.warmup = 2, 30, 3
+    if not Path(args.cli).exists():
+        print(f"{args.cli} does not exist: build first or pass --cli", file=sys.stderr)
+        return 2
+
+    import torch
+
+    machine = {
+        "cpu": cpu_name(),
+        "cores": cores(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "ssh": subprocess.run(["ssh", "-V"], capture_output=True, text=True).stderr.strip(),
+        "load_before": os.getloadavg(),
+    }
+    print(
+        f"# {machine['cpu']}, {machine['cores']} cores, torch {machine['torch']}, "
+        f"{machine['ssh']}, load {machine['load_before'][0]:.1f}; {args.repeats} repeats, "
+        f"model {Path(args.model).name}, {args.iters} calls, {args.threads} thread(s)"
+        + (" (--quick: a smoke run, not a measurement)" if args.quick else ""),
+        flush=True,
+    )
+    compare_settings = ",".join(["eager"] * args.settings)
+    rows = []
+    with sshd_fixture.Sshd() as sshd:
+        remote_cache = sshd.cache_dir / "compilescope"
+        for r in range(args.repeats):
+
+            def local():
+                wall, runs = cli_run(args.cli, "run", args, "eager")
+                wall_n, runs_n = cli_run(args.cli, "compare", args, compare_settings)
+                return wall, wall_n, medians(runs) + medians(runs_n)
+
+            def remote():
+                shutil.rmtree(remote_cache, ignore_errors=True)  # the first run's empty cache
+                first, runs_first = cli_run(args.cli, "run", args, "eager", sshd)
+                later, runs = cli_run(args.cli, "run", args, "eager", sshd)
+                wall_n, runs_n = cli_run(args.cli, "compare", args, compare_settings, sshd)
+                return first, later, wall_n, medians(runs_first + runs) + medians(runs_n)
+
+            local_first = r % 2 == 0
+            if local_first:
+                loc, rem = local(), remote()
+            else:
+                rem = remote()
+                loc = local()
+            row = {
+                "repeat": r + 1,
+                "local_first": local_first,
+                "local_run_s": loc[0],
+                "local_compare_s": loc[1],
+                "remote_first_s": rem[0],
+                "remote_later_s": rem[1],
+                "remote_compare_s": rem[2],
+                "first_extra_s": rem[0] - loc[0],
+                "later_extra_s": rem[1] - loc[0],
+                "per_setting_extra_s": (rem[2] - loc[1]) / args.settings,
+                "local_medians_ns": loc[2],
+                "remote_medians_ns": rem[3],
+                "load": os.getloadavg()[0],
+            }
+            rows.append(row)
+            print(
+                f"repeat {r + 1} ({'local' if local_first else 'remote'} first): local run "
+                f"{row['local_run_s']:.2f} s, remote first {row['remote_first_s']:.2f} s, "
+                f"later {row['remote_later_s']:.2f} s; compare x{args.settings} local "
+                f"{row['local_compare_s']:.2f} s, remote {row['remote_compare_s']:.2f} s "
+                f"(load {row['load']:.1f})",
+                flush=True,
+            )
+
+    local_ns = [m for row in rows for m in row["local_medians_ns"]]
+    remote_ns = [m for row in rows for m in row["remote_medians_ns"]]
+    summary = {
+        "first_extra_s": statistics.median(x["first_extra_s"] for x in rows),
+        "later_extra_s": statistics.median(x["later_extra_s"] for x in rows),
+        "per_setting_extra_s": statistics.median(x["per_setting_extra_s"] for x in rows),
+        "local_run_s": statistics.median(x["local_run_s"] for x in rows),
+        "local_median_ns": statistics.median(local_ns),
+        "remote_median_ns": statistics.median(remote_ns),
+    }
+    summary["ratio"] = summary["remote_median_ns"] / summary["local_median_ns"]
+    verdicts = {
+        "first_extra_s": summary["first_extra_s"] < GOALS["first_extra_s"],
+        # A later run and a setting inside a compare both are "later" settings.
+        "later_extra_s": summary["later_extra_s"] < GOALS["later_extra_s"],
+        "per_setting_extra_s": summary["per_setting_extra_s"] < GOALS["later_extra_s"],
+        "ratio": abs(summary["ratio"] - 1) <= GOALS["ratio"],
+    }
+
+    def ok(key):
+        return "meets" if verdicts[key] else "MISSES"
+
+    print("\n| figure | measured | goal | verdict |")
+    print("|---|---|---|---|")
+    print(
+        f"| first run, extra wall time | {summary['first_extra_s']:.2f} s | < 2 s "
+        f"| {ok('first_extra_s')} |"
+    )
+    print(
+        f"| later run, extra wall time | {summary['later_extra_s']:.2f} s | < 0.3 s "
+        f"| {ok('later_extra_s')} |"
+    )
+    print(
+        f"| per setting in a compare of {args.settings} | {summary['per_setting_extra_s']:.3f} s "
+        f"| < 0.3 s | {ok('per_setting_extra_s')} |"
+    )
+    print(
+        f"| latency median, remote / local | {summary['ratio']:.3f} "
+        f"({summary['remote_median_ns'] / 1e3:.1f} / {summary['local_median_ns'] / 1e3:.1f} µs) "
+        f"| within 2% | {ok('ratio')} |"
+    )
+    print(f"\nlocal `run` of one setting: {summary['local_run_s']:.2f} s (median)")
+    machine["load_after"] = os.getloadavg()
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "machine": machine,
+                    "args": {k: str(v) for k, v in vars(args).items()},
+                    "rows": rows,
+                    "summary": summary,
+                    "verdicts": verdicts,
+                },
+                indent=1,
+            )
+        )
+    return 0 if all(verdicts.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
