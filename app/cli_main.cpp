@@ -59,6 +59,8 @@ int usage(const QString& message) {
         "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
         "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
         "         [--torch-trace DIR]\n"
+        "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
+        "auto|local|remote]]\n"
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
@@ -220,6 +222,16 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic,
                        fullgraph, autocast, sweep, noSweep, warmCache, timeout, noCupti, trace});
     parser.addOptions({expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace});
+    const QCommandLineOption target("target",
+                                    "run on this SSH host: ssh://[user@]host[:port] or a Host "
+                                    "of ~/.ssh/config (--python is a path there)",
+                                    "ssh://host");
+    const QCommandLineOption sshConfig("ssh-config", "ssh client config file (ssh -F)", "file");
+    const QCommandLineOption modelOn(
+        "model-on",
+        "with --target: auto (a file that exists here is copied), local or remote (a path there)",
+        "where", "auto");
+    parser.addOptions({target, sshConfig, modelOn});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     const QStringList positional = parser.positionalArguments();
@@ -262,13 +274,37 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         return usage(QString::fromStdString(*problem));
     const QString& model = positional[1];
     const bool isFile = !model.startsWith("torchvision:");
-    if (isFile && !QFileInfo::exists(model))
+    if (parser.isSet(target)) {
+        std::string why;
+        request.target = parseSshTarget(parser.value(target).toStdString(), &why);
+        if (!request.target)
+            return usage("--target: " + QString::fromStdString(why));
+        request.remote.configFile = parser.value(sshConfig).toStdString();
+        if (!request.remote.configFile.empty() && !QFileInfo::exists(parser.value(sshConfig)))
+            return usage("--ssh-config: no such file: " + parser.value(sshConfig));
+        const QString on = parser.value(modelOn);
+        if (on == "local")
+            request.placement = ModelPlacement::Local;
+        else if (on == "remote")
+            request.placement = ModelPlacement::Remote;
+        else if (on != "auto")
+            return usage("--model-on takes auto, local or remote");
+    } else if (parser.isSet(sshConfig) || parser.isSet(modelOn)) {
+        return usage("--ssh-config and --model-on go with --target");
+    }
+    const ModelSource source = request.target
+                                   ? classifyModelSpec(model.toStdString(), request.placement)
+                                   : ModelSource::LocalFile;
+    if (isFile && source == ModelSource::LocalFile && !QFileInfo::exists(model))
         return usage("model file not found: " + model);
-    request.modelSpec =
-        isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
+    request.modelSpec = isFile && source == ModelSource::LocalFile
+                            ? QFileInfo(model).absoluteFilePath().toStdString()
+                            : model.toStdString();
     request.timeoutSeconds = timeoutSeconds;
-    request.probe.python =
-        parser.isSet(python) ? parser.value(python).toStdString() : defaultPython();
+    // On a host, python3 from its PATH unless told; here, the project's own.
+    request.probe.python = parser.isSet(python) ? parser.value(python).toStdString()
+                           : request.target     ? std::string("python3")
+                                                : defaultPython();
     request.probe.probeRoot = probeRoot();
     request.probe.cuptiLibrary = cuptiLibraryPath();
     request.probe.cupti = !parser.isSet(noCupti);
@@ -334,6 +370,12 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     int exitCode = kExitOk;
     QObject::connect(&runner, &SessionRunner::sessionFinished, [&] {
         Report report = runner.report();
+        // The host could not be readied: one message, not one per setting.
+        if (!report.runs.empty() && report.runs.front().error &&
+            report.runs.front().error->kind == "remote") {
+            progress.finishLine();
+            std::fprintf(stderr, "error: %s\n", report.runs.front().error->message.c_str());
+        }
         report.adviceOptions = adviceOptions;
         if (parser.isSet(dropUnsettled)) {
             const int dropped = setDropUnsettled(report, true);
@@ -366,8 +408,15 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
     std::signal(SIGINT, [](int) { interrupted = true; });
     std::signal(SIGTERM, [](int) { interrupted = true; });
 
-    std::fprintf(stderr, "compilescope: %s with %s, %zu setting(s)\n", request.modelSpec.c_str(),
-                 request.probe.python.c_str(), request.settings.size());
+    if (request.target)
+        std::fprintf(
+            stderr, "compilescope: %s (%s) with %s on %s, %zu setting(s)\n",
+            request.modelSpec.c_str(), describeModelSource(source, *request.target).c_str(),
+            request.probe.python.c_str(), request.target->label().c_str(), request.settings.size());
+    else
+        std::fprintf(stderr, "compilescope: %s with %s, %zu setting(s)\n",
+                     request.modelSpec.c_str(), request.probe.python.c_str(),
+                     request.settings.size());
     QTimer::singleShot(0, [&] { runner.start(request); });
     return app.exec();
 }

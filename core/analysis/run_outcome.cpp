@@ -43,6 +43,14 @@ void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail
                                   "\". Check the path, or pick another interpreter.",
                               ""};
         return;
+    case ProcessEnd::Disconnected:
+        run.status = RunStatus::Disconnected;
+        run.exitCode = exitCode;
+        run.error = ErrorInfo{"disconnected",
+                              "The connection was lost: " + detail + "; " + progressSoFar(run) +
+                                  ". The probe there was stopped; run the setting again.",
+                              ""};
+        return;
     case ProcessEnd::Exited:
     case ProcessEnd::Signalled:
         break;

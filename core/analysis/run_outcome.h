@@ -13,6 +13,7 @@ enum class ProcessEnd {
     FailedToStart, // the interpreter could not be started
     TimedOut,      // we killed it at the time limit
     Cancelled,     // we killed it at the user's request
+    Disconnected,  // the SSH connection to its host was lost (detail: what ssh said)
 };
 
 // `detail`: the interpreter path for FailedToStart, the limit in seconds for

@@ -264,11 +264,14 @@ ModelInfo modelFromJson(const json& j) {
 }
 
 Environment environmentFromJson(const json& env) {
-    return {
-        lenientValue<std::string>(env, "python", ""),  lenientValue<std::string>(env, "torch", ""),
-        lenientValue<std::string>(env, "cuda", ""),    lenientValue<std::string>(env, "device", ""),
-        lenientValue<std::string>(env, "cpu", ""),     lenientValue<std::string>(env, "host", ""),
-        lenientValue<std::string>(env, "platform", "")};
+    return {lenientValue<std::string>(env, "python", ""),
+            lenientValue<std::string>(env, "torch", ""),
+            lenientValue<std::string>(env, "cuda", ""),
+            lenientValue<std::string>(env, "device", ""),
+            lenientValue<std::string>(env, "cpu", ""),
+            lenientValue<std::string>(env, "host", ""),
+            lenientValue<std::string>(env, "platform", ""),
+            lenientValue<std::string>(env, "target", "")};
 }
 
 Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warnings, size_t number) {

@@ -329,7 +329,8 @@ json documentAround(const Report& report, json runs) {
                   {"device", e.device},
                   {"cpu", e.cpu},
                   {"host", e.host},
-                  {"platform", e.platform}}},
+                  {"platform", e.platform},
+                  {"target", e.target}}},
                 {"runs", std::move(runs)},
                 // Derived from the runs (docs/measuring.md); ignored and recomputed on read.
                 {"comparison", comparisonToJson(compareRuns(report))}};

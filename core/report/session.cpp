@@ -37,14 +37,16 @@ const char* toString(RunStatus status) {
         return "timeout";
     case RunStatus::Imported:
         return "imported";
+    case RunStatus::Disconnected:
+        return "disconnected";
     }
     return "unknown";
 }
 
 std::optional<RunStatus> runStatusFromString(const std::string& text) {
-    for (auto status :
-         {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
-          RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout, RunStatus::Imported}) {
+    for (auto status : {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
+                        RunStatus::Cancelled, RunStatus::Crashed, RunStatus::Timeout,
+                        RunStatus::Imported, RunStatus::Disconnected}) {
         if (text == toString(status))
             return status;
     }

@@ -35,7 +35,17 @@ struct Setting {
 };
 
 // Imported: read from a TORCH_TRACE log (core/trace), not run by a probe.
-enum class RunStatus { Pending, Running, Ok, Failed, Cancelled, Crashed, Timeout, Imported };
+enum class RunStatus {
+    Pending,
+    Running,
+    Ok,
+    Failed,
+    Cancelled,
+    Crashed,
+    Timeout,
+    Imported,
+    Disconnected, // the SSH connection to a remote target was lost mid-run
+};
 const char* toString(RunStatus status);
 std::optional<RunStatus> runStatusFromString(const std::string& text);
 
@@ -371,6 +381,7 @@ struct Environment {
     std::string cpu;
     std::string host;
     std::string platform;
+    std::string target; // "ssh://[user@]host[:port]" for a remote run; empty: this computer
     bool operator==(const Environment&) const = default;
 };
 

@@ -97,6 +97,12 @@ std::string cuptiLibraryPath() {
         {fs::path(COMPILESCOPE_BINARY_DIR) / "probe/cupti/libcompilescope_cupti.so"});
 }
 
+std::string cuptiSourceDir() {
+    if (installed())
+        return {};
+    return firstExisting({fs::path(COMPILESCOPE_SOURCE_DIR) / "probe/cupti"});
+}
+
 std::string findOnPath(const std::string& program) {
     std::stringstream path(env("PATH"));
     std::string dir;

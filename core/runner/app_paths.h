@@ -14,6 +14,9 @@ std::string galleryDir();
 std::string demoModelPath();
 // The CUPTI collector if it was built, else empty.
 std::string cuptiLibraryPath();
+// The collector's sources (probe/cupti), sent to a remote host to build it
+// there; empty in an installed tree, which ships the built library only.
+std::string cuptiSourceDir();
 // COMPILESCOPE_PYTHON, else the project venv, else python3 on PATH.
 std::string defaultPython();
 // Candidate interpreters for the picker: the project venv, $VIRTUAL_ENV, conda envs, python3.

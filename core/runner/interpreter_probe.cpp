@@ -10,7 +10,7 @@ namespace cs::core {
 namespace {
 
 // Runs in the user's interpreter: standard library first, torch if present.
-const char* kQueryScript = R"PY(
+const char* const kQueryScript = R"PY(
 import json, sys
 out = {"python": sys.version.split()[0]}
 try:
@@ -24,6 +24,10 @@ print(json.dumps(out))
 )PY";
 
 } // namespace
+
+const char* interpreterQueryScript() {
+    return kQueryScript;
+}
 
 QString InterpreterDescription::summary() const {
     if (!ok)

@@ -36,6 +36,9 @@ class InterpreterProbe : public QObject {
     QHash<QString, bool> pending_;
 };
 
+// The Python the interpreter runs with -c: prints one JSON line.
+const char* interpreterQueryScript();
+
 // Parses the JSON line the query script prints; public for tests.
 InterpreterDescription parseInterpreterAnswer(const QString& path, const QByteArray& output,
                                               int exitCode);

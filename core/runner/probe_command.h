@@ -14,6 +14,14 @@ struct ProbeLaunch {
     std::string program; // the Python interpreter
     std::vector<std::string> arguments;
     std::vector<std::pair<std::string, std::string>> environment; // added to the parent's
+    // Set when `program` is ssh running the probe on another machine.
+    struct Remote {
+        std::string host; // for messages: "user@host:port"
+        // ssh's argv over the same connection, less the command: cancel
+        // appends a kill of the probe's process group there.
+        std::vector<std::string> controlCommand;
+    };
+    std::optional<Remote> remote;
 };
 
 struct ProbeOptions {

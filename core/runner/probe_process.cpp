@@ -2,6 +2,9 @@
 
 #include <QProcessEnvironment>
 
+#include "core/runner/remote_run.h"
+#include "core/runner/shell_quote.h"
+
 #include <csignal>
 #include <ctime>
 #include <sys/prctl.h>
@@ -45,12 +48,26 @@ ProbeProcess::ProbeProcess(Run* run, ProbeLaunch launch, int timeoutSeconds, QOb
     timeout_.setSingleShot(true);
     connect(&timeout_, &QTimer::timeout, this, [this] { stopWith(ProcessEnd::TimedOut); });
     killTimer_.setSingleShot(true);
-    connect(&killTimer_, &QTimer::timeout, this, [this] { signalGroup(SIGKILL); });
+    connect(&killTimer_, &QTimer::timeout, this, [this] {
+        signalGroup(SIGKILL);
+        if (launch_.remote) // then the local ssh, if the host did not answer
+            QTimer::singleShot(kKillGraceMs, this, [this] {
+                if (process_.state() != QProcess::NotRunning)
+                    ::kill(static_cast<pid_t>(process_.processId()), SIGKILL);
+            });
+    });
 }
 
 ProbeProcess::~ProbeProcess() {
     if (process_.state() != QProcess::NotRunning) {
-        signalGroup(SIGKILL);
+        if (launch_.remote && remotePid_ > 0)
+            signalRemoteGroup(SIGKILL, true);
+        if (pid_ <= 0)
+            pid_ = process_.processId();
+        if (pid_ > 0) {
+            ::kill(static_cast<pid_t>(-pid_), SIGKILL);
+            ::kill(static_cast<pid_t>(pid_), SIGKILL);
+        }
         process_.waitForFinished(2000);
     }
 }
@@ -63,7 +80,10 @@ void ProbeProcess::start() {
     clock_.start();
     if (timeoutSeconds_ > 0)
         timeout_.start(timeoutSeconds_ * 1000);
-    process_.start(QString::fromStdString(launch_.program), args, QIODevice::ReadOnly);
+    // A remote probe's stdin is its lifeline: kept open, never written; when
+    // this end goes, the probe's group there ends itself.
+    process_.start(QString::fromStdString(launch_.program), args,
+                   launch_.remote ? QIODevice::ReadWrite : QIODevice::ReadOnly);
 }
 
 bool ProbeProcess::isRunning() const {
@@ -87,12 +107,63 @@ void ProbeProcess::stopWith(ProcessEnd reason) {
 }
 
 void ProbeProcess::signalGroup(int signal) {
+    if (launch_.remote && remotePid_ > 0) {
+        signalRemoteGroup(signal, false);
+        return;
+    }
     if (pid_ <= 0)
         pid_ = process_.processId();
     if (pid_ > 0) {
         ::kill(static_cast<pid_t>(-pid_), signal); // the group
         ::kill(static_cast<pid_t>(pid_), signal);  // in case setpgid had not run yet
     }
+}
+
+void ProbeProcess::signalRemoteGroup(int signal, bool wait) {
+    const std::string name = signal == SIGKILL ? "KILL" : "TERM";
+    const std::string pid = std::to_string(remotePid_);
+    auto argv = launch_.remote->controlCommand;
+    argv.push_back("kill -s " + name + " -- -" + pid + " 2>/dev/null; kill -s " + name + " " + pid +
+                   " 2>/dev/null; true");
+    auto* killer = new QProcess(this);
+    killer->setStandardInputFile(QProcess::nullDevice());
+    connect(killer, &QProcess::finished, killer, &QObject::deleteLater);
+    QStringList args;
+    for (size_t i = 1; i < argv.size(); ++i)
+        args << QString::fromStdString(argv[i]);
+    killer->start(QString::fromStdString(argv.front()), args);
+    if (wait)
+        killer->waitForFinished(2000);
+}
+
+// The remote wrapper's first stderr line is the probe's pid there.
+void ProbeProcess::takeRemotePid(QByteArray& chunk) {
+    if (!launch_.remote || remotePid_ > 0)
+        return;
+    remoteHead_ += chunk;
+    chunk.clear();
+    const QByteArray prefix = QByteArray::fromStdString(std::string(kRemotePidPrefix));
+    const auto start = remoteHead_.indexOf(prefix);
+    if (start < 0) {
+        // Not there (yet): ssh's own messages come first; pass on whole lines.
+        const auto newline = remoteHead_.lastIndexOf('\n');
+        if (newline >= 0 && !prefix.startsWith(remoteHead_.mid(newline + 1))) {
+            chunk = remoteHead_;
+            remoteHead_.clear();
+        } else if (newline >= 0) {
+            chunk = remoteHead_.left(newline + 1);
+            remoteHead_.remove(0, newline + 1);
+        }
+        return;
+    }
+    const auto end = remoteHead_.indexOf('\n', start);
+    if (end < 0)
+        return;
+    remotePid_ = remoteHead_.mid(start + prefix.size(), end - start - prefix.size()).toLongLong();
+    chunk = remoteHead_.left(start) + remoteHead_.mid(end + 1);
+    remoteHead_.clear();
+    if (stopReason_ && remotePid_ > 0) // cancelled before the pid was known
+        signalRemoteGroup(SIGTERM, false);
 }
 
 void ProbeProcess::readEvents() {
@@ -120,9 +191,15 @@ void ProbeProcess::noteMeasureEdge(const StreamItem& item) {
 }
 
 void ProbeProcess::readConsole() {
-    const QByteArray chunk = process_.readAllStandardError();
+    QByteArray chunk = process_.readAllStandardError();
+    takeRemotePid(chunk);
     if (chunk.isEmpty())
         return;
+    if (launch_.remote) {
+        sshTail_ += chunk.toStdString();
+        if (sshTail_.size() > 8192)
+            sshTail_.erase(0, sshTail_.size() - 4096);
+    }
     const QString text = QString::fromUtf8(chunk);
     run_->console += text.toStdString();
     emit consoleOutput(text);
@@ -135,8 +212,35 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
         applyStreamItem(*run_, item);
         noteMeasureEdge(item);
     }
+    if (!remoteHead_.isEmpty()) { // a partial first line, never completed
+        QByteArray rest = std::exchange(remoteHead_, {});
+        run_->console += rest.toStdString();
+        sshTail_ += rest.toStdString();
+        emit consoleOutput(QString::fromUtf8(rest));
+    }
     if (stopReason_) {
         settle(*stopReason_, exitCode, std::to_string(timeoutSeconds_));
+        return;
+    }
+    // ssh's own failure is 255; a probe killed there ends quietly, a lost
+    // connection makes ssh say so.
+    if (launch_.remote && status == QProcess::NormalExit && exitCode == 255 && !run_->sawDone) {
+        if (sshLostConnection(sshTail_)) {
+            std::string said = lastSshLine(sshTail_);
+            settle(ProcessEnd::Disconnected, exitCode,
+                   "ssh to " + launch_.remote->host + " said \"" + said + "\"");
+            return;
+        }
+        if (!run_->sawHello) {
+            SshTarget target;
+            target.host = launch_.remote->host;
+            std::string why = explainSshFailure(target, exitCode, sshTail_);
+            if (!why.empty()) {
+                settle(ProcessEnd::Disconnected, exitCode, why);
+                return;
+            }
+        }
+        settle(ProcessEnd::Signalled, exitCode, "on " + launch_.remote->host);
         return;
     }
     if (status == QProcess::CrashExit)

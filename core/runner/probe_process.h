@@ -44,6 +44,9 @@ class ProbeProcess : public QObject {
     void stopWith(ProcessEnd reason);
     void signalGroup(int signal);
     void settle(ProcessEnd end, int exitCode, const std::string& detail);
+    // A remote probe: its group is signalled there, over the shared connection.
+    void signalRemoteGroup(int signal, bool wait);
+    void takeRemotePid(QByteArray& chunk);
 
     Run* run_;
     ProbeLaunch launch_;
@@ -57,6 +60,9 @@ class ProbeProcess : public QObject {
     std::optional<ProcessEnd> stopReason_;
     bool settled_ = false;
     int64_t measureCpuBeginNs_ = -1; // the app's CPU time when the measure phase began
+    qint64 remotePid_ = 0;           // the probe's pid (and group) on its host
+    QByteArray remoteHead_;          // stderr before the pid line was complete
+    std::string sshTail_;            // the end of stderr: what ssh said last
 };
 
 } // namespace cs::core

@@ -32,7 +32,7 @@ struct RemotePlan {
     std::string cuptiLibrary; // on the host; empty: none
     std::string modelSpec;    // what the probe there is given
     ModelSource modelSource = ModelSource::RemotePath;
-    bool probeCopied = false; // this call copied the probe (first use of this version)
+    bool probeCopied = false;       // this call copied the probe (first use of this version)
     std::vector<std::string> notes; // warnings for the run's log (no CUPTI collector, ...)
 };
 
@@ -44,7 +44,26 @@ struct RemotePrepareRequest {
     std::string localCuptiLibrary; // cuptiLibraryPath(), may be empty
     std::string cuptiSourceDir;    // probe/cupti sources, to build there; may be empty
     bool cupti = true;
+    // Treat the host as having a GPU (tests of the collector's remote build
+    // on a host without one).
+    bool forceCupti = false;
 };
+
+// What decides how the host gets its CUPTI collector; pure, for tests.
+struct CuptiFacts {
+    bool wanted = true;        // not --no-cupti
+    bool gpu = false;          // the host has an NVIDIA GPU
+    bool alreadyThere = false; // built or copied for this probe version before
+    bool haveSources = false;  // the collector's sources are here to send
+    std::string compiler, cuptiInclude, cuptiLibrary; // found on the host
+    std::string remoteArch, remoteGlibc, localArch, localGlibc;
+    std::string localLibrary; // the collector built here, empty if none
+};
+struct CuptiPlan {
+    enum How { None, Present, Build, Copy } how = None;
+    std::string why; // in words, for the run's log
+};
+CuptiPlan chooseRemoteCupti(const CuptiFacts& facts);
 
 // Connects, copies what is missing, checks interpreter and model. Returns the
 // problem (naming the host and what to do) or nullopt. `cancel` is polled.

@@ -1,9 +1,13 @@
 #include "core/runner/session_runner.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
+#include <QPointer>
+#include <QThreadPool>
 
 #include "core/analysis/units.h"
 #include "core/events/protocol_generated.h"
+#include "core/runner/app_paths.h"
 
 namespace cs::core {
 
@@ -26,6 +30,70 @@ void SessionRunner::start(const SessionRequest& request) {
     }
     current_ = -1;
     cancelling_ = false;
+    if (request.target) {
+        report_.environment.target = request.target->spec();
+        startRemote();
+        return;
+    }
+    remote_.reset();
+    startNext();
+}
+
+void SessionRunner::startRemote() {
+    const auto& target = *request_.target;
+    const auto& o = request_.remote;
+    // The same host with the same ssh options keeps its connection: one login.
+    if (!remote_ || !(remote_->target() == target) ||
+        remote_->options().configFile != o.configFile ||
+        remote_->options().sshProgram != o.sshProgram)
+        remote_ = std::make_shared<RemoteHost>(target, o);
+    RemotePrepareRequest prepare;
+    prepare.modelSpec = request_.modelSpec;
+    prepare.placement = request_.placement;
+    prepare.python = request_.probe.python;
+    prepare.localProbeRoot = probeRoot();
+    prepare.localCuptiLibrary = cuptiLibraryPath();
+    prepare.cuptiSourceDir = cuptiSourceDir();
+    prepare.cupti = request_.probe.cupti;
+    prepare.forceCupti = qEnvironmentVariable("COMPILESCOPE_REMOTE_CUPTI") == "force";
+    preparing_ = true;
+    prepareCancel_ = std::make_shared<std::atomic<bool>>(false);
+    QPointer<SessionRunner> self(this);
+    auto host = remote_;
+    auto cancel = prepareCancel_;
+    QThreadPool::globalInstance()->start([self, host, cancel, prepare] {
+        RemotePlan plan;
+        auto problem = prepareRemoteRun(*host, prepare, plan, cancel.get());
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, problem, plan] {
+                if (self)
+                    self->remoteReady(problem, plan);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void SessionRunner::remoteReady(const std::optional<std::string>& problem, const RemotePlan& plan) {
+    preparing_ = false;
+    if (cancelling_) {
+        startNext(); // marks every run cancelled and ends the session
+        return;
+    }
+    if (problem) {
+        for (auto& run : report_.runs) {
+            run.status = RunStatus::Failed;
+            run.error = ErrorInfo{"remote", *problem, ""};
+        }
+        report_.deriveFromRuns();
+        emit sessionFinished();
+        return;
+    }
+    plan_ = plan;
+    for (auto& run : report_.runs) {
+        for (const auto& note : plan_.notes)
+            run.logs.push_back({0, "warning", note});
+    }
     startNext();
 }
 
@@ -58,8 +126,14 @@ void SessionRunner::startProbe(int index, bool priming) {
         primeRun_.setting = setting = primingSetting(setting);
         run = &primeRun_;
     }
-    auto launch = buildProbeLaunch(request_.modelSpec, setting,
-                                   priming ? primingOptions(request_.probe) : request_.probe);
+    const ProbeOptions options = priming ? primingOptions(request_.probe) : request_.probe;
+    ProbeLaunch launch;
+    if (request_.target && remote_) {
+        remote_->connect(); // again only if it dropped; a failure shows in the probe's run
+        launch = buildRemoteProbeLaunch(*remote_, plan_, setting, options);
+    } else {
+        launch = buildProbeLaunch(request_.modelSpec, setting, options);
+    }
     process_ = std::make_unique<ProbeProcess>(run, std::move(launch), request_.timeoutSeconds);
     connect(process_.get(), &ProbeProcess::updated, this,
             [this, index] { emit runUpdated(index); });
@@ -74,6 +148,7 @@ void SessionRunner::startProbe(int index, bool priming) {
                 primed(index);
                 return;
             }
+            noteRemoteHost(report_.runs[static_cast<size_t>(index)]);
             report_.deriveFromRuns();
             emit runFinished(index);
             startNext();
@@ -106,7 +181,21 @@ void SessionRunner::primed(int index) {
     startProbe(index, false);
 }
 
+// A failure on a remote host says which host.
+void SessionRunner::noteRemoteHost(Run& run) const {
+    if (!request_.target || !run.error)
+        return;
+    const std::string host = request_.target->label();
+    if (run.error->message.find(host) == std::string::npos)
+        run.error->message += " (on " + host + ")";
+}
+
 void SessionRunner::cancel() {
+    if (preparing_) {
+        cancelling_ = true;
+        prepareCancel_->store(true);
+        return;
+    }
     if (current_ < 0)
         return;
     cancelling_ = true;
@@ -167,6 +256,9 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
 }
 
 QString SessionRunner::progressText() const {
+    if (preparing_)
+        return QStringLiteral("connecting to %1, copying the probe if it lacks this version")
+            .arg(QString::fromStdString(request_.target->label()));
     if (current_ < 0)
         return {};
     const Run& run = report_.runs[static_cast<size_t>(current_)];

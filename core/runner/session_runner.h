@@ -5,11 +5,14 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
+#include <optional>
 
 #include "core/report/session.h"
 #include "core/runner/probe_command.h"
 #include "core/runner/probe_process.h"
+#include "core/runner/remote_run.h"
 
 namespace cs::core {
 
@@ -18,6 +21,10 @@ struct SessionRequest {
     std::vector<Setting> settings;
     ProbeOptions probe;
     int timeoutSeconds = 900; // per setting
+    // Set: every setting runs on this SSH host (probe.python is a path there).
+    std::optional<SshTarget> target;
+    RemoteOptions remote;
+    ModelPlacement placement = ModelPlacement::Auto;
 };
 
 class SessionRunner : public QObject {
@@ -30,7 +37,11 @@ class SessionRunner : public QObject {
     void start(const SessionRequest& request);
     // Stops the running probe; finished runs are kept, unstarted ones marked cancelled.
     void cancel();
-    bool isRunning() const { return current_ >= 0; }
+    bool isRunning() const { return current_ >= 0 || preparing_; }
+
+    // The host of the last remote session, connection kept for the next one
+    // and for reading its source files; null after a local session.
+    std::shared_ptr<RemoteHost> remoteHost() const { return remote_; }
 
     const Report& report() const { return report_; }
     Report& report() { return report_; }
@@ -55,7 +66,10 @@ class SessionRunner : public QObject {
     void sessionFinished();
 
   private:
+    void startRemote();
+    void remoteReady(const std::optional<std::string>& problem, const RemotePlan& plan);
     void startNext();
+    void noteRemoteHost(Run& run) const;
     void startProbe(int index, bool priming);
     void primed(int index);
 
@@ -66,6 +80,10 @@ class SessionRunner : public QObject {
     bool cancelling_ = false;
     bool priming_ = false;
     Run primeRun_;
+    std::shared_ptr<RemoteHost> remote_;
+    RemotePlan plan_;
+    bool preparing_ = false; // connecting to the host and copying what it lacks
+    std::shared_ptr<std::atomic<bool>> prepareCancel_;
 };
 
 // Whether a setting is first run once, unmeasured, to fill the compile cache:

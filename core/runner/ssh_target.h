@@ -37,6 +37,10 @@ std::string defaultSshConfigPath();
 // ssh's own failure (255) and stderr holds nothing ssh-specific.
 std::string explainSshFailure(const SshTarget& target, int exitCode, std::string_view sshStderr);
 
+// Whether ssh's stderr says an established connection was lost (closed by
+// the host, reset, broken pipe, the server stopped answering keepalives).
+bool sshLostConnection(std::string_view sshStderr);
+
 // The last line ssh wrote that is its own (starts with "ssh:", "kex_",
 // "Connection ", "client_loop", ...), for messages; empty if none.
 std::string lastSshLine(std::string_view sshStderr);

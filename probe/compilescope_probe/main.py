@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import __version__, failures, fallbacks
+from . import __version__, failures, fallbacks, lifeline
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
@@ -754,6 +754,8 @@ def main(argv: list[str] | None = None) -> int:
     if _help_requested(args):
         build_parser().print_help(sys.stderr)
         return 0
+    if lifeline.take_flag(args):
+        lifeline.watch_stdin()
     writer = EventWriter(redirect_stdout())
     try:
         settings = parse(args)
