@@ -84,6 +84,24 @@ def cli_run(cli: str, command: str, args: argparse.Namespace, settings: str, ssh
     return wall, runs
 
 
+def ssh_command_s(sshd, repeats: int = 10) -> float:
+    """Median wall time of `ssh HOST true` over an open shared connection: what one
+    remote command costs before compilescope does anything (the host's login shell
+    starts for each, rc files included)."""
+    control = Path(tempfile.mkdtemp()) / "cm"
+    base = ["ssh", "-F", str(sshd.client_config), "-o", f"ControlPath={control}"]
+    master = ["-o", "ControlMaster=auto", "-o", "ControlPersist=60"]
+    subprocess.run(base + master + ["127.0.0.1", "true"], check=True, capture_output=True)
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run(base + ["127.0.0.1", "true"], check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    subprocess.run(base + ["-O", "exit", "127.0.0.1"], capture_output=True)
+    shutil.rmtree(control.parent, ignore_errors=True)
+    return statistics.median(times)
+
+
 def medians(runs) -> list:
     return [r["latency"]["stats"]["median_ns"] for r in runs]
 
@@ -163,13 +181,14 @@ def main() -> int:
                 "remote_medians_ns": rem[3],
                 "load": os.getloadavg()[0],
             }
+            row["ssh_true_s"] = ssh_command_s(sshd)
             rows.append(row)
             print(
                 f"repeat {r + 1} ({'local' if local_first else 'remote'} first): local run "
                 f"{row['local_run_s']:.2f} s, remote first {row['remote_first_s']:.2f} s, "
                 f"later {row['remote_later_s']:.2f} s; compare x{args.settings} local "
                 f"{row['local_compare_s']:.2f} s, remote {row['remote_compare_s']:.2f} s "
-                f"(load {row['load']:.1f})",
+                f"; one ssh command {row['ssh_true_s']:.3f} s (load {row['load']:.1f})",
                 flush=True,
             )
 
@@ -180,6 +199,7 @@ def main() -> int:
         "later_extra_s": statistics.median(x["later_extra_s"] for x in rows),
         "per_setting_extra_s": statistics.median(x["per_setting_extra_s"] for x in rows),
         "local_run_s": statistics.median(x["local_run_s"] for x in rows),
+        "ssh_true_s": statistics.median(x["ssh_true_s"] for x in rows),
         "local_median_ns": statistics.median(local_ns),
         "remote_median_ns": statistics.median(remote_ns),
     }
@@ -215,6 +235,10 @@ def main() -> int:
         f"| within 2% | {ok('ratio')} |"
     )
     print(f"\nlocal `run` of one setting: {summary['local_run_s']:.2f} s (median)")
+    print(
+        f"one `ssh HOST true` over the shared connection: {summary['ssh_true_s']:.3f} s "
+        "(median; the host's login shell and its rc files start for each command)"
+    )
     machine["load_after"] = os.getloadavg()
     if args.json:
         Path(args.json).write_text(
