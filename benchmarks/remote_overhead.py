@@ -136,6 +136,29 @@ def ssh_command_s(sshd, repeats: int = 10) -> float:
     return statistics.median(times)
 
 
+def sessions(sshd) -> int:
+    """How many commands sshd has started (its VERBOSE log says each)."""
+    return sshd.log_path.read_text(errors="replace").count("Starting session:")
+
+
+def pwd_shell() -> str:
+    import pwd
+
+    return pwd.getpwuid(os.getuid()).pw_shell or "/bin/sh"
+
+
+def login_shell_s(repeats: int = 10) -> float:
+    """Median start of the user's shell as sshd runs a command with it: Debian's bash
+    reads ~/.bashrc when SSH_CLIENT is set, whatever the command."""
+    env = dict(os.environ, SSH_CLIENT="127.0.0.1 40000 22", SHLVL="0")
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([pwd_shell(), "-c", "true"], env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 def medians(runs) -> list:
     return [r["latency"]["stats"]["median_ns"] for r in runs]
 
@@ -195,9 +218,13 @@ def main() -> int:
 
             def remote():
                 shutil.rmtree(remote_cache, ignore_errors=True)  # the first run's empty cache
+                counts = [sessions(sshd)]
                 first, runs_first, marks_first = cli_run(args.cli, "run", args, "eager", sshd)
+                counts.append(sessions(sshd))
                 later, runs, marks = cli_run(args.cli, "run", args, "eager", sshd)
+                counts.append(sessions(sshd))
                 wall_n, runs_n, marks_n = cli_run(args.cli, "compare", args, compare_settings, sshd)
+                counts.append(sessions(sshd))
                 return {
                     "first_s": first,
                     "run_s": later,
@@ -206,6 +233,8 @@ def main() -> int:
                     "first_progress_s": marks["first_progress_s"],
                     "spawn_s": marks_n["spawn_s"],
                     "medians_ns": medians(runs_first + runs) + medians(runs_n),
+                    # Remote commands (one login shell each) per CLI run.
+                    "commands": [b - a for a, b in zip(counts, counts[1:])],
                 }
 
             local_first = r % 2 == 0
@@ -228,6 +257,7 @@ def main() -> int:
                 "later_start_extra_s": rem["first_progress_s"] - loc["first_progress_s"],
                 "spawn_extra_s": spawn_extra,
                 "ssh_true_s": ssh_command_s(sshd),
+                "login_shell_s": login_shell_s(),
                 "load": os.getloadavg()[0],
             }
             rows.append(row)
@@ -258,6 +288,7 @@ def main() -> int:
             "later_start_extra_s",
             "spawn_extra_s",
             "ssh_true_s",
+            "login_shell_s",
         )
     }
     summary["local_run_s"] = statistics.median(x["local"]["run_s"] for x in rows)
@@ -315,6 +346,13 @@ def main() -> int:
         f"one `ssh HOST true` over the shared connection: {summary['ssh_true_s']:.3f} s "
         "(median; the host's login shell and its rc files start for each command)"
     )
+    first_cmds, later_cmds, compare_cmds = rows[-1]["remote"]["commands"]
+    print(
+        f"remote commands per CLI run: first {first_cmds}, later {later_cmds}, compare of "
+        f"{args.settings} {compare_cmds}; the login shell ({pwd_shell()}) starts in "
+        f"{summary['login_shell_s']:.3f} s here (median, rc files included)"
+    )
+    summary["commands"] = {"first": first_cmds, "later": later_cmds, "compare": compare_cmds}
     machine["load_after"] = os.getloadavg()
     if args.json:
         Path(args.json).write_text(
