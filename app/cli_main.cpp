@@ -26,6 +26,7 @@
 #include "core/analysis/comparison_text.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/report_diff.h"
+#include "core/analysis/scaling.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 #include "core/html/report_html.h"
@@ -61,6 +62,10 @@ int usage(const QString& message) {
         "         [--torch-trace DIR]\n"
         "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
         "auto|local|remote]]\n"
+        "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
+        "[--memory-cap-mb M]\n"
+        "         [--settings eager,default] and run's options: throughput, speedup and memory\n"
+        "         against batch size, one fresh probe per setting walking the sizes\n"
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
@@ -180,16 +185,22 @@ bool writeOutputs(const Report& report, const QString& jsonPath, const QString& 
 
 constexpr const char* kCompareSettings = "eager,default,reduce-overhead,max-autotune";
 
-int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare) {
+enum class RunKind { Run, Compare, Scale };
+
+int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind) {
+    const bool compare = kind != RunKind::Run; // per-setting lines as each finishes
+    const bool scale = kind == RunKind::Scale;
     QCommandLineParser parser;
-    parser.addPositionalArgument("command", "run or compare");
+    parser.addPositionalArgument("command", "run, compare or scale");
     parser.addPositionalArgument("model", "model spec");
     const QCommandLineOption settings("settings", "comma-separated modes", "list",
-                                      compare ? kCompareSettings : "eager,default");
+                                      kind == RunKind::Compare ? kCompareSettings
+                                                               : "eager,default");
     const QCommandLineOption device("device", "auto, cpu or cuda", "device", "auto");
+    // A walk measures every size: fewer calls per size by default.
     const QCommandLineOption warmup("warmup", "warmup calls, including the compiling one", "n",
-                                    "5");
-    const QCommandLineOption iters("iters", "measured calls", "n", "100");
+                                    scale ? "3" : "5");
+    const QCommandLineOption iters("iters", "measured calls", "n", scale ? "30" : "100");
     const QCommandLineOption json("json", "write the JSON report here", "path");
     const QCommandLineOption html("html", "write the HTML report here", "path");
     const QCommandLineOption trace("trace", "write a Chrome trace (Perfetto) here", "path");
@@ -232,6 +243,13 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         "with --target: auto (a file that exists here is copied), local or remote (a path there)",
         "where", "auto");
     parser.addOptions({target, sshConfig, modelOn});
+    const QCommandLineOption batchSizes(
+        "batch-sizes", "scale: ascending sizes (1,4,16) or auto (doubling)", "list");
+    const QCommandLineOption budget("budget-s", "scale auto: time budget per setting", "s", "300");
+    const QCommandLineOption memoryCap(
+        "memory-cap-mb", "scale on CPU: host-memory cap (default 80% of free RAM)", "MiB", "0");
+    if (scale)
+        parser.addOptions({batchSizes, budget, memoryCap});
     if (!parser.parse(arguments))
         return usage(parser.errorText());
     const QStringList positional = parser.positionalArguments();
@@ -315,6 +333,22 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
         // Absolute, so the probe's messages name the directory in full.
         request.probe.torchTraceDir = QFileInfo(dir).absoluteFilePath().toStdString();
     }
+    if (scale) {
+        if (!parser.isSet(batchSizes))
+            return usage("scale needs --batch-sizes (e.g. 1,4,16 or auto)");
+        request.probe.batchSizes = parser.value(batchSizes).toStdString();
+        if (auto problem = checkBatchSizes(request.probe.batchSizes))
+            return usage("--batch-sizes: " + QString::fromStdString(*problem));
+        bool okBudget = false, okCap = false;
+        request.probe.budgetSeconds = parser.value(budget).toDouble(&okBudget);
+        request.probe.memoryCapMb = parser.value(memoryCap).toLongLong(&okCap);
+        if (!okBudget || request.probe.budgetSeconds <= 0)
+            return usage("--budget-s takes a number of seconds above 0");
+        if (!okCap || request.probe.memoryCapMb < 0)
+            return usage("--memory-cap-mb takes a whole number of MiB (0: 80% of free RAM)");
+        for (auto& s : request.settings)
+            s.sweep = false; // the walk is the sweep
+    }
     if (request.probe.probeRoot.empty())
         return usage(
             "cannot find the probe package (compilescope_probe); is the install complete?");
@@ -363,6 +397,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
                           check->disagrees() ? " (disturbed)" : "");
             line += diff;
         }
+        if (run.scaling) {
+            line += ", " + std::to_string(run.scaling->points.size()) + " batch size(s) measured";
+            if (run.scaling->stop && run.scaling->stop->reason != "done")
+                line += ", stopped: " + run.scaling->stop->reason;
+        }
         if (run.error && run.status != RunStatus::Ok)
             line += " — " + run.error->message.substr(0, run.error->message.find('\n'));
         std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, runner.report().runs.size(), line.c_str());
@@ -382,7 +421,9 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, bool compare
             std::fprintf(stderr, "--drop-unsettled: %d measured call(s) left out as unsettled\n",
                          dropped);
         }
-        if (compare) // the table is what compare produces: stdout, so it can be piped
+        if (scale)
+            std::printf("\n%s", scalingTable(report).c_str());
+        else if (compare) // the table is what compare produces: stdout, so it can be piped
             std::printf("\n%s", comparisonTable(compareRuns(report)).c_str());
         else
             printSummary(report);
@@ -572,8 +613,12 @@ int main(int argc, char** argv) {
         std::printf("compilescope-cli %s\n", COMPILESCOPE_VERSION);
         return kExitOk;
     }
-    if (command == "run" || command == "compare")
-        return runCommand(app, arguments, command == "compare");
+    if (command == "run")
+        return runCommand(app, arguments, RunKind::Run);
+    if (command == "compare")
+        return runCommand(app, arguments, RunKind::Compare);
+    if (command == "scale")
+        return runCommand(app, arguments, RunKind::Scale);
     if (command == "diff")
         return diffCommand(arguments);
     if (command == "html")

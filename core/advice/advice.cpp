@@ -79,6 +79,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::memoryRule(input, findings);
     advice::disturbedRule(input, findings);
     advice::unsettledRule(input, findings);
+    advice::scalingRule(input, findings);
     mergeAcrossRanks(report, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);
@@ -112,6 +113,8 @@ const char* toString(EvidenceTab tab) {
         return "Console";
     case EvidenceTab::Ranks:
         return "Ranks";
+    case EvidenceTab::Scaling:
+        return "Scaling";
     }
     return "";
 }

@@ -30,5 +30,7 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out);
 void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 // Ranks of an imported TORCH_TRACE log that compiled differently from the others.
 void rankDivergenceRule(const AdviceInput& input, std::vector<Finding>& out);
+// Batch-size walks: where compile pays, where memory runs out, the knee, overhead-bound sizes.
+void scalingRule(const AdviceInput& input, std::vector<Finding>& out);
 
 } // namespace cs::core::advice

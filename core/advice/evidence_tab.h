@@ -14,7 +14,8 @@ enum class EvidenceTab {
     Memory,
     Kernels,
     Console,
-    Ranks
+    Ranks,
+    Scaling
 };
 // The tab's English name ("Breaks"), as the JSON and the CLI write it; "" for None.
 const char* toString(EvidenceTab tab);

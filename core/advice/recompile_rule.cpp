@@ -101,6 +101,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
+        // A batch-size walk compiles each size on purpose (docs/measuring.md).
+        if (run.scaling && !run.scaling->dynamic)
+            continue;
         std::vector<FunctionRecompiles> functions;
         auto entry = [&](const std::string& name) -> FunctionRecompiles& {
             for (auto& f : functions) {

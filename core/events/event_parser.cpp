@@ -437,6 +437,37 @@ class EventApplier {
             {getString(event_, "what"), getString(event_, "error"), getString(event_, "torch")});
     }
 
+    void scalePlan() {
+        Scaling& s = run_.scaling.emplace();
+        s.batchSource = getString(event_, "batch_source");
+        s.dynamic = get<bool>(event_, "dynamic", false);
+        if (!get<bool>(event_, "auto", false))
+            s.requested = get<std::vector<int64_t>>(event_, "sizes", {});
+        s.budgetSeconds = get<double>(event_, "budget_s", 0);
+        s.memoryCapBytes = get<int64_t>(event_, "memory_cap_bytes", 0);
+    }
+
+    void scalePoint() {
+        if (!run_.scaling)
+            run_.scaling.emplace();
+        ScalePoint p;
+        p.batchSize = get<int64_t>(event_, "batch_size", 0);
+        p.firstCallNs = get<int64_t>(event_, "first_call_ns", -1);
+        p.latencyNs = get<std::vector<int64_t>>(event_, "latency_ns", {});
+        p.peakMemoryBytes = get<int64_t>(event_, "peak_memory_bytes", -1);
+        p.memoryKind = getString(event_, "memory_kind");
+        p.recompiles = get<int>(event_, "recompiles", 0);
+        run_.scaling->points.push_back(std::move(p));
+    }
+
+    void scaleStop() {
+        if (!run_.scaling)
+            run_.scaling.emplace();
+        run_.scaling->stop =
+            ScaleStop{getString(event_, "reason"), get<int64_t>(event_, "batch_size", 0),
+                      getString(event_, "message")};
+    }
+
     void compileProgress() { run_.compileStage = getString(event_, "stage"); }
 
     void done() {
@@ -477,6 +508,9 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::done, &A::done},
         {ev::capture_warning, &A::captureWarning},
         {ev::compile_progress, &A::compileProgress},
+        {ev::scale_plan, &A::scalePlan},
+        {ev::scale_point, &A::scalePoint},
+        {ev::scale_stop, &A::scaleStop},
     };
     return table;
 }

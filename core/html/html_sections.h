@@ -42,6 +42,8 @@ void writeSettings(std::ostream& out, const ReportView& view);
 void writeComparison(std::ostream& out, const ReportView& view);
 // Only for imported TORCH_TRACE runs: the ranks side by side (two or more) and their compiles.
 void writeRanks(std::ostream& out, const ReportView& view);
+// Only for a batch-size walk (compilescope-cli scale).
+void writeScaling(std::ostream& out, const ReportView& view);
 void writeBreaks(std::ostream& out, const ReportView& view);
 void writeRecompiles(std::ostream& out, const ReportView& view);
 void writeWarmup(std::ostream& out, const ReportView& view);

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/analysis/rank_divergence.h"
+#include "core/analysis/scaling.h"
 #include "core/html/html_sections.h"
 
 namespace cs::core {
@@ -115,6 +116,8 @@ std::string writeReportHtml(const Report& report) {
         out << "<a href=\"#ranks\">Ranks</a>";
     if (imported > 0)
         out << "<a href=\"#compiles\">Compiles</a>";
+    if (hasScaling(report))
+        out << "<a href=\"#scaling\">Scaling</a>";
     out << "<a href=\"#breaks\">Breaks</a>"
            "<a href=\"#recompiles\">Recompiles</a><a href=\"#warmup\">Warmup</a>"
            "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a "
@@ -126,6 +129,7 @@ std::string writeReportHtml(const Report& report) {
     html::writeSettings(out, view);
     html::writeComparison(out, view);
     html::writeRanks(out, view);
+    html::writeScaling(out, view);
     html::writeBreaks(out, view);
     html::writeRecompiles(out, view);
     html::writeWarmup(out, view);

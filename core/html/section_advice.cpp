@@ -33,6 +33,8 @@ std::string anchorFor(EvidenceTab tab) {
         return "problems";
     case EvidenceTab::Ranks:
         return "ranks";
+    case EvidenceTab::Scaling:
+        return "scaling";
     }
     return {};
 }

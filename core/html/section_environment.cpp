@@ -34,6 +34,7 @@ void writeEnvironment(std::ostream& out, const ReportView& view) {
              {"device", e.device},
              {"CPU", e.cpu},
              {"host", e.host},
+             {"remote target", e.target.empty() ? "none: this computer" : e.target},
              {"platform", e.platform},
              {"report created", report.created},
              {"written by", report.generator}}) {

@@ -142,6 +142,36 @@ void readTraceFields(Run& run, const json& j) {
     }
 }
 
+// A scale run's walk (absent otherwise).
+void readScaling(Run& run, const json& j) {
+    auto it = j.find("scaling");
+    if (it == j.end() || !it->is_object())
+        return;
+    Scaling s;
+    s.batchSource = lenientValue<std::string>(*it, "batch_source", "");
+    s.dynamic = lenientValue<bool>(*it, "dynamic", false);
+    s.requested = lenientValue<std::vector<int64_t>>(*it, "requested", {});
+    s.budgetSeconds = lenientValue<double>(*it, "budget_s", 0);
+    s.memoryCapBytes = lenientValue<int64_t>(*it, "memory_cap_bytes", 0);
+    for (const auto& p : arrayAt(*it, "points")) {
+        if (!p.is_object())
+            continue;
+        ScalePoint point;
+        point.batchSize = lenientValue<int64_t>(p, "batch_size", 0);
+        point.firstCallNs = lenientValue<int64_t>(p, "first_call_ns", -1);
+        point.latencyNs = lenientValue<std::vector<int64_t>>(p, "latency_ns", {});
+        point.peakMemoryBytes = lenientValue<int64_t>(p, "peak_memory_bytes", -1);
+        point.memoryKind = lenientValue<std::string>(p, "memory_kind", "");
+        point.recompiles = lenientValue<int>(p, "recompiles", 0);
+        s.points.push_back(std::move(point));
+    }
+    if (auto stop = it->find("stop"); stop != it->end() && stop->is_object())
+        s.stop = ScaleStop{lenientValue<std::string>(*stop, "reason", ""),
+                           lenientValue<int64_t>(*stop, "batch_size", 0),
+                           lenientValue<std::string>(*stop, "message", "")};
+    run.scaling = std::move(s);
+}
+
 void readCompilePhases(Run& run, const json& j) {
     const json& compile = objectAt(j, "compile_phases");
     for (const auto& p : arrayAt(compile, "phases")) {
@@ -348,6 +378,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
                                        lenientValue<std::string>(w, "error", ""),
                                        lenientValue<std::string>(w, "torch", "")});
     readTraceFields(run, j);
+    readScaling(run, j);
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

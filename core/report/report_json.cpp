@@ -159,6 +159,33 @@ void addTraceFields(json& j, const Run& run) {
     }
 }
 
+// Scale runs only: the batch-size walk, absent otherwise.
+void addScalingFields(json& j, const Run& run) {
+    if (!run.scaling)
+        return;
+    const Scaling& s = *run.scaling;
+    json points = json::array();
+    for (const auto& p : s.points)
+        points.push_back({{"batch_size", p.batchSize},
+                          {"first_call_ns", p.firstCallNs},
+                          {"latency_ns", p.latencyNs},
+                          {"peak_memory_bytes", p.peakMemoryBytes},
+                          {"memory_kind", p.memoryKind},
+                          {"recompiles", p.recompiles}});
+    json stop = nullptr;
+    if (s.stop)
+        stop = {{"reason", s.stop->reason},
+                {"batch_size", s.stop->batchSize},
+                {"message", s.stop->message}};
+    j["scaling"] = {{"batch_source", s.batchSource},
+                    {"dynamic", s.dynamic},
+                    {"requested", s.requested},
+                    {"budget_s", s.budgetSeconds},
+                    {"memory_cap_bytes", s.memoryCapBytes},
+                    {"points", points},
+                    {"stop", stop}};
+}
+
 } // namespace
 
 json settingToJson(const Setting& s) {
@@ -304,6 +331,7 @@ json runToJson(const Run& run) {
         j["capture_warnings"] = warnings;
     }
     addTraceFields(j, run);
+    addScalingFields(j, run);
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)

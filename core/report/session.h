@@ -305,6 +305,37 @@ struct ModelInfo {
 };
 
 // One setting's probe process and everything it reported.
+// Batch-size scaling (compilescope-cli scale, docs/measuring.md): one fresh
+// probe per setting walks the batch sizes; each size compiled and measured.
+struct ScalePoint {
+    int64_t batchSize = 0;
+    int64_t firstCallNs = -1;       // the first call at this size: its compile included
+    std::vector<int64_t> latencyNs; // the measured calls at this size
+    int64_t peakMemoryBytes = -1;   // -1: not measured
+    std::string memoryKind;         // "cuda_allocated" or "host_rss"
+    int recompiles = 0;             // Dynamo recompiles this size caused
+    bool operator==(const ScalePoint&) const = default;
+};
+struct ScaleStop {
+    // "done" (every size measured), "oom" (CUDA out of memory at batchSize),
+    // "memory_cap" (host memory cap reached), "budget" (time budget spent),
+    // "error" (another failure at batchSize)
+    std::string reason;
+    int64_t batchSize = 0; // the size it stopped at (not measured), 0 for done
+    std::string message;
+    bool operator==(const ScaleStop&) const = default;
+};
+struct Scaling {
+    std::string batchSource;        // "get_inputs(batch_size)" or "dim0"
+    bool dynamic = false;           // one dynamic compile for all sizes
+    std::vector<int64_t> requested; // the sizes asked for; empty: auto (doubling)
+    double budgetSeconds = 0;       // auto's time budget
+    int64_t memoryCapBytes = 0;     // CPU: the host-memory cap; 0 none
+    std::vector<ScalePoint> points; // in the order walked
+    std::optional<ScaleStop> stop;  // absent: the walk did not end (probe died)
+    bool operator==(const Scaling&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -358,6 +389,7 @@ struct Run {
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal
     // Imported runs only (status Imported): the log file, its compiles and
     // cache lookups.
+    std::optional<Scaling> scaling; // a scale run's walk; absent otherwise
     std::optional<TraceSource> trace;
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;

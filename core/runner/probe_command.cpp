@@ -128,6 +128,18 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
         a.push_back("--torch-trace");
         a.push_back(options.torchTraceDir);
     }
+    if (!options.batchSizes.empty()) {
+        a.push_back("--batch-sizes");
+        a.push_back(options.batchSizes);
+        if (options.budgetSeconds > 0) {
+            a.push_back("--budget-s");
+            a.push_back(std::to_string(options.budgetSeconds));
+        }
+        if (options.memoryCapMb > 0) {
+            a.push_back("--memory-cap-mb");
+            a.push_back(std::to_string(options.memoryCapMb));
+        }
+    }
     launch.environment.emplace_back("PYTHONPATH", options.probeRoot);
     launch.environment.emplace_back("PYTHONUNBUFFERED", "1");
     if (!options.cuptiLibrary.empty())

@@ -20,6 +20,10 @@ struct ProbeLaunch {
         // ssh's argv over the same connection, less the command: cancel
         // appends a kill of the probe's process group there.
         std::vector<std::string> controlCommand;
+        // Exits 0 while the shared connection is up: a probe's ssh that
+        // ends with 255 over a dead connection was cut off, not crashed.
+        std::vector<std::string> checkCommand;
+        std::string connectionLog; // what the shared connection's ssh said
     };
     std::optional<Remote> remote;
 };
@@ -33,6 +37,10 @@ struct ProbeOptions {
     // torch writes its structured trace (TORCH_TRACE) here, one file per probe
     // process; empty: none. Session-wide, not part of a Setting.
     std::string torchTraceDir;
+    // A batch-size walk (compilescope-cli scale): "1,4,16" or "auto"; empty: none.
+    std::string batchSizes;
+    double budgetSeconds = 0; // auto's time budget per setting; 0: the probe's default
+    int64_t memoryCapMb = 0;  // CPU host-memory cap; 0: the probe's default
 };
 
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& setting,

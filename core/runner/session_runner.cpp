@@ -92,7 +92,7 @@ void SessionRunner::remoteReady(const std::optional<std::string>& problem, const
     plan_ = plan;
     for (auto& run : report_.runs) {
         for (const auto& note : plan_.notes)
-            run.logs.push_back({0, "warning", note});
+            run.logs.push_back({0, note.level, note.text});
     }
     startNext();
 }
@@ -252,6 +252,13 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return "measuring " + std::to_string(measured) + "/" + std::to_string(run.setting.iters);
     if (open->name == "sweep")
         return "input sweep";
+    if (open->name == "scale") {
+        const size_t done = run.scaling ? run.scaling->points.size() : 0;
+        std::string text = "batch-size walk: " + std::to_string(done) + " size(s) measured";
+        if (run.scaling && !run.scaling->points.empty())
+            text += ", last batch " + std::to_string(run.scaling->points.back().batchSize);
+        return text;
+    }
     return open->name;
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import Callable
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -16,6 +17,70 @@ def read_rss_bytes() -> int | None:
             return int(f.read().split()[1]) * _PAGE
     except (OSError, ValueError, IndexError):
         return None
+
+
+def mem_available_bytes() -> int | None:
+    """MemAvailable of /proc/meminfo: what the kernel could give without swapping."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _status_bytes(field: str) -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class PeakRss:
+    """The most resident memory the process held since `reset()`.
+
+    Linux keeps that figure itself (VmHWM in /proc/self/status), and writing
+    5 to /proc/self/clear_refs resets it to the current RSS (Linux 4.0+), so
+    the peak is exact however short it was and needs no sampling thread. Where
+    the reset is refused, VmHWM would be the peak of the whole process (it
+    never goes down), so the peak is the most `note()` was given since the
+    reset instead: the RSS sampler's samples, one every ~20 ms, and the edges."""
+
+    def __init__(self) -> None:
+        self.exact = False
+        self._sampled = 0
+        self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        try:
+            with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
+                f.write("5")
+            self.exact = _status_bytes("VmHWM") is not None
+        except OSError:
+            self.exact = False
+        with self._lock:
+            self._sampled = read_rss_bytes() or 0
+
+    def note(self, rss: int) -> None:
+        with self._lock:
+            if rss > self._sampled:
+                self._sampled = rss
+
+    def peak(self) -> int | None:
+        now = read_rss_bytes()
+        if now is not None:
+            self.note(now)
+        if self.exact:
+            hwm = _status_bytes("VmHWM")
+            if hwm is not None:
+                return max(hwm, self._sampled)
+        return self._sampled or None
 
 
 class RssSampler:
@@ -34,6 +99,9 @@ class RssSampler:
         self._gate = threading.Lock()
         self._thread: threading.Thread | None = None
         self.available = read_rss_bytes() is not None
+        # Called with every sample's bytes (on the sampler's thread, or the
+        # caller's for sample_now): the batch-size walk's memory cap watch.
+        self.listener: Callable[[int], None] | None = None
 
     def start(self) -> None:
         if not self.available or self._thread is not None:
@@ -46,6 +114,9 @@ class RssSampler:
         if rss is not None:
             with self._lock:
                 self._samples.append([time.monotonic_ns(), rss])
+            listener = self.listener
+            if listener is not None:
+                listener(rss)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval_s):

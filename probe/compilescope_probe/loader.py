@@ -24,6 +24,29 @@ class LoadedModel:
     model: Any
     inputs: tuple
     sweep: list[tuple] | None
+    # get_inputs(batch_size) of a .py spec whose get_inputs takes one
+    # (batch_parameter); None: the walk scales dimension 0 (docs/measuring.md).
+    batch_inputs: Any = None
+
+
+def batch_parameter(fn: Any) -> tuple[bool, bool]:
+    """Whether `fn` (a model file's get_inputs) takes a batch size: its first
+    parameter is positional (`def get_inputs(batch_size=8)`, or `*args`).
+    Returns (takes one, must be given one: no default)."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # no signature to read: called without one, as always
+        return False, False
+    if not params:
+        return False, False
+    first = params[0]
+    if first.kind == inspect.Parameter.VAR_POSITIONAL:
+        return True, False
+    if first.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        return True, first.default is inspect.Parameter.empty
+    return False, False
 
 
 def _syntax_error(e: SyntaxError, path: str) -> ProbeError:
@@ -107,7 +130,7 @@ def _import_file(path: str, classifier: FrameClassifier):
     return module
 
 
-def load_py(path: str, classifier: FrameClassifier) -> LoadedModel:
+def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = None) -> LoadedModel:
     module = _import_file(path, classifier)
     get_model = getattr(module, "get_model", None)
     if not callable(get_model):
@@ -133,12 +156,25 @@ def load_py(path: str, classifier: FrameClassifier) -> LoadedModel:
             f"get_model() in {path} returned {type(model).__name__}, which cannot be called; "
             f"return a torch.nn.Module or a function.",
         )
+    takes_batch, needs_batch = batch_parameter(get_inputs)
+    if needs_batch and batch_size is None:
+        raise ProbeError(
+            "missing_get_inputs",
+            f"get_inputs() in {path} needs an argument, but a run that does not scale the batch "
+            f"calls it with none. Give its batch size a default, as in "
+            f"`def get_inputs(batch_size=8)`.",
+        )
+    call = "get_inputs()"
     try:
-        inputs = _as_input_tuple(get_inputs(), "get_inputs()", path)
+        if needs_batch:
+            call = f"get_inputs({batch_size})"
+            inputs = _as_input_tuple(get_inputs(batch_size), call, path)
+        else:
+            inputs = _as_input_tuple(get_inputs(), call, path)
     except ProbeError:
         raise
     except Exception as e:
-        raise _raised("get_model_raised", "get_inputs()", path, e, classifier) from None
+        raise _raised("get_model_raised", call, path, e, classifier) from None
     sweep = None
     get_sweep = getattr(module, "get_input_sweep", None)
     if callable(get_sweep):
@@ -154,7 +190,13 @@ def load_py(path: str, classifier: FrameClassifier) -> LoadedModel:
         sweep = [_as_input_tuple(item, "get_input_sweep()", path) for item in raw]
     name = type(model).__name__ if not hasattr(model, "__name__") else model.__name__
     name = f"{os.path.splitext(os.path.basename(path))[0]} ({name})"
-    return LoadedModel(path, name, path, model, inputs, sweep)
+    batch_inputs = None
+    if takes_batch:
+
+        def batch_inputs(n: int) -> tuple:
+            return _as_input_tuple(get_inputs(n), f"get_inputs({n})", path)
+
+    return LoadedModel(path, name, path, model, inputs, sweep, batch_inputs)
 
 
 def load_torchvision(name: str) -> LoadedModel:
@@ -275,7 +317,11 @@ def precheck(spec: str) -> None:
         ) from None
 
 
-def load(spec: str, classifier: FrameClassifier, device: Any = None) -> LoadedModel:
+def load(
+    spec: str, classifier: FrameClassifier, device: Any = None, batch_size: int | None = None
+) -> LoadedModel:
+    """`batch_size`: a batch-size walk's first size, for a get_inputs(batch_size)
+    without a default; None outside a walk."""
     if spec.startswith("torchvision:"):
         return load_torchvision(spec.split(":", 1)[1].strip())
     path = os.path.abspath(os.path.expanduser(spec))
@@ -288,7 +334,7 @@ def load(spec: str, classifier: FrameClassifier, device: Any = None) -> LoadedMo
         )
     if path.endswith(".pt2"):
         return load_pt2(path, device)
-    return load_py(path, classifier)
+    return load_py(path, classifier, batch_size)
 
 
 def move_to(value: Any, device: Any) -> Any:

@@ -24,7 +24,7 @@ from . import __version__, failures, fallbacks, lifeline
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
-from .host_memory import RssSampler
+from .host_memory import RssSampler, mem_available_bytes
 from .hostinfo import cpu_name, hello_fields
 from .settings import BadArguments, Settings, build_parser, parse
 from .torch_trace import TorchTrace, prepare_trace_dir
@@ -50,6 +50,8 @@ class Probe:
         self.torch_trace: TorchTrace | None = None
         self.torch_trace_error: ProbeError | None = None
         self.sampler = RssSampler()
+        # Before torch: the batch-size walk's default host-memory cap is 80% of this.
+        self.mem_available_at_start = mem_available_bytes() if settings.scaling else None
         self.classifier = FrameClassifier(
             os.path.abspath(settings.model) if settings.model.endswith(".py") else None
         )
@@ -373,7 +375,8 @@ class Probe:
         from . import loader
 
         with self.phase("load"):
-            loaded = loader.load(s.model, self.classifier, self.device)
+            first_size = (s.scale_sizes or [1])[0] if s.scaling else None
+            loaded = loader.load(s.model, self.classifier, self.device, first_size)
             model = loaded.model
             try:
                 if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
@@ -420,9 +423,18 @@ class Probe:
                 device_name=device_name,
                 intra_op_threads=self.intra_op_threads(),
             )
+        walk = None
+        if s.scaling:
+            from .scale import Walk
+
+            # Refuses inputs with no batch dimension to scale before compiling anything.
+            walk = Walk(self, None, model, loaded, inputs)
         fn = self.build(model)
         self.timer = self.make_timer()
         with self.grad_and_autocast():
+            if walk is not None:
+                walk.fn = fn
+                return walk.run()
             self.harness(fn, model, inputs, sweep)
         return "ok"
 
@@ -467,20 +479,25 @@ class Probe:
         self.stages = StageWatcher(self.emit)
         self.stages.install()
         self.feed = MetricsFeed()
+        dynamic = s.dynamic_value
+        if s.scaling:
+            # A batch-size walk compiles each size for its own shape unless
+            # asked for one dynamic compile (docs/measuring.md).
+            dynamic = s.dynamic == "true"
         try:
-            backend = make_backend(self.capture, s.backend, s.mode, s.dynamic_value)
+            backend = make_backend(self.capture, s.backend, s.mode, dynamic)
             try:
                 return torch._dynamo.optimize(
                     backend=backend,
                     nopython=s.fullgraph,
-                    dynamic=s.dynamic_value,
+                    dynamic=dynamic,
                     guard_fail_fn=self.capture.guard_fail_fn,
                 )(model)
             except TypeError as e:
                 # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
                 fallbacks.missing("torch._dynamo.optimize(guard_fail_fn=...)", e)
                 return torch._dynamo.optimize(
-                    backend=backend, nopython=s.fullgraph, dynamic=s.dynamic_value
+                    backend=backend, nopython=s.fullgraph, dynamic=dynamic
                 )(model)
         except Exception as e:  # e.g. a Python version Dynamo does not support
             raise ProbeError(

@@ -35,10 +35,34 @@ class Settings:
     no_cupti: bool = False
     threads: int | None = None  # torch.set_num_threads; None leaves torch's default
     torch_trace: str | None = None  # directory for torch's own TORCH_TRACE log
+    # Batch-size scaling (docs/measuring.md): "1,4,16" or "auto"; None runs
+    # the usual harness at the model's own batch size.
+    batch_sizes: str | None = None
+    budget_s: float = 300.0  # auto's time budget
+    memory_cap_mb: int = 0  # CPU host-memory cap; 0: 80% of MemAvailable at start
 
     def as_event(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
+        if self.batch_sizes is None:
+            # A run that does not scale says what it said before scaling existed.
+            for key in ("batch_sizes", "budget_s", "memory_cap_mb"):
+                del d[key]
         return d
+
+    @property
+    def scaling(self) -> bool:
+        return self.batch_sizes is not None
+
+    @property
+    def scale_auto(self) -> bool:
+        return self.batch_sizes == "auto"
+
+    @property
+    def scale_sizes(self) -> list[int]:
+        """The listed sizes, ascending; empty for auto and without scaling."""
+        if not self.batch_sizes or self.scale_auto:
+            return []
+        return [int(x) for x in self.batch_sizes.split(",")]
 
     @property
     def compiled(self) -> bool:
@@ -73,6 +97,39 @@ def _count(minimum: int):
     return parse
 
 
+def _batch_sizes(text: str) -> str:
+    """`auto`, or ascending positive whole numbers separated by commas;
+    returned normalized ("1,4,16")."""
+    text = text.strip()
+    if text.lower() == "auto":
+        return "auto"
+    parts = [p.strip() for p in text.split(",")]
+    sizes = []
+    for p in parts:
+        try:
+            value = int(p)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"not a list of batch sizes or 'auto': {text!r} ({p!r} is not a whole number)"
+            ) from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"batch sizes must be at least 1, got {value}")
+        sizes.append(value)
+    if any(b <= a for a, b in zip(sizes, sizes[1:])):
+        raise argparse.ArgumentTypeError(f"batch sizes must be strictly ascending, got {text!r}")
+    return ",".join(str(v) for v in sizes)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m compilescope_probe", add_help=True, allow_abbrev=False)
     p.add_argument("--model", required=True, help=".py file, torchvision:NAME or .pt2 archive")
@@ -99,6 +156,29 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="torch writes its structured trace (TORCH_TRACE, read by tlparse) into DIR",
     )
+    p.add_argument(
+        "--batch-sizes",
+        type=_batch_sizes,
+        default=None,
+        metavar="LIST|auto",
+        help="walk these batch sizes (1,4,16; or auto: 1, 2, 4, ... until the budget or memory "
+        "runs out) instead of the usual measurement",
+    )
+    p.add_argument(
+        "--budget-s",
+        type=_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="auto's time budget for the walk (default 300)",
+    )
+    p.add_argument(
+        "--memory-cap-mb",
+        type=_count(0),
+        default=0,
+        metavar="N",
+        help="CPU: stop the walk before the probe's resident memory passes N MiB "
+        "(default 0: 80%% of MemAvailable at start)",
+    )
     return p
 
 
@@ -122,4 +202,7 @@ def parse(argv: Sequence[str]) -> Settings:
         no_cupti=ns.no_cupti,
         threads=ns.threads,
         torch_trace=ns.torch_trace,
+        batch_sizes=ns.batch_sizes,
+        budget_s=ns.budget_s,
+        memory_cap_mb=ns.memory_cap_mb,
     )

@@ -10,7 +10,10 @@ TEST(ProbeCommand, ArgumentsAreAListNotAShellString) {
     Setting s;
     s.mode = "max-autotune";
     s.fullgraph = true;
-    ProbeOptions options{"/venv/bin/python", "/opt/cs/probe", "", "", false, ""};
+    ProbeOptions options;
+    options.python = "/venv/bin/python";
+    options.probeRoot = "/opt/cs/probe";
+    options.cupti = false;
     auto launch = buildProbeLaunch("/models/my model's \"file\".py", s, options);
     EXPECT_EQ(launch.program, "/venv/bin/python");
     auto& a = launch.arguments;

@@ -1,0 +1,220 @@
+// Rule: what a batch-size walk shows (compilescope-cli scale). Each finding
+// rests on the measured curve: where compile starts to pay, where a setting
+// runs out of memory while another fits, where throughput stops growing,
+// and below which size a call is mostly fixed overhead.
+#include <algorithm>
+#include <cmath>
+
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/analysis/scaling.h"
+#include "core/analysis/units.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+// Doubling the batch buys less than this much throughput: past the knee.
+constexpr double kKneeGain = 1.10;
+// Doubling the batch costs less than this much latency: the call is mostly
+// fixed overhead, not work that grows with the batch.
+constexpr double kOverheadGrowth = 1.25;
+
+std::string batch(int64_t n) {
+    return "batch " + std::to_string(n);
+}
+
+std::string throughputText(double samplesPerSecond) {
+    return formatCount(samplesPerSecond) + " samples/s";
+}
+
+const ScaleRow* rowAt(const ScaleCurve& curve, int64_t size) {
+    for (const auto& row : curve.rows) {
+        if (row.batchSize == size)
+            return &row;
+    }
+    return nullptr;
+}
+
+Finding base(const ScaleCurve& curve, const char* rule, Severity severity) {
+    Finding f;
+    f.rule = rule;
+    f.severity = severity;
+    f.tab = EvidenceTab::Scaling;
+    f.run = static_cast<int>(curve.runIndex);
+    f.setting = curve.label;
+    return f;
+}
+
+// The smallest measured size from which on every size is significantly faster
+// than eager; -1 when none, or when compile already pays at the smallest.
+void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<Finding>& out) {
+    int64_t from = -1;
+    bool someNot = false;
+    std::optional<Speedup> at;
+    for (auto it = curve.rows.rbegin(); it != curve.rows.rend(); ++it) {
+        const ScaleRow* e = rowAt(eager, it->batchSize);
+        if (!e || !e->latency || !it->latency)
+            break;
+        auto sp = computeSpeedup(*e->latency, *it->latency);
+        if (!sp || !sp->significant || sp->value <= 1) {
+            someNot = true;
+            break;
+        }
+        from = it->batchSize;
+        at = sp;
+    }
+    if (from < 0 || !someNot || !at)
+        return;
+    Finding f = base(curve, "scaling.compile_pays", Severity::Info);
+    f.title = curve.label + ": compile pays from " + batch(from) + " on";
+    f.evidence.push_back("at " + batch(from) + ": " + formatRatio(at->value) + " over eager (" +
+                         formatRatio(at->low) + "–" + formatRatio(at->high) + ")");
+    for (const auto& row : curve.rows) {
+        if (row.batchSize >= from)
+            break;
+        if (row.speedup)
+            f.evidence.push_back("at " + batch(row.batchSize) + ": " + formatRatio(*row.speedup) +
+                                 ", not significantly faster than eager");
+    }
+    f.remedy = "Serve at " + batch(from) +
+               " or larger with this setting; for smaller batches eager costs no compile and "
+               "runs as fast.";
+    f.gain = formatRatio(at->value) + " over eager at " + batch(from);
+    f.confidence = 0.8;
+    out.push_back(std::move(f));
+}
+
+void outOfMemory(const std::vector<ScaleCurve>& curves, const ScaleCurve& curve,
+                 std::vector<Finding>& out) {
+    if (!curve.stop || (curve.stop->reason != "oom" && curve.stop->reason != "memory_cap"))
+        return;
+    const int64_t at = curve.stop->batchSize;
+    const bool host = curve.stop->reason == "memory_cap";
+    Finding f = base(curve, "scaling.out_of_memory", Severity::Warning);
+    f.title = curve.label +
+              (host ? " reaches the host-memory cap at " : " runs out of memory at ") + batch(at);
+    if (!curve.stop->message.empty())
+        f.evidence.push_back(curve.stop->message);
+    if (!curve.rows.empty()) {
+        const ScaleRow& last = curve.rows.back();
+        std::string fit = "the largest size it ran: " + batch(last.batchSize);
+        if (last.peakMemoryBytes >= 0)
+            fit += ", peak " + formatBytes(static_cast<double>(last.peakMemoryBytes));
+        f.evidence.push_back(fit);
+    }
+    // Another setting that fits further: the measured alternative.
+    const ScaleCurve* better = nullptr;
+    int64_t betterMax = curve.rows.empty() ? 0 : curve.rows.back().batchSize;
+    for (const auto& other : curves) {
+        if (&other == &curve || other.rows.empty())
+            continue;
+        // The largest fit; at a tie a compiled setting, the alternative asked about.
+        const int64_t reach = other.rows.back().batchSize;
+        if (reach > betterMax || (better && reach == betterMax && better->eager && !other.eager)) {
+            better = &other;
+            betterMax = other.rows.back().batchSize;
+        }
+    }
+    if (better) {
+        f.title += "; " + better->label + " fits up to " + batch(betterMax);
+        f.evidence.push_back(better->label + " ran up to " + batch(betterMax));
+        f.remedy = "Serve at " + batch(curve.rows.empty() ? 0 : curve.rows.back().batchSize) +
+                   " or below with " + curve.label + ", or use " + better->label +
+                   " for larger batches.";
+    } else {
+        f.remedy = "Serve at " + batch(curve.rows.empty() ? 0 : curve.rows.back().batchSize) +
+                   " or below, or free memory (smaller model, autocast bf16).";
+    }
+    f.confidence = 0.9;
+    out.push_back(std::move(f));
+}
+
+void knee(const ScaleCurve& curve, std::vector<Finding>& out) {
+    // The smallest size past which no larger size gains kKneeGain in throughput.
+    for (size_t i = 0; i + 1 < curve.rows.size(); ++i) {
+        const ScaleRow& at = curve.rows[i];
+        if (at.throughput <= 0)
+            return;
+        bool flat = true;
+        for (size_t k = i + 1; k < curve.rows.size(); ++k) {
+            if (curve.rows[k].throughputLow > at.throughputHigh * kKneeGain ||
+                curve.rows[k].throughput > at.throughput * kKneeGain)
+                flat = false;
+        }
+        if (!flat)
+            continue;
+        if (i == 0 && curve.rows.size() < 3)
+            return; // two sizes say little about a curve
+        const ScaleRow& last = curve.rows.back();
+        Finding f = base(curve, "scaling.knee", Severity::Info);
+        f.title = curve.label + ": throughput stops growing after " + batch(at.batchSize);
+        f.evidence.push_back("at " + batch(at.batchSize) + ": " + throughputText(at.throughput) +
+                             ", " + formatDuration(at.latency->median) + " per call");
+        f.evidence.push_back("at " + batch(last.batchSize) + ": " +
+                             throughputText(last.throughput) + ", " +
+                             formatDuration(last.latency->median) + " per call");
+        f.remedy = "Batches above " + std::to_string(at.batchSize) +
+                   " add latency without adding throughput: serve at " + batch(at.batchSize) +
+                   " when latency matters.";
+        if (last.latency && at.latency && last.latency->median > at.latency->median)
+            f.gain = formatDuration(last.latency->median - at.latency->median) +
+                     " less per call than at " + batch(last.batchSize) + ", same throughput";
+        f.confidence = 0.7;
+        out.push_back(std::move(f));
+        return;
+    }
+}
+
+void overheadBound(const ScaleCurve& curve, std::vector<Finding>& out) {
+    // Sizes whose next (at least double) size costs under kOverheadGrowth more.
+    int64_t until = -1;
+    size_t bound = 0;
+    for (size_t i = 0; i + 1 < curve.rows.size(); ++i) {
+        const ScaleRow& a = curve.rows[i];
+        const ScaleRow& b = curve.rows[i + 1];
+        if (!a.latency || !b.latency || b.batchSize < 2 * a.batchSize)
+            break;
+        if (b.latency->median >= kOverheadGrowth * a.latency->median)
+            break;
+        ++bound;
+        until = b.batchSize;
+    }
+    if (bound < 2)
+        return; // one step is not a trend
+    const ScaleRow& first = curve.rows.front();
+    const ScaleRow* last = rowAt(curve, until);
+    Finding f = base(curve, "scaling.overhead_bound", Severity::Info);
+    f.title = curve.label + ": below " + batch(until) + " the model is overhead-bound";
+    f.evidence.push_back(
+        batch(first.batchSize) + ": " + formatDuration(first.latency->median) + " per call; " +
+        batch(until) + ": " + formatDuration(last->latency->median) + " per call (" +
+        formatRatio(static_cast<double>(until) / static_cast<double>(first.batchSize)) +
+        " the work, " + formatRatio(last->latency->median / first.latency->median) + " the time)");
+    f.remedy = "Send batches of " + std::to_string(until) +
+               " or more (group requests); on a GPU, reduce-overhead (CUDA graphs) cuts the "
+               "fixed cost of each call.";
+    f.gain = throughputText(last->throughput) + " at " + batch(until) + " against " +
+             throughputText(first.throughput) + " at " + batch(first.batchSize);
+    f.confidence = 0.7;
+    out.push_back(std::move(f));
+}
+
+} // namespace
+
+void scalingRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto curves = scaleCurves(input.report);
+    if (curves.empty())
+        return;
+    const auto eager =
+        std::find_if(curves.begin(), curves.end(), [](const ScaleCurve& c) { return c.eager; });
+    for (const auto& curve : curves) {
+        if (eager != curves.end() && !curve.eager)
+            compilePays(*eager, curve, out);
+        outOfMemory(curves, curve, out);
+        knee(curve, out);
+        overheadBound(curve, out);
+    }
+}
+
+} // namespace cs::core::advice
