@@ -19,6 +19,11 @@ apt_packages=(
   clang libclang-rt-14-dev
   # scripts/package-test.sh: CPack's dpkg-shlibdeps and file, desktop-file-validate
   dpkg-dev file desktop-file-utils
+  # Remote targets: the CLI and GUI drive the system ssh. The tests start their own
+  # sshd on 127.0.0.1 (tests/support/sshd_fixture.py) with a config of their own; the
+  # machine's sshd configuration is never touched, nor is its service needed (the
+  # package's postinst may try to start it; without an init system that does nothing).
+  openssh-client openssh-server
 )
 
 missing=()

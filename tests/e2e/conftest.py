@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = ROOT / "resources" / "models"
 REPORT_SCHEMA = ROOT / "resources" / "report.schema.json"
+
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+import sshd_fixture  # noqa: E402 - found through the path above
 
 
 def validate_report(doc):
@@ -68,3 +72,17 @@ def run_cli(cli, tmp_path):
         return CliResult(proc, json_path)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def sshd():
+    """A private sshd on 127.0.0.1 (tests/support/sshd_fixture.py), one for the session.
+
+    Never skipped: when sshd cannot start, the tests that need it fail with its log.
+    """
+    try:
+        server = sshd_fixture.Sshd()
+    except sshd_fixture.SshdError as error:
+        pytest.fail(f"could not start sshd: {error}", pytrace=False)
+    yield server
+    server.stop()
