@@ -4,18 +4,24 @@
 // what it lists, "Add…"'s validation, the remote interpreter field and the
 // model line, and what survives a restart (tests/app/test_remote_target.cpp
 // connects to a real sshd).
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+
+#include <functional>
 
 #include "core/runner/interpreter_probe.h"
 #include "tests/widgets/find_child.h"
@@ -126,6 +132,51 @@ class SettingsPanelTest : public QObject {
         const int count = target->count();
         QVERIFY(panel.addTarget("bob@gpu2.example:2222"));
         QCOMPARE(target->count(), count);
+    }
+
+    void addAsksUntilTheAnswerIsATargetOrCancelled() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        auto* target = child<QComboBox>(panel, "target");
+        // Picking a target tests it at once: a closed local port fails fast, off the network.
+        QStringList answers{"ssh://gpu:port", "ssh://dana@127.0.0.1:1"};
+        QStringList warnings;
+        // The dialogs are modal: answer each once it is up (a bad target, its
+        // warning, a good one).
+        std::function<void()> answer = [&] {
+            QWidget* modal = QApplication::activeModalWidget();
+            if (auto* input = qobject_cast<QInputDialog*>(modal)) {
+                input->setTextValue(answers.takeFirst());
+                input->accept();
+            } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+                warnings << box->text();
+                box->accept();
+            }
+            if (!answers.isEmpty())
+                QTimer::singleShot(10, answer);
+        };
+        QTimer::singleShot(10, answer);
+        const int add = target->count() - 1;
+        target->setCurrentIndex(add);
+        emit target->activated(add);
+        QCOMPARE(warnings.size(), 1);
+        QVERIFY2(warnings[0].contains("ssh://gpu:port"), qPrintable(warnings[0]));
+        QVERIFY(panel.target());
+        QCOMPARE(panel.target()->host, std::string("127.0.0.1"));
+        QCOMPARE(panel.target()->user, std::string("dana"));
+
+        // Cancelled: the target picked before stays.
+        QTimer::singleShot(10, [] {
+            if (auto* input = qobject_cast<QInputDialog*>(QApplication::activeModalWidget()))
+                input->reject();
+        });
+        const int before = target->currentIndex();
+        target->setCurrentIndex(target->count() - 1);
+        emit target->activated(target->count() - 1);
+        QCOMPARE(target->currentIndex(), before);
+        QCOMPARE(panel.target()->port, 1);
     }
 
     void remoteTargetTakesATypedInterpreterAndSaysWhereTheModelIs() {
