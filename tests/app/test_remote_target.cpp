@@ -130,6 +130,13 @@ class RemoteTargetTest : public QObject {
         const QString detail = info->toolTip();
         QVERIFY2(detail.contains(QStringLiteral(VENV_PYTHON ": ")), qPrintable(detail));
         QVERIFY2(detail.contains("torch"), qPrintable(detail));
+        // Candidates the host lacks are left out: on loopback, every listed
+        // interpreter is a program here.
+        const QStringList listed = detail.section("Pythons:\n", 1).split('\n');
+        QVERIFY(!listed.isEmpty());
+        for (const QString& entry : listed)
+            QVERIFY2(QFileInfo(entry.trimmed().section(": ", 0, 0)).isExecutable(),
+                     qPrintable(entry));
         QCOMPARE(panel.python(), QString(VENV_PYTHON));
         QVERIFY(python->findText(VENV_PYTHON) >= 0);
         const QString pythonInfo = child<QLabel>(panel, "pythonInfo")->text();
@@ -138,6 +145,16 @@ class RemoteTargetTest : public QObject {
         QVERIFY(!interpreters.cached(VENV_PYTHON));
         if (const QString shots = qEnvironmentVariable("CS_SHOT_DIR"); !shots.isEmpty())
             panel.grab().save(shots + "/target_tested.png");
+
+        // A typed path the host lacks is kept, with the host's answer about it.
+        python->setEditText("/no/such/python");
+        QTest::mouseClick(button, Qt::LeftButton);
+        QVERIFY(tested.wait(kConnectMs));
+        QCOMPARE(panel.python(), QString("/no/such/python"));
+        const QString missingInfo = child<QLabel>(panel, "pythonInfo")->text();
+        QVERIFY2(missingInfo.startsWith("⚠") && missingInfo.contains("/no/such/python"),
+                 qPrintable(missingInfo));
+        QVERIFY(python->findText(VENV_PYTHON) >= 0); // still offered
 
         // The connection serves the source view too.
         const auto host = panel.remoteHost();

@@ -1,5 +1,7 @@
 #include "widgets/run/settings_panel.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -555,10 +557,15 @@ void SettingsPanel::testConnection() {
     auto& host = hosts_[spec];
     if (!host)
         host = std::make_shared<core::RemoteHost>(*parsed, remoteOptions_);
-    // A typed path is asked about too: the list then says whether it has torch.
+    // Typed paths are asked about too (this one, and earlier ones that ran):
+    // the list then says whether they have torch.
+    QStringList typed = typedPythons_.value(spec);
+    if (const QString current = python().trimmed(); !current.isEmpty() && !typed.contains(current))
+        typed << current;
+    typedPythons_[spec] = typed;
     std::vector<std::string> extra;
-    if (const QString typed = python().trimmed(); !typed.isEmpty())
-        extra.push_back(typed.toStdString());
+    for (const QString& path : typed)
+        extra.push_back(path.toStdString());
     testing_.insert(spec, true);
     testConnection_->setEnabled(false);
     testConnection_->setText(tr("Testing…"));
@@ -566,12 +573,24 @@ void SettingsPanel::testConnection() {
     QPointer<SettingsPanel> guard(this);
     QThreadPool::globalInstance()->start([guard, host, spec, extra] {
         core::RemoteDescription description = host->describe(extra);
+        // Candidates the host lacks are noise in the list; a path the user
+        // typed stays, with its problem.
+        std::erase_if(description.pythons, [&extra](const core::RemotePython& p) {
+            return !p.ok && std::find(extra.begin(), extra.end(), p.path) == extra.end();
+        });
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
             [guard, spec, description = std::move(description)] {
                 if (!guard)
                     return;
                 guard->testing_.remove(spec);
+                QStringList ran;
+                for (const auto& p : description.pythons) {
+                    if (p.ok)
+                        ran << qs(p.path);
+                }
+                QStringList& typed = guard->typedPythons_[spec];
+                typed.removeIf([&ran](const QString& path) { return !ran.contains(path); });
                 guard->descriptions_.insert(spec, description);
                 if (guard->targetSpec() == spec) {
                     guard->fillRemoteInterpreters(guard->python());

@@ -136,7 +136,8 @@ class SettingsPanel : public QWidget {
     QHash<QString, QString> remotePythons_; // target spec -> interpreter path there
     QHash<QString, std::shared_ptr<core::RemoteHost>> hosts_;
     QHash<QString, core::RemoteDescription> descriptions_;
-    QHash<QString, bool> testing_; // target specs with a test under way
+    QHash<QString, QStringList> typedPythons_; // target spec -> paths typed there that ran
+    QHash<QString, bool> testing_;             // target specs with a test under way
 };
 
 // The config whose Host entries the picker lists: $COMPILESCOPE_SSH_CONFIG,
