@@ -682,9 +682,12 @@ void SettingsPanel::showRemoteInterpreter() {
             return;
         }
     }
-    pythonInfo_->setText(testing_.contains(shownTarget_)
-                             ? tr("checking…")
-                             : tr("Not checked: Test connection asks the host about it."));
+    if (testing_.contains(shownTarget_))
+        pythonInfo_->setText(tr("checking…"));
+    else if (d && !d->connected)
+        pythonInfo_->setText(tr("Not checked: the host could not be reached (see above)."));
+    else
+        pythonInfo_->setText(tr("Not checked: Test connection asks the host about it."));
 }
 
 void SettingsPanel::updateModelSource() {
