@@ -20,6 +20,10 @@ struct ProbeLaunch {
         // ssh's argv over the same connection, less the command: cancel
         // appends a kill of the probe's process group there.
         std::vector<std::string> controlCommand;
+        // Exits 0 while the shared connection is up: a probe's ssh that
+        // ends with 255 over a dead connection was cut off, not crashed.
+        std::vector<std::string> checkCommand;
+        std::string connectionLog; // what the shared connection's ssh said
     };
     std::optional<Remote> remote;
 };

@@ -1,5 +1,6 @@
 #include "core/runner/probe_process.h"
 
+#include <QFile>
 #include <QProcessEnvironment>
 
 #include "core/runner/remote_run.h"
@@ -136,6 +137,29 @@ void ProbeProcess::signalRemoteGroup(int signal, bool wait) {
         killer->waitForFinished(2000);
 }
 
+bool ProbeProcess::sharedConnectionUp() const {
+    const auto& argv = launch_.remote->checkCommand;
+    if (argv.empty())
+        return true;
+    QProcess check;
+    check.setStandardInputFile(QProcess::nullDevice());
+    QStringList args;
+    for (size_t i = 1; i < argv.size(); ++i)
+        args << QString::fromStdString(argv[i]);
+    check.start(QString::fromStdString(argv.front()), args);
+    return !check.waitForFinished(3000) ||
+           (check.exitStatus() == QProcess::NormalExit && check.exitCode() == 0);
+}
+
+std::string ProbeProcess::readConnectionLog() const {
+    QFile file(QString::fromStdString(launch_.remote->connectionLog));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    if (file.size() > 65536)
+        file.seek(file.size() - 65536);
+    return file.readAll().toStdString();
+}
+
 // The remote wrapper's first stderr line is the probe's pid there.
 void ProbeProcess::takeRemotePid(QByteArray& chunk) {
     if (!launch_.remote || remotePid_ > 0)
@@ -225,8 +249,12 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
     // ssh's own failure is 255; a probe killed there ends quietly, a lost
     // connection makes ssh say so.
     if (launch_.remote && status == QProcess::NormalExit && exitCode == 255 && !run_->sawDone) {
-        if (sshLostConnection(sshTail_)) {
+        if (sshLostConnection(sshTail_) || !sharedConnectionUp()) {
             std::string said = lastSshLine(sshTail_);
+            if (said.empty())
+                said = lastSshLine(readConnectionLog());
+            if (said.empty())
+                said = "the connection closed";
             settle(ProcessEnd::Disconnected, exitCode,
                    "ssh to " + launch_.remote->host + " said \"" + said + "\"");
             return;

@@ -47,6 +47,8 @@ class ProbeProcess : public QObject {
     // A remote probe: its group is signalled there, over the shared connection.
     void signalRemoteGroup(int signal, bool wait);
     void takeRemotePid(QByteArray& chunk);
+    bool sharedConnectionUp() const;
+    std::string readConnectionLog() const;
 
     Run* run_;
     ProbeLaunch launch_;

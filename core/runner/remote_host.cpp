@@ -164,6 +164,18 @@ std::vector<std::string> RemoteHost::commandLine(const std::string& command) con
     return argv;
 }
 
+std::vector<std::string> RemoteHost::checkCommandLine() const {
+    std::vector<std::string> argv{options_.sshProgram};
+    for (auto& a : baseArguments())
+        argv.push_back(std::move(a));
+    argv.insert(argv.end(), {"-O", "check", "--", target_.host});
+    return argv;
+}
+
+std::string RemoteHost::connectionLog() const {
+    return controlDir_->filePath("connect.err").toStdString();
+}
+
 bool RemoteHost::isConnected() const {
     std::lock_guard lock(mutex_);
     return connected_;

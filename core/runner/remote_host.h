@@ -81,6 +81,10 @@ class RemoteHost {
     // ssh's argv, program first, that runs `command` over the shared
     // connection: for a QProcess the caller starts itself (the probe).
     std::vector<std::string> commandLine(const std::string& command) const;
+    // ssh's argv asking whether the shared connection is still up (exit 0).
+    std::vector<std::string> checkCommandLine() const;
+    // Where the shared connection's ssh writes what it says (why it closed).
+    std::string connectionLog() const;
     // Set in every ssh process started for this host (askpass).
     std::vector<std::pair<std::string, std::string>> environment() const;
 

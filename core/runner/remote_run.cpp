@@ -418,11 +418,13 @@ std::optional<std::string> prepareRemoteRun(RemoteHost& host, const RemotePrepar
                                     {}, 600000);
         if (built.ok()) {
             plan.cuptiLibrary = library;
-            plan.notes.push_back("CUPTI collector built on " + where);
+            plan.notes.push_back({"info", "CUPTI collector built on " + where});
         } else {
-            plan.notes.push_back("the CUPTI collector did not build on " + where + " (" +
-                                 lastLines(built.out.toStdString() + built.err) +
-                                 "): GPU memory comes from torch's allocator counters only");
+            plan.notes.push_back({"warning", "the CUPTI collector did not build on " + where +
+                                                 " (" +
+                                                 lastLines(built.out.toStdString() + built.err) +
+                                                 "): GPU memory comes from torch's allocator "
+                                                 "counters only"});
         }
         break;
     }
@@ -438,16 +440,17 @@ std::optional<std::string> prepareRemoteRun(RemoteHost& host, const RemotePrepar
                                        bytes, 300000);
         if (put.ok()) {
             plan.cuptiLibrary = library;
-            plan.notes.push_back(cupti.why);
+            plan.notes.push_back({"info", cupti.why});
         } else {
-            plan.notes.push_back("the CUPTI collector could not be copied to " + where +
-                                 ": GPU memory comes from torch's allocator counters only");
+            plan.notes.push_back({"warning", "the CUPTI collector could not be copied to " + where +
+                                                 ": GPU memory comes from torch's allocator "
+                                                 "counters only"});
         }
         break;
     }
     case CuptiPlan::None:
         if (request.cupti && cf.gpu)
-            plan.notes.push_back(cupti.why);
+            plan.notes.push_back({"warning", cupti.why});
         break;
     }
     return std::nullopt;
@@ -483,6 +486,8 @@ ProbeLaunch buildRemoteProbeLaunch(const RemoteHost& host, const RemotePlan& pla
     control.host = host.target().label();
     control.controlCommand = host.commandLine("");
     control.controlCommand.pop_back();
+    control.checkCommand = host.checkCommandLine();
+    control.connectionLog = host.connectionLog();
     launch.remote = std::move(control);
     return launch;
 }

@@ -32,8 +32,12 @@ struct RemotePlan {
     std::string cuptiLibrary; // on the host; empty: none
     std::string modelSpec;    // what the probe there is given
     ModelSource modelSource = ModelSource::RemotePath;
-    bool probeCopied = false;       // this call copied the probe (first use of this version)
-    std::vector<std::string> notes; // warnings for the run's log (no CUPTI collector, ...)
+    bool probeCopied = false; // this call copied the probe (first use of this version)
+    struct Note {
+        std::string level; // "info" or "warning", as the run's log has them
+        std::string text;
+    };
+    std::vector<Note> notes; // for each run's log: how the CUPTI collector was had, or why not
 };
 
 struct RemotePrepareRequest {

@@ -92,7 +92,7 @@ void SessionRunner::remoteReady(const std::optional<std::string>& problem, const
     plan_ = plan;
     for (auto& run : report_.runs) {
         for (const auto& note : plan_.notes)
-            run.logs.push_back({0, "warning", note});
+            run.logs.push_back({0, note.level, note.text});
     }
     startNext();
 }

@@ -240,7 +240,9 @@ std::string explainSshFailure(const SshTarget& target, int exitCode, std::string
                " has CHANGED since you last connected, and ssh refused it: if the server was "
                "reinstalled, check the new key with its administrator, then remove the old one "
                "with `ssh-keygen -R " +
-               target.host + "`; compilescope never accepts a changed key";
+               (target.port > 0 ? "'[" + target.host + "]:" + std::to_string(target.port) + "'"
+                                : target.host) +
+               "`; compilescope never accepts a changed key";
     if (contains(err, "Host key verification failed") || contains(err, "No ED25519 host key") ||
         contains(err, "host key is known"))
         return "the host key of " + host +

@@ -2,6 +2,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 
 
@@ -26,8 +27,21 @@ def chunks(emit, behaviour: str) -> None:
     emit("done", status="ok")
 
 
+def watch_lifeline() -> None:
+    """Like the real probe: the group ends when stdin (a remote channel) closes."""
+
+    def watch() -> None:
+        while os.read(0, 4096):
+            pass
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main() -> None:
     args = sys.argv[1:]
+    if "--lifeline-stdin" in args:
+        watch_lifeline()
     model = args[args.index("--model") + 1]
     # fake:NAME, or a model file named NAME.py (the GUI only runs existing files).
     if model.startswith("fake:"):
