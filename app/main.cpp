@@ -1,18 +1,31 @@
 // compilescope: the GUI. Usage: compilescope [MODEL.py | REPORT.json] [--run]
-//   [--modes eager,default] [--warmup N] [--iters N] [--backend B] [--screenshot OUT.png]
-//   [--size 1280x800]
+//   [--modes eager,default] [--warmup N] [--iters N] [--backend B] [--target ssh://HOST]
+//   [--python PATH] [--screenshot OUT.png] [--size 1280x800]
 // --screenshot grabs the window once the run (or the report) is shown, then quits:
 // how scripts/screenshots.sh looks at the GUI under Xvfb.
+// Started by ssh with COMPILESCOPE_ASKPASS=1, it is only ssh's password dialog.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
 #include <QTabWidget>
+#include <QTextStream>
 #include <QTimer>
 
+#include <cstdio>
+
+#include "app/askpass.h"
 #include "app/main_window.h"
 #include "widgets/run/settings_panel.h"
 
 int main(int argc, char** argv) {
+    if (cs::app::isAskpassInvocation()) {
+        // Nothing else starts: no window, no settings; the answer goes to ssh on stdout.
+        // The prompt is read first: QApplication may take Qt's own options out of argv.
+        const QString prompt = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QString();
+        QApplication app(argc, argv);
+        QTextStream out(stdout);
+        return cs::app::askpass(prompt, qgetenv("SSH_ASKPASS_PROMPT"), out);
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName("compilescope");
     QApplication::setApplicationName("compilescope");
@@ -31,11 +44,16 @@ int main(int argc, char** argv) {
     const QCommandLineOption warmup("warmup", "warmup calls", "n");
     const QCommandLineOption iters("iters", "measured calls", "n");
     const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name");
+    const QCommandLineOption target(
+        "target", "run on this SSH host: ssh://[user@]host[:port] or a Host of ~/.ssh/config",
+        "spec");
+    const QCommandLineOption python("python", "the interpreter (a path on the --target host)",
+                                    "path");
     const QCommandLineOption tab("tab", "show this tab first", "name");
     const QCommandLineOption screenshot("screenshot",
                                         "save a PNG of the window when done, then quit", "png");
     const QCommandLineOption size("size", "window size for screenshots, e.g. 1280x800", "WxH");
-    parser.addOptions({run, modes, warmup, iters, backend, tab, screenshot, size});
+    parser.addOptions({run, modes, warmup, iters, backend, target, python, tab, screenshot, size});
     parser.process(app);
 
     cs::app::MainWindow window;
@@ -56,6 +74,18 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(backend))
         panel->setBackend(parser.value(backend));
+    if (parser.isSet(target)) {
+        QString error;
+        if (!panel->addTarget(parser.value(target), &error)) {
+            std::fprintf(stderr, "compilescope: --target %s: %s\n",
+                         qPrintable(parser.value(target)), qPrintable(error));
+            return 2;
+        }
+    }
+    if (parser.isSet(python))
+        panel->setPython(parser.value(python));
+    if (parser.isSet(target))
+        panel->testConnection(); // as picking it in the panel does, the --python included
     if (const QStringList wh = parser.value(size).split('x'); wh.size() == 2)
         window.resize(wh[0].toInt(), wh[1].toInt());
     window.show();

@@ -15,6 +15,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -26,9 +28,12 @@
 #include "core/analysis/units.h"
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
+#include "core/runner/remote_host.h"
 #include "core/runner/session_runner.h"
+#include "core/runner/ssh_target.h"
 #include "widgets/advice/advice_view.h"
 #include "widgets/breaks/breaks_tab.h"
+#include "widgets/breaks/source_file_loader.h"
 #include "widgets/common/report_document.h"
 #include "widgets/compare/compare_tab.h"
 #include "widgets/compare/report_diff_view.h"
@@ -66,9 +71,24 @@ MainWindow::MainWindow(QWidget* parent)
     resize(1280, 820);
 
     settings_ = new widgets::SettingsPanel(interpreters_, this);
+    // ssh asks for a password or passphrase through this binary's dialog (main.cpp).
+    core::RemoteOptions remote = settings_->remoteOptions();
+    remote.askpass = QCoreApplication::applicationFilePath().toStdString();
+    remote.configFile = qEnvironmentVariable("COMPILESCOPE_SSH_CONFIG").toStdString();
+    settings_->setRemoteOptions(remote);
     auto* settingsDock = new QDockWidget(tr("Run"), this);
     settingsDock->setObjectName("settingsDock");
-    settingsDock->setWidget(settings_);
+    // Scrolls rather than squeezes: target, model and settings are taller than
+    // a 1280x800 screen leaves.
+    auto* settingsScroll = new QScrollArea(settingsDock);
+    settingsScroll->setObjectName("settingsScroll");
+    settingsScroll->setWidget(settings_);
+    settingsScroll->setWidgetResizable(true);
+    settingsScroll->setFrameShape(QFrame::NoFrame);
+    settingsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    settingsScroll->setMinimumWidth(settings_->minimumSizeHint().width() +
+                                    settingsScroll->verticalScrollBar()->sizeHint().width());
+    settingsDock->setWidget(settingsScroll);
     settingsDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, settingsDock);
 
@@ -334,10 +354,21 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
         showError(tr("Nothing to run"), tr("Choose a model and at least one mode."));
         return;
     }
-    const bool isFile = !model.startsWith("torchvision:");
+    const auto target = settings_->target();
+    const core::ModelPlacement placement = settings_->modelPlacement();
+    // A path on a remote target is checked there, when the session prepares it.
+    const bool isFile = target ? core::classifyModelSpec(model.toStdString(), placement) ==
+                                     core::ModelSource::LocalFile
+                               : !model.startsWith("torchvision:");
     if (isFile && !QFileInfo::exists(model)) {
         showError(tr("Model not found"),
                   tr("The model file %1 does not exist. Choose another with Open…").arg(model));
+        return;
+    }
+    if (target && settings_->python().isEmpty()) {
+        showError(tr("No interpreter"),
+                  tr("Pick or type the path of a Python on %1 (Test connection lists them).")
+                      .arg(QString::fromStdString(target->label())));
         return;
     }
     if (!confirmDiscard())
@@ -345,6 +376,9 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     core::SessionRequest request;
     request.modelSpec =
         isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
+    request.target = target;
+    request.remote = settings_->remoteOptions();
+    request.placement = placement;
     request.settings = settings;
     request.probe.python = settings_->python().toStdString();
     request.probe.probeRoot = core::probeRoot();
@@ -354,6 +388,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     addRecent(model);
     console_->clear();
     runner_->start(request);
+    document_->setSourceReader(sourceReaderFor(target ? target->spec() : std::string()));
     document_->showLive(&runner_->report()); // after start: the runs exist now
     settings_->setRunning(true);
     cancelAction_->setEnabled(true);
@@ -443,8 +478,17 @@ void MainWindow::openReport(const QString& path) {
             const auto& model = result.report.model;
             const QString spec =
                 QString::fromStdString(model.file.empty() ? model.spec : model.file);
-            if (!imported && !spec.isEmpty() && (!spec.endsWith(".py") || QFileInfo::exists(spec)))
+            // A remote run's paths are on its host: pick that host (without
+            // connecting) rather than look for the file here.
+            const QString target = QString::fromStdString(result.report.environment.target);
+            if (!imported && !spec.isEmpty() && !target.isEmpty()) {
+                settings_->setTarget(target);
+                settings_->setModelPlacement(core::ModelPlacement::Remote);
                 settings_->setModelSpec(spec);
+            } else if (!imported && !spec.isEmpty() &&
+                       (!spec.endsWith(".py") || QFileInfo::exists(spec))) {
+                settings_->setModelSpec(spec);
+            }
             // ... and its settings: the panel shows what the report ran, so Run
             // repeats it rather than whatever was ticked before.
             if (!imported && !result.report.runs.empty()) {
@@ -458,6 +502,7 @@ void MainWindow::openReport(const QString& path) {
                 settings_->setBackend(QString::fromStdString(first.backend));
                 settings_->setIterations(first.warmup, first.iters);
             }
+            document_->setSourceReader(sourceReaderFor(result.report.environment.target));
             document_->showReport(std::move(result.report), path);
             addRecent(path);
             showResults(true);
@@ -522,6 +567,7 @@ void MainWindow::importTrace(const QString& path) {
                 QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
             const size_t ranks = result.report.runs.size();
             // No path: Save asks where, it never writes into the log's directory.
+            document_->setSourceReader({});
             document_->showReport(std::move(result.report));
             showResults(true);
             QStringList warnings;
@@ -619,6 +665,32 @@ void MainWindow::updateTitle() {
     }
     setWindowTitle(
         QStringLiteral("%1%2 — compilescope").arg(name, document_->isModified() ? "*" : ""));
+}
+
+widgets::SourceReader MainWindow::sourceReaderFor(const std::string& target) {
+    if (target.empty())
+        return {};
+    std::string error;
+    const auto parsed = core::parseSshTarget(target, &error);
+    if (!parsed) {
+        const QString why = tr("The report names its host as %1, which is not an SSH target (%2): "
+                               "its source files cannot be read.")
+                                .arg(QString::fromStdString(target), QString::fromStdString(error));
+        return [why](const QString& path) {
+            widgets::SourceText text;
+            text.path = path;
+            text.error = why;
+            return text;
+        };
+    }
+    // One login: the run's connection, else the panel's, else a new one (it
+    // connects when the first file is read).
+    for (const auto& open : {runner_->remoteHost(), settings_->remoteHost()}) {
+        if (open && open->target().spec() == parsed->spec())
+            return widgets::remoteSourceReader(open);
+    }
+    return widgets::remoteSourceReader(
+        std::make_shared<core::RemoteHost>(*parsed, settings_->remoteOptions()));
 }
 
 void MainWindow::showResults(bool results) {

@@ -11,6 +11,7 @@
 
 #include "core/advice/evidence_tab.h"
 #include "core/report/session.h"
+#include "widgets/common/source_text.h"
 
 class QAction;
 class QLabel;
@@ -94,6 +95,9 @@ class MainWindow : public QMainWindow {
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void showResults(bool results);
+    // How the views read the source a report names: on its SSH target when
+    // it came from a remote run (reusing a connection open to it), else here.
+    widgets::SourceReader sourceReaderFor(const std::string& target);
     bool confirmDiscard();
 
     widgets::ReportDocument* document_;

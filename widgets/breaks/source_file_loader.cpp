@@ -6,7 +6,20 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include "core/runner/remote_host.h"
+
 namespace cs::widgets {
+
+namespace {
+
+void setText(SourceText& text, const QString& contents) {
+    text.lines = contents.split('\n');
+    if (!text.lines.isEmpty() && text.lines.back().isEmpty())
+        text.lines.removeLast();
+    text.ok = true;
+}
+
+} // namespace
 
 SourceFileLoader::SourceFileLoader(QObject* parent) : QObject(parent) {}
 
@@ -33,11 +46,19 @@ SourceText SourceFileLoader::read(const QString& path) {
         text.error = tr("Cannot read %1: %2").arg(path, file.errorString());
         return text;
     }
-    text.lines = QString::fromUtf8(file.readAll()).split('\n');
-    if (!text.lines.isEmpty() && text.lines.back().isEmpty())
-        text.lines.removeLast();
-    text.ok = true;
+    setText(text, QString::fromUtf8(file.readAll()));
     return text;
+}
+
+void SourceFileLoader::setReader(SourceReader reader) {
+    reader_ = std::move(reader);
+    forget();
+}
+
+void SourceFileLoader::forget() {
+    cache_.clear();
+    pending_.clear();
+    ++generation_;
 }
 
 const SourceText* SourceFileLoader::get(const QString& path) {
@@ -47,12 +68,13 @@ const SourceText* SourceFileLoader::get(const QString& path) {
         return nullptr;
     pending_.insert(path, true);
     QPointer<SourceFileLoader> guard(this);
-    QThreadPool::globalInstance()->start([guard, path] {
-        SourceText text = read(path);
+    QThreadPool::globalInstance()->start([guard, path, reader = reader_, generation = generation_] {
+        SourceText text = reader ? reader(path) : read(path);
+        text.path = path;
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
-            [guard, text = std::move(text)] {
-                if (!guard)
+            [guard, generation, text = std::move(text)] {
+                if (!guard || guard->generation_ != generation)
                     return;
                 guard->pending_.remove(text.path);
                 guard->cache_.insert(text.path, text);
@@ -61,6 +83,31 @@ const SourceText* SourceFileLoader::get(const QString& path) {
             Qt::QueuedConnection);
     });
     return nullptr;
+}
+
+SourceReader remoteSourceReader(std::shared_ptr<core::RemoteHost> host) {
+    return [host = std::move(host)](const QString& path) {
+        SourceText text;
+        text.path = path;
+        if (path.isEmpty()) {
+            text.error = SourceFileLoader::tr("No source file was recorded for this location.");
+            return text;
+        }
+        std::string error;
+        const auto contents =
+            host->readFile(path.toStdString(), &error, SourceFileLoader::kMaxBytes);
+        if (!contents) {
+            // readFile names host and path; a bare fallback still names both.
+            text.error = error.empty()
+                             ? SourceFileLoader::tr("Cannot read %1 on %2.")
+                                   .arg(path, QString::fromStdString(host->target().label()))
+                             : QString::fromStdString(error);
+            return text;
+        }
+        setText(text, QString::fromStdString(*contents).replace(QStringLiteral("\r\n"),
+                                                                QStringLiteral("\n")));
+        return text;
+    };
 }
 
 } // namespace cs::widgets

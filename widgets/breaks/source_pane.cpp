@@ -48,8 +48,9 @@ SourcePane::SourcePane(ReportDocument* document, BreakSitesModel* sites, QWidget
             document_->selectSourceLine(sites_->run(), file_, line);
     });
     connect(document_, &ReportDocument::selectionChanged, this, &SourcePane::onSelection);
+    loader_->setReader(document_->sourceReader());
     connect(document_, &ReportDocument::reportReset, this, [this] {
-        loader_->forget();
+        loader_->setReader(document_->sourceReader());
         file_.clear();
         loadedFile_.clear();
         line_ = -1;

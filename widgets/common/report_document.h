@@ -7,6 +7,7 @@
 
 #include "core/advice/evidence_tab.h"
 #include "core/report/session.h"
+#include "widgets/common/source_text.h"
 
 namespace cs::widgets {
 
@@ -62,6 +63,11 @@ class ReportDocument : public QObject {
     // them back (core/analysis/measurement_check.h). Only on a finished report.
     void setDropUnsettled(bool drop);
 
+    // How the views read the source files the report names: set before the
+    // report is shown (views pick it up on reportReset); empty: this computer.
+    void setSourceReader(SourceReader reader) { sourceReader_ = std::move(reader); }
+    const SourceReader& sourceReader() const { return sourceReader_; }
+
     // A view asks for the tab that shows what it points at.
     void requestTab(core::EvidenceTab tab) { emit tabRequested(tab); }
 
@@ -82,6 +88,7 @@ class ReportDocument : public QObject {
     bool modified_ = false;
     Selection selection_;
     core::AdviceOptions liveAdviceOptions_;
+    SourceReader sourceReader_;
 };
 
 } // namespace cs::widgets

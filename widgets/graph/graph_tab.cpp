@@ -171,7 +171,7 @@ void GraphTab::onReset() {
     hierarchies_.clear();
     expansions_.clear();
     service_->clearCache();
-    sources_->forget();
+    sources_->setReader(document_->sourceReader());
     shownRun_ = -2; // force showGraph to run
     shownGraph_ = -2;
     onSelection(document_->selection());

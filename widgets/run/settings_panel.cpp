@@ -1,7 +1,10 @@
 #include "widgets/run/settings_panel.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -9,24 +12,38 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTextStream>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_command.h"
+#include "core/runner/ssh_target.h"
 
 namespace cs::widgets {
 
 namespace {
 
 const char* kOther = "Other…";
+
+// What a Target picker item stands for (Qt::UserRole + 1); its spec is Qt::UserRole.
+enum TargetKind { kThisComputer, kConfigHost, kAddedHost, kAddHost };
+constexpr int kSpecRole = Qt::UserRole;
+constexpr int kKindRole = Qt::UserRole + 1;
+
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
 
 QComboBox* choices(const std::vector<std::string>& values, QWidget* parent) {
     auto* box = new QComboBox(parent);
@@ -84,6 +101,28 @@ bool definesInputSweep(const QString& spec) {
 SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* parent)
     : QWidget(parent), interpreters_(interpreters) {
     auto* layout = new QVBoxLayout(this);
+    remoteOptions_.configFile = qEnvironmentVariable("COMPILESCOPE_SSH_CONFIG").toStdString();
+
+    auto* targetBox = new QGroupBox(tr("Target"), this);
+    auto* targetLayout = new QVBoxLayout(targetBox);
+    auto* targetRow = new QHBoxLayout;
+    target_ = new QComboBox(targetBox);
+    target_->setObjectName("target");
+    target_->setToolTip(tr("Where the model runs: this computer, or a host you reach with ssh "
+                           "(your ~/.ssh/config, keys and agent apply)"));
+    testConnection_ = new QPushButton(tr("Test connection"), targetBox);
+    testConnection_->setObjectName("testConnection");
+    testConnection_->setToolTip(tr("Log in once and say what the host has: Pythons, torch, "
+                                   "CUDA and GPUs"));
+    targetRow->addWidget(target_, 1);
+    targetRow->addWidget(testConnection_);
+    targetInfo_ = new QLabel(targetBox);
+    targetInfo_->setObjectName("targetInfo");
+    targetInfo_->setWordWrap(true);
+    targetInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    targetLayout->addLayout(targetRow);
+    targetLayout->addWidget(targetInfo_);
+    layout->addWidget(targetBox);
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* modelLayout = new QVBoxLayout(modelBox);
@@ -99,15 +138,37 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     modelButtons->addWidget(gallery_, 1);
     modelLayout->addWidget(model_);
     modelLayout->addLayout(modelButtons);
+    // For a remote target: which of the model's cases applies, and a say in it.
+    placementRow_ = new QWidget(modelBox);
+    auto* placementLayout = new QHBoxLayout(placementRow_);
+    placementLayout->setContentsMargins(0, 0, 0, 0);
+    auto* placementLabel = new QLabel(tr("model is on"), placementRow_);
+    placement_ = new QComboBox(placementRow_);
+    placement_->setObjectName("modelPlacement");
+    placement_->addItem(tr("auto"), static_cast<int>(core::ModelPlacement::Auto));
+    placement_->addItem(tr("this computer"), static_cast<int>(core::ModelPlacement::Local));
+    placement_->addItem(tr("the remote"), static_cast<int>(core::ModelPlacement::Remote));
+    placement_->setToolTip(tr("auto: a file that exists on this computer is copied over for the "
+                              "run; any other path is a path on the remote"));
+    placementLabel->setBuddy(placement_);
+    placementLayout->addWidget(placementLabel);
+    placementLayout->addWidget(placement_, 1);
+    modelSource_ = new QLabel(modelBox);
+    modelSource_->setObjectName("modelSource");
+    modelSource_->setWordWrap(true);
+    modelLayout->addWidget(placementRow_);
+    modelLayout->addWidget(modelSource_);
     layout->addWidget(modelBox);
 
     auto* pythonBox = new QGroupBox(tr("Interpreter"), this);
     auto* pythonLayout = new QVBoxLayout(pythonBox);
     python_ = new QComboBox(pythonBox);
+    python_->setObjectName("python");
     python_->setEditable(false);
     python_->setToolTip(
         tr("The Python whose torch compiles the model; nothing is installed into it"));
     pythonInfo_ = new QLabel(pythonBox);
+    pythonInfo_->setObjectName("pythonInfo");
     pythonInfo_->setWordWrap(true);
     pythonInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pythonLayout->addWidget(python_);
@@ -261,11 +322,395 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
             setPython(path);
             return;
         }
+        if (!shownTarget_.isEmpty()) {
+            showRemoteInterpreter(); // the remote's interpreters are described by the test
+            return;
+        }
         interpreters_->describe(python());
     });
+    connect(python_, &QComboBox::editTextChanged, this, [this] {
+        if (!shownTarget_.isEmpty())
+            showRemoteInterpreter();
+    });
+    connect(target_, &QComboBox::activated, this, &SettingsPanel::onTargetPicked);
+    connect(target_, &QComboBox::currentIndexChanged, this, &SettingsPanel::applyTarget);
+    connect(testConnection_, &QPushButton::clicked, this, &SettingsPanel::testConnection);
+    connect(model_, &QLineEdit::textChanged, this, &SettingsPanel::updateModelSource);
+    connect(placement_, &QComboBox::currentIndexChanged, this, &SettingsPanel::updateModelSource);
     fillGallery();
     fillInterpreters();
+    fillTargets({});
+    applyTarget();
     updateRunEnabled();
+    // Top to bottom, as they are shown: the target first.
+    setTabOrder(target_, testConnection_);
+    setTabOrder(testConnection_, model_);
+    setTabOrder(model_, open);
+    setTabOrder(open, gallery_);
+    setTabOrder(gallery_, placement_);
+    setTabOrder(placement_, python_);
+}
+
+SettingsPanel::~SettingsPanel() = default;
+
+QString sshConfigPath() {
+    const QString configured = qEnvironmentVariable("COMPILESCOPE_SSH_CONFIG");
+    return configured.isEmpty() ? qs(core::defaultSshConfigPath()) : configured;
+}
+
+QString describeRemoteDetail(const core::RemoteDescription& d) {
+    QStringList lines;
+    if (!d.connected)
+        return qs(d.problem);
+    QString host = qs(d.hostname);
+    QStringList traits;
+    if (!d.arch.empty())
+        traits << qs(d.arch);
+    if (!d.glibc.empty())
+        traits << QObject::tr("glibc %1").arg(qs(d.glibc));
+    if (!traits.isEmpty())
+        host += QStringLiteral(" (%1)").arg(traits.join(", "));
+    lines << host;
+    if (d.gpus.empty())
+        lines << QObject::tr("GPUs: none found (no nvidia-smi, or it lists none)");
+    else
+        lines << QObject::tr("GPUs:");
+    for (const auto& gpu : d.gpus)
+        lines << QStringLiteral("  ") + qs(gpu);
+    lines << (d.pythons.empty() ? QObject::tr("Pythons: none found") : QObject::tr("Pythons:"));
+    for (const auto& python : d.pythons) {
+        const QString what = python.ok && python.problem.empty()
+                                 ? qs(python.summary())
+                                 : QStringLiteral("⚠ ") + qs(python.problem);
+        lines << QStringLiteral("  %1: %2").arg(qs(python.path), what);
+    }
+    return lines.join('\n');
+}
+
+void SettingsPanel::fillTargets(const QStringList& added) {
+    const QSignalBlocker block(target_);
+    target_->clear();
+    target_->addItem(tr("This computer"), QString());
+    target_->setItemData(0, kThisComputer, kKindRole);
+    target_->setItemData(0, tr("Run the probe here, in the interpreter below"), Qt::ToolTipRole);
+    QStringList specs;
+    auto addHost = [&](const core::SshTarget& target, TargetKind kind, const QString& tip) {
+        const QString spec = qs(target.spec());
+        if (specs.contains(spec))
+            return;
+        specs << spec;
+        target_->addItem(qs(target.label()), spec);
+        target_->setItemData(target_->count() - 1, kind, kKindRole);
+        target_->setItemData(target_->count() - 1, tip, Qt::ToolTipRole);
+    };
+    const QString config = sshConfigPath();
+    for (const auto& host : core::sshConfigHosts(config.toStdString())) {
+        if (const auto target = core::parseSshTarget(host))
+            addHost(*target, kConfigHost, tr("Host %1 in %2").arg(qs(host), config));
+    }
+    for (const QString& text : added) {
+        if (const auto target = core::parseSshTarget(text.toStdString()))
+            addHost(*target, kAddedHost, qs(target->spec()));
+    }
+    target_->addItem(tr("Add…"), QString());
+    target_->setItemData(target_->count() - 1, kAddHost, kKindRole);
+    target_->setItemData(target_->count() - 1, tr("Another host: ssh://[user@]host[:port]"),
+                         Qt::ToolTipRole);
+    target_->setCurrentIndex(0);
+    lastTargetIndex_ = 0;
+}
+
+QString SettingsPanel::targetSpec() const {
+    return target_->currentData(kSpecRole).toString();
+}
+
+std::optional<core::SshTarget> SettingsPanel::target() const {
+    const QString spec = targetSpec();
+    if (spec.isEmpty())
+        return std::nullopt;
+    return core::parseSshTarget(spec.toStdString());
+}
+
+void SettingsPanel::setTarget(const QString& spec) {
+    if (spec.isEmpty()) {
+        target_->setCurrentIndex(0);
+        return;
+    }
+    const auto parsed = core::parseSshTarget(spec.toStdString());
+    if (!parsed)
+        return;
+    const int index = target_->findData(qs(parsed->spec()), kSpecRole);
+    if (index >= 0) {
+        target_->setCurrentIndex(index);
+        return;
+    }
+    const int add = target_->count() - 1; // before "Add…"
+    target_->insertItem(add, qs(parsed->label()), qs(parsed->spec()));
+    target_->setItemData(add, kAddedHost, kKindRole);
+    target_->setItemData(add, qs(parsed->spec()), Qt::ToolTipRole);
+    target_->setCurrentIndex(add);
+}
+
+bool SettingsPanel::addTarget(const QString& text, QString* error) {
+    std::string why;
+    const auto parsed = core::parseSshTarget(text.trimmed().toStdString(), &why);
+    if (!parsed) {
+        if (error)
+            *error = qs(why);
+        return false;
+    }
+    setTarget(qs(parsed->spec()));
+    return true;
+}
+
+void SettingsPanel::onTargetPicked(int index) {
+    const int kind = target_->itemData(index, kKindRole).toInt();
+    if (kind == kAddHost) {
+        askForTarget();
+        return;
+    }
+    // Picking a host asks it what it has, once: the interpreter list needs it.
+    const QString spec = targetSpec();
+    if (!spec.isEmpty() && !descriptions_.contains(spec) && !testing_.contains(spec))
+        testConnection();
+}
+
+void SettingsPanel::askForTarget() {
+    QString text = QStringLiteral("ssh://");
+    for (;;) {
+        bool ok = false;
+        text = QInputDialog::getText(this, tr("Add a target"),
+                                     tr("An SSH host to run on: ssh://[user@]host[:port]\n"
+                                        "(a Host of your ~/.ssh/config works too)"),
+                                     QLineEdit::Normal, text, &ok);
+        if (!ok) {
+            target_->setCurrentIndex(lastTargetIndex_);
+            return;
+        }
+        QString error;
+        if (addTarget(text, &error)) {
+            onTargetPicked(target_->currentIndex());
+            return;
+        }
+        QMessageBox::warning(this, tr("Not an SSH target"),
+                             tr("%1 is not an SSH target: %2").arg(text, error));
+    }
+}
+
+void SettingsPanel::applyTarget() {
+    const int index = target_->currentIndex();
+    if (target_->itemData(index, kKindRole).toInt() == kAddHost)
+        return; // "Add…" is a question, not a target: onTargetPicked asks it
+    lastTargetIndex_ = index;
+    const QString spec = targetSpec();
+    const QString previous = shownTarget_;
+    if (spec != previous) {
+        if (previous.isEmpty())
+            localPython_ = python();
+        else
+            remotePythons_[previous] = python();
+        shownTarget_ = spec;
+        if (spec.isEmpty()) {
+            // Back home: the local picker, probed as before.
+            python_->setEditable(false);
+            fillInterpreters();
+            if (!localPython_.isEmpty() && localPython_ != python())
+                setPython(localPython_);
+        } else {
+            // A path on the host, picked from its interpreters or typed.
+            python_->setEditable(true);
+            python_->setInsertPolicy(QComboBox::NoInsert);
+            python_->lineEdit()->setPlaceholderText(tr("/path/to/python on the host"));
+            fillRemoteInterpreters(remotePythons_.value(spec));
+        }
+    }
+    python_->setToolTip(
+        spec.isEmpty()
+            ? tr("The Python whose torch compiles the model; nothing is installed into it")
+            : tr("A Python on the host: one the connection test found, or type its path"));
+    testConnection_->setEnabled(!spec.isEmpty() && !testing_.contains(spec));
+    showDescription(spec);
+    updateModelSource();
+}
+
+std::shared_ptr<core::RemoteHost> SettingsPanel::remoteHost() const {
+    return hosts_.value(targetSpec());
+}
+
+void SettingsPanel::setRemoteOptions(const core::RemoteOptions& options) {
+    remoteOptions_ = options;
+    hosts_.clear(); // connections made with the old options are not reused
+}
+
+const core::RemoteDescription* SettingsPanel::description(const QString& spec) const {
+    auto it = descriptions_.constFind(spec);
+    return it == descriptions_.constEnd() ? nullptr : &it.value();
+}
+
+void SettingsPanel::testConnection() {
+    const auto parsed = target();
+    if (!parsed)
+        return;
+    const QString spec = qs(parsed->spec());
+    if (testing_.contains(spec))
+        return;
+    auto& host = hosts_[spec];
+    if (!host)
+        host = std::make_shared<core::RemoteHost>(*parsed, remoteOptions_);
+    // Typed paths are asked about too (this one, and earlier ones that ran):
+    // the list then says whether they have torch.
+    QStringList typed = typedPythons_.value(spec);
+    if (const QString current = python().trimmed(); !current.isEmpty() && !typed.contains(current))
+        typed << current;
+    typedPythons_[spec] = typed;
+    std::vector<std::string> extra;
+    for (const QString& path : typed)
+        extra.push_back(path.toStdString());
+    testing_.insert(spec, true);
+    testConnection_->setEnabled(false);
+    testConnection_->setText(tr("Testing…"));
+    showDescription(spec);
+    QPointer<SettingsPanel> guard(this);
+    QThreadPool::globalInstance()->start([guard, host, spec, extra] {
+        core::RemoteDescription description = host->describe(extra);
+        // Candidates the host lacks are noise in the list; a path the user
+        // typed stays, with its problem.
+        std::erase_if(description.pythons, [&extra](const core::RemotePython& p) {
+            return !p.ok && std::find(extra.begin(), extra.end(), p.path) == extra.end();
+        });
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [guard, spec, description = std::move(description)] {
+                if (!guard)
+                    return;
+                guard->testing_.remove(spec);
+                QStringList ran;
+                for (const auto& p : description.pythons) {
+                    if (p.ok)
+                        ran << qs(p.path);
+                }
+                QStringList& typed = guard->typedPythons_[spec];
+                typed.removeIf([&ran](const QString& path) { return !ran.contains(path); });
+                guard->descriptions_.insert(spec, description);
+                if (guard->targetSpec() == spec) {
+                    guard->fillRemoteInterpreters(guard->python());
+                    guard->testConnection_->setEnabled(true);
+                }
+                guard->testConnection_->setText(tr("Test connection"));
+                guard->showDescription(guard->targetSpec());
+                emit guard->connectionTested(spec);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void SettingsPanel::showDescription(const QString& spec) {
+    targetInfo_->setVisible(!spec.isEmpty());
+    if (spec.isEmpty()) {
+        testConnection_->setText(tr("Test connection"));
+        return;
+    }
+    const QString label = target_->currentText();
+    testConnection_->setText(testing_.contains(spec) ? tr("Testing…") : tr("Test connection"));
+    if (testing_.contains(spec)) {
+        targetInfo_->setText(tr("Connecting to %1…").arg(label));
+        targetInfo_->setToolTip({});
+        return;
+    }
+    const core::RemoteDescription* d = description(spec);
+    if (!d) {
+        targetInfo_->setText(tr("Not tested yet: Test connection lists its interpreters."));
+        targetInfo_->setToolTip({});
+        return;
+    }
+    const QString line =
+        d->connected ? qs(d->summary()) : qs(d->problem.empty() ? d->summary() : d->problem);
+    targetInfo_->setText((d->connected ? QStringLiteral("✓ ") : QStringLiteral("⚠ ")) + line);
+    targetInfo_->setToolTip(describeRemoteDetail(*d));
+}
+
+void SettingsPanel::fillRemoteInterpreters(const QString& preferred) {
+    const QSignalBlocker block(python_);
+    python_->clear();
+    QStringList paths;
+    if (const core::RemoteDescription* d = description(shownTarget_)) {
+        for (const auto& p : d->pythons) {
+            const QString path = qs(p.path);
+            if (paths.contains(path))
+                continue;
+            paths << path;
+            python_->addItem(path);
+            python_->setItemData(python_->count() - 1,
+                                 p.ok && p.problem.empty() ? qs(p.summary()) : qs(p.problem),
+                                 Qt::ToolTipRole);
+        }
+    }
+    QString pick = preferred;
+    if (pick.isEmpty()) {
+        // The first with torch, as a user would pick.
+        if (const core::RemoteDescription* d = description(shownTarget_)) {
+            for (const auto& p : d->pythons) {
+                if (p.ok && !p.torch.empty()) {
+                    pick = qs(p.path);
+                    break;
+                }
+            }
+        }
+    }
+    if (!pick.isEmpty() && !paths.contains(pick))
+        python_->insertItem(0, pick);
+    if (!pick.isEmpty())
+        python_->setCurrentIndex(python_->findText(pick));
+    else
+        python_->setEditText({});
+    showRemoteInterpreter();
+}
+
+void SettingsPanel::showRemoteInterpreter() {
+    const QString path = python().trimmed();
+    const core::RemoteDescription* d = description(shownTarget_);
+    if (path.isEmpty()) {
+        pythonInfo_->setText(tr("Pick or type the path of a Python on the host."));
+        return;
+    }
+    if (d) {
+        for (const auto& p : d->pythons) {
+            if (qs(p.path) != path)
+                continue;
+            pythonInfo_->setText(p.ok && p.problem.empty() ? qs(p.summary())
+                                                           : QStringLiteral("⚠ ") + qs(p.problem));
+            return;
+        }
+    }
+    if (testing_.contains(shownTarget_))
+        pythonInfo_->setText(tr("checking…"));
+    else if (d && !d->connected)
+        pythonInfo_->setText(tr("Not checked: the host could not be reached (see above)."));
+    else
+        pythonInfo_->setText(tr("Not checked: Test connection asks the host about it."));
+}
+
+void SettingsPanel::updateModelSource() {
+    const auto parsed = target();
+    placementRow_->setVisible(parsed.has_value());
+    modelSource_->setVisible(parsed.has_value());
+    if (!parsed)
+        return;
+    const QString spec = modelSpec();
+    if (spec.isEmpty()) {
+        modelSource_->setText(tr("A path on the host, a .py or .pt2 here, or torchvision:NAME"));
+        return;
+    }
+    const core::ModelSource source = core::classifyModelSpec(spec.toStdString(), modelPlacement());
+    modelSource_->setText(tr("Model: %1").arg(qs(core::describeModelSource(source, *parsed))));
+}
+
+core::ModelPlacement SettingsPanel::modelPlacement() const {
+    return static_cast<core::ModelPlacement>(placement_->currentData().toInt());
+}
+
+void SettingsPanel::setModelPlacement(core::ModelPlacement placement) {
+    placement_->setCurrentIndex(placement_->findData(static_cast<int>(placement)));
 }
 
 void SettingsPanel::fillGallery() {
@@ -294,7 +739,7 @@ void SettingsPanel::fillInterpreters() {
 }
 
 void SettingsPanel::showInterpreter(const core::InterpreterDescription& d) {
-    if (d.path != python())
+    if (!shownTarget_.isEmpty() || d.path != python())
         return;
     pythonInfo_->setText(d.ok && d.problem.isEmpty() ? d.summary()
                                                      : QStringLiteral("⚠ ") + d.problem);
@@ -321,10 +766,18 @@ void SettingsPanel::setTorchTrace(bool on, const QString& dir) {
 }
 
 QString SettingsPanel::python() const {
-    return python_->currentText();
+    return shownTarget_.isEmpty() ? python_->currentText() : python_->currentText().trimmed();
 }
 
 void SettingsPanel::setPython(const QString& path) {
+    if (!shownTarget_.isEmpty()) {
+        // A path on the host: never probed here.
+        if (python_->findText(path) < 0)
+            python_->insertItem(0, path);
+        python_->setCurrentIndex(python_->findText(path));
+        showRemoteInterpreter();
+        return;
+    }
     int index = python_->findText(path);
     if (index < 0) {
         python_->insertItem(python_->count() - 1, path);
@@ -414,7 +867,23 @@ void SettingsPanel::saveState() const {
     QSettings settings;
     settings.beginGroup("run");
     settings.setValue("model", modelSpec());
-    settings.setValue("python", python());
+    // "python" stays the local one: a remote path means nothing here.
+    settings.setValue("python", shownTarget_.isEmpty() ? python() : localPython_);
+    QHash<QString, QString> remotePythons = remotePythons_;
+    if (!shownTarget_.isEmpty())
+        remotePythons[shownTarget_] = python();
+    QVariantMap pythons;
+    for (auto it = remotePythons.cbegin(); it != remotePythons.cend(); ++it)
+        pythons.insert(it.key(), it.value());
+    settings.setValue("remotePythons", pythons);
+    settings.setValue("target", targetSpec());
+    QStringList added;
+    for (int i = 0; i < target_->count(); ++i) {
+        if (target_->itemData(i, kKindRole).toInt() == kAddedHost)
+            added << target_->itemData(i, kSpecRole).toString();
+    }
+    settings.setValue("targets", added);
+    settings.setValue("placement", static_cast<int>(modelPlacement()));
     settings.setValue("device", device_->currentText());
     QStringList modes;
     for (auto* check : modes_) {
@@ -442,6 +911,15 @@ void SettingsPanel::restoreState() {
     if (const QString python = settings.value("python").toString();
         !python.isEmpty() && QFileInfo::exists(python))
         setPython(python);
+    const QVariantMap pythons = settings.value("remotePythons").toMap();
+    for (auto it = pythons.cbegin(); it != pythons.cend(); ++it)
+        remotePythons_.insert(it.key(), it.value().toString());
+    // The remembered target is picked without connecting: no login prompt at start.
+    target_->setCurrentIndex(0); // from here, as the constructor left it
+    fillTargets(settings.value("targets").toStringList());
+    setTarget(settings.value("target").toString());
+    setModelPlacement(static_cast<core::ModelPlacement>(
+        settings.value("placement", static_cast<int>(core::ModelPlacement::Auto)).toInt()));
     device_->setCurrentText(settings.value("device", device_->currentText()).toString());
     if (settings.contains("modes")) {
         const QStringList modes = settings.value("modes").toStringList();

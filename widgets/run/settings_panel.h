@@ -1,9 +1,16 @@
-// The left dock: what to run (model, interpreter, settings) and Run/Cancel.
+// The left dock: where to run (this computer or an SSH host), what to run
+// (model, interpreter, settings) and Run/Cancel.
 #pragma once
 
+#include <QHash>
 #include <QWidget>
 
+#include <memory>
+#include <optional>
+
 #include "core/report/session.h"
+#include "core/runner/remote_host.h"
+#include "core/runner/remote_run.h"
 
 class QCheckBox;
 class QComboBox;
@@ -23,6 +30,30 @@ class SettingsPanel : public QWidget {
     Q_OBJECT
   public:
     SettingsPanel(core::InterpreterProbe* interpreters, QWidget* parent = nullptr);
+    ~SettingsPanel() override;
+
+    // The SSH host every setting runs on; nullopt: this computer.
+    std::optional<core::SshTarget> target() const;
+    // Picks the target with this spec ("ssh://..."; empty: this computer),
+    // adding it to the remembered ones if the picker lacks it. Does not connect.
+    void setTarget(const QString& spec);
+    // Validates "ssh://[user@]host[:port]", remembers and picks it; false and
+    // `error` in words when it is not one. What "Add…" does with its answer.
+    bool addTarget(const QString& text, QString* error = nullptr);
+    // Where the model named by the model field lives, for a remote target.
+    core::ModelPlacement modelPlacement() const;
+    void setModelPlacement(core::ModelPlacement placement);
+    // How ssh is run (config file, askpass); set before any connection.
+    const core::RemoteOptions& remoteOptions() const { return remoteOptions_; }
+    void setRemoteOptions(const core::RemoteOptions& options);
+    // The connection to the picked remote target (made on its first use);
+    // null for this computer.
+    std::shared_ptr<core::RemoteHost> remoteHost() const;
+    // Asks the picked remote target what it has, on a worker thread; the
+    // answer shows under the picker and fills the interpreter list.
+    void testConnection();
+    // The last answer for a target spec, if any.
+    const core::RemoteDescription* description(const QString& spec) const;
 
     QString modelSpec() const;
     void setModelSpec(const QString& spec);
@@ -46,19 +77,36 @@ class SettingsPanel : public QWidget {
     void setBackend(const QString& backend);
 
   signals:
+    // A connection test of this target spec ended (its answer is shown).
+    void connectionTested(const QString& spec);
     void runRequested();
     void compareAllRequested();
     void cancelRequested();
     void openModelRequested();
 
   private:
+    void fillTargets(const QStringList& added);
+    QString targetSpec() const; // of the picked item; empty: this computer
+    void onTargetPicked(int index);
+    void applyTarget();
+    void askForTarget();
+    void showDescription(const QString& spec);
+    void fillRemoteInterpreters(const QString& preferred);
+    void showRemoteInterpreter();
+    void updateModelSource();
     void fillGallery();
     void fillInterpreters();
     void showInterpreter(const core::InterpreterDescription& description);
     void updateRunEnabled();
 
     core::InterpreterProbe* interpreters_;
+    QComboBox* target_;
+    QPushButton* testConnection_;
+    QLabel* targetInfo_;
     QLineEdit* model_;
+    QLabel* modelSource_;
+    QWidget* placementRow_;
+    QComboBox* placement_;
     QComboBox* gallery_;
     QComboBox* python_;
     QLabel* pythonInfo_;
@@ -80,6 +128,22 @@ class SettingsPanel : public QWidget {
     QPushButton* compareAll_ = nullptr;
     QPushButton* cancel_;
     bool running_ = false;
+
+    core::RemoteOptions remoteOptions_;
+    QString shownTarget_;     // the target the interpreter list is for; empty: this computer
+    int lastTargetIndex_ = 0; // picked again when "Add…" is cancelled
+    QString localPython_;     // kept while a remote target is picked
+    QHash<QString, QString> remotePythons_; // target spec -> interpreter path there
+    QHash<QString, std::shared_ptr<core::RemoteHost>> hosts_;
+    QHash<QString, core::RemoteDescription> descriptions_;
+    QHash<QString, QStringList> typedPythons_; // target spec -> paths typed there that ran
+    QHash<QString, bool> testing_;             // target specs with a test under way
 };
+
+// The config whose Host entries the picker lists: $COMPILESCOPE_SSH_CONFIG,
+// else ~/.ssh/config.
+QString sshConfigPath();
+// The detail of a connection test, for a tooltip: host, GPUs, each interpreter.
+QString describeRemoteDetail(const core::RemoteDescription& description);
 
 } // namespace cs::widgets

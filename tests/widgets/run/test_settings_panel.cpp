@@ -1,13 +1,27 @@
 // The run settings' TORCH_TRACE option: off by default, its directory field
 // usable only when ticked, a ticked box with no directory does not run, and
-// the choice survives a restart.
+// the choice survives a restart. The Target picker without a host to reach:
+// what it lists, "Add…"'s validation, the remote interpreter field and the
+// model line, and what survives a restart (tests/app/test_remote_target.cpp
+// connects to a real sshd).
+#include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
+#include <QInputDialog>
+#include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+
+#include <functional>
 
 #include "core/runner/interpreter_probe.h"
 #include "tests/widgets/find_child.h"
@@ -79,6 +93,173 @@ class SettingsPanelTest : public QObject {
         panel.restoreState();
         QCOMPARE(panel.torchTraceDir(), QString("/tmp/kept-traces"));
         QVERIFY(child<QLineEdit>(panel, "torchTraceDir")->isEnabled());
+    }
+
+    void targetPickerListsTheConfigsHosts() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        auto* target = child<QComboBox>(panel, "target");
+        QCOMPARE(itemTexts(target),
+                 QStringList({"This computer", "gpu-box", "alice-gpu", "included", "Add…"}));
+        QCOMPARE(target->currentIndex(), 0);
+        QVERIFY(!panel.target());
+        QVERIFY(!child<QPushButton>(panel, "testConnection")->isEnabled());
+        QVERIFY(!child<QLabel>(panel, "modelSource")->isVisibleTo(&panel));
+        QVERIFY(!child<QComboBox>(panel, "modelPlacement")->isVisibleTo(&panel));
+        // Keyboard order follows the layout: target, its test, then the model.
+        QCOMPARE(target->nextInFocusChain(), child<QPushButton>(panel, "testConnection"));
+    }
+
+    void addValidatesAndPicksTheTarget() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        QString error;
+        QVERIFY(!panel.addTarget("ssh://gpu:notaport", &error));
+        QVERIFY2(!error.isEmpty(), "a bad target says why");
+        QVERIFY(!panel.target());
+        QVERIFY(panel.addTarget("ssh://bob@gpu2.example:2222", &error));
+        QVERIFY(panel.target());
+        QCOMPARE(panel.target()->host, std::string("gpu2.example"));
+        QCOMPARE(panel.target()->port, 2222);
+        auto* target = child<QComboBox>(panel, "target");
+        QCOMPARE(target->itemText(target->count() - 1), QString("Add…"));
+        QVERIFY(child<QPushButton>(panel, "testConnection")->isEnabled());
+        // Adding it again picks the one already there.
+        const int count = target->count();
+        QVERIFY(panel.addTarget("bob@gpu2.example:2222"));
+        QCOMPARE(target->count(), count);
+    }
+
+    void addAsksUntilTheAnswerIsATargetOrCancelled() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        auto* target = child<QComboBox>(panel, "target");
+        // Picking a target tests it at once: a closed local port fails fast, off the network.
+        QStringList answers{"ssh://gpu:port", "ssh://dana@127.0.0.1:1"};
+        QStringList warnings;
+        // The dialogs are modal: answer each once it is up (a bad target, its
+        // warning, a good one).
+        std::function<void()> answer = [&] {
+            QWidget* modal = QApplication::activeModalWidget();
+            if (auto* input = qobject_cast<QInputDialog*>(modal)) {
+                input->setTextValue(answers.takeFirst());
+                input->accept();
+            } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+                warnings << box->text();
+                box->accept();
+            }
+            if (!answers.isEmpty())
+                QTimer::singleShot(10, answer);
+        };
+        QTimer::singleShot(10, answer);
+        const int add = target->count() - 1;
+        target->setCurrentIndex(add);
+        emit target->activated(add);
+        QCOMPARE(warnings.size(), 1);
+        QVERIFY2(warnings[0].contains("ssh://gpu:port"), qPrintable(warnings[0]));
+        QVERIFY(panel.target());
+        QCOMPARE(panel.target()->host, std::string("127.0.0.1"));
+        QCOMPARE(panel.target()->user, std::string("dana"));
+
+        // Cancelled: the target picked before stays.
+        QTimer::singleShot(10, [] {
+            if (auto* input = qobject_cast<QInputDialog*>(QApplication::activeModalWidget()))
+                input->reject();
+        });
+        const int before = target->currentIndex();
+        target->setCurrentIndex(target->count() - 1);
+        emit target->activated(target->count() - 1);
+        QCOMPARE(target->currentIndex(), before);
+        QCOMPARE(panel.target()->port, 1);
+    }
+
+    void remoteTargetTakesATypedInterpreterAndSaysWhereTheModelIs() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        const QString local = panel.python();
+        auto* pythonBox = child<QComboBox>(panel, "python");
+        QVERIFY(!pythonBox->isEditable());
+        panel.setModelSpec("/srv/models/not_here.py");
+        panel.setTarget("ssh://gpu-box");
+        QCOMPARE(panel.target()->host, std::string("gpu-box"));
+        QVERIFY2(pythonBox->isEditable(), "a remote target takes a typed interpreter path");
+        pythonBox->setEditText("/opt/conda/bin/python");
+        QCOMPARE(panel.python(), QString("/opt/conda/bin/python"));
+        auto* source = child<QLabel>(panel, "modelSource");
+        QVERIFY(source->isVisibleTo(&panel));
+        QVERIFY2(source->text().contains("gpu-box"), qPrintable(source->text()));
+        const QString remoteLine = source->text();
+        panel.setModelSpec("torchvision:resnet18");
+        QVERIFY(source->text() != remoteLine);
+        panel.setModelPlacement(core::ModelPlacement::Remote);
+        QCOMPARE(panel.modelPlacement(), core::ModelPlacement::Remote);
+        // Home again: the local interpreter, not editable, no model line.
+        panel.setTarget({});
+        QVERIFY(!pythonBox->isEditable());
+        QCOMPARE(panel.python(), local);
+        QVERIFY(!source->isVisibleTo(&panel));
+    }
+
+    void targetSurvivesARestart() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        {
+            core::InterpreterProbe interpreters;
+            widgets::SettingsPanel panel(&interpreters);
+            QVERIFY(panel.addTarget("ssh://carol@kept.example:2200"));
+            panel.setPython("/home/carol/venv/bin/python");
+            panel.setModelPlacement(core::ModelPlacement::Local);
+            panel.saveState();
+        }
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        QVERIFY(!panel.target());
+        panel.restoreState();
+        QVERIFY(panel.target());
+        QCOMPARE(QString::fromStdString(panel.target()->spec()),
+                 QString("ssh://carol@kept.example:2200"));
+        QCOMPARE(panel.python(), QString("/home/carol/venv/bin/python"));
+        QCOMPARE(panel.modelPlacement(), core::ModelPlacement::Local);
+        // Restored without connecting: nothing asked yet.
+        QVERIFY(child<QPushButton>(panel, "testConnection")->isEnabled());
+        QVERIFY(child<QLabel>(panel, "targetInfo")->text().contains("Not tested"));
+        // The local interpreter was not replaced by the remote path.
+        QVERIFY(QSettings().value("run/python").toString() != "/home/carol/venv/bin/python");
+        panel.setTarget({});
+        panel.saveState();
+    }
+
+  private:
+    // A client config with two hosts on one line, a pattern (not listed) and an Include.
+    static void writeSshConfig(const QTemporaryDir& dir) {
+        QFile included(dir.filePath("included.conf"));
+        QVERIFY(included.open(QIODevice::WriteOnly));
+        included.write("Host included\n    HostName 10.0.0.3\n");
+        included.close();
+        QFile config(dir.filePath("config"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(QStringLiteral("Host gpu-box alice-gpu\n    HostName 10.0.0.2\n"
+                                    "Host *.internal\n    User me\n"
+                                    "Include %1\n")
+                         .arg(included.fileName())
+                         .toUtf8());
+        config.close();
+        qputenv("COMPILESCOPE_SSH_CONFIG", config.fileName().toUtf8());
+    }
+
+    static QStringList itemTexts(const QComboBox* box) {
+        QStringList out;
+        for (int i = 0; i < box->count(); ++i)
+            out << box->itemText(i);
+        return out;
     }
 };
 
