@@ -378,6 +378,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     QObject::connect(&runner, &SessionRunner::runFinished, [&](int index) {
         progress.finishLine();
         const Run& run = runner.report().runs[static_cast<size_t>(index)];
+        if (run.error && run.error->kind == "remote")
+            return; // the host was not readied: said once when the session ends
         if (!compare) {
             std::fprintf(stderr, "%s: %s\n", run.setting.label().c_str(), toString(run.status));
             return;

@@ -378,6 +378,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
         isFile ? QFileInfo(model).absoluteFilePath().toStdString() : model.toStdString();
     request.target = target;
     request.remote = settings_->remoteOptions();
+    request.host = settings_->remoteHost(); // the connection Test connection opened, if any
     request.placement = placement;
     request.settings = settings;
     request.probe.python = settings_->python().toStdString();

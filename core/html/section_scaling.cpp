@@ -67,7 +67,7 @@ void writeCharts(std::ostream& out, const ReportView& view, const std::vector<Sc
             if (row.speedup) {
                 sp.emplace_back(b, *row.speedup);
                 char text[32];
-                std::snprintf(text, sizeof text, "%.2f×", *row.speedup);
+                std::snprintf(text, sizeof text, "%.3g×", *row.speedup);
                 spTips.push_back(run.label + ", batch " + std::to_string(row.batchSize) + ": " +
                                  text);
             }
@@ -77,14 +77,19 @@ void writeCharts(std::ostream& out, const ReportView& view, const std::vector<Sc
                                   formatBytes(static_cast<double>(row.peakMemoryBytes)));
             }
         }
-        if (!thr.empty())
+        if (!thr.empty()) {
             throughput.addLine(run.label, run.color, thr, true, thrTips);
+            throughput.addLegend(run.label, run.color);
+        }
         if (!sp.empty()) {
             anySpeedup = true;
             speedup.addLine(run.label, run.color, sp, true, spTips);
+            speedup.addLegend(run.label, run.color);
         }
-        if (!mem.empty())
+        if (!mem.empty()) {
             memory.addLine(run.label, run.color, mem, true, memTips);
+            memory.addLegend(run.label, run.color);
+        }
         // Where memory ran out: a band at the size that did not fit.
         if (curve.stop && (curve.stop->reason == "oom" || curve.stop->reason == "memory_cap") &&
             curve.stop->batchSize > 0) {
@@ -97,17 +102,20 @@ void writeCharts(std::ostream& out, const ReportView& view, const std::vector<Sc
                     std::to_string(curve.stop->batchSize));
         }
     }
-    if (anySpeedup && highBatch > 0)
+    if (anySpeedup && highBatch > 0) {
         speedup.addSegment({lowBatch, 1.0}, {highBatch, 1.0}, "#888888", 1.0,
                            "1×: as fast as eager");
-    out << throughput.render();
+        speedup.addLegend("1× (eager)", "#888888");
+    }
+    out << "<h3>Throughput (samples/s; bars: the median's 95% interval)</h3>"
+        << throughput.render();
     if (anySpeedup)
-        out << speedup.render();
+        out << "<h3>Speedup over eager at the same batch size</h3>" << speedup.render();
     else
         out << "<p class=\"note\">No speedup chart: the walk has no eager setting to compare "
                "with (add eager to --settings).</p>";
     if (!memory.empty())
-        out << memory.render();
+        out << "<h3>Peak memory</h3>" << memory.render();
 }
 
 void writeTable(std::ostream& out, const ReportView& view, const std::vector<ScaleCurve>& curves) {
@@ -130,7 +138,7 @@ void writeTable(std::ostream& out, const ReportView& view, const std::vector<Sca
             table.text(row.throughput > 0 ? formatCount(row.throughput) : "—");
             char sp[32] = "—";
             if (row.speedup)
-                std::snprintf(sp, sizeof sp, "%.2f×", *row.speedup);
+                std::snprintf(sp, sizeof sp, "%.3g×", *row.speedup);
             table.text(sp);
             table.text(row.peakMemoryBytes >= 0
                            ? formatBytes(static_cast<double>(row.peakMemoryBytes))

@@ -43,7 +43,7 @@ void applyEnvironment(QProcess& process,
 // The host's facts and interpreters: one round trip. $1: the query script,
 // then extra interpreters to ask about first.
 const char* const kDescribeScript = R"SH(
-q=$1; shift
+q=$1; extras=$2; shift 2
 printf 'home=%s\n' "$HOME"
 printf 'hostname=%s\n' "$(uname -n)"
 printf 'arch=%s\n' "$(uname -m)"
@@ -59,6 +59,9 @@ for p in "$@" "$HOME/.venv/bin/python" "${VIRTUAL_ENV:+$VIRTUAL_ENV/bin/python}"
   "$HOME"/mambaforge/bin/python "$HOME"/mambaforge/envs/*/bin/python \
   "$(command -v python3 2>/dev/null)"; do
   [ -n "$p" ] || continue
+  # Searched places (an unmatched glob, a missing env) only when they exist;
+  # a path the user gave always, so they learn why it is unusable.
+  if [ "$extras" -gt 0 ]; then extras=$((extras - 1)); elif [ ! -x "$p" ]; then continue; fi
   case "$seen" in *"
 $p
 "*) continue ;; esac
@@ -198,8 +201,9 @@ std::optional<std::string> RemoteHost::connect() {
     if (connected_ && control("check"))
         return std::nullopt;
     connected_ = false;
-    // The master goes to the background after `true` and serves later
-    // commands; its output goes to files, as it keeps whatever it inherited.
+    // -N -f: the master goes to the background once logged in, starting no
+    // shell there, and serves later commands; its output goes to files, as it
+    // keeps whatever it inherited.
     const QString errFile = controlDir_->filePath("connect.err");
     QProcess master;
     master.setStandardInputFile(QProcess::nullDevice());
@@ -208,8 +212,8 @@ std::optional<std::string> RemoteHost::connect() {
     applyEnvironment(master, environment());
     auto args = baseArguments();
     args.insert(args.end(), {"-o", "ControlMaster=auto", "-o",
-                             "ControlPersist=" + std::to_string(kControlPersistSeconds), "--",
-                             target_.host, "true"});
+                             "ControlPersist=" + std::to_string(kControlPersistSeconds), "-N", "-f",
+                             "--", target_.host});
     master.start(QString::fromStdString(options_.sshProgram), toQt(args));
     if (!master.waitForStarted(5000))
         return "cannot start " + options_.sshProgram + ": is the OpenSSH client installed?";
@@ -283,7 +287,12 @@ RemoteDescription RemoteHost::describe(const std::vector<std::string>& extraPyth
         d.problem = *problem;
         return d;
     }
-    std::vector<std::string> words{"sh", "-c", kDescribeScript, "sh", interpreterQueryScript()};
+    std::vector<std::string> words{"sh",
+                                   "-c",
+                                   kDescribeScript,
+                                   "sh",
+                                   interpreterQueryScript(),
+                                   std::to_string(extraPythons.size())};
     words.insert(words.end(), extraPythons.begin(), extraPythons.end());
     const auto result = run(shellJoin(words), {}, 10 * 60 * 1000);
     if (!result.ok()) {

@@ -139,7 +139,7 @@ if [ "$cupti" = 1 ]; then
     done
   done
   # torch's nvidia-*-cupti wheel: headers and the library beside it.
-  if [ "$py" != "" ]; then
+  if [ -n "$py" ] && { [ -e /dev/nvidia0 ] || command -v nvidia-smi >/dev/null 2>&1; }; then
     for d in $("$py" -c 'import nvidia; print("\n".join(nvidia.__path__))' 2>/dev/null); do
       for i in "$d"/*/include "$d"/*/*/include; do
         if [ -f "$i/cupti.h" ]; then

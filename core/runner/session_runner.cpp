@@ -43,6 +43,9 @@ void SessionRunner::startRemote() {
     const auto& target = *request_.target;
     const auto& o = request_.remote;
     // The same host with the same ssh options keeps its connection: one login.
+    if (request_.host && request_.host->target() == target &&
+        request_.host->options().configFile == o.configFile)
+        remote_ = request_.host;
     if (!remote_ || !(remote_->target() == target) ||
         remote_->options().configFile != o.configFile ||
         remote_->options().sshProgram != o.sshProgram)
@@ -86,6 +89,8 @@ void SessionRunner::remoteReady(const std::optional<std::string>& problem, const
             run.error = ErrorInfo{"remote", *problem, ""};
         }
         report_.deriveFromRuns();
+        for (int i = 0; i < static_cast<int>(report_.runs.size()); ++i)
+            emit runFinished(i);
         emit sessionFinished();
         return;
     }

@@ -25,6 +25,9 @@ struct SessionRequest {
     std::optional<SshTarget> target;
     RemoteOptions remote;
     ModelPlacement placement = ModelPlacement::Auto;
+    // A connection already open to `target` (the GUI's Test connection): used
+    // instead of a new one, so one login serves both. Optional.
+    std::shared_ptr<RemoteHost> host;
 };
 
 class SessionRunner : public QObject {

@@ -3,6 +3,7 @@
 #include "core/advice/advice.h"
 #include "core/analysis/scaling.h"
 #include "core/events/event_parser.h"
+#include "core/html/report_html.h"
 #include "core/report/report_json.h"
 #include "tests/core/advice_reports.h"
 #include "tests/core/scale_reports.h"
@@ -133,4 +134,18 @@ TEST(Scaling, AStaticWalkRecompilesOnPurposeAndIsNotAdvisedAgainst) {
     // The same recompiles outside a walk are advised against.
     r.runs[0].scaling.reset();
     EXPECT_FALSE(withRule(advise(r), "recompile.shape").empty());
+}
+
+TEST(Scaling, TheHtmlReportChartsTheWalk) {
+    const Report r = report(
+        {walk("eager", {{1, 100}, {4, 300}, {16, 1000}}),
+         walk("max-autotune", {{1, 50}, {4, 150}}, {"oom", 16, "CUDA out of memory"})});
+    const std::string page = writeReportHtml(r);
+    EXPECT_NE(page.find("href=\"#scaling\""), std::string::npos);
+    EXPECT_NE(page.find("<section id=\"scaling\""), std::string::npos);
+    EXPECT_NE(page.find("1× (eager)"), std::string::npos);
+    EXPECT_NE(page.find("max-autotune: out of memory at 16"), std::string::npos);
+    EXPECT_NE(page.find("out of memory at batch 16: CUDA out of memory"), std::string::npos);
+    // No walk, no section.
+    EXPECT_EQ(writeReportHtml(report({})).find("id=\"scaling\""), std::string::npos);
 }

@@ -180,6 +180,9 @@ class RemoteTest : public QObject {
         const RemotePython* found = nullptr;
         const RemotePython* missing = nullptr;
         for (const auto& p : d.pythons) {
+            // Searched places that do not exist (an unmatched glob) are not listed.
+            QVERIFY2(p.path.find('*') == std::string::npos, p.path.c_str());
+            QVERIFY2(p.ok || p.path == "/no/such/python", p.path.c_str());
             if (p.path == venv)
                 found = &p;
             if (p.path == "/no/such/python")
