@@ -35,6 +35,20 @@ class BatchTicker : public QCPAxisTickerLog {
     }
 };
 
+// Speedups as ratios at powers of two: 0.25×, 0.5×, 1×, 2×, 4×.
+class RatioTicker : public QCPAxisTickerLog {
+  public:
+    RatioTicker() {
+        setLogBase(2);
+        setSubTickCount(0);
+    }
+
+  protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        return QString::number(tick, 'g', 3) + QStringLiteral("×");
+    }
+};
+
 // Samples per second in whole numbers with thousands separators.
 class CountTicker : public QCPAxisTicker {
   protected:
@@ -128,7 +142,10 @@ ScalingChart::ScalingChart(Kind kind, QWidget* parent)
         break;
     case Kind::Speedup:
         title_->setText(tr("Speedup over eager"));
-        plot_->yAxis->setLabel(tr("speedup (× eager, same batch)"));
+        // A ratio: on a log axis 2× faster and 2× slower sit as far from 1×.
+        plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot_->yAxis->setTicker(QSharedPointer<RatioTicker>::create());
+        plot_->yAxis->setLabel(tr("speedup over eager, same batch (log₂)"));
         break;
     case Kind::Memory:
         title_->setText(tr("Peak memory"));
@@ -221,7 +238,7 @@ void ScalingChart::drawSpeedup(const core::Report& report,
                                const std::vector<core::ScaleCurve>& curves) {
     const auto eager =
         std::find_if(curves.begin(), curves.end(), [](const auto& c) { return c.eager; });
-    double top = 1;
+    double bottom = 1, top = 1; // 1× always in view
     for (const auto& curve : curves) {
         if (curve.eager)
             continue;
@@ -232,7 +249,10 @@ void ScalingChart::drawSpeedup(const core::Report& report,
                 continue;
             keys << static_cast<double>(row.batchSize);
             values << *row.speedup;
-            top = std::max(top, *row.speedup);
+            if (*row.speedup > 0) {
+                bottom = std::min(bottom, *row.speedup);
+                top = std::max(top, *row.speedup);
+            }
             QString medians;
             for (const auto& base : eager->rows) {
                 if (base.batchSize == row.batchSize && base.latency && row.latency)
@@ -252,7 +272,7 @@ void ScalingChart::drawSpeedup(const core::Report& report,
         graph->setData(keys, values, true);
         tips_[graph] = tips;
     }
-    plot_->yAxis->setRange(0, top * 1.2);
+    plot_->yAxis->setRange(bottom / 1.6, top * 1.6);
     if (plot_->graphCount() == 0) {
         QString why = tr("No walk yet");
         if (!curves.empty() && eager == curves.end())
@@ -277,7 +297,8 @@ void ScalingChart::drawSpeedup(const core::Report& report,
     label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     label->position->setTypeY(QCPItemPosition::ptPlotCoords);
     label->position->setCoords(0.98, 1);
-    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    // Under the line on the right: where compile pays the curves run above it.
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
     label->setText(tr("1×: as fast as eager"));
     label->setColor(plot_->palette().color(QPalette::PlaceholderText));
     label->setSelectable(false);

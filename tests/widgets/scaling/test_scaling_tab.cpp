@@ -150,6 +150,9 @@ class ScalingTabTest : public QObject {
         QVERIFY(qAbs(graphNamed(speedup, "default")->data()->at(2)->value - 2.0) < 0.05);
         const auto one = itemsNamed(speedup, "oneTimesLine");
         QCOMPARE(one.size(), 1);
+        // A ratio axis: 1× in view, slowdowns as far below it as speedups above.
+        QCOMPARE(speedup->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(speedup->yAxis->range().contains(1) && speedup->yAxis->range().contains(0.83));
         auto* line = static_cast<QCPItemStraightLine*>(one.front());
         QCOMPARE(line->point1->coords().y(), 1.0);
         QCOMPARE(line->point2->coords().y(), 1.0);
