@@ -45,6 +45,7 @@
 #include "widgets/run/console_view.h"
 #include "widgets/run/settings_panel.h"
 #include "widgets/run/welcome_page.h"
+#include "widgets/scaling/scaling_tab.h"
 #include "widgets/timing/latency_tab.h"
 #include "widgets/timing/warmup_tab.h"
 
@@ -114,6 +115,11 @@ MainWindow::MainWindow(QWidget* parent)
                        tr("Ranks")),
         tr("The ranks of a distributed job, from an imported TORCH_TRACE log: where a rank "
            "compiled differently from the others, and each rank's compiles"));
+    tabs_->setTabToolTip(
+        addEvidenceTab(core::EvidenceTab::Scaling, new widgets::ScalingTab(document_, tabs_),
+                       tr("Scaling")),
+        tr("A batch-size walk (compilescope-cli scale): throughput, speedup over eager and peak "
+           "memory against batch size, and where memory ran out"));
     tabs_->setTabToolTip(addEvidenceTab(core::EvidenceTab::Graph,
                                         new widgets::GraphTab(document_, tabs_), tr("Graph")),
                          widgets::compiledGraphTerm());
