@@ -20,6 +20,16 @@ constexpr double kKneeGain = 1.10;
 // fixed overhead, not work that grows with the batch.
 constexpr double kOverheadGrowth = 1.25;
 
+// A median whose 95% interval is wider than this share of it is too unsettled
+// to draw a curve's shape from (a loaded machine): no finding rests on it.
+constexpr double kSolidSpread = 0.25;
+
+bool solid(const ScaleRow& row) {
+    return row.latency && row.latency->median > 0 &&
+           row.latency->medianCiHigh - row.latency->medianCiLow <=
+               kSolidSpread * row.latency->median;
+}
+
 std::string batch(int64_t n) {
     return "batch " + std::to_string(n);
 }
@@ -134,10 +144,12 @@ void knee(const ScaleCurve& curve, std::vector<Finding>& out) {
     // The smallest size past which no larger size gains kKneeGain in throughput.
     for (size_t i = 0; i + 1 < curve.rows.size(); ++i) {
         const ScaleRow& at = curve.rows[i];
-        if (at.throughput <= 0)
-            return;
+        if (at.throughput <= 0 || !solid(at))
+            continue;
         bool flat = true;
         for (size_t k = i + 1; k < curve.rows.size(); ++k) {
+            if (!solid(curve.rows[k]))
+                return;
             if (curve.rows[k].throughputLow > at.throughputHigh * kKneeGain ||
                 curve.rows[k].throughput > at.throughput * kKneeGain)
                 flat = false;
@@ -173,7 +185,7 @@ void overheadBound(const ScaleCurve& curve, std::vector<Finding>& out) {
     for (size_t i = 0; i + 1 < curve.rows.size(); ++i) {
         const ScaleRow& a = curve.rows[i];
         const ScaleRow& b = curve.rows[i + 1];
-        if (!a.latency || !b.latency || b.batchSize < 2 * a.batchSize)
+        if (!solid(a) || !solid(b) || b.batchSize < 2 * a.batchSize)
             break;
         if (b.latency->median >= kOverheadGrowth * a.latency->median)
             break;

@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <memory>
 
 #include "core/runner/remote_run.h"
 #include "core/runner/session_runner.h"
@@ -288,6 +289,52 @@ class RemoteTest : public QObject {
         QVERIFY(!plan.notes.empty());
         QVERIFY2(!plan.cuptiLibrary.empty(), plan.notes.front().text.c_str());
         QVERIFY(QFile::exists(QString::fromStdString(plan.cuptiLibrary)));
+    }
+
+    void closingTheAppLeavesNoRemoteProcess() {
+        QTemporaryDir dir;
+        const QString model = dir.filePath("hang.py");
+        QFile(model).open(QIODevice::WriteOnly);
+        auto runner = std::make_unique<SessionRunner>();
+        runner->start(request(model));
+        QVERIFY(QTest::qWaitFor([&] { return processWithArgument("hang.py"); }, 30000));
+        QElapsedTimer clock;
+        clock.start();
+        runner.reset(); // what closing the window does to a running session
+        QVERIFY(QTest::qWaitFor([&] { return !processWithArgument("hang.py"); }, 5000));
+        QVERIFY2(clock.elapsed() < 2500, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    void aFullRemoteDiskIsSaidWithTheHost() {
+        // A 64 KiB filesystem where the host keeps the probe: too small for it.
+        const QString cache = cacheDir_ + "/compilescope";
+        QDir().mkpath(cache + "-full");
+        if (QProcess::execute("mount",
+                              {"-t", "tmpfs", "-o", "size=64k", "tmpfs", cache + "-full"}) != 0)
+            QSKIP("cannot mount a small tmpfs here (needs root)");
+        struct Unmount {
+            QString path;
+            ~Unmount() { QProcess::execute("umount", {path}); }
+        } unmount{cache + "-full"};
+        QVERIFY(QFile::rename(cache, cache + "-kept") || !QFile::exists(cache));
+        QVERIFY(QFile::link(cache + "-full", cache));
+        struct Restore {
+            QString cache;
+            ~Restore() {
+                QFile::remove(cache);
+                QFile::rename(cache + "-kept", cache);
+            }
+        } restore{cache};
+        RemoteHost host(target_, options());
+        RemotePrepareRequest prepare;
+        prepare.modelSpec = "torchvision:resnet18";
+        prepare.python = VENV_PYTHON;
+        prepare.localProbeRoot = PROBE_ROOT;
+        RemotePlan plan;
+        const auto problem = prepareRemoteRun(host, prepare, plan);
+        QVERIFY(problem);
+        QVERIFY2(QString::fromStdString(*problem).contains("disk of 127.0.0.1:"), problem->c_str());
+        QVERIFY2(QString::fromStdString(*problem).contains("full"), problem->c_str());
     }
 
   private:
