@@ -192,51 +192,8 @@ def test_the_probe_is_copied_once(run_cli, sshd):
 # -- cancel, a killed probe, a cut connection ------------------------------------------
 
 
-def test_cancel_ends_every_remote_process_within_2_s(cli, sshd, tmp_path):
-    model = slow_model(tmp_path, "cancel")
-    proc, json_path = start_cli(
-        cli,
-        tmp_path,
-        "run",
-        model,
-        "--settings",
-        "eager",
-        "--device",
-        "cpu",
-        "--warmup",
-        "2",
-        "--iters",
-        "100000",
-        "--model-on",
-        "remote",
-        *remote(sshd),
-    )
-    try:
-        wait_for(
-            lambda: model.with_name("started").exists() or proc.poll() is not None,
-            60,
-            "the measured calls",
-        )
-        assert proc.poll() is None, proc.communicate()[1]
-        assert probe_pids(model), "no probe process found for the model"
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        # Local ssh, the remote shell and the probe: all of them, within 2 s.
-        while processes_with(str(model.parent)) and time.monotonic() - sent < 2.0:
-            time.sleep(0.05)
-        left = processes_with(str(model.parent))
-        assert not left, f"still running 2 s after SIGINT: {left}"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    result = finish(proc, json_path)
-    assert result.returncode != 0
-    if json_path.exists():
-        assert result.report["runs"][0]["status"] == "cancelled"
-
-
-def _run_slow_and_interrupt(cli, sshd, tmp_path, name, interrupt):
-    """Runs the slow model remotely, calls interrupt(model) mid-measure, returns the result."""
+def _start_slow(cli, sshd, tmp_path, name):
+    """Starts the slow model remotely and waits until its measured calls run."""
     model = slow_model(tmp_path, name)
     proc, json_path = start_cli(
         cli,
@@ -262,6 +219,36 @@ def _run_slow_and_interrupt(cli, sshd, tmp_path, name, interrupt):
             "the measured calls",
         )
         assert proc.poll() is None, proc.communicate()[1]
+    except BaseException:
+        proc.kill()
+        raise
+    return model, proc, json_path
+
+
+def test_cancel_ends_every_remote_process_within_2_s(cli, sshd, tmp_path):
+    model, proc, json_path = _start_slow(cli, sshd, tmp_path, "cancel")
+    try:
+        assert probe_pids(model), "no probe process found for the model"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        # Local ssh, the remote shell and the probe: all of them, within 2 s.
+        while processes_with(str(model.parent)) and time.monotonic() - sent < 2.0:
+            time.sleep(0.05)
+        left = processes_with(str(model.parent))
+        assert not left, f"still running 2 s after SIGINT: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = finish(proc, json_path)
+    assert result.returncode != 0
+    if json_path.exists():
+        assert result.report["runs"][0]["status"] == "cancelled"
+
+
+def _run_slow_and_interrupt(cli, sshd, tmp_path, name, interrupt):
+    """Runs the slow model remotely, calls interrupt(model) mid-measure, returns the result."""
+    model, proc, json_path = _start_slow(cli, sshd, tmp_path, name)
+    try:
         time.sleep(1.0)  # ~20 more measured calls, several chunks sent
         interrupt(model)
         result = finish(proc, json_path)
