@@ -109,9 +109,9 @@ int main(int argc, char** argv) {
                     hostile("model name"),
                     1000,
                     {hostile("input")}};
-    report.environment = {hostile("python"),  hostile("torch"), hostile("cuda"),
-                          hostile("device"),  hostile("cpu"),   hostile("host"),
-                          hostile("platform")};
+    report.environment = {hostile("python"),   hostile("torch"), hostile("cuda"),
+                          hostile("device"),   hostile("cpu"),   hostile("host"),
+                          hostile("platform"), hostile("target")};
     report.runs.push_back(hostileRun("eager"));
     report.runs.push_back(hostileRun(hostile("mode")));
     // A break reason that is itself a 1 MB line.
