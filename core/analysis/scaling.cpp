@@ -39,7 +39,7 @@ std::vector<ScaleCurve> scaleCurves(const Report& report) {
                 row.throughputHigh =
                     row.latency->medianCiLow > 0 ? n / row.latency->medianCiLow : row.throughput;
             }
-            curve.rows.push_back(std::move(row));
+            curve.rows.push_back(row);
         }
         std::sort(curve.rows.begin(), curve.rows.end(),
                   [](const ScaleRow& a, const ScaleRow& b) { return a.batchSize < b.batchSize; });

@@ -371,10 +371,8 @@ std::optional<std::string> prepareRemoteRun(RemoteHost& host, const RemotePrepar
     }
 
     switch (plan.modelSource) {
-    case ModelSource::Torchvision:
-        plan.modelSpec = request.modelSpec;
-        break;
-    case ModelSource::RemotePath:
+    case ModelSource::Torchvision: // built there
+    case ModelSource::RemotePath:  // used where it is
         plan.modelSpec = request.modelSpec;
         break;
     case ModelSource::LocalFile: {

@@ -20,7 +20,7 @@ inline std::vector<int64_t> calls(double medianNs) {
 
 // A run walking `mediansUs` (batch size -> median µs), ending with `stop`.
 inline cs::core::Run walk(const std::string& mode, const std::map<int64_t, double>& mediansUs,
-                          cs::core::ScaleStop stop = {"done", 0, ""},
+                          const cs::core::ScaleStop& stop = {"done", 0, ""},
                           const std::map<int64_t, int64_t>& peakBytes = {}) {
     cs::core::Run run;
     run.setting.mode = mode;

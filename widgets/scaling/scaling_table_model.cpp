@@ -51,8 +51,8 @@ QVariant ScalingTableModel::headerData(int section, Qt::Orientation orientation,
     static const char* tips[] = {
         "The setting whose probe walked the batch sizes",
         "Samples per call",
-        "Median latency of one call at this batch size, with the 95% confidence interval of the "
-        "median",
+        ("Median latency of one call at this batch size, with the 95% confidence interval of the "
+         "median"),
         "Throughput: batch size / median latency",
         "Eager's median / this median, at the same batch size",
         "Peak memory at this batch size: CUDA allocated on a GPU, the resident set on a CPU",

@@ -29,7 +29,7 @@ namespace {
 
 // A host that has one file, and says which host it is when asked for another.
 widgets::SourceReader fakeHost(const QString& path, const QStringList& lines,
-                               std::shared_ptr<std::atomic<int>> calls = nullptr) {
+                               const std::shared_ptr<std::atomic<int>>& calls = nullptr) {
     return [path, lines, calls](const QString& asked) {
         if (calls)
             ++*calls;
