@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/report/session.h"
+#include "core/runner/ssh_target.h"
 
 namespace cs::core {
 
@@ -16,7 +17,7 @@ struct ProbeLaunch {
     std::vector<std::pair<std::string, std::string>> environment; // added to the parent's
     // Set when `program` is ssh running the probe on another machine.
     struct Remote {
-        std::string host; // for messages: "user@host:port"
+        SshTarget target; // where it runs: messages name it, ssh's failures are explained for it
         // ssh's argv over the same connection, less the command: cancel
         // appends a kill of the probe's process group there.
         std::vector<std::string> controlCommand;

@@ -16,6 +16,15 @@ namespace cs::core {
 
 namespace {
 
+// Starts `argv` (program first) with its stdin empty: the ssh control commands.
+void startArgv(QProcess& process, const std::vector<std::string>& argv) {
+    process.setStandardInputFile(QProcess::nullDevice());
+    QStringList args;
+    for (size_t i = 1; i < argv.size(); ++i)
+        args << QString::fromStdString(argv[i]);
+    process.start(QString::fromStdString(argv.front()), args);
+}
+
 int64_t processCpuNs() {
     timespec ts{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -127,12 +136,8 @@ void ProbeProcess::signalRemoteGroup(int signal, bool wait) {
     argv.push_back("kill -s " + name + " -- -" + pid + " 2>/dev/null; kill -s " + name + " " + pid +
                    " 2>/dev/null; true");
     auto* killer = new QProcess(this);
-    killer->setStandardInputFile(QProcess::nullDevice());
     connect(killer, &QProcess::finished, killer, &QObject::deleteLater);
-    QStringList args;
-    for (size_t i = 1; i < argv.size(); ++i)
-        args << QString::fromStdString(argv[i]);
-    killer->start(QString::fromStdString(argv.front()), args);
+    startArgv(*killer, argv);
     if (wait)
         killer->waitForFinished(2000);
 }
@@ -142,11 +147,7 @@ bool ProbeProcess::sharedConnectionUp() const {
     if (argv.empty())
         return true;
     QProcess check;
-    check.setStandardInputFile(QProcess::nullDevice());
-    QStringList args;
-    for (size_t i = 1; i < argv.size(); ++i)
-        args << QString::fromStdString(argv[i]);
-    check.start(QString::fromStdString(argv.front()), args);
+    startArgv(check, argv);
     return !check.waitForFinished(3000) ||
            (check.exitStatus() == QProcess::NormalExit && check.exitCode() == 0);
 }
@@ -256,19 +257,17 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
             if (said.empty())
                 said = "the connection closed";
             settle(ProcessEnd::Disconnected, exitCode,
-                   "ssh to " + launch_.remote->host + " said \"" + said + "\"");
+                   "ssh to " + launch_.remote->target.label() + " said \"" + said + "\"");
             return;
         }
         if (!run_->sawHello) {
-            SshTarget target;
-            target.host = launch_.remote->host;
-            std::string why = explainSshFailure(target, exitCode, sshTail_);
+            std::string why = explainSshFailure(launch_.remote->target, exitCode, sshTail_);
             if (!why.empty()) {
                 settle(ProcessEnd::Disconnected, exitCode, why);
                 return;
             }
         }
-        settle(ProcessEnd::Signalled, exitCode, "on " + launch_.remote->host);
+        settle(ProcessEnd::Signalled, exitCode, "on " + launch_.remote->target.label());
         return;
     }
     if (status == QProcess::CrashExit)

@@ -481,7 +481,7 @@ ProbeLaunch buildRemoteProbeLaunch(const RemoteHost& host, const RemotePlan& pla
     launch.arguments.assign(argv.begin() + 1, argv.end());
     launch.environment = host.environment();
     ProbeLaunch::Remote control;
-    control.host = host.target().label();
+    control.target = host.target();
     control.controlCommand = host.commandLine("");
     control.controlCommand.pop_back();
     control.checkCommand = host.checkCommandLine();
