@@ -59,7 +59,7 @@ int usage(const QString& message) {
         "none|bf16|fp16]\n"
         "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
         "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
-        "         [--torch-trace DIR]\n"
+        "         [--torch-trace DIR] [--export-strict]\n"
         "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
         "auto|local|remote]]\n"
         "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
@@ -72,7 +72,10 @@ int usage(const QString& message) {
         "       compilescope-cli import DIR|FILE [--job N] [--list] [--json OUT.json] [--html "
         "OUT.html]\n"
         "         reads torch's structured trace (TORCH_TRACE=DIR): one run per rank\n"
-        "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive.\n"
+        "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive\n"
+        "(torch.export, or an AOTInductor package for --settings aoti).\n"
+        "The setting aoti exports the model (torch.export; --export-strict for strict=True),\n"
+        "packages it with AOTInductor and times the package from C++ (compilescope-aoti-runner).\n"
         "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
         "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
         "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
@@ -215,6 +218,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     const QCommandLineOption noSweep("no-sweep", "skip the model's get_input_sweep()");
     const QCommandLineOption warmCache("warm-cache",
                                        "keep torch's compile caches (a second start)");
+    const QCommandLineOption exportStrict("export-strict",
+                                          "aoti: torch.export with strict=True (Dynamo tracing)");
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s",
                                      "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
@@ -232,7 +237,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
                                             "f", QString::number(AdviceOptions{}.memoryFraction));
     parser.addOptions({settings, device, warmup, iters, json, html, python, backend, dynamic,
                        fullgraph, autocast, sweep, noSweep, warmCache, timeout, noCupti, trace});
-    parser.addOptions({expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace});
+    parser.addOptions(
+        {expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace, exportStrict});
     const QCommandLineOption target("target",
                                     "run on this SSH host: ssh://[user@]host[:port] or a Host "
                                     "of ~/.ssh/config (--python is a path there)",
@@ -265,6 +271,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     base.fullgraph = parser.isSet(fullgraph);
     base.sweep = !parser.isSet(noSweep);
     base.warmCache = parser.isSet(warmCache);
+    base.strictExport = parser.isSet(exportStrict);
     base.warmup = parser.value(warmup).toInt(&ok);
     numbersOk &= ok;
     base.iters = parser.value(iters).toInt(&ok);

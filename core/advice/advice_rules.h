@@ -32,5 +32,7 @@ void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 void rankDivergenceRule(const AdviceInput& input, std::vector<Finding>& out);
 // Batch-size walks: where compile pays, where memory runs out, the knee, overhead-bound sizes.
 void scalingRule(const AdviceInput& input, std::vector<Finding>& out);
+// aoti: torch.export refused the model; what torch.compile did at the same line.
+void exportRule(const AdviceInput& input, std::vector<Finding>& out);
 
 } // namespace cs::core::advice

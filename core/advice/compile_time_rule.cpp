@@ -25,6 +25,10 @@ std::string phaseWords(const std::string& name) {
         return "autotuning";
     if (name == "cudagraph_recording")
         return "CUDA-graph recording";
+    if (name == "package")
+        return "AOTInductor packaging";
+    if (name == "load")
+        return "package load";
     return name;
 }
 

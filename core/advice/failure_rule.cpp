@@ -70,8 +70,8 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
-        if (!run.error)
-            continue;
+        if (!run.error || run.exportFailure)
+            continue; // an export refusal is the export rule's finding
         const ErrorInfo& e = *run.error;
         const int index = static_cast<int>(r);
         const std::string& mode = run.setting.mode;

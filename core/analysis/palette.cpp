@@ -14,7 +14,8 @@ const std::map<std::string, std::string>& modeColors() {
         {"default", "#f28e2b"},
         {"reduce-overhead", "#59a14f"},
         {"max-autotune", "#e15759"},
-        {"max-autotune-no-cudagraphs", "#b07aa1"}};
+        {"max-autotune-no-cudagraphs", "#b07aa1"},
+        {"aoti", "#17becf"}};
     return colors;
 }
 

@@ -468,6 +468,14 @@ class EventApplier {
                       getString(event_, "message")};
     }
 
+    void exportFailure() {
+        run_.exportFailure =
+            ExportFailure{getString(event_, "category"), getString(event_, "exception"),
+                          getString(event_, "reason"),   getString(event_, "file"),
+                          get<int>(event_, "line", 0),   getString(event_, "code"),
+                          getString(event_, "remedy"),   get<bool>(event_, "strict", false)};
+    }
+
     void compileProgress() { run_.compileStage = getString(event_, "stage"); }
 
     void done() {
@@ -511,6 +519,7 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::scale_plan, &A::scalePlan},
         {ev::scale_point, &A::scalePoint},
         {ev::scale_stop, &A::scaleStop},
+        {ev::export_failure, &A::exportFailure},
     };
     return table;
 }

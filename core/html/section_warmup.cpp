@@ -22,7 +22,11 @@ std::string phaseColor(const std::string& name, size_t fallbackIndex) {
                                                           {"cpp_triton_compile", "#76b7b2"},
                                                           {"autotune", "#e15759"},
                                                           {"cudagraph_recording", "#b07aa1"},
-                                                          {"other", "#bab0ac"}};
+                                                          {"other", "#bab0ac"},
+                                                          {"export", "#8c6bb1"},
+                                                          {"package", "#c994c7"},
+                                                          {"load", "#41ab5d"},
+                                                          {"first_call", "#a1d99b"}};
     static const char* spare[] = {"#edc948", "#ff9da7", "#9c755f", "#86bcb6"};
     auto it = known.find(name);
     return it != known.end() ? it->second : spare[fallbackIndex % 4];

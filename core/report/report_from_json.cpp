@@ -172,6 +172,21 @@ void readScaling(Run& run, const json& j) {
     run.scaling = std::move(s);
 }
 
+// An aoti run's export refusal (absent otherwise).
+void readExportFailure(Run& run, const json& j) {
+    auto it = j.find("export_failure");
+    if (it == j.end() || !it->is_object())
+        return;
+    run.exportFailure = ExportFailure{lenientValue<std::string>(*it, "category", "other"),
+                                      lenientValue<std::string>(*it, "exception", ""),
+                                      lenientValue<std::string>(*it, "reason", ""),
+                                      lenientValue<std::string>(*it, "file", ""),
+                                      lenientValue<int>(*it, "line", 0),
+                                      lenientValue<std::string>(*it, "code", ""),
+                                      lenientValue<std::string>(*it, "remedy", ""),
+                                      lenientValue<bool>(*it, "strict", false)};
+}
+
 void readCompilePhases(Run& run, const json& j) {
     const json& compile = objectAt(j, "compile_phases");
     for (const auto& p : arrayAt(compile, "phases")) {
@@ -256,6 +271,7 @@ Setting settingFromJson(const json& j) {
     s.sweep = lenientValue<bool>(j, "sweep", s.sweep);
     s.warmCache = lenientValue<bool>(j, "warm_cache", s.warmCache);
     s.threads = lenientValue<int>(j, "threads", s.threads);
+    s.strictExport = lenientValue<bool>(j, "strict_export", s.strictExport);
     return s;
 }
 
@@ -379,6 +395,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
                                        lenientValue<std::string>(w, "torch", "")});
     readTraceFields(run, j);
     readScaling(run, j);
+    readExportFailure(run, j);
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

@@ -186,6 +186,17 @@ void addScalingFields(json& j, const Run& run) {
                     {"stop", stop}};
 }
 
+// aoti runs only: why torch.export refused the model, absent otherwise.
+void addExportFailureFields(json& j, const Run& run) {
+    if (!run.exportFailure)
+        return;
+    const ExportFailure& f = *run.exportFailure;
+    j["export_failure"] = {{"category", f.category}, {"exception", f.exception},
+                           {"reason", f.reason},     {"file", f.file},
+                           {"line", f.line},         {"code", f.code},
+                           {"remedy", f.remedy},     {"strict", f.strict}};
+}
+
 } // namespace
 
 json settingToJson(const Setting& s) {
@@ -194,7 +205,7 @@ json settingToJson(const Setting& s) {
             {"device", s.device},   {"autocast", s.autocast},
             {"warmup", s.warmup},   {"iters", s.iters},
             {"sweep", s.sweep},     {"warm_cache", s.warmCache},
-            {"threads", s.threads}};
+            {"threads", s.threads}, {"strict_export", s.strictExport}};
 }
 
 json runToJson(const Run& run) {
@@ -332,6 +343,7 @@ json runToJson(const Run& run) {
     }
     addTraceFields(j, run);
     addScalingFields(j, run);
+    addExportFailureFields(j, run);
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)

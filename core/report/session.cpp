@@ -6,7 +6,9 @@ namespace cs::core {
 
 std::string Setting::label() const {
     std::string text = mode;
-    if (mode != "eager" && backend != "inductor")
+    if (mode == "aoti" && strictExport)
+        text += " strict";
+    if (mode != "eager" && mode != "aoti" && backend != "inductor")
         text += "/" + backend;
     if (mode != "eager" && dynamic != "auto")
         text += dynamic == "true" ? " dyn" : " static";

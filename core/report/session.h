@@ -16,8 +16,9 @@ namespace cs::core {
 
 // How one probe process compiles and measures the model.
 struct Setting {
-    std::string mode =
-        "default"; // eager, default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs
+    // eager, default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, or aoti
+    // (torch.export, AOTInductor package, run from C++ by compilescope-aoti-runner)
+    std::string mode = "default";
     std::string backend = "inductor"; // inductor, aot_eager, eager
     std::string dynamic = "auto";     // auto, true, false
     bool fullgraph = false;
@@ -27,7 +28,8 @@ struct Setting {
     int iters = 100;
     bool sweep = false;
     bool warmCache = false;
-    int threads = 0; // torch.set_num_threads in the probe; 0 leaves torch's default
+    int threads = 0;           // torch.set_num_threads in the probe; 0 leaves torch's default
+    bool strictExport = false; // aoti: torch.export with strict=True (Dynamo tracing)
 
     // Short name shown in legends and tables: "eager", "default", "max-autotune/aot_eager".
     std::string label() const;
@@ -336,6 +338,23 @@ struct Scaling {
     bool operator==(const Scaling&) const = default;
 };
 
+// aoti: why torch.export refused the model (docs/aoti.md). Like a graph
+// break, but nothing runs: the setting has no package.
+struct ExportFailure {
+    // "data_dependent" (a branch or size on tensor values), "item" (a Python
+    // number from a tensor), "unsupported" (an op or call export cannot trace),
+    // "dynamic_shape" (a Dim spec torch disagrees with), "other"
+    std::string category;
+    std::string exception; // torch's exception type
+    std::string reason;    // torch's words, first paragraph
+    std::string file;      // the user's line it points at, when known
+    int line = 0;
+    std::string code;
+    std::string remedy;
+    bool strict = false; // strict=True was asked for
+    bool operator==(const ExportFailure&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -389,7 +408,8 @@ struct Run {
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal
     // Imported runs only (status Imported): the log file, its compiles and
     // cache lookups.
-    std::optional<Scaling> scaling; // a scale run's walk; absent otherwise
+    std::optional<Scaling> scaling;             // a scale run's walk; absent otherwise
+    std::optional<ExportFailure> exportFailure; // aoti: export refused the model
     std::optional<TraceSource> trace;
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;

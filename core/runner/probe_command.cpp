@@ -6,8 +6,9 @@
 namespace cs::core {
 
 const std::vector<std::string>& knownModes() {
-    static const std::vector<std::string> modes{"eager", "default", "reduce-overhead",
-                                                "max-autotune", "max-autotune-no-cudagraphs"};
+    static const std::vector<std::string> modes{
+        "eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs",
+        "aoti"};
     return modes;
 }
 const std::vector<std::string>& knownBackends() {
@@ -114,6 +115,8 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
         a.push_back("--sweep");
     if (s.warmCache)
         a.push_back("--warm-cache");
+    if (s.strictExport)
+        a.push_back("--export-strict");
     if (s.threads > 0) {
         a.push_back("--threads");
         a.push_back(std::to_string(s.threads));

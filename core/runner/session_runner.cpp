@@ -209,7 +209,8 @@ void SessionRunner::cancel() {
 }
 
 bool needsPriming(const Setting& setting) {
-    return setting.warmCache && setting.mode != "eager";
+    // An aoti package has no compile cache to warm: its cold start is the package load.
+    return setting.warmCache && setting.mode != "eager" && setting.mode != "aoti";
 }
 
 Setting primingSetting(Setting setting) {

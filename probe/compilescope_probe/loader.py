@@ -267,6 +267,15 @@ def load_pt2(path: str, device: Any = None) -> LoadedModel:
             ep = move_to_device_pass(ep, device)
         module = ep.module()
     except Exception as e:
+        import zipfile
+
+        if not zipfile.is_zipfile(path):
+            raise ProbeError(
+                "model_import_error",
+                f"{path} is not a .pt2 archive: it is not a zip file (truncated, or not written by "
+                f"torch.export.save or aoti_compile_and_package). Write it again.",
+                tb=format_exc(e),
+            ) from None
         raise ProbeError(
             "model_import_error",
             f"torch.export.load('{path}') failed: {exc_summary(e)}. The archive must come from "
@@ -288,6 +297,17 @@ def load_pt2(path: str, device: Any = None) -> LoadedModel:
             f"inputs only. Wrap it in a .py spec.",
         )
     return LoadedModel(path, os.path.basename(path), None, module, tuple(args), None)
+
+
+def aoti_package(spec: str) -> str | None:
+    """The absolute path when the spec is an AOTInductor package (not a
+    torch.export archive), else None."""
+    if not spec.endswith(".pt2"):
+        return None
+    from .aoti import is_aoti_package
+
+    path = os.path.abspath(os.path.expanduser(spec))
+    return path if os.path.isfile(path) and is_aoti_package(path) else None
 
 
 def precheck(spec: str) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import __version__, failures, fallbacks, lifeline
+from .aoti import RunnerCrashed
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
@@ -64,6 +65,8 @@ class Probe:
         self.pending_calls: Any = None  # harness.CallBuffer while measuring
         self.stages: Any = None  # compile_stages.StageWatcher while compiling
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
+        self.temp_dirs: list[str] = []  # removed at the end, and on a signal
+        self.aoti: Any = None  # aoti.AotiSetting while the aoti setting runs
 
     # -- events ----------------------------------------------------------------
     def emit(self, type_: str, **fields: Any) -> None:
@@ -122,10 +125,14 @@ class Probe:
         if self.remove_cache_dir and self.cache_dir:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
             self.remove_cache_dir = False
+        while self.temp_dirs:
+            shutil.rmtree(self.temp_dirs.pop(), ignore_errors=True)
 
     def install_signals(self) -> None:
         def on_signal(signum: int, _frame: Any) -> None:
             # Ends the probe at once: the runner decides what the run was.
+            if self.aoti is not None:
+                self.aoti.stop_child(signum)  # its timed calls go out before our last line
             if not self.w.busy:
                 # Calls timed in the measure phase but not yet sent are kept.
                 if self.pending_calls is not None:
@@ -162,6 +169,7 @@ class Probe:
         self.install_signals()
         self.sampler.start()
         status = "failed"
+        crashed_signal = 0
         try:
             from .loader import precheck
 
@@ -180,6 +188,16 @@ class Probe:
             status = self.execute()
         except ProbeError as e:
             self.error(e)
+        except RunnerCrashed as e:
+            crashed_signal = e.signum
+            self.emit(
+                "error",
+                kind="runner_crashed",
+                message=f"compilescope-aoti-runner was killed by {_signal_name(e.signum)}; the calls it "
+                f"measured before are kept.",
+                traceback="",
+                fatal=True,
+            )
         except KeyboardInterrupt:
             self.log("warning", "interrupted")
         except Exception as e:  # a bug in the probe: say so, keep what was measured
@@ -193,8 +211,11 @@ class Probe:
             )
         finally:
             self.finish()
-            self.emit("done", status=status)
+            if not crashed_signal:  # a crashed runner is a crashed run: no done
+                self.emit("done", status=status)
             self.cleanup_cache()
+        if crashed_signal:
+            return 128 + crashed_signal
         return 0 if status == "ok" else 3
 
     def finish(self) -> None:
@@ -374,6 +395,9 @@ class Probe:
         self.start_cupti()
         from . import loader
 
+        package = loader.aoti_package(s.model)
+        if package:
+            return self.run_aoti_package(package)
         with self.phase("load"):
             first_size = (s.scale_sizes or [1])[0] if s.scaling else None
             loaded = loader.load(s.model, self.classifier, self.device, first_size)
@@ -404,13 +428,6 @@ class Probe:
                 if isinstance(model, torch.nn.Module)
                 else 0
             )
-            device_name = cpu_name()
-            if self.device.type == "cuda":
-                try:
-                    device_name = torch.cuda.get_device_name(self.device)
-                except Exception as e:
-                    fallbacks.missing("torch.cuda.get_device_name", e)
-                    device_name = "CUDA device"
             self.emit(
                 "model",
                 spec=loaded.spec,
@@ -420,9 +437,14 @@ class Probe:
                 inputs=loader.describe_inputs(inputs),
                 sweep=len(sweep) if sweep else 0,
                 device=str(self.device),
-                device_name=device_name,
+                device_name=self.device_name(),
                 intra_op_threads=self.intra_op_threads(),
             )
+        if s.aoti:
+            from . import aoti
+
+            with torch.no_grad():
+                return aoti.run(self, loaded, model, inputs)
         walk = None
         if s.scaling:
             from .scale import Walk
@@ -437,6 +459,39 @@ class Probe:
                 return walk.run()
             self.harness(fn, model, inputs, sweep)
         return "ok"
+
+    def run_aoti_package(self, package: str) -> str:
+        """An AOTInductor package given as the model: nothing to export or
+        package, the runner times it on the inputs saved beside it."""
+        from . import aoti
+        from .loader import describe_inputs, move_to
+
+        if not self.s.aoti:
+            raise aoti.not_a_model(package)
+        with self.phase("load"):
+            inputs = move_to(aoti.load_package_inputs(self, package), self.device)
+            self.emit(
+                "model",
+                spec=package,
+                file=None,
+                name=os.path.basename(package),
+                parameters=0,
+                inputs=describe_inputs(inputs),
+                sweep=0,
+                device=str(self.device),
+                device_name=self.device_name(),
+                intra_op_threads=self.intra_op_threads(),
+            )
+        return aoti.run(self, None, None, inputs)
+
+    def device_name(self) -> str:
+        if self.device.type == "cuda":
+            try:
+                return self.torch.cuda.get_device_name(self.device)
+            except Exception as e:
+                fallbacks.missing("torch.cuda.get_device_name", e)
+                return "CUDA device"
+        return cpu_name()
 
     def intra_op_threads(self) -> int | None:
         try:
@@ -760,6 +815,13 @@ def _input_names(model: Any) -> list[str]:
         return []
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return [p.name for p in params if p.kind in kinds]
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def _help_requested(argv: list[str]) -> bool:

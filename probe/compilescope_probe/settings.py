@@ -7,7 +7,14 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-MODES = ("eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+MODES = (
+    "eager",
+    "default",
+    "reduce-overhead",
+    "max-autotune",
+    "max-autotune-no-cudagraphs",
+    "aoti",
+)
 BACKENDS = ("inductor", "aot_eager", "eager")
 DYNAMIC = ("auto", "true", "false")
 DEVICES = ("auto", "cpu", "cuda")
@@ -40,6 +47,7 @@ class Settings:
     batch_sizes: str | None = None
     budget_s: float = 300.0  # auto's time budget
     memory_cap_mb: int = 0  # CPU host-memory cap; 0: 80% of MemAvailable at start
+    strict_export: bool = False  # aoti: torch.export(strict=True)
 
     def as_event(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -47,7 +55,13 @@ class Settings:
             # A run that does not scale says what it said before scaling existed.
             for key in ("batch_sizes", "budget_s", "memory_cap_mb"):
                 del d[key]
+        if not self.aoti:
+            del d["strict_export"]
         return d
+
+    @property
+    def aoti(self) -> bool:
+        return self.mode == "aoti"
 
     @property
     def scaling(self) -> bool:
@@ -145,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iters", type=_count(0), default=100, help="measured calls")
     p.add_argument("--sweep", action="store_true")
     p.add_argument("--warm-cache", action="store_true")
+    p.add_argument(
+        "--export-strict",
+        action="store_true",
+        help="aoti: torch.export with strict=True (Dynamo tracing) instead of non-strict",
+    )
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--no-cupti", action="store_true")
     p.add_argument(
@@ -186,6 +205,10 @@ def parse(argv: Sequence[str]) -> Settings:
     ns = build_parser().parse_args(list(argv))
     if not ns.model.strip():
         raise BadArguments("--model is empty")
+    if ns.mode == "aoti" and ns.batch_sizes is not None:
+        raise BadArguments(
+            "--batch-sizes does not go with --mode aoti (one package, one shape set)"
+        )
     return Settings(
         model=ns.model,
         mode=ns.mode,
@@ -205,4 +228,5 @@ def parse(argv: Sequence[str]) -> Settings:
         batch_sizes=ns.batch_sizes,
         budget_s=ns.budget_s,
         memory_cap_mb=ns.memory_cap_mb,
+        strict_export=ns.export_strict,
     )

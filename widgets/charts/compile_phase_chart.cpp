@@ -29,6 +29,11 @@ constexpr PhaseStyle kPhases[] = {
     {"autotune", "autotuning", "#b5523b"},
     {"cudagraph_recording", "CUDA-graph recording", "#6aaa64"},
     {"other", "other (running the call, guards, capture)", "#bdbdbd"},
+    // aoti (docs/aoti.md): built once in Python, then the service's cold start in C++.
+    {"export", "torch.export", "#8c6bb1"},
+    {"package", "AOTInductor package", "#c994c7"},
+    {"load", "package load", "#41ab5d"},
+    {"first_call", "first call", "#a1d99b"},
 };
 
 } // namespace

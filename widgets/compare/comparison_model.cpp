@@ -58,6 +58,11 @@ QString modeExplanation(const std::string& mode) {
             "CUDA graphs like reduce-overhead.");
     if (mode == "max-autotune-no-cudagraphs")
         return QObject::tr("max-autotune-no-cudagraphs: autotunes kernels without CUDA graphs.");
+    if (mode == "aoti")
+        return QObject::tr(
+            "aoti: torch.export, then an AOTInductor package run from C++ without Python "
+            "(compilescope-aoti-runner); its first call is the package load plus the first "
+            "call, what a deployed service pays at start.");
     return QObject::tr("default: Inductor's default options, a balance of compile time and speed.");
 }
 

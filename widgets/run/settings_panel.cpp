@@ -80,6 +80,9 @@ const char* modeTip(const std::string& mode) {
                "on CPU";
     if (mode == "max-autotune")
         return "Benchmarks kernel choices while compiling (slow to compile) and uses CUDA graphs";
+    if (mode == "aoti")
+        return "Deploy: torch.export, an AOTInductor package, run and timed from C++ without "
+               "Python; its first call is the package load (the service's cold start)";
     return "Autotunes kernels like max-autotune but without CUDA graphs";
 }
 
@@ -230,6 +233,11 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     warmCache_->setToolTip(tr("Compile each setting once, unmeasured, then measure with torch's "
                               "compile cache warm, as a second start of your program would"));
     form->addRow(tr("warm cache"), warmCache_);
+    strictExport_ = new QCheckBox(settingsBox);
+    strictExport_->setObjectName("strictExport");
+    strictExport_->setToolTip(tr("aoti only: torch.export with strict=True (traced by Dynamo, "
+                                 "stricter about Python) instead of non-strict"));
+    form->addRow(tr("strict export"), strictExport_);
     torchTrace_ = new QCheckBox(tr("Write torch's trace (TORCH_TRACE)"), settingsBox);
     torchTrace_->setObjectName("torchTrace");
     torchTrace_->setToolTip(
@@ -788,23 +796,30 @@ void SettingsPanel::setPython(const QString& path) {
     interpreters_->describe(path);
 }
 
+// Everything but the mode, as the panel shows it.
+core::Setting SettingsPanel::sharedSetting() const {
+    core::Setting s;
+    s.backend = backend_->currentText().toStdString();
+    s.dynamic = dynamic_->currentText().toStdString();
+    s.fullgraph = fullgraph_->isChecked();
+    s.device = device_->currentText().toStdString();
+    s.autocast = autocast_->currentText().toStdString();
+    s.warmup = warmup_->value();
+    s.iters = iters_->value();
+    s.sweep = sweep_->isChecked();
+    s.warmCache = warmCache_->isChecked();
+    s.threads = threads_->value();
+    s.strictExport = strictExport_->isChecked();
+    return s;
+}
+
 std::vector<core::Setting> SettingsPanel::settings() const {
     std::vector<core::Setting> out;
     for (auto* check : modes_) {
         if (!check->isChecked())
             continue;
-        core::Setting s;
+        core::Setting s = sharedSetting();
         s.mode = check->objectName().toStdString();
-        s.backend = backend_->currentText().toStdString();
-        s.dynamic = dynamic_->currentText().toStdString();
-        s.fullgraph = fullgraph_->isChecked();
-        s.device = device_->currentText().toStdString();
-        s.autocast = autocast_->currentText().toStdString();
-        s.warmup = warmup_->value();
-        s.iters = iters_->value();
-        s.sweep = sweep_->isChecked();
-        s.warmCache = warmCache_->isChecked();
-        s.threads = threads_->value();
         out.push_back(s);
     }
     return out;
@@ -812,17 +827,7 @@ std::vector<core::Setting> SettingsPanel::settings() const {
 
 std::vector<core::Setting> SettingsPanel::allModeSettings() const {
     std::vector<core::Setting> out;
-    core::Setting shared;
-    shared.backend = backend_->currentText().toStdString();
-    shared.dynamic = dynamic_->currentText().toStdString();
-    shared.fullgraph = fullgraph_->isChecked();
-    shared.device = device_->currentText().toStdString();
-    shared.autocast = autocast_->currentText().toStdString();
-    shared.warmup = warmup_->value();
-    shared.iters = iters_->value();
-    shared.sweep = sweep_->isChecked();
-    shared.warmCache = warmCache_->isChecked();
-    shared.threads = threads_->value();
+    const core::Setting shared = sharedSetting();
     for (const auto& mode : core::knownModes()) {
         core::Setting s = shared;
         s.mode = mode;
@@ -898,6 +903,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("warmup", warmup_->value());
     settings.setValue("iters", iters_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
+    settings.setValue("strictExport", strictExport_->isChecked());
     settings.setValue("threads", threads_->value());
     settings.setValue("torchTrace", torchTrace_->isChecked());
     settings.setValue("torchTraceDir", torchTraceDir_->text());
@@ -933,6 +939,7 @@ void SettingsPanel::restoreState() {
     warmup_->setValue(settings.value("warmup", warmup_->value()).toInt());
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
+    strictExport_->setChecked(settings.value("strictExport", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
     setTorchTrace(settings.value("torchTrace", false).toBool(),
                   settings.value("torchTraceDir", torchTraceDir_->text()).toString());

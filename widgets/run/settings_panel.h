@@ -66,6 +66,7 @@ class SettingsPanel : public QWidget {
     std::vector<core::Setting> settings() const;
     // One setting per known mode, eager first: what "Compare all modes" runs.
     std::vector<core::Setting> allModeSettings() const;
+    core::Setting sharedSetting() const;
     void setRunning(bool running);
 
     void saveState() const; // QSettings
@@ -121,6 +122,7 @@ class SettingsPanel : public QWidget {
     QSpinBox* threads_;
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
+    QCheckBox* strictExport_;
     QCheckBox* torchTrace_;
     QLineEdit* torchTraceDir_;
     QPushButton* torchTraceBrowse_;
