@@ -468,6 +468,22 @@ class EventApplier {
                       getString(event_, "message")};
     }
 
+    void cacheArtifacts() {
+        CacheArtifacts a;
+        a.action = getString(event_, "action");
+        a.path = getString(event_, "path");
+        a.bytes = get<int64_t>(event_, "bytes", -1);
+        a.ns = get<int64_t>(event_, "ns", -1);
+        if (auto it = event_.find("entries"); it != event_.end() && it->is_array()) {
+            for (const auto& e : *it) {
+                if (e.is_object())
+                    a.entries.emplace_back(getString(e, "kind"), get<int>(e, "count", 0));
+            }
+        }
+        a.message = getString(event_, "message");
+        run_.cacheArtifacts = std::move(a);
+    }
+
     void compileProgress() { run_.compileStage = getString(event_, "stage"); }
 
     void done() {
@@ -511,6 +527,7 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::scale_plan, &A::scalePlan},
         {ev::scale_point, &A::scalePoint},
         {ev::scale_stop, &A::scaleStop},
+        {ev::cache_artifacts, &A::cacheArtifacts},
     };
     return table;
 }

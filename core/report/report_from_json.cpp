@@ -172,6 +172,25 @@ void readScaling(Run& run, const json& j) {
     run.scaling = std::move(s);
 }
 
+// A run that saved or loaded torch's portable cache artifacts (absent otherwise).
+void readCacheArtifacts(Run& run, const json& j) {
+    auto it = j.find("cache_artifacts");
+    if (it == j.end() || !it->is_object())
+        return;
+    CacheArtifacts a;
+    a.action = lenientValue<std::string>(*it, "action", "");
+    a.path = lenientValue<std::string>(*it, "path", "");
+    a.bytes = lenientValue<int64_t>(*it, "bytes", -1);
+    a.ns = lenientValue<int64_t>(*it, "ns", -1);
+    for (const auto& e : arrayAt(*it, "entries")) {
+        if (e.is_object())
+            a.entries.emplace_back(lenientValue<std::string>(e, "kind", ""),
+                                   lenientValue<int>(e, "count", 0));
+    }
+    a.message = lenientValue<std::string>(*it, "message", "");
+    run.cacheArtifacts = std::move(a);
+}
+
 void readCompilePhases(Run& run, const json& j) {
     const json& compile = objectAt(j, "compile_phases");
     for (const auto& p : arrayAt(compile, "phases")) {
@@ -254,7 +273,9 @@ Setting settingFromJson(const json& j) {
     s.warmup = lenientValue<int>(j, "warmup", s.warmup);
     s.iters = lenientValue<int>(j, "iters", s.iters);
     s.sweep = lenientValue<bool>(j, "sweep", s.sweep);
-    s.warmCache = lenientValue<bool>(j, "warm_cache", s.warmCache);
+    // "start" came with portable cache artifacts; before it, "warm_cache" said it all.
+    s.start = lenientValue<bool>(j, "warm_cache", false) ? kStartWarmCache : kStartFresh;
+    s.start = lenientValue<std::string>(j, "start", s.start);
     s.threads = lenientValue<int>(j, "threads", s.threads);
     return s;
 }
@@ -379,6 +400,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
                                        lenientValue<std::string>(w, "torch", "")});
     readTraceFields(run, j);
     readScaling(run, j);
+    readCacheArtifacts(run, j);
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

@@ -26,13 +26,26 @@ struct Setting {
     int warmup = 5;
     int iters = 100;
     bool sweep = false;
-    bool warmCache = false;
+    // How the measured probe starts (docs/measuring.md, "Cold starts"):
+    // kStartFresh (a fresh compile cache), kStartWarmCache (torch's caches
+    // filled by an unmeasured priming run), kStartCacheArtifacts (a fresh cache
+    // plus torch's portable cache artifacts saved by a priming run, loaded
+    // before the first compile).
+    std::string start = "fresh";
     int threads = 0; // torch.set_num_threads in the probe; 0 leaves torch's default
 
     // Short name shown in legends and tables: "eager", "default", "max-autotune/aot_eager".
     std::string label() const;
+    bool warmCache() const;      // start == kStartWarmCache
+    bool cacheArtifacts() const; // start == kStartCacheArtifacts
     bool operator==(const Setting&) const = default;
 };
+
+inline constexpr const char* kStartFresh = "fresh";
+inline constexpr const char* kStartWarmCache = "warm_cache";
+inline constexpr const char* kStartCacheArtifacts = "cache_artifacts";
+// The values of Setting::start, fresh first.
+const std::vector<std::string>& knownStarts();
 
 // Imported: read from a TORCH_TRACE log (core/trace), not run by a probe.
 enum class RunStatus {
@@ -336,6 +349,19 @@ struct Scaling {
     bool operator==(const Scaling&) const = default;
 };
 
+// torch's portable cache artifacts (torch.compiler.save_cache_artifacts /
+// load_cache_artifacts), from the probe's cache_artifacts event.
+struct CacheArtifacts {
+    std::string action; // "save" or "load"
+    std::string path;
+    int64_t bytes = -1; // the artifacts' size; -1 unknown, 0 nothing saved
+    int64_t ns = -1;    // how long the save or load took
+    // What torch saved or loaded: kind ("inductor", "aot_autograd", ...) and count.
+    std::vector<std::pair<std::string, int>> entries;
+    std::string message; // e.g. why nothing was saved
+    bool operator==(const CacheArtifacts&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -389,7 +415,8 @@ struct Run {
     std::vector<nlohmann::json> unknownEvents; // kept, never fatal
     // Imported runs only (status Imported): the log file, its compiles and
     // cache lookups.
-    std::optional<Scaling> scaling; // a scale run's walk; absent otherwise
+    std::optional<Scaling> scaling;               // a scale run's walk; absent otherwise
+    std::optional<CacheArtifacts> cacheArtifacts; // a run that saved or loaded them
     std::optional<TraceSource> trace;
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;
