@@ -25,6 +25,7 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include "core/analysis/warm_start.h"
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_command.h"
@@ -230,6 +231,17 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     warmCache_->setToolTip(tr("Compile each setting once, unmeasured, then measure with torch's "
                               "compile cache warm, as a second start of your program would"));
     form->addRow(tr("warm cache"), warmCache_);
+    warmStarts_ = new QCheckBox(settingsBox);
+    warmStarts_->setObjectName("warmStarts");
+    warmStarts_->setToolTip(
+        tr("Measure each compiled setting's cold start three ways: a fresh compile, a warm "
+           "Inductor cache and torch's portable cache artifacts (save_cache_artifacts in an "
+           "unmeasured run, load_cache_artifacts before the measured one's first compile). The "
+           "Warmup tab shows them side by side"));
+    form->addRow(tr("warm starts"), warmStarts_);
+    // Warm starts measure the warm cache themselves.
+    connect(warmStarts_, &QCheckBox::toggled, warmCache_,
+            [this](bool on) { warmCache_->setEnabled(!on); });
     torchTrace_ = new QCheckBox(tr("Write torch's trace (TORCH_TRACE)"), settingsBox);
     torchTrace_->setObjectName("torchTrace");
     torchTrace_->setToolTip(
@@ -803,10 +815,22 @@ std::vector<core::Setting> SettingsPanel::settings() const {
         s.warmup = warmup_->value();
         s.iters = iters_->value();
         s.sweep = sweep_->isChecked();
-        s.warmCache = warmCache_->isChecked();
+        s.start = warmCache_->isChecked() ? core::kStartWarmCache : core::kStartFresh;
         s.threads = threads_->value();
         out.push_back(s);
     }
+    return withWarmStarts(std::move(out));
+}
+
+// With "warm starts" ticked, each compiled setting runs three ways (fresh, warm
+// cache, cache artifacts), without the sweep: other shapes would add compiles.
+std::vector<core::Setting>
+SettingsPanel::withWarmStarts(std::vector<core::Setting> settings) const {
+    if (!warmStarts_->isChecked())
+        return settings;
+    auto out = core::warmStartSettings(settings);
+    for (auto& s : out)
+        s.sweep = false;
     return out;
 }
 
@@ -821,14 +845,14 @@ std::vector<core::Setting> SettingsPanel::allModeSettings() const {
     shared.warmup = warmup_->value();
     shared.iters = iters_->value();
     shared.sweep = sweep_->isChecked();
-    shared.warmCache = warmCache_->isChecked();
+    shared.start = warmCache_->isChecked() ? core::kStartWarmCache : core::kStartFresh;
     shared.threads = threads_->value();
     for (const auto& mode : core::knownModes()) {
         core::Setting s = shared;
         s.mode = mode;
         out.push_back(s);
     }
-    return out;
+    return withWarmStarts(std::move(out));
 }
 
 void SettingsPanel::setRunning(bool running) {
@@ -898,6 +922,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("warmup", warmup_->value());
     settings.setValue("iters", iters_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
+    settings.setValue("warmStarts", warmStarts_->isChecked());
     settings.setValue("threads", threads_->value());
     settings.setValue("torchTrace", torchTrace_->isChecked());
     settings.setValue("torchTraceDir", torchTraceDir_->text());
@@ -933,6 +958,7 @@ void SettingsPanel::restoreState() {
     warmup_->setValue(settings.value("warmup", warmup_->value()).toInt());
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
+    warmStarts_->setChecked(settings.value("warmStarts", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
     setTorchTrace(settings.value("torchTrace", false).toBool(),
                   settings.value("torchTraceDir", torchTraceDir_->text()).toString());

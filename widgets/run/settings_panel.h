@@ -85,6 +85,7 @@ class SettingsPanel : public QWidget {
     void openModelRequested();
 
   private:
+    std::vector<core::Setting> withWarmStarts(std::vector<core::Setting> settings) const;
     void fillTargets(const QStringList& added);
     QString targetSpec() const; // of the picked item; empty: this computer
     void onTargetPicked(int index);
@@ -121,6 +122,7 @@ class SettingsPanel : public QWidget {
     QSpinBox* threads_;
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
+    QCheckBox* warmStarts_;
     QCheckBox* torchTrace_;
     QLineEdit* torchTraceDir_;
     QPushButton* torchTraceBrowse_;
