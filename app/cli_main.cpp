@@ -2,6 +2,8 @@
 //   compilescope-cli run MODEL [options]      run settings, write JSON/HTML reports
 //   compilescope-cli compare MODEL [options]  the same, default settings eager and every
 //                                             compile mode; ends with the comparison table
+//   compilescope-cli warmstart MODEL [options] each compiled setting's cold start three ways:
+//                                             fresh, warm Inductor cache, portable artifacts
 //   compilescope-cli diff A.json B.json [--threshold PCT]   compare two reports
 //   compilescope-cli html REPORT.json OUT.html              write the HTML report of a JSON report
 //   compilescope-cli import DIR|FILE [--job N] [--list]     read a TORCH_TRACE log into a report
@@ -29,6 +31,7 @@
 #include "core/analysis/scaling.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/units.h"
+#include "core/analysis/warm_start.h"
 #include "core/html/report_html.h"
 #include "core/report/chrome_trace.h"
 #include "core/report/report_json.h"
@@ -66,6 +69,9 @@ int usage(const QString& message) {
         "[--memory-cap-mb M]\n"
         "         [--settings eager,default] and run's options: throughput, speedup and memory\n"
         "         against batch size, one fresh probe per setting walking the sizes\n"
+        "       compilescope-cli warmstart MODEL [--settings eager,default] and run's options:\n"
+        "         each compiled setting's first call three ways (fresh compile, warm Inductor\n"
+        "         cache, torch's portable cache artifacts); eager and aoti once\n"
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
@@ -188,13 +194,14 @@ bool writeOutputs(const Report& report, const QString& jsonPath, const QString& 
 
 constexpr const char* kCompareSettings = "eager,default,reduce-overhead,max-autotune";
 
-enum class RunKind { Run, Compare, Scale };
+enum class RunKind { Run, Compare, Scale, WarmStart };
 
 int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind) {
     const bool compare = kind != RunKind::Run; // per-setting lines as each finishes
     const bool scale = kind == RunKind::Scale;
+    const bool warmStart = kind == RunKind::WarmStart;
     QCommandLineParser parser;
-    parser.addPositionalArgument("command", "run, compare or scale");
+    parser.addPositionalArgument("command", "run, compare, scale or warmstart");
     parser.addPositionalArgument("model", "model spec");
     const QCommandLineOption settings("settings", "comma-separated modes", "list",
                                       kind == RunKind::Compare ? kCompareSettings
@@ -270,8 +277,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     base.autocast = parser.value(autocast).toStdString();
     base.fullgraph = parser.isSet(fullgraph);
     base.sweep = !parser.isSet(noSweep);
-    base.warmCache = parser.isSet(warmCache);
     base.strictExport = parser.isSet(exportStrict);
+    base.start = parser.isSet(warmCache) ? kStartWarmCache : kStartFresh;
     base.warmup = parser.value(warmup).toInt(&ok);
     numbersOk &= ok;
     base.iters = parser.value(iters).toInt(&ok);
@@ -297,6 +304,13 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     if (auto problem =
             parseSettingsList(parser.value(settings).toStdString(), base, request.settings))
         return usage(QString::fromStdString(*problem));
+    if (warmStart) {
+        if (parser.isSet(warmCache))
+            return usage("warmstart measures the warm cache itself: leave out --warm-cache");
+        request.settings = warmStartSettings(request.settings);
+        for (auto& s : request.settings)
+            s.sweep = false; // other shapes would add compiles to what the artifacts carry
+    }
     const QString& model = positional[1];
     const bool isFile = !model.startsWith("torchvision:");
     if (parser.isSet(target)) {
@@ -366,8 +380,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     // so the measured run starts as a second start of the user's program would.
     QObject::connect(&runner, &SessionRunner::primingFinished, [&](int index, const Run& primed) {
         progress.finishLine();
-        std::fprintf(stderr, "[%d/%zu] %s: compile cache primed (%s), first call %s\n", index + 1,
+        const bool artifacts = primed.setting.cacheArtifacts();
+        std::fprintf(stderr, "[%d/%zu] %s: %s (%s), first call %s\n", index + 1,
                      runner.report().runs.size(), primed.setting.label().c_str(),
+                     artifacts ? "priming run to save portable cache artifacts"
+                               : "compile cache primed",
                      toString(primed.status),
                      primed.firstCallNs >= 0
                          ? formatDuration(static_cast<double>(primed.firstCallNs)).c_str()
@@ -432,6 +449,8 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
         }
         if (scale)
             std::printf("\n%s", scalingTable(report).c_str());
+        else if (warmStart)
+            std::printf("\n%s", warmStartText(report).c_str());
         else if (compare) // the table is what compare produces: stdout, so it can be piped
             std::printf("\n%s", comparisonTable(compareRuns(report)).c_str());
         else
@@ -628,6 +647,8 @@ int main(int argc, char** argv) {
         return runCommand(app, arguments, RunKind::Compare);
     if (command == "scale")
         return runCommand(app, arguments, RunKind::Scale);
+    if (command == "warmstart")
+        return runCommand(app, arguments, RunKind::WarmStart);
     if (command == "diff")
         return diffCommand(arguments);
     if (command == "html")

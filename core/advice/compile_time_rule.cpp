@@ -85,9 +85,9 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.evidence.push_back(
                 plural(static_cast<long long>(run.recompiles.size()), "recompile", "recompiles") +
                 " add to it (Breaks tab)");
-        std::string remedy = run.setting.warmCache ? "The warm cache did not cut it enough; "
-                                                   : "Keep Inductor's caches between starts "
-                                                     "(measure a warm start with --warm-cache); ";
+        std::string remedy = run.setting.warmCache() ? "The warm cache did not cut it enough; "
+                                                     : "Keep Inductor's caches between starts "
+                                                       "(measure a warm start with --warm-cache); ";
         remedy += "ship the compiled artifacts: torch.compiler.save_cache_artifacts() after a run, "
                   "torch.compiler.load_cache_artifacts() before the next; ";
         remedy += "dynamic=True compiles once for changing shapes instead of once per shape; ";

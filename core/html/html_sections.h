@@ -46,6 +46,8 @@ void writeRanks(std::ostream& out, const ReportView& view);
 void writeScaling(std::ostream& out, const ReportView& view);
 void writeBreaks(std::ostream& out, const ReportView& view);
 void writeRecompiles(std::ostream& out, const ReportView& view);
+// Only for a report that measured a warm or artifacts start (compilescope-cli warmstart).
+void writeWarmStarts(std::ostream& out, const ReportView& view);
 void writeWarmup(std::ostream& out, const ReportView& view);
 void writeLatency(std::ostream& out, const ReportView& view);
 void writeMemory(std::ostream& out, const ReportView& view);

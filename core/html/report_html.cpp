@@ -4,6 +4,7 @@
 
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/scaling.h"
+#include "core/analysis/warm_start.h"
 #include "core/html/html_sections.h"
 
 namespace cs::core {
@@ -119,7 +120,10 @@ std::string writeReportHtml(const Report& report) {
     if (hasScaling(report))
         out << "<a href=\"#scaling\">Scaling</a>";
     out << "<a href=\"#breaks\">Breaks</a>"
-           "<a href=\"#recompiles\">Recompiles</a><a href=\"#warmup\">Warmup</a>"
+           "<a href=\"#recompiles\">Recompiles</a>";
+    if (hasWarmStarts(report))
+        out << "<a href=\"#warm-starts\">Cold starts</a>";
+    out << "<a href=\"#warmup\">Warmup</a>"
            "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a "
            "href=\"#kernels\">Kernels</a>"
            "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; "
@@ -132,6 +136,7 @@ std::string writeReportHtml(const Report& report) {
     html::writeScaling(out, view);
     html::writeBreaks(out, view);
     html::writeRecompiles(out, view);
+    html::writeWarmStarts(out, view);
     html::writeWarmup(out, view);
     html::writeLatency(out, view);
     html::writeMemory(out, view);

@@ -18,6 +18,15 @@ std::string sweepText(const Run& run) {
     return run.status == RunStatus::Ok ? "none defined" : "not reached";
 }
 
+// How the measured probe started: the cold start it measured.
+std::string startText(const Setting& s) {
+    if (s.warmCache())
+        return "warm (kept)";
+    if (s.cacheArtifacts())
+        return "portable artifacts";
+    return "fresh";
+}
+
 } // namespace
 
 void writeSettings(std::ostream& out, const ReportView& view) {
@@ -63,7 +72,7 @@ void writeSettings(std::ostream& out, const ReportView& view) {
         table.text(formatCount(s.warmup));
         table.text(formatCount(s.iters));
         table.text(sweepText(run));
-        table.text(s.warmCache ? "warm (kept)" : "fresh");
+        table.text(startText(s));
         table.text(toString(run.status));
         table.text(run.exitCode ? std::to_string(*run.exitCode) : "—");
         if (run.error)

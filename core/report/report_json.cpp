@@ -195,17 +195,34 @@ void addExportFailureFields(json& j, const Run& run) {
                            {"reason", f.reason},     {"file", f.file},
                            {"line", f.line},         {"code", f.code},
                            {"remedy", f.remedy},     {"strict", f.strict}};
-}
+    // A run that saved or loaded torch's portable cache artifacts; absent otherwise.
+    void addCacheArtifactsFields(json & j, const Run& run) {
+        if (!run.cacheArtifacts)
+            return;
+        const CacheArtifacts& a = *run.cacheArtifacts;
+        json entries = json::array();
+        for (const auto& [kind, count] : a.entries)
+            entries.push_back({{"kind", kind}, {"count", count}});
+        j["cache_artifacts"] = {{"action", a.action}, {"path", a.path},     {"bytes", a.bytes},
+                                {"ns", a.ns},         {"entries", entries}, {"message", a.message}};
+    }
 
 } // namespace
 
 json settingToJson(const Setting& s) {
-    return {{"mode", s.mode},       {"backend", s.backend},
-            {"dynamic", s.dynamic}, {"fullgraph", s.fullgraph},
-            {"device", s.device},   {"autocast", s.autocast},
-            {"warmup", s.warmup},   {"iters", s.iters},
-            {"sweep", s.sweep},     {"warm_cache", s.warmCache},
-            {"threads", s.threads}, {"strict_export", s.strictExport}};
+    return {{"mode", s.mode},
+            {"backend", s.backend},
+            {"dynamic", s.dynamic},
+            {"fullgraph", s.fullgraph},
+            {"device", s.device},
+            {"autocast", s.autocast},
+            {"warmup", s.warmup},
+            {"iters", s.iters},
+            {"sweep", s.sweep},
+            {"warm_cache", s.warmCache()},
+            {"start", s.start},
+            {"threads", s.threads},
+            {"strict_export", s.strictExport}};
 }
 
 json runToJson(const Run& run) {
@@ -344,6 +361,7 @@ json runToJson(const Run& run) {
     addTraceFields(j, run);
     addScalingFields(j, run);
     addExportFailureFields(j, run);
+    addCacheArtifactsFields(j, run);
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)

@@ -16,9 +16,25 @@ std::string Setting::label() const {
         text += " fullgraph";
     if (autocast != "none")
         text += " " + autocast;
-    if (warmCache)
+    if (warmCache())
         text += " warm";
+    else if (cacheArtifacts())
+        text += " artifacts";
     return text;
+}
+
+bool Setting::warmCache() const {
+    return start == kStartWarmCache;
+}
+
+bool Setting::cacheArtifacts() const {
+    return start == kStartCacheArtifacts;
+}
+
+const std::vector<std::string>& knownStarts() {
+    static const std::vector<std::string> starts{kStartFresh, kStartWarmCache,
+                                                 kStartCacheArtifacts};
+    return starts;
 }
 
 const char* toString(RunStatus status) {

@@ -113,7 +113,7 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
         a.push_back("--fullgraph");
     if (s.sweep)
         a.push_back("--sweep");
-    if (s.warmCache)
+    if (s.warmCache())
         a.push_back("--warm-cache");
     if (s.strictExport)
         a.push_back("--export-strict");
@@ -130,6 +130,10 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
     if (!options.torchTraceDir.empty()) {
         a.push_back("--torch-trace");
         a.push_back(options.torchTraceDir);
+    }
+    if (!options.cacheArtifacts.empty()) {
+        a.push_back("--cache-artifacts");
+        a.push_back(options.cacheArtifacts);
     }
     if (!options.batchSizes.empty()) {
         a.push_back("--batch-sizes");

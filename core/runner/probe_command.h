@@ -42,6 +42,9 @@ struct ProbeOptions {
     std::string batchSizes;
     double budgetSeconds = 0; // auto's time budget per setting; 0: the probe's default
     int64_t memoryCapMb = 0;  // CPU host-memory cap; 0: the probe's default
+    // torch's portable cache artifacts: "save:PATH" (a priming run) or
+    // "load:PATH" (the measured run); empty: neither. Set by SessionRunner.
+    std::string cacheArtifacts;
 };
 
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& setting,

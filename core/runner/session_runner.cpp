@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
 
@@ -131,7 +133,7 @@ void SessionRunner::startProbe(int index, bool priming) {
         primeRun_.setting = setting = primingSetting(setting);
         run = &primeRun_;
     }
-    const ProbeOptions options = priming ? primingOptions(request_.probe) : request_.probe;
+    const ProbeOptions options = probeOptions(measured.setting, priming);
     ProbeLaunch launch;
     if (request_.target && remote_) {
         remote_->connect(); // again only if it dropped; a failure shows in the probe's run
@@ -153,13 +155,38 @@ void SessionRunner::startProbe(int index, bool priming) {
                 primed(index);
                 return;
             }
-            noteRemoteHost(report_.runs[static_cast<size_t>(index)]);
-            report_.deriveFromRuns();
-            emit runFinished(index);
-            startNext();
+            finishRun(index);
         },
         Qt::QueuedConnection);
     process_->start();
+}
+
+// The probe options of one launch. A cache-artifacts setting's priming run
+// saves torch's portable cache artifacts into a directory the runner owns and
+// its measured run loads them; both start from a fresh compile cache.
+ProbeOptions SessionRunner::probeOptions(const Setting& setting, bool priming) {
+    ProbeOptions options = priming ? primingOptions(request_.probe) : request_.probe;
+    if (!setting.cacheArtifacts() || !needsPriming(setting))
+        return options;
+    options.cacheDir.clear();
+    if (priming) {
+        artifactsDir_ =
+            std::make_unique<QTemporaryDir>(QDir::tempPath() + "/compilescope-artifacts-XXXXXX");
+        if (artifactsDir_->isValid())
+            options.cacheArtifacts =
+                "save:" + cacheArtifactsFile(artifactsDir_->path().toStdString());
+    } else if (artifactsDir_ && artifactsDir_->isValid()) {
+        options.cacheArtifacts = "load:" + cacheArtifactsFile(artifactsDir_->path().toStdString());
+    }
+    return options;
+}
+
+void SessionRunner::finishRun(int index) {
+    artifactsDir_.reset(); // the measured run has loaded them
+    noteRemoteHost(report_.runs[static_cast<size_t>(index)]);
+    report_.deriveFromRuns();
+    emit runFinished(index);
+    startNext();
 }
 
 void SessionRunner::primed(int index) {
@@ -170,20 +197,62 @@ void SessionRunner::primed(int index) {
         run.status = RunStatus::Cancelled;
         run.error = ErrorInfo{
             "cancelled", "Cancelled while priming the compile cache: nothing was measured.", ""};
-        report_.deriveFromRuns();
-        emit runFinished(index);
-        startNext();
+        finishRun(index);
+        return;
+    }
+    const std::string took =
+        primeRun_.firstCallNs >= 0
+            ? ": its first call took " + formatDuration(static_cast<double>(primeRun_.firstCallNs))
+            : std::string();
+    if (run.setting.cacheArtifacts()) {
+        if (auto problem = artifactsProblem()) {
+            // Nothing to load: measuring would be a fresh compile under another name.
+            run.status = RunStatus::Failed;
+            run.error = ErrorInfo{"cache_artifacts", *problem, ""};
+            finishRun(index);
+            return;
+        }
+        const auto& saved = *primeRun_.cacheArtifacts;
+        run.logs.push_back({0, "info",
+                            "portable cache artifacts (" +
+                                formatBytes(static_cast<double>(saved.bytes)) +
+                                ") saved by an unmeasured run (" +
+                                std::string(toString(primeRun_.status)) + ")" + took});
+        startProbe(index, false);
         return;
     }
     // The measured run says how its cache was warmed; a priming run that failed
     // leaves the cache as it was, and the measured run meets the same failure itself.
-    std::string note = "compile cache primed by an unmeasured run (" +
-                       std::string(toString(primeRun_.status)) + ")";
-    if (primeRun_.firstCallNs >= 0)
-        note +=
-            ": its first call took " + formatDuration(static_cast<double>(primeRun_.firstCallNs));
-    run.logs.push_back({0, "info", note});
+    run.logs.push_back({0, "info",
+                        "compile cache primed by an unmeasured run (" +
+                            std::string(toString(primeRun_.status)) + ")" + took});
     startProbe(index, false);
+}
+
+// Why a cache-artifacts setting's priming run left nothing to load; nullopt when it saved some.
+std::optional<std::string> SessionRunner::artifactsProblem() const {
+    if (request_.target)
+        return std::string("Portable cache artifacts are measured on this computer only: the "
+                           "file the priming run saves would stay on ") +
+               request_.target->label() + ".";
+    const bool saved = primeRun_.cacheArtifacts && primeRun_.cacheArtifacts->bytes > 0 &&
+                       artifactsDir_ && artifactsDir_->isValid() &&
+                       QFileInfo::exists(QString::fromStdString(
+                           cacheArtifactsFile(artifactsDir_->path().toStdString())));
+    if (saved)
+        return std::nullopt;
+    std::string why = "The priming run saved no portable cache artifacts, so there was nothing "
+                      "to load";
+    if (primeRun_.error)
+        why += ": it " + std::string(toString(primeRun_.status)) + " (" + primeRun_.error->kind +
+               ": " + primeRun_.error->message + ")";
+    else if (primeRun_.cacheArtifacts && !primeRun_.cacheArtifacts->message.empty())
+        why += ": " + primeRun_.cacheArtifacts->message;
+    else if (!artifactsDir_ || !artifactsDir_->isValid())
+        why += ": no temporary directory could be made for them";
+    else
+        why += " (its status: " + std::string(toString(primeRun_.status)) + ")";
+    return why + ".";
 }
 
 // A failure on a remote host says which host.
@@ -209,8 +278,9 @@ void SessionRunner::cancel() {
 }
 
 bool needsPriming(const Setting& setting) {
-    // An aoti package has no compile cache to warm: its cold start is the package load.
-    return setting.warmCache && setting.mode != "eager" && setting.mode != "aoti";
+    // Eager compiles nothing and aoti loads a package: neither has a compile cache to fill.
+    return (setting.warmCache() || setting.cacheArtifacts()) && setting.mode != "eager" &&
+           setting.mode != "aoti";
 }
 
 Setting primingSetting(Setting setting) {
@@ -223,6 +293,10 @@ Setting primingSetting(Setting setting) {
 ProbeOptions primingOptions(ProbeOptions options) {
     options.torchTraceDir.clear();
     return options;
+}
+
+std::string cacheArtifactsFile(const std::string& dir) {
+    return dir + "/cache_artifacts.bin";
 }
 
 std::string describeProgress(const Run& run, int64_t elapsedMs) {

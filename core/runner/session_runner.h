@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <atomic>
 #include <memory>
@@ -75,6 +76,9 @@ class SessionRunner : public QObject {
     void noteRemoteHost(Run& run) const;
     void startProbe(int index, bool priming);
     void primed(int index);
+    ProbeOptions probeOptions(const Setting& setting, bool priming);
+    void finishRun(int index);
+    std::optional<std::string> artifactsProblem() const;
 
     SessionRequest request_;
     Report report_;
@@ -83,6 +87,9 @@ class SessionRunner : public QObject {
     bool cancelling_ = false;
     bool priming_ = false;
     Run primeRun_;
+    // Holds the portable cache artifacts a priming run saves for the measured
+    // run to load; removed when that run ends.
+    std::unique_ptr<QTemporaryDir> artifactsDir_;
     std::shared_ptr<RemoteHost> remote_;
     RemotePlan plan_;
     bool preparing_ = false; // connecting to the host and copying what it lacks
@@ -97,6 +104,9 @@ Setting primingSetting(Setting setting);
 // The priming run's probe options: no TORCH_TRACE log, so the trace files
 // match the report's runs one for one.
 ProbeOptions primingOptions(ProbeOptions options);
+// The file a cache-artifacts setting's priming run saves into `dir` and its
+// measured run loads.
+std::string cacheArtifactsFile(const std::string& dir);
 
 // The run's phase right now, in words ("compiling (first call: Inductor
 // codegen)", "measuring 40/100"). Past kLongCompileMs of elapsedMs (the probe's

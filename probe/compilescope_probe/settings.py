@@ -48,6 +48,9 @@ class Settings:
     budget_s: float = 300.0  # auto's time budget
     memory_cap_mb: int = 0  # CPU host-memory cap; 0: 80% of MemAvailable at start
     strict_export: bool = False  # aoti: torch.export(strict=True)
+    # torch's portable cache artifacts: "save:PATH" after the compiled calls,
+    # or "load:PATH" before the first compile (cache_artifacts.py); None: neither.
+    cache_artifacts: str | None = None
 
     def as_event(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -57,6 +60,8 @@ class Settings:
                 del d[key]
         if not self.aoti:
             del d["strict_export"]
+        if self.cache_artifacts is None:
+            del d["cache_artifacts"]  # as before portable cache artifacts existed
         return d
 
     @property
@@ -77,6 +82,15 @@ class Settings:
         if not self.batch_sizes or self.scale_auto:
             return []
         return [int(x) for x in self.batch_sizes.split(",")]
+
+    @property
+    def artifacts_action(self) -> tuple[str, str] | None:
+        """("save" | "load", path), or None without --cache-artifacts."""
+        if not self.cache_artifacts:
+            return None
+        from .cache_artifacts import parse as parse_artifacts
+
+        return parse_artifacts(self.cache_artifacts)
 
     @property
     def compiled(self) -> bool:
@@ -132,6 +146,16 @@ def _batch_sizes(text: str) -> str:
     if any(b <= a for a, b in zip(sizes, sizes[1:])):
         raise argparse.ArgumentTypeError(f"batch sizes must be strictly ascending, got {text!r}")
     return ",".join(str(v) for v in sizes)
+
+
+def _cache_artifacts(text: str) -> str:
+    from .cache_artifacts import parse as parse_artifacts
+
+    try:
+        parse_artifacts(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 def _seconds(text: str) -> float:
@@ -198,6 +222,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="CPU: stop the walk before the probe's resident memory passes N MiB "
         "(default 0: 80%% of MemAvailable at start)",
     )
+    p.add_argument(
+        "--cache-artifacts",
+        type=_cache_artifacts,
+        default=None,
+        metavar="save:PATH|load:PATH",
+        help="torch's portable cache artifacts: save them to PATH after the compiled calls, or "
+        "load them from PATH before the first compile (into the fresh cache)",
+    )
     return p
 
 
@@ -209,6 +241,14 @@ def parse(argv: Sequence[str]) -> Settings:
         raise BadArguments(
             "--batch-sizes does not go with --mode aoti (one package, one shape set)"
         )
+    if ns.cache_artifacts and ns.cache_artifacts.startswith("load:"):
+        if ns.warm_cache:
+            raise BadArguments(
+                "--cache-artifacts load:PATH measures a fresh cache that loads them; "
+                "it cannot be combined with --warm-cache"
+            )
+    if ns.cache_artifacts and ns.batch_sizes is not None:
+        raise BadArguments("--cache-artifacts cannot be combined with --batch-sizes")
     return Settings(
         model=ns.model,
         mode=ns.mode,
@@ -229,4 +269,5 @@ def parse(argv: Sequence[str]) -> Settings:
         budget_s=ns.budget_s,
         memory_cap_mb=ns.memory_cap_mb,
         strict_export=ns.export_strict,
+        cache_artifacts=ns.cache_artifacts,
     )

@@ -25,6 +25,7 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include "core/analysis/warm_start.h"
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_command.h"
@@ -238,6 +239,17 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     strictExport_->setToolTip(tr("aoti only: torch.export with strict=True (traced by Dynamo, "
                                  "stricter about Python) instead of non-strict"));
     form->addRow(tr("strict export"), strictExport_);
+    warmStarts_ = new QCheckBox(settingsBox);
+    warmStarts_->setObjectName("warmStarts");
+    warmStarts_->setToolTip(
+        tr("Measure each compiled setting's cold start three ways: a fresh compile, a warm "
+           "Inductor cache and torch's portable cache artifacts (save_cache_artifacts in an "
+           "unmeasured run, load_cache_artifacts before the measured one's first compile). The "
+           "Warmup tab shows them side by side"));
+    form->addRow(tr("warm starts"), warmStarts_);
+    // Warm starts measure the warm cache themselves.
+    connect(warmStarts_, &QCheckBox::toggled, warmCache_,
+            [this](bool on) { warmCache_->setEnabled(!on); });
     torchTrace_ = new QCheckBox(tr("Write torch's trace (TORCH_TRACE)"), settingsBox);
     torchTrace_->setObjectName("torchTrace");
     torchTrace_->setToolTip(
@@ -807,7 +819,7 @@ core::Setting SettingsPanel::sharedSetting() const {
     s.warmup = warmup_->value();
     s.iters = iters_->value();
     s.sweep = sweep_->isChecked();
-    s.warmCache = warmCache_->isChecked();
+    s.start = warmCache_->isChecked() ? core::kStartWarmCache : core::kStartFresh;
     s.threads = threads_->value();
     s.strictExport = strictExport_->isChecked();
     return s;
@@ -822,6 +834,18 @@ std::vector<core::Setting> SettingsPanel::settings() const {
         s.mode = check->objectName().toStdString();
         out.push_back(s);
     }
+    return withWarmStarts(std::move(out));
+}
+
+// With "warm starts" ticked, each compiled setting runs three ways (fresh, warm
+// cache, cache artifacts), without the sweep: other shapes would add compiles.
+std::vector<core::Setting>
+SettingsPanel::withWarmStarts(std::vector<core::Setting> settings) const {
+    if (!warmStarts_->isChecked())
+        return settings;
+    auto out = core::warmStartSettings(settings);
+    for (auto& s : out)
+        s.sweep = false;
     return out;
 }
 
@@ -833,7 +857,7 @@ std::vector<core::Setting> SettingsPanel::allModeSettings() const {
         s.mode = mode;
         out.push_back(s);
     }
-    return out;
+    return withWarmStarts(std::move(out));
 }
 
 void SettingsPanel::setRunning(bool running) {
@@ -904,6 +928,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("iters", iters_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
     settings.setValue("strictExport", strictExport_->isChecked());
+    settings.setValue("warmStarts", warmStarts_->isChecked());
     settings.setValue("threads", threads_->value());
     settings.setValue("torchTrace", torchTrace_->isChecked());
     settings.setValue("torchTraceDir", torchTraceDir_->text());
@@ -940,6 +965,7 @@ void SettingsPanel::restoreState() {
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
     strictExport_->setChecked(settings.value("strictExport", false).toBool());
+    warmStarts_->setChecked(settings.value("warmStarts", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
     setTorchTrace(settings.value("torchTrace", false).toBool(),
                   settings.value("torchTraceDir", torchTraceDir_->text()).toString());

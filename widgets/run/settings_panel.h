@@ -86,6 +86,7 @@ class SettingsPanel : public QWidget {
     void openModelRequested();
 
   private:
+    std::vector<core::Setting> withWarmStarts(std::vector<core::Setting> settings) const;
     void fillTargets(const QStringList& added);
     QString targetSpec() const; // of the picked item; empty: this computer
     void onTargetPicked(int index);
@@ -123,6 +124,7 @@ class SettingsPanel : public QWidget {
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
     QCheckBox* strictExport_;
+    QCheckBox* warmStarts_;
     QCheckBox* torchTrace_;
     QLineEdit* torchTraceDir_;
     QPushButton* torchTraceBrowse_;

@@ -1,20 +1,28 @@
 #include "widgets/timing/warmup_tab.h"
 
+#include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
 #include <QVBoxLayout>
+
+#include <optional>
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/palette.h"
+#include "core/analysis/warm_start.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/compile_phase_chart.h"
 #include "widgets/charts/first_calls_chart.h"
 #include "widgets/common/report_document.h"
+#include "widgets/common/table_setup.h"
 
 namespace cs::widgets {
 
 WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), summary_(new QLabel(this)),
+      warmStarts_(new QTableView(this)), warmStartModel_(new QStandardItemModel(this)),
       phases_(new CompilePhaseChart(document, this)),
       firstCalls_(new FirstCallsChart(document, this)) {
     summary_->setObjectName("warmupSummary");
@@ -26,8 +34,19 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     summary_->setToolTip(
         tr("Warmup ends at the first call at or below the top of the steady-state band: "
            "median ± max(3 MAD, 10%) of the measured calls (docs/measuring.md)"));
+    warmStarts_->setObjectName("warmStartTable");
+    warmStarts_->setToolTip(
+        tr("Each setting's first call three ways: a fresh compile, a warm Inductor cache (a "
+           "second start on this machine) and torch's portable cache artifacts loaded first "
+           "(their load included). (N×): how many times faster than the fresh compile"));
+    warmStartModel_->setHorizontalHeaderLabels(
+        {tr("setting"), tr("fresh compile"), tr("warm cache"), tr("portable artifacts"),
+         tr("artifacts load"), tr("artifacts size"), tr("package load")});
+    setupTableView(warmStarts_, warmStartModel_);
+    warmStarts_->hide();
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName("warmupSplitter");
+    splitter->addWidget(warmStarts_);
     splitter->addWidget(phases_);
     splitter->addWidget(firstCalls_);
     auto* layout = new QVBoxLayout(this);
@@ -35,9 +54,60 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     layout->addWidget(summary_);
     layout->addWidget(splitter, 1);
     connect(&throttle_, &RefreshThrottle::due, this, &WarmupTab::updateSummary);
+    connect(&throttle_, &RefreshThrottle::due, this, &WarmupTab::updateWarmStarts);
     connect(document_, &ReportDocument::reportReset, this, &WarmupTab::updateSummary);
+    connect(document_, &ReportDocument::reportReset, this, &WarmupTab::updateWarmStarts);
     connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     updateSummary();
+    updateWarmStarts();
+}
+
+namespace {
+
+// A duration cell sorting by its ns; a blank one says why (never a zero).
+QStandardItem* durationItem(int64_t ns, const QString& why = {},
+                            std::optional<double> overFresh = std::nullopt) {
+    auto* item = new QStandardItem;
+    if (ns < 0) {
+        item->setText(QStringLiteral("—"));
+        item->setToolTip(why);
+        item->setData(-1.0, SortRole);
+        return item;
+    }
+    QString text = durationText(static_cast<double>(ns));
+    if (overFresh)
+        text += QStringLiteral(" (%1×)").arg(*overFresh, 0, 'f', 2);
+    item->setText(text);
+    item->setToolTip(QStringLiteral("%1 ns").arg(ns));
+    item->setData(static_cast<double>(ns), SortRole);
+    return item;
+}
+
+QStandardItem* cellItem(const core::ColdStart& cell) {
+    return durationItem(cell.firstCallNs, QString::fromStdString(cell.why), cell.speedupOverFresh);
+}
+
+} // namespace
+
+void WarmupTab::updateWarmStarts() {
+    const auto& report = document_->report();
+    warmStartModel_->removeRows(0, warmStartModel_->rowCount());
+    const bool shown = core::hasWarmStarts(report);
+    warmStarts_->setVisible(shown);
+    if (!shown)
+        return;
+    for (const auto& row : core::warmStartTable(report)) {
+        auto* label = new QStandardItem(QString::fromStdString(row.label));
+        label->setData(QString::fromStdString(row.label), SortRole);
+        auto* size = new QStandardItem(row.artifactsBytes >= 0
+                                           ? bytesText(static_cast<double>(row.artifactsBytes))
+                                           : QStringLiteral("—"));
+        size->setData(static_cast<double>(row.artifactsBytes), SortRole);
+        warmStartModel_->appendRow({label, cellItem(row.fresh), cellItem(row.warmCache),
+                                    cellItem(row.artifacts), durationItem(row.artifactsLoadNs),
+                                    size, durationItem(row.packageLoadNs)});
+    }
+    warmStarts_->resizeColumnsToContents();
 }
 
 void WarmupTab::updateSummary() {

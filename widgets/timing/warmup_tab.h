@@ -1,5 +1,6 @@
 // Warmup: what the first calls cost per setting — the first call split into
-// compile phases (stacked bars) and the first-calls curve down to steady state.
+// compile phases (stacked bars) and the first-calls curve down to steady state;
+// with warm starts measured, each setting's cold starts side by side.
 #pragma once
 
 #include <QWidget>
@@ -7,6 +8,8 @@
 #include "widgets/common/refresh_throttle.h"
 
 class QLabel;
+class QStandardItemModel;
+class QTableView;
 
 namespace cs::widgets {
 
@@ -21,9 +24,14 @@ class WarmupTab : public QWidget {
 
   private:
     void updateSummary();
+    void updateWarmStarts();
 
     ReportDocument* document_;
     QLabel* summary_;
+    // Cold starts (compilescope-cli warmstart, the settings dock's "warm
+    // starts"): shown only when the report measured a warm or artifacts start.
+    QTableView* warmStarts_;
+    QStandardItemModel* warmStartModel_;
     CompilePhaseChart* phases_;
     FirstCallsChart* firstCalls_;
     RefreshThrottle throttle_{250};

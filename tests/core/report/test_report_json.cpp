@@ -221,3 +221,38 @@ TEST(ReportJson, ImportedRanksRoundTripThroughBothReaders) {
     EXPECT_EQ(read.report.runs, report.runs);
     EXPECT_EQ(writeReportJson(read.report), text);
 }
+
+TEST(ReportJson, StartAndCacheArtifactsRoundTripThroughBothReaders) {
+    Report report = cs::test::sampleReport();
+    ASSERT_GE(report.runs.size(), 2u);
+    report.runs[0].setting.start = cs::core::kStartCacheArtifacts;
+    report.runs[0].cacheArtifacts =
+        cs::core::CacheArtifacts{"load",      "/tmp/cs/cache_artifacts.bin",          179'969,
+                                 250'000'000, {{"aot_autograd", 1}, {"inductor", 1}}, ""};
+    report.runs[1].setting.start = cs::core::kStartWarmCache;
+    const std::string text = cs::test::writeAndKeepReport(report, "core_cache_artifacts");
+
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc["runs"][0]["setting"]["start"], "cache_artifacts");
+    EXPECT_EQ(doc["runs"][0]["setting"]["warm_cache"], false);
+    EXPECT_EQ(doc["runs"][1]["setting"]["warm_cache"], true); // what older readers look at
+    EXPECT_EQ(doc["runs"][0]["cache_artifacts"]["entries"][1]["kind"], "inductor");
+    EXPECT_FALSE(doc["runs"][1].contains("cache_artifacts"));
+
+    std::vector<std::string> warnings;
+    const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
+    EXPECT_EQ(dom.cacheArtifacts, report.runs[0].cacheArtifacts);
+    EXPECT_EQ(dom.setting, report.runs[0].setting);
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_EQ(read.report.runs[0].cacheArtifacts, report.runs[0].cacheArtifacts);
+    EXPECT_EQ(read.report.runs[1].setting.start, cs::core::kStartWarmCache);
+    EXPECT_FALSE(read.report.runs[1].cacheArtifacts);
+
+    // A report from before "start": warm_cache alone says how it started.
+    nlohmann::json old = doc["runs"][1]["setting"];
+    old.erase("start");
+    EXPECT_EQ(settingFromJson(old).start, cs::core::kStartWarmCache);
+    old["warm_cache"] = false;
+    EXPECT_EQ(settingFromJson(old).start, cs::core::kStartFresh);
+}

@@ -101,7 +101,7 @@ class CompareSessionTest : public QObject {
         auto request = compareRequest("ok", 60);
         request.settings.resize(2);
         for (auto& s : request.settings)
-            s.warmCache = true;
+            s.start = kStartWarmCache;
         runner.start(request);
         QVERIFY(done.wait(60000));
         QCOMPARE(primings.size(), size_t(1));
@@ -131,7 +131,7 @@ class CompareSessionTest : public QObject {
         });
         auto request = compareRequest("slow", 60);
         for (auto& s : request.settings)
-            s.warmCache = true;
+            s.start = kStartWarmCache;
         runner.start(request);
         QVERIFY(done.wait(60000));
         const auto& runs = runner.report().runs;

@@ -23,7 +23,9 @@
 
 #include <functional>
 
+#include "core/report/session.h"
 #include "core/runner/interpreter_probe.h"
+#include "core/runner/probe_command.h"
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/run/settings_panel.h"
@@ -42,6 +44,29 @@ class SettingsPanelTest : public QObject {
         cs::test::installWarningGuard();
     }
     void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
+
+    // "warm starts": each compiled setting three ways, eager once, no sweep;
+    // the warm-cache box steps aside (warm starts measure it themselves).
+    void warmStartsRunEachCompiledSettingThreeWays() {
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        for (const auto& mode : core::knownModes())
+            child<QCheckBox>(panel, mode.c_str())->setChecked(mode == "eager" || mode == "default");
+        auto* warmStarts = child<QCheckBox>(panel, "warmStarts");
+        warmStarts->setChecked(false);
+        QCOMPARE(panel.settings().size(), size_t(2));
+        warmStarts->setChecked(true);
+        QVERIFY(warmStarts->toolTip().contains("portable cache artifacts"));
+        const auto settings = panel.settings();
+        QCOMPARE(settings.size(), size_t(4));
+        QCOMPARE(settings[0].mode, std::string("eager"));
+        QCOMPARE(settings[1].start, std::string(core::kStartFresh));
+        QCOMPARE(settings[2].start, std::string(core::kStartWarmCache));
+        QCOMPARE(settings[3].start, std::string(core::kStartCacheArtifacts));
+        for (const auto& s : settings)
+            QVERIFY(!s.sweep);
+        warmStarts->setChecked(false);
+    }
 
     void torchTraceIsOffByDefault() {
         core::InterpreterProbe interpreters;
