@@ -38,8 +38,9 @@ GENERATED_FROM = "probe/compilescope_probe/protocol.json"
 
 def project_includes(root: str, rel: str) -> list[str]:
     """The file and every project header it includes, directly or not
-    (includes are written from the repository root). A file that reaches the
-    generated header gets its source instead."""
+    (includes are written from the repository root, but for probe/aoti_runner's,
+    which name a file beside the includer). A file that reaches the generated
+    header gets its source instead."""
     seen: list[str] = []
     stack = [rel]
     while stack:
@@ -54,7 +55,14 @@ def project_includes(root: str, rel: str) -> list[str]:
             continue
         seen.append(path)
         text = open(os.path.join(root, path), "rb").read()
-        stack.extend(m.decode() for m in INCLUDE.findall(text))
+        for m in INCLUDE.findall(text):
+            inc = m.decode()
+            beside = os.path.join(os.path.dirname(path), inc)
+            if not os.path.isfile(os.path.join(root, inc)) and os.path.isfile(
+                os.path.join(root, beside)
+            ):
+                inc = beside
+            stack.append(inc)
     return sorted(seen)
 
 

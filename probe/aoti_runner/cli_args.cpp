@@ -1,4 +1,4 @@
-#include "probe/aoti_runner/cli_args.h"
+#include "cli_args.h"
 
 #include <cerrno>
 #include <cmath>

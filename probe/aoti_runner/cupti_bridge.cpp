@@ -1,6 +1,6 @@
-#include "probe/aoti_runner/cupti_bridge.h"
+#include "cupti_bridge.h"
 
-#include "probe/aoti_runner/cupti_abi.h"
+#include "cupti_abi.h"
 
 #include <algorithm>
 #include <dlfcn.h>

@@ -6,7 +6,7 @@
 // before summarize(). Kernel summaries and the GPU trace are not sent.
 #pragma once
 
-#include "probe/aoti_runner/event_sink.h"
+#include "event_sink.h"
 
 #include <cstdint>
 #include <map>

@@ -1,4 +1,4 @@
-#include "probe/aoti_runner/event_sink.h"
+#include "event_sink.h"
 
 #include <cerrno>
 #include <ctime>

@@ -4,7 +4,7 @@
 // writing quietly: nobody is listening any more.
 #pragma once
 
-#include "probe/aoti_runner/json_line.h"
+#include "json_line.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "probe/aoti_runner/host_rss.h"
+#include "host_rss.h"
 
-#include "probe/aoti_runner/event_sink.h"
+#include "event_sink.h"
 
 #include <chrono>
 #include <cstdio>

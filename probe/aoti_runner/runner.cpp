@@ -3,10 +3,10 @@
 // model, and writes the same JSON Lines events (docs/protocol.md, "The
 // AOTInductor runner"). The only file that includes libtorch: the rest of the
 // runner builds and is tested without it.
-#include "probe/aoti_runner/cli_args.h"
-#include "probe/aoti_runner/cupti_bridge.h"
-#include "probe/aoti_runner/event_sink.h"
-#include "probe/aoti_runner/host_rss.h"
+#include "cli_args.h"
+#include "cupti_bridge.h"
+#include "event_sink.h"
+#include "host_rss.h"
 #include "probe/aoti_runner/protocol_generated.h"
 
 #include <ATen/Parallel.h>
