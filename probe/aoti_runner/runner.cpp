@@ -89,6 +89,11 @@ std::string said(const std::exception& e) {
     } else {
         text = e.what();
     }
+    // An error raised inside the package's kernels carries its C++ backtrace
+    // in the message itself: the first words say what went wrong.
+    if (const auto at = text.find("Exception raised from"); at != std::string::npos) {
+        text.resize(at);
+    }
     std::replace(text.begin(), text.end(), '\n', ' ');
     constexpr size_t kMax = 600;
     if (text.size() > kMax) {

@@ -48,6 +48,7 @@ ep = torch.export.export(model, (x,))
 torch._inductor.aoti_compile_and_package(ep, package_path={str(out / "mlp.pt2")!r})
 torch.save([x], {str(out / "inputs.pt")!r})
 torch.save([x, x], {str(out / "two_inputs.pt")!r})
+torch.save([torch.randn(4, 9)], {str(out / "wide_inputs.pt")!r})
 torch.save({{"x": x}}, {str(out / "dict_inputs.pt")!r})
 """
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(out / "cache"))
@@ -256,11 +257,21 @@ def test_bad_inputs_are_an_error_naming_the_file(
     assert "torch.save" in e["message"]
 
 
-def test_inputs_the_package_rejects(package: dict) -> None:
-    two = package["dir"] / "two_inputs.pt"
-    rc, events, _ = run(*base_args(package, **{"--inputs": str(two)}))
+@pytest.mark.parametrize("inputs", ["two_inputs.pt", "wide_inputs.pt"])
+def test_inputs_the_package_rejects(package: dict, inputs: str) -> None:
+    bad = package["dir"] / inputs
+    rc, events, _ = run(*base_args(package, **{"--inputs": str(bad)}))
     e = expect_fatal(rc, events, "model_raised", package["pt2"])
-    assert str(two) in e["message"]
+    assert str(bad) in e["message"]
+    assert "Exception raised from" not in e["message"]  # libtorch's words, not its backtrace
+
+
+def test_no_measured_calls(package: dict) -> None:
+    rc, events, stderr = run(*base_args(package, **{"--iters": "0"}))
+    assert rc == 0, stderr
+    assert not of(events, "iterations") and not of(events, "crosscheck")
+    assert [e["name"] for e in of(events, "phase")][-1] == "measure"
+    assert len(of(events, "iteration")) == WARMUP
 
 
 def test_a_cuda_device_that_is_not_there(package: dict) -> None:
