@@ -314,7 +314,8 @@ void Runner::loadPackage() {
     const int64_t t0 = monotonicNs();
     try {
         // On CUDA the package loads onto the device asked for.
-        const c10::DeviceIndex index = device_.is_cuda() ? device_.index() : -1;
+        const c10::DeviceIndex index =
+            device_.is_cuda() ? device_.index() : static_cast<c10::DeviceIndex>(-1);
         loader_ = std::make_unique<torch::inductor::AOTIModelPackageLoader>(path, "model", false, 1,
                                                                             index);
     } catch (const std::exception& e) {
@@ -526,7 +527,8 @@ void Runner::execute() {
         if (!device_.has_index()) {
             device_ = c10::Device(c10::kCUDA, 0);
         }
-        const int count = torch::cuda::device_count();
+        // DeviceIndex is a signed char; a count is never negative.
+        const int count = static_cast<unsigned char>(torch::cuda::device_count());
         if (device_.index() >= count) {
             throw Fatal("no_cuda",
                         std::string("--device ") + a_.device +
