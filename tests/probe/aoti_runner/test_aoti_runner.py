@@ -293,6 +293,12 @@ def test_bad_arguments_exit_2_with_usage(package: dict) -> None:
     assert rc == 2 and "--warmup" in stderr
 
 
+def test_an_events_fd_that_is_not_open(package: dict) -> None:
+    rc, events, stderr = run(*base_args(package), "--events-fd", "97")
+    assert rc == 2 and "--events-fd 97 is not an open descriptor" in stderr
+    assert not events
+
+
 def start_long_run(package: dict) -> tuple[subprocess.Popen, list[str]]:
     """A run with far more measured calls than the test waits for; returns once
     the first `iterations` chunk has been read."""

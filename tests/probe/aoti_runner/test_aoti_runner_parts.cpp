@@ -276,6 +276,69 @@ TEST(AotiCuptiMemory, TimelineAndPhasePeaksAsThePythonSideComputesThem) {
     EXPECT_EQ(peaks.at("measure"), 700); // held as it began counts
 }
 
+// What the sink received, one parsed event per line.
+std::vector<nlohmann::json> drainEvents(int fd) {
+    std::string text;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        text.append(buf, static_cast<size_t>(n));
+    }
+    std::vector<nlohmann::json> out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        out.push_back(nlohmann::json::parse(line));
+    return out;
+}
+
+// CuptiBridge::start never throws: whatever fails, one inactive cupti_status says why.
+nlohmann::json startStatus(const std::string& library, bool& started) {
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    cs::aoti::EventSink sink(fds[1]);
+    cs::aoti::CuptiBridge bridge;
+    started = bridge.start(library, sink);
+    EXPECT_EQ(bridge.active(), started);
+    close(fds[1]);
+    auto events = drainEvents(fds[0]);
+    close(fds[0]);
+    EXPECT_EQ(events.size(), 1U);
+    return events.empty() ? nlohmann::json() : events.front();
+}
+
+TEST(AotiCuptiBridge, ALibraryThatIsMissingOrNotTheCollectorIsSaidInCuptiStatus) {
+    bool started = true;
+    auto status = startStatus("/nonexistent/libcompilescope_cupti.so", started);
+    EXPECT_FALSE(started);
+    EXPECT_EQ(status["type"], "cupti_status");
+    EXPECT_EQ(status["active"], false);
+    EXPECT_NE(status["message"].get<std::string>().find("/nonexistent/libcompilescope_cupti.so"),
+              std::string::npos);
+    status = startStatus("libm.so.6", started);
+    EXPECT_FALSE(started);
+    EXPECT_NE(status["message"].get<std::string>().find("not a compatible CUPTI collector"),
+              std::string::npos);
+}
+
+#ifdef CUPTI_COLLECTOR
+// The real collector binds (every symbol, the ABI version, the record and
+// stats sizes); on a machine without a driver or GPU, start fails and says so.
+TEST(AotiCuptiBridge, TheProjectsCollectorBinds) {
+    bool started = false;
+    const auto status = startStatus(CUPTI_COLLECTOR, started);
+    EXPECT_EQ(status["type"], "cupti_status");
+    EXPECT_EQ(status["active"], started);
+    const std::string message = status["message"];
+    EXPECT_EQ(message.find("not a compatible"), std::string::npos) << message;
+    EXPECT_NE(message.rfind("the CUPTI collector ", 0), 0U) << message; // dlopen worked
+    if (!started) {
+        EXPECT_NE(message.find("CUPTI could not start"), std::string::npos) << message;
+    }
+}
+#endif
+
 // The stream the real runner wrote (the pytest saves it): core reads it into
 // a run with the phases and the iteration counts its hello asked for.
 TEST(AotiStreamReplay, CoreParsesTheRunnersStream) {
