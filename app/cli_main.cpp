@@ -346,6 +346,9 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
                                                 : defaultPython();
     request.probe.probeRoot = probeRoot();
     request.probe.cuptiLibrary = cuptiLibraryPath();
+    // A local run only: a host builds its own runner from the probe's sources.
+    if (!request.target)
+        request.probe.aotiRunner = aotiRunnerPath();
     request.probe.cupti = !parser.isSet(noCupti);
     if (parser.isSet(torchTrace)) {
         const QString dir = parser.value(torchTrace);

@@ -390,6 +390,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     request.probe.python = settings_->python().toStdString();
     request.probe.probeRoot = core::probeRoot();
     request.probe.cuptiLibrary = core::cuptiLibraryPath();
+    request.probe.aotiRunner = core::aotiRunnerPath();
     request.probe.torchTraceDir = settings_->torchTraceDir().toStdString();
     settings_->saveState();
     addRecent(model);

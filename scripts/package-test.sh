@@ -43,10 +43,19 @@ for f in usr/bin/compilescope usr/bin/compilescope-cli \
   usr/share/icons/hicolor/scalable/apps/compilescope.svg \
   usr/share/compilescope/probe/compilescope_probe/__init__.py \
   usr/share/compilescope/probe/compilescope_probe/protocol.json \
+  usr/share/compilescope/probe/aoti_runner/CMakeLists.txt \
+  usr/share/compilescope/probe/aoti_runner/protocol.cmake \
+  usr/share/compilescope/probe/aoti_runner/runner.cpp \
   usr/share/compilescope/models/mlp.py; do
   grep -qx "\./$f" <<< "$contents" || fail "package lacks /$f"
 done
 if grep -q __pycache__ <<< "$contents"; then fail "package holds __pycache__"; fi
+# The AOTInductor runner, where the build made one (it needs torch), beside the collector.
+runner_rel=""
+if [ -x "$rel/probe/aoti_runner/compilescope-aoti-runner" ]; then
+  runner_rel="$(grep -E '^\./usr/lib(/[^/]+)?/compilescope/compilescope-aoti-runner$' <<< "$contents" || true)"
+  [ -n "$runner_rel" ] || fail "package lacks compilescope-aoti-runner beside the CUPTI collector"
+fi
 
 unpacked="$(mktemp -d)"
 trap 'rm -rf "$unpacked"' EXIT
@@ -60,6 +69,11 @@ while IFS= read -r -d '' f; do
     if readelf -S "$f" | grep -qE '\.(symtab|debug_info)'; then fail "not stripped: $f"; fi
   fi
 done < <(find "$prefix" -type f -print0)
+
+# The packaged runner starts and names its torch (its RPATH finds the libtorch it was built with).
+if [ -n "$runner_rel" ]; then
+  "$unpacked/root/${runner_rel#./}" --version | grep -q '"runner"' || fail "compilescope-aoti-runner --version"
+fi
 
 # Mark the packaged probe, so the report shows which probe ran: the packaged
 # binary must use its own, not the source tree's it was built from.

@@ -20,26 +20,28 @@ import re
 import subprocess
 import sys
 
-OURS = ("core/", "widgets/", "app/", "tests/", "benchmarks/", "probe/cupti/")
+OURS = ("core/", "widgets/", "app/", "tests/", "benchmarks/", "probe/cupti/", "probe/aoti_runner/")
 
 
 INCLUDE = re.compile(rb'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-# The one generated header, and the source it is generated from.
-GENERATED = "core/events/protocol_generated.h"
+# The generated headers (core's and the AOTInductor runner's), and the
+# source both are generated from.
+GENERATED = ("core/events/protocol_generated.h", "probe/aoti_runner/protocol_generated.h")
 GENERATED_FROM = "probe/compilescope_probe/protocol.json"
 
 
 def project_includes(root: str, rel: str) -> list[str]:
     """The file and every project header it includes, directly or not
-    (includes are written from the repository root). A file that reaches the
-    generated header gets its source instead."""
+    (includes are written from the repository root, but for probe/aoti_runner's,
+    which name a file beside the includer). A file that reaches the generated
+    header gets its source instead."""
     seen: list[str] = []
     stack = [rel]
     while stack:
         path = stack.pop()
-        if path == GENERATED:
+        if path in GENERATED:
             path = GENERATED_FROM
             if path in seen:
                 continue
@@ -49,7 +51,14 @@ def project_includes(root: str, rel: str) -> list[str]:
             continue
         seen.append(path)
         text = open(os.path.join(root, path), "rb").read()
-        stack.extend(m.decode() for m in INCLUDE.findall(text))
+        for m in INCLUDE.findall(text):
+            inc = m.decode()
+            beside = os.path.join(os.path.dirname(path), inc)
+            if not os.path.isfile(os.path.join(root, inc)) and os.path.isfile(
+                os.path.join(root, beside)
+            ):
+                inc = beside
+            stack.append(inc)
     return sorted(seen)
 
 

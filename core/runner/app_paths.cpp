@@ -97,6 +97,16 @@ std::string cuptiLibraryPath() {
         {fs::path(COMPILESCOPE_BINARY_DIR) / "probe/cupti/libcompilescope_cupti.so"});
 }
 
+std::string aotiRunnerPath() {
+    if (auto e = env("COMPILESCOPE_AOTI_RUNNER"); !e.empty())
+        return e;
+    if (installed())
+        return firstExisting(
+            {installPrefix() / COMPILESCOPE_INSTALL_CUPTIDIR / "compilescope-aoti-runner"});
+    return firstExisting(
+        {fs::path(COMPILESCOPE_BINARY_DIR) / "probe/aoti_runner/compilescope-aoti-runner"});
+}
+
 std::string cuptiSourceDir() {
     if (installed())
         return {};

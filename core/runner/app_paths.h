@@ -14,6 +14,10 @@ std::string galleryDir();
 std::string demoModelPath();
 // The CUPTI collector if it was built, else empty.
 std::string cuptiLibraryPath();
+// compilescope-aoti-runner (the AOTInductor package runner) if it was built,
+// else empty: COMPILESCOPE_AOTI_RUNNER, the installed one beside the
+// collector, or the build tree's.
+std::string aotiRunnerPath();
 // The collector's sources (probe/cupti), sent to a remote host to build it
 // there; empty in an installed tree, which ships the built library only.
 std::string cuptiSourceDir();

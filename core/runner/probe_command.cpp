@@ -151,6 +151,8 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
     launch.environment.emplace_back("PYTHONUNBUFFERED", "1");
     if (!options.cuptiLibrary.empty())
         launch.environment.emplace_back("COMPILESCOPE_CUPTI_LIB", options.cuptiLibrary);
+    if (!options.aotiRunner.empty())
+        launch.environment.emplace_back("COMPILESCOPE_AOTI_RUNNER", options.aotiRunner);
     return launch;
 }
 

@@ -33,6 +33,7 @@ struct ProbeOptions {
     std::string python;       // interpreter path
     std::string probeRoot;    // the folder holding compilescope_probe/ (goes on PYTHONPATH)
     std::string cuptiLibrary; // libcompilescope_cupti.so, empty if not built
+    std::string aotiRunner;   // compilescope-aoti-runner (setting aoti), empty if not built
     std::string cacheDir;     // empty: the probe makes a fresh one
     bool cupti = true;
     // torch writes its structured trace (TORCH_TRACE) here, one file per probe

@@ -20,8 +20,10 @@ namespace cs::core {
 
 namespace {
 
-// The probe's files, relative to the tar's root: compilescope_probe/... and,
-// when the sources are at hand, probe/cupti/*.{cpp,h} to build the collector.
+// The probe's files, relative to the tar's root: compilescope_probe/...,
+// aoti_runner/... (the AOTInductor runner's sources, its sibling: a host
+// builds the runner against its own torch) and, when the sources are at
+// hand, probe/cupti/*.{cpp,h} to build the collector.
 struct Bundle {
     std::vector<std::pair<QString, QString>> files; // (root, relative path)
     std::string hash;
@@ -38,6 +40,11 @@ Bundle probeBundle(const std::string& probeRoot, const std::string& cuptiSourceD
             continue;
         bundle.files.emplace_back(root, QDir(root).relativeFilePath(path));
     }
+    // Sources only: never a build folder someone made inside it.
+    const QDir runner(root + "/aoti_runner");
+    for (const auto& info : runner.entryInfoList({"*.cpp", "*.h", "*.cmake", "CMakeLists.txt"},
+                                                 QDir::Files, QDir::Name))
+        bundle.files.emplace_back(root, QDir(root).relativeFilePath(info.filePath()));
     if (!cuptiSourceDir.empty()) {
         QDir cupti(QString::fromStdString(cuptiSourceDir));
         // probe/cupti's includes are by path from two folders up.
@@ -459,6 +466,7 @@ ProbeLaunch buildRemoteProbeLaunch(const RemoteHost& host, const RemotePlan& pla
     ProbeOptions remote = options;
     remote.probeRoot = plan.probeRoot;
     remote.cuptiLibrary = plan.cuptiLibrary;
+    remote.aotiRunner.clear(); // this machine's binary: the host builds its own from the bundle
     const ProbeLaunch local = buildProbeLaunch(plan.modelSpec, setting, remote);
     std::vector<std::string> words{"sh", "-c", kRunScript, "sh", plan.probeRoot};
     std::vector<std::string> exports;

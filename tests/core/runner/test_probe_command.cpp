@@ -26,6 +26,28 @@ TEST(ProbeCommand, ArgumentsAreAListNotAShellString) {
     EXPECT_EQ(launch.environment[0].second, "/opt/cs/probe");
 }
 
+TEST(ProbeCommand, TheCollectorAndTheAotiRunnerGoInTheEnvironmentWhenKnown) {
+    ProbeOptions options;
+    options.python = "python3";
+    options.probeRoot = "/opt/cs/probe";
+    auto has = [](const ProbeLaunch& launch, const std::string& key) {
+        return std::any_of(launch.environment.begin(), launch.environment.end(),
+                           [&](const auto& kv) { return kv.first == key; });
+    };
+    auto launch = buildProbeLaunch("m.py", Setting{}, options);
+    EXPECT_FALSE(has(launch, "COMPILESCOPE_AOTI_RUNNER"));
+    EXPECT_FALSE(has(launch, "COMPILESCOPE_CUPTI_LIB"));
+    options.aotiRunner = "/opt/cs/lib/compilescope/compilescope-aoti-runner";
+    options.cuptiLibrary = "/opt/cs/lib/compilescope/libcompilescope_cupti.so";
+    launch = buildProbeLaunch("m.py", Setting{}, options);
+    const auto runner =
+        std::find_if(launch.environment.begin(), launch.environment.end(),
+                     [](const auto& kv) { return kv.first == "COMPILESCOPE_AOTI_RUNNER"; });
+    ASSERT_NE(runner, launch.environment.end());
+    EXPECT_EQ(runner->second, options.aotiRunner);
+    EXPECT_TRUE(has(launch, "COMPILESCOPE_CUPTI_LIB"));
+}
+
 TEST(ProbeCommand, ParseSettingsList) {
     std::vector<Setting> out;
     Setting base;
