@@ -54,6 +54,10 @@ std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs) {
     return band;
 }
 
+bool isBuildPhase(const std::string& name) {
+    return name == "export" || name == "package";
+}
+
 WarmupAnalysis analyzeWarmup(const Run& run) {
     WarmupAnalysis w;
     w.band = steadyBand(run.measuredLatencies());
@@ -103,6 +107,10 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
     for (const auto& p : run.compilePhases) {
         if (p.name == "other")
             continue;
+        if (isBuildPhase(p.name)) {
+            w.buildPhases.push_back(p);
+            continue;
+        }
         w.phases.push_back(p);
         named += p.seconds;
     }
@@ -233,6 +241,7 @@ Comparison compareRuns(const Report& report) {
         row.graphs = static_cast<int>(run.graphs.size());
         row.breaks = static_cast<int>(run.graphBreaks.size());
         row.recompiles = static_cast<int>(run.recompiles.size());
+        row.dynamo = run.setting.mode != "aoti";
         row.error = run.error;
         row.peakMemoryBytes = peakMemory(run, &row.memoryKind);
         row.notes = whatTorchDid(run);
@@ -266,7 +275,7 @@ Comparison compareRuns(const Report& report) {
     // speedup or break-even of its own and compiles nothing.
     auto finished = [](const ComparisonRow& r) { return r.status == RunStatus::Ok; };
     auto compiled = [&](const ComparisonRow& r) {
-        return finished(r) && !r.isBaseline &&
+        return finished(r) && !r.isBaseline && r.dynamo &&
                report.runs[static_cast<size_t>(r.run)].setting.mode != "eager";
     };
     using Value = std::optional<double>;

@@ -56,6 +56,9 @@ struct WarmupAnalysis {
     // with "other" recomputed so that the phases add up to firstCallNs.
     int64_t firstCallNs = -1;
     std::vector<CompilePhase> phases;
+    // aoti's export and package (isBuildPhase): paid once where the package is
+    // built, never in a first call, so kept apart from `phases`.
+    std::vector<CompilePhase> buildPhases;
     std::string phasesSource;
     double phasesSeconds() const;
     // Compile work the later warmup calls did (the probe's compile_time of
@@ -66,6 +69,8 @@ struct WarmupAnalysis {
 };
 
 WarmupAnalysis analyzeWarmup(const Run& run);
+// An aoti run's "export" and "package" compile phases (docs/aoti.md).
+bool isBuildPhase(const std::string& name);
 std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs);
 
 // Columns of the comparison where one value is best.
@@ -90,6 +95,9 @@ struct ComparisonRow {
     int graphs = 0;
     int breaks = 0;
     int recompiles = 0;
+    // Dynamo traced it, so graphs, breaks and recompiles apply; false for
+    // aoti, whose graph comes from torch.export (shown as "—", never best).
+    bool dynamo = true;
     std::optional<int64_t> warmupWallNs; // wall time until steady state
     std::optional<double> warmupNs;      // extra cost of the first calls until steady state
     std::optional<Speedup> speedup;      // vs eager; nullopt without a baseline or stats

@@ -70,7 +70,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         const Run& run = *rv.run;
         const RunSummary s = summarizeRun(run);
         const ComparisonRow* row = comparison.row(rv.index);
-        const bool compiled = run.setting.mode != "eager";
+        // Graphs, breaks and recompiles are Dynamo's: eager and aoti have none to count.
+        const bool compiled = run.setting.mode != "eager" && run.setting.mode != "aoti";
         table.beginRow(run.status == RunStatus::Ok ? "" : "bad");
         table.html(runLabelHtml(rv));
         table.text(toString(run.status));

@@ -139,11 +139,11 @@ QVariant ComparisonModel::display(const core::ComparisonRow& r, int column) cons
     case Status:
         return QString::fromLatin1(core::toString(r.status));
     case Graphs:
-        return r.graphs;
+        return r.dynamo ? QVariant(r.graphs) : QVariant(QStringLiteral("—"));
     case Breaks:
-        return r.breaks;
+        return r.dynamo ? QVariant(r.breaks) : QVariant(QStringLiteral("—"));
     case Recompiles:
-        return r.recompiles;
+        return r.dynamo ? QVariant(r.recompiles) : QVariant(QStringLiteral("—"));
     case Warmup:
         return duration(r.warmupWallNs ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
                                        : std::nullopt);

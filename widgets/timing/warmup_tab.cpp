@@ -7,6 +7,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <optional>
 
 #include "core/analysis/comparison.h"
@@ -49,6 +50,10 @@ WarmupTab::WarmupTab(ReportDocument* document, QWidget* parent)
     splitter->addWidget(warmStarts_);
     splitter->addWidget(phases_);
     splitter->addWidget(firstCalls_);
+    // The table is as tall as its rows; the charts share what is left.
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(2, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(summary_);
@@ -108,6 +113,11 @@ void WarmupTab::updateWarmStarts() {
                                     size, durationItem(row.packageLoadNs)});
     }
     warmStarts_->resizeColumnsToContents();
+    // Up to eight rows without scrolling, and no empty space under the last one.
+    const int rows = std::min(warmStartModel_->rowCount(), 8);
+    const int rowHeight = warmStarts_->verticalHeader()->defaultSectionSize();
+    warmStarts_->setMaximumHeight(warmStarts_->horizontalHeader()->height() + rows * rowHeight +
+                                  2 * warmStarts_->frameWidth() + 2);
 }
 
 void WarmupTab::updateSummary() {
@@ -135,6 +145,14 @@ void WarmupTab::updateSummary() {
                     tr(", most of it %1 (%2)")
                         .arg(CompilePhaseChart::phaseTitle(QString::fromStdString(largest->name)),
                              durationText(largest->seconds * 1e9));
+            if (!w.buildPhases.empty()) {
+                QStringList built;
+                for (const auto& p : w.buildPhases)
+                    built << tr("%1 %2").arg(
+                        CompilePhaseChart::phaseTitle(QString::fromStdString(p.name)),
+                        durationText(p.seconds * 1e9));
+                line += tr("; built once before it: %1").arg(built.join(", "));
+            }
             if (w.laterSeconds() > 0) {
                 QStringList later;
                 for (const auto& p : w.laterPhases)
