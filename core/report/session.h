@@ -366,116 +366,117 @@ struct ExportFailure {
     std::string remedy;
     bool strict = false; // strict=True was asked for
     bool operator==(const ExportFailure&) const = default;
-    // torch's portable cache artifacts (torch.compiler.save_cache_artifacts /
-    // load_cache_artifacts), from the probe's cache_artifacts event.
-    struct CacheArtifacts {
-        std::string action; // "save" or "load"
-        std::string path;
-        int64_t bytes = -1; // the artifacts' size; -1 unknown, 0 nothing saved
-        int64_t ns = -1;    // how long the save or load took
-        // What torch saved or loaded: kind ("inductor", "aot_autograd", ...) and count.
-        std::vector<std::pair<std::string, int>> entries;
-        std::string message; // e.g. why nothing was saved
-        bool operator==(const CacheArtifacts&) const = default;
-    };
+};
 
-    struct Run {
-        Setting setting;
-        RunStatus status = RunStatus::Pending;
-        std::optional<ErrorInfo> error;
-        std::optional<int> exitCode;
-        ProbeInfo probe;
-        ModelInfo model;
-        bool sawHello = false;
-        bool sawDone = false;
-        std::string doneStatus;
-        int64_t firstEventNs = -1;
-        int64_t lastEventNs = -1;
-        std::vector<PhaseSpan> phases;
-        std::vector<Iteration> iterations;
-        int64_t harnessOverheadNs = -1;
-        // The cross-check (docs/measuring.md): the same calls timed in blocks after
-        // the measure phase, mean ns per call of each block.
-        int crosscheckBlockCalls = 0;
-        std::vector<double> crosscheckBlockMeansNs;
-        // The app's own CPU time while the probe measured; -1 when not taken.
-        int64_t appCpuMeasureNs = -1;
-        // Measured calls left out of the statistics as still warming up: the
-        // user's choice (--drop-unsettled, the Latency tab), never made silently.
-        int droppedUnsettled = 0;
-        std::vector<Graph> graphs;
-        std::vector<GraphBreak> graphBreaks;
-        std::vector<Recompile> recompiles;
-        std::vector<CompilePhase> compilePhases;
-        int64_t firstCallNs = -1;
-        std::string compilePhasesSource;
-        // A second compile_time (scope "warmup"): compile work done by the later
-        // warmup calls (CUDA-graph recording, runtime autotuning, recompiles),
-        // splitting those calls' wall time the same way.
-        std::vector<CompilePhase> warmupCompilePhases;
-        int64_t warmupCompileNs = -1;
-        std::vector<MemorySeries> memory;
-        std::vector<MemoryStats> memoryStats;
-        KernelSummary kernels;
-        std::string cuptiMessage;
-        bool cuptiActive = false;
-        std::vector<GpuSlice> gpuTrace; // time order; capped by the probe
-        int64_t gpuTraceTruncated = 0;  // records of the phase left out by the cap
-        std::string gpuTracePhase;      // the phase the records come from ("measure")
-        std::vector<LogLine> logs;
-        std::vector<CaptureWarning> captureWarnings;
-        // The compile sub-phase torch reported last (compile_progress: "tracing",
-        // "Inductor codegen"...), for the progress line; not kept in the report.
-        std::string compileStage;
-        std::string console; // the probe's stderr: the model's prints, torch's warnings
-        std::vector<ParseProblem> parseProblems;
-        std::vector<nlohmann::json> unknownEvents; // kept, never fatal
-        // Imported runs only (status Imported): the log file, its compiles and
-        // cache lookups.
-        std::optional<Scaling> scaling;               // a scale run's walk; absent otherwise
-        std::optional<ExportFailure> exportFailure;   // aoti: export refused the model
-        std::optional<Scaling> scaling;               // a scale run's walk; absent otherwise
-        std::optional<CacheArtifacts> cacheArtifacts; // a run that saved or loaded them
-        std::optional<TraceSource> trace;
-        std::vector<CompileRecord> compiles;
-        std::vector<CacheLookup> cacheLookups;
+// torch's portable cache artifacts (torch.compiler.save_cache_artifacts /
+// load_cache_artifacts), from the probe's cache_artifacts event.
+struct CacheArtifacts {
+    std::string action; // "save" or "load"
+    std::string path;
+    int64_t bytes = -1; // the artifacts' size; -1 unknown, 0 nothing saved
+    int64_t ns = -1;    // how long the save or load took
+    // What torch saved or loaded: kind ("inductor", "aot_autograd", ...) and count.
+    std::vector<std::pair<std::string, int>> entries;
+    std::string message; // e.g. why nothing was saved
+    bool operator==(const CacheArtifacts&) const = default;
+};
 
-        bool finished() const;
-        // The measured calls the statistics use: all of them but the first droppedUnsettled.
-        std::vector<int64_t> measuredLatencies() const;
-        // Median of the cross-check's block means; nullopt without one.
-        std::optional<double> blockEstimateNs() const;
-        std::vector<int64_t> warmupLatencies() const;
-        const PhaseSpan* phase(const std::string& name) const;
-        const MemorySeries* memorySeries(const std::string& kind) const;
-        bool operator==(const Run&) const = default;
-    };
+struct Run {
+    Setting setting;
+    RunStatus status = RunStatus::Pending;
+    std::optional<ErrorInfo> error;
+    std::optional<int> exitCode;
+    ProbeInfo probe;
+    ModelInfo model;
+    bool sawHello = false;
+    bool sawDone = false;
+    std::string doneStatus;
+    int64_t firstEventNs = -1;
+    int64_t lastEventNs = -1;
+    std::vector<PhaseSpan> phases;
+    std::vector<Iteration> iterations;
+    int64_t harnessOverheadNs = -1;
+    // The cross-check (docs/measuring.md): the same calls timed in blocks after
+    // the measure phase, mean ns per call of each block.
+    int crosscheckBlockCalls = 0;
+    std::vector<double> crosscheckBlockMeansNs;
+    // The app's own CPU time while the probe measured; -1 when not taken.
+    int64_t appCpuMeasureNs = -1;
+    // Measured calls left out of the statistics as still warming up: the
+    // user's choice (--drop-unsettled, the Latency tab), never made silently.
+    int droppedUnsettled = 0;
+    std::vector<Graph> graphs;
+    std::vector<GraphBreak> graphBreaks;
+    std::vector<Recompile> recompiles;
+    std::vector<CompilePhase> compilePhases;
+    int64_t firstCallNs = -1;
+    std::string compilePhasesSource;
+    // A second compile_time (scope "warmup"): compile work done by the later
+    // warmup calls (CUDA-graph recording, runtime autotuning, recompiles),
+    // splitting those calls' wall time the same way.
+    std::vector<CompilePhase> warmupCompilePhases;
+    int64_t warmupCompileNs = -1;
+    std::vector<MemorySeries> memory;
+    std::vector<MemoryStats> memoryStats;
+    KernelSummary kernels;
+    std::string cuptiMessage;
+    bool cuptiActive = false;
+    std::vector<GpuSlice> gpuTrace; // time order; capped by the probe
+    int64_t gpuTraceTruncated = 0;  // records of the phase left out by the cap
+    std::string gpuTracePhase;      // the phase the records come from ("measure")
+    std::vector<LogLine> logs;
+    std::vector<CaptureWarning> captureWarnings;
+    // The compile sub-phase torch reported last (compile_progress: "tracing",
+    // "Inductor codegen"...), for the progress line; not kept in the report.
+    std::string compileStage;
+    std::string console; // the probe's stderr: the model's prints, torch's warnings
+    std::vector<ParseProblem> parseProblems;
+    std::vector<nlohmann::json> unknownEvents; // kept, never fatal
+    // Imported runs only (status Imported): the log file, its compiles and
+    // cache lookups.
+    std::optional<Scaling> scaling;               // a scale run's walk; absent otherwise
+    std::optional<ExportFailure> exportFailure;   // aoti: export refused the model
+    std::optional<CacheArtifacts> cacheArtifacts; // a run that saved or loaded them
+    std::optional<TraceSource> trace;
+    std::vector<CompileRecord> compiles;
+    std::vector<CacheLookup> cacheLookups;
 
-    struct Environment {
-        std::string python;
-        std::string torch;
-        std::string cuda;
-        std::string device;
-        std::string cpu;
-        std::string host;
-        std::string platform;
-        std::string target; // "ssh://[user@]host[:port]" for a remote run; empty: this computer
-        bool operator==(const Environment&) const = default;
-    };
+    bool finished() const;
+    // The measured calls the statistics use: all of them but the first droppedUnsettled.
+    std::vector<int64_t> measuredLatencies() const;
+    // Median of the cross-check's block means; nullopt without one.
+    std::optional<double> blockEstimateNs() const;
+    std::vector<int64_t> warmupLatencies() const;
+    const PhaseSpan* phase(const std::string& name) const;
+    const MemorySeries* memorySeries(const std::string& kind) const;
+    bool operator==(const Run&) const = default;
+};
 
-    struct Report {
-        int version = 2; // the format version it was read from; a new report has the current one
-                         // (kReportVersion)
-        std::string generator;
-        std::string created; // ISO 8601 UTC
-        ModelInfo model;
-        Environment environment;
-        std::vector<Run> runs;
-        AdviceOptions adviceOptions; // what the user told the advice rules (advice.h)
-        bool operator==(const Report&) const = default;
+struct Environment {
+    std::string python;
+    std::string torch;
+    std::string cuda;
+    std::string device;
+    std::string cpu;
+    std::string host;
+    std::string platform;
+    std::string target; // "ssh://[user@]host[:port]" for a remote run; empty: this computer
+    bool operator==(const Environment&) const = default;
+};
 
-        // Fill environment and model from the first run that said hello.
-        void deriveFromRuns();
-    };
+struct Report {
+    int version = 2; // the format version it was read from; a new report has the current one
+                     // (kReportVersion)
+    std::string generator;
+    std::string created; // ISO 8601 UTC
+    ModelInfo model;
+    Environment environment;
+    std::vector<Run> runs;
+    AdviceOptions adviceOptions; // what the user told the advice rules (advice.h)
+    bool operator==(const Report&) const = default;
+
+    // Fill environment and model from the first run that said hello.
+    void deriveFromRuns();
+};
 
 } // namespace cs::core
