@@ -474,72 +474,72 @@ class EventApplier {
                           getString(event_, "reason"),   getString(event_, "file"),
                           get<int>(event_, "line", 0),   getString(event_, "code"),
                           getString(event_, "remedy"),   get<bool>(event_, "strict", false)};
-        void cacheArtifacts() {
-            CacheArtifacts a;
-            a.action = getString(event_, "action");
-            a.path = getString(event_, "path");
-            a.bytes = get<int64_t>(event_, "bytes", -1);
-            a.ns = get<int64_t>(event_, "ns", -1);
-            if (auto it = event_.find("entries"); it != event_.end() && it->is_array()) {
-                for (const auto& e : *it) {
-                    if (e.is_object())
-                        a.entries.emplace_back(getString(e, "kind"), get<int>(e, "count", 0));
-                }
-            }
-            a.message = getString(event_, "message");
-            run_.cacheArtifacts = std::move(a);
-        }
-
-        void compileProgress() {
-            run_.compileStage = getString(event_, "stage");
-        }
-
-        void done() {
-            run_.sawDone = true;
-            run_.doneStatus = getString(event_, "status");
-        }
-
-      private:
-        Run& run_;
-        const json& event_;
-        std::string_view type_;
-        int64_t tNs_;
-    };
-
-    // Event type -> handler. Types not listed are kept in Run::unknownEvents.
-    const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers() {
-        namespace ev = protocol::event;
-        using A = EventApplier;
-        static const std::unordered_map<std::string_view, A::Handler> table{
-            {ev::hello, &A::hello},
-            {ev::phase, &A::phase},
-            {ev::model, &A::model},
-            {ev::iteration, &A::iteration},
-            {ev::iterations, &A::iterations},
-            {ev::crosscheck, &A::crosscheck},
-            {ev::graph, &A::graph},
-            {ev::graph_break, &A::graphBreak},
-            {ev::recompile, &A::recompile},
-            {ev::recompile_limit, &A::recompile},
-            {ev::compile_time, &A::compileTime},
-            {ev::memory, &A::memory},
-            {ev::memory_stats, &A::memoryStats},
-            {ev::kernel_summary, &A::kernelSummary},
-            {ev::gpu_trace, &A::gpuTrace},
-            {ev::cupti_status, &A::cuptiStatus},
-            {ev::log, &A::log},
-            {ev::error, &A::error},
-            {ev::done, &A::done},
-            {ev::capture_warning, &A::captureWarning},
-            {ev::compile_progress, &A::compileProgress},
-            {ev::scale_plan, &A::scalePlan},
-            {ev::scale_point, &A::scalePoint},
-            {ev::scale_stop, &A::scaleStop},
-            {ev::export_failure, &A::exportFailure},
-            {ev::cache_artifacts, &A::cacheArtifacts},
-        };
-        return table;
     }
+
+    void cacheArtifacts() {
+        CacheArtifacts a;
+        a.action = getString(event_, "action");
+        a.path = getString(event_, "path");
+        a.bytes = get<int64_t>(event_, "bytes", -1);
+        a.ns = get<int64_t>(event_, "ns", -1);
+        if (auto it = event_.find("entries"); it != event_.end() && it->is_array()) {
+            for (const auto& e : *it) {
+                if (e.is_object())
+                    a.entries.emplace_back(getString(e, "kind"), get<int>(e, "count", 0));
+            }
+        }
+        a.message = getString(event_, "message");
+        run_.cacheArtifacts = std::move(a);
+    }
+
+    void compileProgress() { run_.compileStage = getString(event_, "stage"); }
+
+    void done() {
+        run_.sawDone = true;
+        run_.doneStatus = getString(event_, "status");
+    }
+
+  private:
+    Run& run_;
+    const json& event_;
+    std::string_view type_;
+    int64_t tNs_;
+};
+
+// Event type -> handler. Types not listed are kept in Run::unknownEvents.
+const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers() {
+    namespace ev = protocol::event;
+    using A = EventApplier;
+    static const std::unordered_map<std::string_view, A::Handler> table{
+        {ev::hello, &A::hello},
+        {ev::phase, &A::phase},
+        {ev::model, &A::model},
+        {ev::iteration, &A::iteration},
+        {ev::iterations, &A::iterations},
+        {ev::crosscheck, &A::crosscheck},
+        {ev::graph, &A::graph},
+        {ev::graph_break, &A::graphBreak},
+        {ev::recompile, &A::recompile},
+        {ev::recompile_limit, &A::recompile},
+        {ev::compile_time, &A::compileTime},
+        {ev::memory, &A::memory},
+        {ev::memory_stats, &A::memoryStats},
+        {ev::kernel_summary, &A::kernelSummary},
+        {ev::gpu_trace, &A::gpuTrace},
+        {ev::cupti_status, &A::cuptiStatus},
+        {ev::log, &A::log},
+        {ev::error, &A::error},
+        {ev::done, &A::done},
+        {ev::capture_warning, &A::captureWarning},
+        {ev::compile_progress, &A::compileProgress},
+        {ev::scale_plan, &A::scalePlan},
+        {ev::scale_point, &A::scalePoint},
+        {ev::scale_stop, &A::scaleStop},
+        {ev::export_failure, &A::exportFailure},
+        {ev::cache_artifacts, &A::cacheArtifacts},
+    };
+    return table;
+}
 
 } // namespace
 

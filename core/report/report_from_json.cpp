@@ -185,96 +185,95 @@ void readExportFailure(Run& run, const json& j) {
                                       lenientValue<std::string>(*it, "code", ""),
                                       lenientValue<std::string>(*it, "remedy", ""),
                                       lenientValue<bool>(*it, "strict", false)};
-    // A run that saved or loaded torch's portable cache artifacts (absent otherwise).
-    void readCacheArtifacts(Run & run, const json& j) {
-        auto it = j.find("cache_artifacts");
-        if (it == j.end() || !it->is_object())
-            return;
-        CacheArtifacts a;
-        a.action = lenientValue<std::string>(*it, "action", "");
-        a.path = lenientValue<std::string>(*it, "path", "");
-        a.bytes = lenientValue<int64_t>(*it, "bytes", -1);
-        a.ns = lenientValue<int64_t>(*it, "ns", -1);
-        for (const auto& e : arrayAt(*it, "entries")) {
-            if (e.is_object())
-                a.entries.emplace_back(lenientValue<std::string>(e, "kind", ""),
-                                       lenientValue<int>(e, "count", 0));
-        }
-        a.message = lenientValue<std::string>(*it, "message", "");
-        run.cacheArtifacts = std::move(a);
-    }
+}
 
-    void readCompilePhases(Run & run, const json& j) {
-        const json& compile = objectAt(j, "compile_phases");
-        for (const auto& p : arrayAt(compile, "phases")) {
-            // Version 2 writes integer "ns"; version 1 wrote float "seconds".
-            double seconds = lenientValue<double>(p, "seconds", 0);
-            if (p.is_object() && p.contains("ns"))
-                seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
-            run.compilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
-        }
-        run.firstCallNs = lenientValue<int64_t>(compile, "first_call_ns", -1);
-        run.compilePhasesSource = lenientValue<std::string>(compile, "source", "");
-        // Compile work of later warmup calls (compile_time scope "warmup"), when there was any.
-        if (auto later = compile.find("later_warmup");
-            later != compile.end() && later->is_object()) {
-            for (const auto& p : arrayAt(*later, "phases")) {
-                const double seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
-                run.warmupCompilePhases.push_back(
-                    {lenientValue<std::string>(p, "name", ""), seconds});
-            }
-            run.warmupCompileNs = lenientValue<int64_t>(*later, "wall_ns", -1);
-        }
+// A run that saved or loaded torch's portable cache artifacts (absent otherwise).
+void readCacheArtifacts(Run& run, const json& j) {
+    auto it = j.find("cache_artifacts");
+    if (it == j.end() || !it->is_object())
+        return;
+    CacheArtifacts a;
+    a.action = lenientValue<std::string>(*it, "action", "");
+    a.path = lenientValue<std::string>(*it, "path", "");
+    a.bytes = lenientValue<int64_t>(*it, "bytes", -1);
+    a.ns = lenientValue<int64_t>(*it, "ns", -1);
+    for (const auto& e : arrayAt(*it, "entries")) {
+        if (e.is_object())
+            a.entries.emplace_back(lenientValue<std::string>(e, "kind", ""),
+                                   lenientValue<int>(e, "count", 0));
     }
+    a.message = lenientValue<std::string>(*it, "message", "");
+    run.cacheArtifacts = std::move(a);
+}
 
-    void readMemory(Run & run, const json& j) {
-        const json& memory = objectAt(j, "memory");
-        for (const auto& m : arrayAt(memory, "series")) {
-            MemorySeries series;
-            series.kind = lenientValue<std::string>(m, "kind", "");
-            for (const auto& s : arrayAt(m, "samples")) {
-                int64_t t = 0;
-                int64_t bytes = 0;
-                if (s.is_array() && s.size() >= 2 && lenientConvert(s[0], t) &&
-                    lenientConvert(s[1], bytes))
-                    series.samples.emplace_back(t, bytes);
-            }
-            series.phasePeaks = lenientValue<std::map<std::string, int64_t>>(m, "phase_peaks", {});
-            run.memory.push_back(std::move(series));
-        }
-        for (const auto& s : arrayAt(memory, "stats")) {
-            run.memoryStats.push_back({lenientValue<std::string>(s, "phase", ""),
-                                       lenientValue<std::string>(s, "edge", ""),
-                                       lenientValue<int64_t>(s, "allocated", 0),
-                                       lenientValue<int64_t>(s, "reserved", 0),
-                                       lenientValue<int64_t>(s, "peak_allocated", 0),
-                                       lenientValue<int64_t>(s, "peak_reserved", 0)});
-        }
-        const json& cupti = objectAt(memory, "cupti");
-        run.cuptiActive = lenientValue<bool>(cupti, "active", false);
-        run.cuptiMessage = lenientValue<std::string>(cupti, "message", "");
+void readCompilePhases(Run& run, const json& j) {
+    const json& compile = objectAt(j, "compile_phases");
+    for (const auto& p : arrayAt(compile, "phases")) {
+        // Version 2 writes integer "ns"; version 1 wrote float "seconds".
+        double seconds = lenientValue<double>(p, "seconds", 0);
+        if (p.is_object() && p.contains("ns"))
+            seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
+        run.compilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
     }
+    run.firstCallNs = lenientValue<int64_t>(compile, "first_call_ns", -1);
+    run.compilePhasesSource = lenientValue<std::string>(compile, "source", "");
+    // Compile work of later warmup calls (compile_time scope "warmup"), when there was any.
+    if (auto later = compile.find("later_warmup"); later != compile.end() && later->is_object()) {
+        for (const auto& p : arrayAt(*later, "phases")) {
+            const double seconds = static_cast<double>(lenientValue<int64_t>(p, "ns", 0)) / 1e9;
+            run.warmupCompilePhases.push_back({lenientValue<std::string>(p, "name", ""), seconds});
+        }
+        run.warmupCompileNs = lenientValue<int64_t>(*later, "wall_ns", -1);
+    }
+}
 
-    void readKernels(Run & run, const json& j) {
-        auto k = j.find("kernels");
-        if (k == j.end() || !k->is_object())
-            return;
-        KernelSummary& ks = run.kernels;
-        ks.present = true;
-        ks.iterations = lenientValue<int>(*k, "iterations", 0);
-        ks.launchesPerIter = lenientValue<double>(*k, "launches_per_iter", 0);
-        ks.gpuNsPerIter = lenientValue<double>(*k, "gpu_ns_per_iter", 0);
-        ks.busyFraction = lenientValue<double>(*k, "busy_fraction", 0);
-        ks.dropped = lenientValue<int64_t>(*k, "dropped", 0);
-        for (const auto& t : arrayAt(*k, "top"))
-            ks.top.push_back(
-                {lenientValue<std::string>(t, "name", ""), lenientValue<int64_t>(t, "count", 0),
-                 lenientValue<int64_t>(t, "total_ns", 0), lenientValue<int64_t>(t, "mean_ns", 0)});
-        const json& memcpy = objectAt(*k, "memcpy");
-        ks.memcpyCount = lenientValue<int64_t>(memcpy, "count", 0);
-        ks.memcpyBytes = lenientValue<int64_t>(memcpy, "bytes", 0);
-        ks.memcpyNs = lenientValue<int64_t>(memcpy, "total_ns", 0);
+void readMemory(Run& run, const json& j) {
+    const json& memory = objectAt(j, "memory");
+    for (const auto& m : arrayAt(memory, "series")) {
+        MemorySeries series;
+        series.kind = lenientValue<std::string>(m, "kind", "");
+        for (const auto& s : arrayAt(m, "samples")) {
+            int64_t t = 0;
+            int64_t bytes = 0;
+            if (s.is_array() && s.size() >= 2 && lenientConvert(s[0], t) &&
+                lenientConvert(s[1], bytes))
+                series.samples.emplace_back(t, bytes);
+        }
+        series.phasePeaks = lenientValue<std::map<std::string, int64_t>>(m, "phase_peaks", {});
+        run.memory.push_back(std::move(series));
     }
+    for (const auto& s : arrayAt(memory, "stats")) {
+        run.memoryStats.push_back(
+            {lenientValue<std::string>(s, "phase", ""), lenientValue<std::string>(s, "edge", ""),
+             lenientValue<int64_t>(s, "allocated", 0), lenientValue<int64_t>(s, "reserved", 0),
+             lenientValue<int64_t>(s, "peak_allocated", 0),
+             lenientValue<int64_t>(s, "peak_reserved", 0)});
+    }
+    const json& cupti = objectAt(memory, "cupti");
+    run.cuptiActive = lenientValue<bool>(cupti, "active", false);
+    run.cuptiMessage = lenientValue<std::string>(cupti, "message", "");
+}
+
+void readKernels(Run& run, const json& j) {
+    auto k = j.find("kernels");
+    if (k == j.end() || !k->is_object())
+        return;
+    KernelSummary& ks = run.kernels;
+    ks.present = true;
+    ks.iterations = lenientValue<int>(*k, "iterations", 0);
+    ks.launchesPerIter = lenientValue<double>(*k, "launches_per_iter", 0);
+    ks.gpuNsPerIter = lenientValue<double>(*k, "gpu_ns_per_iter", 0);
+    ks.busyFraction = lenientValue<double>(*k, "busy_fraction", 0);
+    ks.dropped = lenientValue<int64_t>(*k, "dropped", 0);
+    for (const auto& t : arrayAt(*k, "top"))
+        ks.top.push_back(
+            {lenientValue<std::string>(t, "name", ""), lenientValue<int64_t>(t, "count", 0),
+             lenientValue<int64_t>(t, "total_ns", 0), lenientValue<int64_t>(t, "mean_ns", 0)});
+    const json& memcpy = objectAt(*k, "memcpy");
+    ks.memcpyCount = lenientValue<int64_t>(memcpy, "count", 0);
+    ks.memcpyBytes = lenientValue<int64_t>(memcpy, "bytes", 0);
+    ks.memcpyNs = lenientValue<int64_t>(memcpy, "total_ns", 0);
+}
 
 } // namespace
 

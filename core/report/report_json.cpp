@@ -195,17 +195,19 @@ void addExportFailureFields(json& j, const Run& run) {
                            {"reason", f.reason},     {"file", f.file},
                            {"line", f.line},         {"code", f.code},
                            {"remedy", f.remedy},     {"strict", f.strict}};
-    // A run that saved or loaded torch's portable cache artifacts; absent otherwise.
-    void addCacheArtifactsFields(json & j, const Run& run) {
-        if (!run.cacheArtifacts)
-            return;
-        const CacheArtifacts& a = *run.cacheArtifacts;
-        json entries = json::array();
-        for (const auto& [kind, count] : a.entries)
-            entries.push_back({{"kind", kind}, {"count", count}});
-        j["cache_artifacts"] = {{"action", a.action}, {"path", a.path},     {"bytes", a.bytes},
-                                {"ns", a.ns},         {"entries", entries}, {"message", a.message}};
-    }
+}
+
+// A run that saved or loaded torch's portable cache artifacts; absent otherwise.
+void addCacheArtifactsFields(json& j, const Run& run) {
+    if (!run.cacheArtifacts)
+        return;
+    const CacheArtifacts& a = *run.cacheArtifacts;
+    json entries = json::array();
+    for (const auto& [kind, count] : a.entries)
+        entries.push_back({{"kind", kind}, {"count", count}});
+    j["cache_artifacts"] = {{"action", a.action}, {"path", a.path},     {"bytes", a.bytes},
+                            {"ns", a.ns},         {"entries", entries}, {"message", a.message}};
+}
 
 } // namespace
 
