@@ -267,8 +267,10 @@ void ProbeProcess::noteHello(const StreamItem& item) {
 void ProbeProcess::cleanUpAfterProbe() {
     if (launch_.remote)
         return; // the remote wrapper ends the group there; its cache is the host's
-    if (pid_ > 0 && process_.state() == QProcess::NotRunning)
+    if (pid_ > 0 && process_.state() == QProcess::NotRunning) {
         ::kill(static_cast<pid_t>(-pid_), SIGKILL); // stragglers; ESRCH when none
+        pid_ = 0; // once, right after the end: the number may be reused later
+    }
     if (!probeCacheDir_.isEmpty()) {
         QDir(probeCacheDir_).removeRecursively();
         probeCacheDir_.clear();
