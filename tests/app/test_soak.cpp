@@ -52,7 +52,7 @@ qsizetype openFds() {
 }
 
 // Live (not zombie) processes whose parent is this one.
-int children() {
+int childProcesses() {
     const QString self = QString::number(::getpid());
     int count = 0;
     for (const QString& pid : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
@@ -116,15 +116,16 @@ class SoakTest : public QObject {
             const auto& run = window.document()->report().runs.at(0);
             QCOMPARE(QString(core::toString(run.status)), QString("ok"));
             if (i == 0) {
-                QTRY_COMPARE_WITH_TIMEOUT(children(), 0, 5000);
+                QTRY_COMPARE_WITH_TIMEOUT(childProcesses(), 0, 5000);
                 fdsAfter1 = openFds();
-                childrenAfter1 = children();
+                childrenAfter1 = childProcesses();
             }
             if (i == 9)
                 rssAfter10 = rssMiB();
         }
         window.saveReport(reportPath);
-        QVERIFY(QFileInfo(reportPath).size() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(reportPath).size() > 0,
+                                 30'000); // saved off the GUI thread
 
         QSignalSpy opened(&window, &app::MainWindow::reportOpened);
         for (int i = 0; i < reports; ++i) {
@@ -136,7 +137,7 @@ class SoakTest : public QObject {
 
         const double rssEnd = rssMiB();
         const qsizetype fdsEnd = openFds();
-        const int childrenEnd = children();
+        const int childrenEnd = childProcesses();
         std::printf("soak: %d %s sessions then %d reports opened: RSS %.1f MiB at start, %.1f "
                     "MiB after 10 sessions, %.1f MiB at the end (%+.1f%%); open fds %lld at start, "
                     "%lld after the first session, %lld at the end; child processes %d after the "

@@ -21,6 +21,7 @@ import random
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,8 @@ class Case:
             str(self.iters),
             "--timeout",
             "300",
+            "--python",
+            sys.executable,
             "--json",
             str(json_path),
         ]
