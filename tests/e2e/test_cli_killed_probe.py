@@ -17,9 +17,17 @@ from conftest import GALLERY, ROOT, validate_report
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 import probe_killer  # noqa: E402 - found through the path above
 
+# Each case with the phases its 4 instants are drawn in (the load phase, a few
+# ms, is left to the long form).
 CASES = [
-    probe_killer.Case("mlp-eager", GALLERY / "mlp.py", "eager"),
-    probe_killer.Case("variable_length-default", GALLERY / "variable_length.py", "default"),
+    (
+        probe_killer.Case("mlp-eager", GALLERY / "mlp.py", "eager"),
+        ["start", "compile", "warmup", "measure"],
+    ),
+    (
+        probe_killer.Case("variable_length-default", GALLERY / "variable_length.py", "default"),
+        ["compile", "warmup", "measure", "sweep"],
+    ),
 ]
 
 
@@ -28,9 +36,9 @@ def test_probe_killed_at_random_instants(cli, tmp_path):
     print(f"COMPILESCOPE_KILL_SEED={seed}")
     rng = random.Random(seed)
     failures = []
-    for case in CASES:
+    for case, phases in CASES:
         windows = probe_killer.reference(cli, case, tmp_path)
-        for at in probe_killer.plan(windows, 4, rng):
+        for at in probe_killer.plan(windows, 4, rng, phases):
             outcome = probe_killer.kill_once(cli, case, at, tmp_path, validate_report)
             print(probe_killer.describe(outcome))
             if outcome.problems:

@@ -173,9 +173,12 @@ def reference(cli: Path, case: Case, workdir: Path) -> list[Window]:
     return windows
 
 
-def plan(windows: list[Window], count: int, rng: random.Random) -> list[float]:
-    """`count` instants: phases taken in turn (so each is hit), uniform within each."""
-    usable = [w for w in windows if w.phase != "finish"]
+def plan(
+    windows: list[Window], count: int, rng: random.Random, phases: list[str] | None = None
+) -> list[float]:
+    """`count` instants: phases taken in turn (so each is hit), uniform within
+    each; `phases` names the ones to take (all but "finish" when None)."""
+    usable = [w for w in windows if w.phase != "finish" and (not phases or w.phase in phases)]
     return [
         rng.uniform(w.begin_s, max(w.end_s, w.begin_s + 0.001))
         for w in (usable[i % len(usable)] for i in range(count))
