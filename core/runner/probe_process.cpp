@@ -267,13 +267,21 @@ void ProbeProcess::noteHello(const StreamItem& item) {
 void ProbeProcess::cleanUpAfterProbe() {
     if (launch_.remote)
         return; // the remote wrapper ends the group there; its cache is the host's
+    const QString cache = std::exchange(probeCacheDir_, QString());
+    if (!cache.isEmpty())
+        QDir(cache).removeRecursively();
     if (pid_ > 0 && process_.state() == QProcess::NotRunning) {
-        ::kill(static_cast<pid_t>(-pid_), SIGKILL); // stragglers; ESRCH when none
-        pid_ = 0; // once, right after the end: the number may be reused later
-    }
-    if (!probeCacheDir_.isEmpty()) {
-        QDir(probeCacheDir_).removeRecursively();
-        probeCacheDir_.clear();
+        // Once, right after the end (the number may be reused later). SIGTERM
+        // first: a compiler the probe ran (gcc) removes its temporary files on
+        // it, not on SIGKILL, which follows for anything that ignores SIGTERM.
+        const auto group = static_cast<pid_t>(-pid_);
+        pid_ = 0;
+        if (::kill(group, SIGTERM) == 0) // ESRCH: nothing was left
+            QTimer::singleShot(kKillGraceMs, this, [group, cache] {
+                ::kill(group, SIGKILL);
+                if (!cache.isEmpty())
+                    QDir(cache).removeRecursively(); // what a worker wrote meanwhile
+            });
     }
 }
 
