@@ -417,7 +417,12 @@ class EventApplier {
     }
 
     void log() {
-        run_.logs.push_back({tNs_, getString(event_, "level"), getString(event_, "message")});
+        if (run_.logs.size() < kMaxKeptLogs)
+            run_.logs.push_back({tNs_, getString(event_, "level"), getString(event_, "message")});
+        else if (run_.logs.size() == kMaxKeptLogs)
+            run_.logs.push_back({tNs_, "warning",
+                                 "more log lines follow; only the first " +
+                                     std::to_string(kMaxKeptLogs) + " are kept"});
     }
 
     void error() {
@@ -553,7 +558,13 @@ void applyEvent(Run& run, const json& event) {
     const auto& handlers = eventHandlers();
     const auto it = handlers.find(type);
     if (it == handlers.end()) {
-        run.unknownEvents.push_back(event);
+        if (run.unknownEvents.size() < kMaxKeptUnknownEvents)
+            run.unknownEvents.push_back(event);
+        else if (run.unknownEvents.size() == kMaxKeptUnknownEvents)
+            run.unknownEvents.push_back(
+                json{{"type", "compilescope_left_out"},
+                     {"message", "more unknown events follow; only the first " +
+                                     std::to_string(kMaxKeptUnknownEvents) + " are kept"}});
         return;
     }
     EventApplier applier(run, event, type, tNs);
@@ -563,8 +574,13 @@ void applyEvent(Run& run, const json& event) {
 void applyStreamItem(Run& run, const StreamItem& item) {
     if (item.ok)
         applyEvent(run, item.event);
-    else
+    else if (run.parseProblems.size() < kMaxKeptProblems)
         run.parseProblems.push_back({item.line, item.problem});
+    else if (run.parseProblems.size() == kMaxKeptProblems)
+        run.parseProblems.push_back({item.line, "more problems follow (from this line on); only "
+                                                "the first " +
+                                                    std::to_string(kMaxKeptProblems) +
+                                                    " are kept"});
 }
 
 Run replayStream(std::string_view text, const Setting& setting) {

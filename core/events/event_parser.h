@@ -25,6 +25,14 @@ struct StreamItem {
 // broken or hostile stream, so it is reported and dropped, never buffered.
 inline constexpr size_t kMaxEventLineBytes = size_t{64} << 20;
 
+// What a run keeps of what no view needs in bulk: a stream of garbage, of
+// unknown events or of log lines (a broken or hostile probe writing at full
+// speed) must not grow the app without limit. Past each bound one entry says
+// that more came and was left out; everything else is kept.
+inline constexpr size_t kMaxKeptProblems = 1000;
+inline constexpr size_t kMaxKeptUnknownEvents = 1000;
+inline constexpr size_t kMaxKeptLogs = 10000;
+
 class EventParser {
   public:
     // A line longer than maxLineBytes (without its newline) becomes one problem

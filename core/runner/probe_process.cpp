@@ -1,6 +1,8 @@
 #include "core/runner/probe_process.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcessEnvironment>
 
 #include "core/runner/remote_run.h"
@@ -29,6 +31,20 @@ int64_t processCpuNs() {
     timespec ts{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Head, a marker, tail: trimmed only when the middle has grown by another
+// kConsoleKeepBytes, so a flood costs amortised constant work per byte.
+void keepConsoleBounded(std::string& console) {
+    constexpr size_t keep = ProbeProcess::kConsoleKeepBytes;
+    if (console.size() <= 3 * keep)
+        return;
+    static const std::string marker =
+        "\n[compilescope: console output left out here; the first and the last " +
+        std::to_string(keep >> 20) + " MiB are kept]\n";
+    std::string bounded = console.substr(0, keep) + marker;
+    bounded.append(console, console.size() - keep, keep);
+    console = std::move(bounded);
 }
 
 } // namespace
@@ -80,6 +96,7 @@ ProbeProcess::~ProbeProcess() {
         }
         process_.waitForFinished(2000);
     }
+    cleanUpAfterProbe();
 }
 
 void ProbeProcess::start() {
@@ -94,6 +111,8 @@ void ProbeProcess::start() {
     // this end goes, the probe's group there ends itself.
     process_.start(QString::fromStdString(launch_.program), args,
                    launch_.remote ? QIODevice::ReadWrite : QIODevice::ReadOnly);
+    // Kept past the end: the group is signalled once more when the probe is gone.
+    pid_ = process_.processId();
 }
 
 bool ProbeProcess::isRunning() const {
@@ -199,6 +218,7 @@ void ProbeProcess::readEvents() {
          parser_.feed(std::string_view(chunk.constData(), size_t(chunk.size())))) {
         applyStreamItem(*run_, item);
         noteMeasureEdge(item);
+        noteHello(item);
     }
     emit updated();
 }
@@ -215,6 +235,56 @@ void ProbeProcess::noteMeasureEdge(const StreamItem& item) {
         run_->appCpuMeasureNs = processCpuNs() - measureCpuBeginNs_;
 }
 
+// hello's cache_dir is the probe's fresh compile cache, which it removes at its
+// end, unless the user gave --cache-dir or --warm-cache. Only a folder named as
+// the probe names it (compilescope-cache-*), right in this temp root, is taken:
+// a path that a broken probe made up is never removed.
+void ProbeProcess::noteHello(const StreamItem& item) {
+    if (launch_.remote || !item.ok || !item.event.is_object() ||
+        item.event.value("type", "") != "hello")
+        return;
+    const auto& hello = item.event;
+    const auto dir = hello.find("cache_dir");
+    const auto settings = hello.find("settings");
+    if (dir == hello.end() || !dir->is_string() || settings == hello.end() ||
+        !settings->is_object())
+        return;
+    const auto given = settings->find("cache_dir");
+    const auto warm = settings->find("warm_cache");
+    if ((given != settings->end() && !given->is_null()) ||
+        (warm != settings->end() && (!warm->is_boolean() || warm->get<bool>())))
+        return;
+    const QFileInfo info(QString::fromStdString(dir->get<std::string>()));
+    if (!info.isAbsolute() || !info.fileName().startsWith(QStringLiteral("compilescope-cache-")) ||
+        QDir::cleanPath(info.absolutePath()) != QDir::cleanPath(QDir::tempPath()))
+        return;
+    probeCacheDir_ = info.absoluteFilePath();
+}
+
+// A probe that ends normally removes its cache and its compiler workers end
+// with it. One killed by SIGKILL (the OOM killer, a user's kill -9) or crashed
+// can do neither: its group is ended here and its fresh cache removed.
+void ProbeProcess::cleanUpAfterProbe() {
+    if (launch_.remote)
+        return; // the remote wrapper ends the group there; its cache is the host's
+    const QString cache = std::exchange(probeCacheDir_, QString());
+    if (!cache.isEmpty())
+        QDir(cache).removeRecursively();
+    if (pid_ > 0 && process_.state() == QProcess::NotRunning) {
+        // Once, right after the end (the number may be reused later). SIGTERM
+        // first: a compiler the probe ran (gcc) removes its temporary files on
+        // it, not on SIGKILL, which follows for anything that ignores SIGTERM.
+        const auto group = static_cast<pid_t>(-pid_);
+        pid_ = 0;
+        if (::kill(group, SIGTERM) == 0) // ESRCH: nothing was left
+            QTimer::singleShot(kKillGraceMs, this, [group, cache] {
+                ::kill(group, SIGKILL);
+                if (!cache.isEmpty())
+                    QDir(cache).removeRecursively(); // what a worker wrote meanwhile
+            });
+    }
+}
+
 void ProbeProcess::readConsole() {
     QByteArray chunk = process_.readAllStandardError();
     takeRemotePid(chunk);
@@ -227,6 +297,7 @@ void ProbeProcess::readConsole() {
     }
     const QString text = QString::fromUtf8(chunk);
     run_->console += text.toStdString();
+    keepConsoleBounded(run_->console);
     emit consoleOutput(text);
 }
 
@@ -236,6 +307,7 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
     for (const auto& item : parser_.finish()) {
         applyStreamItem(*run_, item);
         noteMeasureEdge(item);
+        noteHello(item);
     }
     if (!remoteHead_.isEmpty()) { // a partial first line, never completed
         QByteArray rest = std::exchange(remoteHead_, {});
@@ -287,6 +359,7 @@ void ProbeProcess::settle(ProcessEnd end, int exitCode, const std::string& detai
     settled_ = true;
     timeout_.stop();
     killTimer_.stop();
+    cleanUpAfterProbe();
     settleRun(*run_, end, exitCode, detail);
     emit updated();
     emit finished();

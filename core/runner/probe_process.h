@@ -29,6 +29,9 @@ class ProbeProcess : public QObject {
     qint64 elapsedMs() const { return clock_.isValid() ? clock_.elapsed() : 0; }
 
     static constexpr int kKillGraceMs = 800;
+    // The run keeps the first and the last kConsoleKeepBytes of the probe's
+    // stderr; what lies between (a model printing gigabytes) is left out, said so.
+    static constexpr size_t kConsoleKeepBytes = size_t{8} << 20;
 
   signals:
     void updated(); // new events were applied to the run
@@ -39,6 +42,10 @@ class ProbeProcess : public QObject {
     void readEvents();
     void readConsole();
     void noteMeasureEdge(const StreamItem& item);
+    void noteHello(const StreamItem& item);
+    // After the probe ended: what a probe killed by SIGKILL could not clean up
+    // itself (its compiler workers, its fresh compile cache).
+    void cleanUpAfterProbe();
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
     void stopWith(ProcessEnd reason);
@@ -62,9 +69,12 @@ class ProbeProcess : public QObject {
     std::optional<ProcessEnd> stopReason_;
     bool settled_ = false;
     int64_t measureCpuBeginNs_ = -1; // the app's CPU time when the measure phase began
-    qint64 remotePid_ = 0;           // the probe's pid (and group) on its host
-    QByteArray remoteHead_;          // stderr before the pid line was complete
-    std::string sshTail_;            // the end of stderr: what ssh said last
+    // The fresh compile cache the probe made (hello's cache_dir) and removes at
+    // its end; removed here too, for a probe that could not (SIGKILL, a crash).
+    QString probeCacheDir_;
+    qint64 remotePid_ = 0;  // the probe's pid (and group) on its host
+    QByteArray remoteHead_; // stderr before the pid line was complete
+    std::string sshTail_;   // the end of stderr: what ssh said last
 };
 
 } // namespace cs::core

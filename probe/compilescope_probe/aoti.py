@@ -377,7 +377,10 @@ def _build(probe: Any, src: str, folder: str, torch: Any) -> None:
 class AotiSetting:
     def __init__(self, probe: Any) -> None:
         self.p = probe
-        self.workdir = tempfile.mkdtemp(prefix="compilescope-aoti-")
+        # Inside the probe's own fresh cache where there is one: the runner
+        # removes that folder when a killed probe could not (docs/protocol.md).
+        inside = probe.cache_dir if probe.remove_cache_dir else None
+        self.workdir = tempfile.mkdtemp(prefix="compilescope-aoti-", dir=inside)
         probe.temp_dirs.append(self.workdir)
         self.child: subprocess.Popen | None = None
 

@@ -1,6 +1,9 @@
 // The runner against a fake probe: every way a child process can end.
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -11,6 +14,15 @@
 using namespace cs::core;
 
 namespace {
+
+char readState(const QString& pid) {
+    QFile stat("/proc/" + pid + "/stat");
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray text = stat.readAll();
+    const auto close = text.lastIndexOf(')');
+    return close >= 0 && close + 2 < text.size() ? text.at(close + 2) : char(0);
+}
 
 QString status(const Run& run) {
     return QString::fromLatin1(toString(run.status));
@@ -101,6 +113,25 @@ class ProbeProcessTest : public QObject {
         QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
         QCOMPARE(status(run), QString("cancelled"));
         QCOMPARE(run.measuredLatencies().size(), size_t(5));
+    }
+
+    // SIGKILL leaves the probe no way to clean up: the runner ends what is
+    // left of its group and removes the fresh cache that hello named.
+    void killedProbeLeavesNoCacheNorWorker() {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QByteArray previous = qgetenv("TMPDIR");
+        qputenv("TMPDIR", root.path().toUtf8()); // the probe's and the runner's temp root
+        Run run = runFake("killed_with_cache");
+        qputenv("TMPDIR", previous);
+        QCOMPARE(status(run), QString("crashed"));
+        QVERIFY(QDir(root.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).isEmpty());
+        QCOMPARE(run.logs.size(), size_t(1));
+        const QString worker = QString::fromStdString(run.logs.front().message).section(' ', 1, 1);
+        QVERIFY(worker.toLongLong() > 0);
+        // Gone, or a zombie its new parent has not reaped yet.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !QFile::exists("/proc/" + worker + "/stat") || readState(worker) == 'Z', 5000);
     }
 
     // The quiet measure phase sends chunks; a probe that dies between two of

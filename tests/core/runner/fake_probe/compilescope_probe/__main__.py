@@ -27,6 +27,69 @@ def chunks(emit, behaviour: str) -> None:
     emit("done", status="ok")
 
 
+def flood(events, behaviour: str) -> None:
+    """Writes COMPILESCOPE_FAKE_FLOOD_MB (default 200) MiB at full speed on the
+    event stream: flood_garbage lines that are not JSON, flood_events valid
+    events no view keeps in bulk (progress, logs, unknown types)."""
+    total = int(float(os.environ.get("COMPILESCOPE_FAKE_FLOOD_MB", "200")) * (1 << 20))
+    if behaviour == "flood_garbage":
+        line = b"garbage " + b"#" * 110 + b"\n"
+    else:
+        t = time.monotonic_ns()
+        line = (
+            json.dumps({"type": "compile_progress", "t_ns": t, "stage": "tracing"})
+            + "\n"
+            + json.dumps({"type": "log", "t_ns": t, "level": "debug", "message": "x" * 40})
+            + "\n"
+            + json.dumps({"type": "mystery", "t_ns": t, "payload": [1, 2, 3]})
+            + "\n"
+        ).encode()
+    block = line * max(1, (1 << 20) // len(line))
+    events.flush()
+    fd = events.fileno()
+    written = 0
+    while written < total:
+        view = memoryview(block)
+        while view:
+            view = view[os.write(fd, view) :]
+        written += len(block)
+
+
+def long_line(events) -> None:
+    """One line past the app's 64 MiB bound, then the run goes on."""
+    events.flush()
+    block = b"x" * (1 << 20)
+    for _ in range(65):
+        view = memoryview(block)
+        while view:
+            view = view[os.write(events.fileno(), view) :]
+    os.write(events.fileno(), b"\n")
+
+
+def killed_with_cache(emit) -> None:
+    """As the real probe after a SIGKILL: its fresh cache (named in hello) and
+    a worker in its group are left for the runner to clean up."""
+    import tempfile
+
+    cache = tempfile.mkdtemp(prefix="compilescope-cache-")
+    open(os.path.join(cache, "entry"), "w").close()
+    emit(
+        "hello",
+        protocol=1,
+        python=sys.version.split()[0],
+        torch=None,
+        device="cpu",
+        settings={"argv": sys.argv[1:], "cache_dir": None, "warm_cache": False},
+        cache_dir=cache,
+    )
+    worker = os.fork()
+    if worker == 0:  # a compiler worker that outlives its parent
+        os.execvp("sleep", ["sleep", "300"])
+    emit("log", level="info", message=f"worker {worker}")
+    emit("phase", name="measure", edge="begin")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def watch_lifeline() -> None:
     """Like the real probe: the group ends when stdin (a remote channel) closes."""
 
@@ -55,6 +118,8 @@ def main() -> None:
         events.write(json.dumps({"type": event_type, "t_ns": time.monotonic_ns(), **fields}) + "\n")
         events.flush()
 
+    if behaviour == "killed_with_cache":
+        killed_with_cache(emit)
     emit(
         "hello",
         protocol=1,
@@ -70,6 +135,10 @@ def main() -> None:
     if behaviour.startswith("chunks"):
         chunks(emit, behaviour)
         return
+    if behaviour.startswith("flood"):
+        flood(events, behaviour)
+    if behaviour == "long_line":
+        long_line(events)
     for i in range(5):
         emit("iteration", index=i, latency_ns=1000 + i, wall_ns=1000 + i, warmup=False)
     if behaviour == "slow":
