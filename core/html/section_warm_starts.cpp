@@ -16,8 +16,9 @@ namespace {
 
 void cell(HtmlTable& table, const ColdStart& c, bool withRatio) {
     if (c.firstCallNs < 0) {
-        // Blank, never zero: the reason shows in the cell.
-        table.html("— <span class=\"note\">" + htmlEscape(c.why) + "</span>");
+        // Blank, never zero: the reason is the cell's tooltip (inline it widened
+        // the table past the page).
+        table.text("—", c.why);
         return;
     }
     std::string text = formatDuration(static_cast<double>(c.firstCallNs));
