@@ -1,8 +1,15 @@
 #include "core/analysis/run_outcome.h"
 
+#include <csignal>
+
 namespace cs::core {
 
 namespace {
+
+// Between hello and the first phase the probe imports torch (docs/protocol.md).
+bool importingTorch(const Run& run) {
+    return run.sawHello && !run.sawDone && run.phases.empty();
+}
 
 std::string progressSoFar(const Run& run) {
     const auto measured = run.measuredLatencies().size();
@@ -15,7 +22,30 @@ std::string progressSoFar(const Run& run) {
             break;
         }
     }
+    if (importingTorch(run))
+        text += "; it was still importing torch, before the model was loaded";
     return text;
+}
+
+std::string signalName(int signal) {
+    switch (signal) {
+    case SIGSEGV:
+        return "SIGSEGV, a segmentation fault";
+    case SIGABRT:
+        return "SIGABRT, an abort";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGILL:
+        return "SIGILL, an illegal instruction";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGTERM:
+        return "SIGTERM";
+    default:
+        return "signal " + std::to_string(signal);
+    }
 }
 
 } // namespace
@@ -70,6 +100,25 @@ void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail
         return;
     }
     run.status = RunStatus::Crashed;
+    if (end == ProcessEnd::Signalled && importingTorch(run) && !run.error && exitCode > 0 &&
+        exitCode < 65) { // a signal's number (a remote ssh says 255)
+        const std::string python =
+            run.probe.pythonExecutable.empty() ? "python" : run.probe.pythonExecutable;
+        const bool killed = exitCode == SIGKILL || exitCode == SIGTERM;
+        run.error = ErrorInfo{
+            "crashed",
+            killed ? "The probe was killed (" + signalName(exitCode) +
+                         ") while importing torch, before the model was loaded."
+                   : "torch's import crashed (" + signalName(exitCode) + ") in " + python +
+                         ", before the model was loaded: the torch installed there is broken or "
+                         "does not match this machine (its CUDA driver, CPU or libraries). Check "
+                         "it with: \"" +
+                         python +
+                         "\" -c \"import torch\"; reinstall torch there, or pick another "
+                         "interpreter.",
+            ""};
+        return;
+    }
     std::string how =
         end == ProcessEnd::Signalled
             ? "was killed or crashed" + (detail.empty() ? std::string() : " (" + detail + ")")
