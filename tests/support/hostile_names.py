@@ -6,10 +6,12 @@ each. `marker` is an absolute path: a shell that ran any of these names as a
 command would create it, so a test checks afterwards that it does not exist.
 
 Used by tests/e2e/test_cli_hostile_paths.py (the CLI, local runs) and
-tests/app (the GUI: tests/app/test_hostile_paths.cpp reads the same cases
-from `python3 hostile_names.py MARKER`, printed as JSON). The remote quoting
-tests (tests/e2e/test_cli_remote.py, test_hostile_model_paths) keep a copy of
-their own that matches these cases: `{k: v + ".py" for k, v in hostile_names(m).items()}`.
+tests/app/test_save_failures.cpp (the GUI: it runs `python3 hostile_names.py
+MARKER`, which prints the cases as JSON). The remote quoting tests
+(tests/e2e/test_cli_remote.py, test_hostile_model_paths) still keep their own
+list; it has the same cases and strings but for the non-ASCII file name and
+"markup", so they can switch to
+`{k: v + ".py" for k, v in hostile_names(marker).items()}`.
 
 A leading "-" is not among them: it is only hostile as a relative name on a
 command line (see test_cli_hostile_paths.py's test_a_leading_dash).
