@@ -6,9 +6,15 @@ namespace cs::core {
 
 namespace {
 
-// Between hello and the first phase the probe imports torch (docs/protocol.md).
+// Between hello and the first phase the probe imports torch (docs/protocol.md),
+// then loads torch's cache artifacts for such a start (their event ends that).
 bool importingTorch(const Run& run) {
-    return run.sawHello && !run.sawDone && run.phases.empty();
+    return run.sawHello && !run.sawDone && run.phases.empty() && !run.cacheArtifacts;
+}
+
+std::string torchImport(const Run& run) {
+    return run.setting.cacheArtifacts() ? "torch's import, or the load of its cache artifacts,"
+                                        : "torch's import";
 }
 
 std::string progressSoFar(const Run& run) {
@@ -39,10 +45,6 @@ std::string signalName(int signal) {
         return "SIGILL, an illegal instruction";
     case SIGFPE:
         return "SIGFPE";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGTERM:
-        return "SIGTERM";
     default:
         return "signal " + std::to_string(signal);
     }
@@ -100,22 +102,21 @@ void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail
         return;
     }
     run.status = RunStatus::Crashed;
-    if (end == ProcessEnd::Signalled && importingTorch(run) && !run.error && exitCode > 0 &&
-        exitCode < 65) { // a signal's number (a remote ssh says 255)
+    // A crash (not a kill: the general words say where a kill landed) while
+    // importing torch is torch's own: say so, and how to check it.
+    const bool crashSignal = exitCode > 0 && exitCode < 65 && exitCode != SIGKILL &&
+                             exitCode != SIGTERM; // a remote ssh's 255 is no signal
+    if (end == ProcessEnd::Signalled && importingTorch(run) && !run.error && crashSignal) {
         const std::string python =
             run.probe.pythonExecutable.empty() ? "python" : run.probe.pythonExecutable;
-        const bool killed = exitCode == SIGKILL || exitCode == SIGTERM;
         run.error = ErrorInfo{
             "crashed",
-            killed ? "The probe was killed (" + signalName(exitCode) +
-                         ") while importing torch, before the model was loaded."
-                   : "torch's import crashed (" + signalName(exitCode) + ") in " + python +
-                         ", before the model was loaded: the torch installed there is broken or "
-                         "does not match this machine (its CUDA driver, CPU or libraries). Check "
-                         "it with: \"" +
-                         python +
-                         "\" -c \"import torch\"; reinstall torch there, or pick another "
-                         "interpreter.",
+            torchImport(run) + " crashed (" + signalName(exitCode) + ") in " + python +
+                ", before the model was loaded: the torch installed there is broken or does not "
+                "match this machine (its CUDA driver, CPU or libraries). Check it with: \"" +
+                python +
+                "\" -c \"import torch\"; reinstall torch there, or pick another "
+                "interpreter.",
             ""};
         return;
     }

@@ -84,6 +84,11 @@ TEST(RunOutcome, ACrashBeforeTheLoadIsTorchsImport) {
     EXPECT_NE(run.error->message.find("\"/opt/env/bin/python\" -c \"import torch\""),
               std::string::npos)
         << run.error->message;
+    // A kill is not a crash of torch's: the general words, saying where it landed.
+    cs::core::Run killed = withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n");
+    settleRun(killed, ProcessEnd::Signalled, SIGKILL, "signal or crash");
+    EXPECT_EQ(killed.error->message.find("import crashed"), std::string::npos);
+    EXPECT_NE(killed.error->message.find("still importing torch"), std::string::npos);
     // A remote ssh's 255 is no signal: the general words.
     cs::core::Run remote = withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n");
     settleRun(remote, ProcessEnd::Signalled, 255, "on gpu-box");
