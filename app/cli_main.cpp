@@ -95,6 +95,40 @@ int usage(const QString& message) {
     return kExitBadArguments;
 }
 
+// A file name that begins with '-' reads as options ("Unknown options: d, a,
+// s, h..."), and options written after "--" read as file names: say what to type.
+QString withDashHint(const QString& message, const QStringList& arguments) {
+    QString hint;
+    const int dashDash = static_cast<int>(arguments.indexOf("--"));
+    for (int i = 1; i < arguments.size(); ++i) {
+        const QString& a = arguments[i];
+        if (dashDash >= 0 && i > dashDash) {
+            if (a.startsWith("--") && a.size() > 2) {
+                hint = QStringLiteral("Everything after -- is a file name, so %1 was taken as one: "
+                                      "put every option before --.")
+                           .arg(a);
+                break;
+            }
+            continue;
+        }
+        if (a == "--" || !a.startsWith('-') || a.startsWith("--"))
+            continue;
+        const QFileInfo file(a);
+        if (file.exists() || a.contains('.') || a.contains('/')) {
+            hint = QStringLiteral("\"%1\" begins with '-', so it reads as options: name the file "
+                                  "as ./%1 (or by its full path), or put it after -- with every "
+                                  "option before it.")
+                       .arg(a);
+            break;
+        }
+    }
+    return hint.isEmpty() ? message : message + "\n" + hint;
+}
+
+int usageAfterParse(const QString& message, const QStringList& arguments) {
+    return usage(withDashHint(message, arguments));
+}
+
 // How far the numbers above can be trusted: the cross-check, the threads, what
 // the app itself took, calls dropped as unsettled (docs/measuring.md).
 void printMeasurementNotes(const Run& run) {
@@ -264,10 +298,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     if (scale)
         parser.addOptions({batchSizes, budget, memoryCap});
     if (!parser.parse(arguments))
-        return usage(parser.errorText());
+        return usageAfterParse(parser.errorText(), arguments);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2)
-        return usage("run needs exactly one MODEL");
+        return usageAfterParse("run needs exactly one MODEL", arguments);
 
     Setting base;
     bool numbersOk = true, ok = false;
@@ -514,10 +548,10 @@ int diffCommand(const QStringList& arguments) {
                                        "pct", "10");
     parser.addOption(threshold);
     if (!parser.parse(arguments))
-        return usage(parser.errorText());
+        return usageAfterParse(parser.errorText(), arguments);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 3)
-        return usage("diff needs two reports: A.json B.json");
+        return usageAfterParse("diff needs two reports: A.json B.json", arguments);
     bool ok = false;
     DiffOptions options;
     options.thresholdPercent = parser.value(threshold).toDouble(&ok);
@@ -537,7 +571,8 @@ int diffCommand(const QStringList& arguments) {
 
 int htmlCommand(const QStringList& arguments) {
     if (arguments.size() != 4)
-        return usage("html needs a report and an output path: REPORT.json OUT.html");
+        return usageAfterParse("html needs a report and an output path: REPORT.json OUT.html",
+                               arguments);
     const auto report = readForCommand(arguments[2]);
     if (!report)
         return kExitBadArguments;
@@ -585,10 +620,10 @@ int importCommand(const QStringList& arguments) {
     const QCommandLineOption html("html", "write the HTML report here", "path");
     parser.addOptions({job, list, json, html});
     if (!parser.parse(arguments))
-        return usage(parser.errorText());
+        return usageAfterParse(parser.errorText(), arguments);
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2)
-        return usage("import needs one TORCH_TRACE directory or file");
+        return usageAfterParse("import needs one TORCH_TRACE directory or file", arguments);
     bool ok = false;
     trace::ImportOptions options;
     options.job = parser.value(job).toInt(&ok);

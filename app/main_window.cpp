@@ -53,6 +53,15 @@ namespace cs::app {
 
 namespace {
 constexpr int kMaxRecent = 10;
+// A path or file name as one line of a title or menu: a newline in a file name
+// shows as ↵, other control characters as U+FFFD, instead of breaking the line.
+QString oneLine(QString text) {
+    for (QChar& c : text) {
+        if (c.category() == QChar::Other_Control)
+            c = c == QChar('\n') ? QChar(0x21B5) : QChar(QChar::ReplacementCharacter);
+    }
+    return text;
+}
 bool isReportPath(const QString& path) {
     return path.endsWith(".json", Qt::CaseInsensitive);
 }
@@ -251,6 +260,7 @@ void MainWindow::buildMenus() {
             importTrace(dir);
     });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    recentMenu_->setObjectName("recentMenu");
     rebuildRecentMenu();
     file->addAction(tr("&Diff Reports…"), QKeySequence(Qt::CTRL | Qt::Key_D), this, [this] {
         const QString filter = tr("compilescope reports (*.json)");
@@ -622,7 +632,12 @@ void MainWindow::saveReport(const QString& path) {
     saveReportAsync(this, document_->report(), path, ReportFormat::Json,
                     [this, path](const QString& error) {
                         if (!error.isEmpty()) {
+                            // The results stay open, marked unsaved (the title's
+                            // "*"), and closing still asks about them.
                             showError(tr("Report not saved"), error);
+                            status_->setText(tr("Report not saved: %1 The results are still open "
+                                                "and unsaved.")
+                                                 .arg(error));
                             return;
                         }
                         document_->setPath(path);
@@ -671,8 +686,8 @@ void MainWindow::updateTitle() {
         if (name.isEmpty())
             name = QFileInfo(settings_->modelSpec()).fileName();
     }
-    setWindowTitle(
-        QStringLiteral("%1%2 — compilescope").arg(name, document_->isModified() ? "*" : ""));
+    setWindowTitle(QStringLiteral("%1%2 — compilescope")
+                       .arg(oneLine(name), document_->isModified() ? "*" : ""));
 }
 
 widgets::SourceReader MainWindow::sourceReaderFor(const std::string& target) {
@@ -705,8 +720,12 @@ void MainWindow::showResults(bool results) {
     centre_->setCurrentIndex(results ? 1 : 0);
 }
 
+bool MainWindow::hasUnsavedResults() const {
+    return document_->isModified() && !document_->isEmpty() && !runner_->isRunning();
+}
+
 bool MainWindow::confirmDiscard() {
-    if (quiet_ || !document_->isModified() || document_->isEmpty() || runner_->isRunning())
+    if (quiet_ || !hasUnsavedResults())
         return true;
     const auto answer = QMessageBox::question(
         this, tr("Unsaved results"), tr("The current results are not saved. Discard them?"),
@@ -730,8 +749,12 @@ void MainWindow::rebuildRecentMenu() {
         return;
     recentMenu_->clear();
     const QStringList recent = QSettings().value("recent").toStringList();
-    for (const QString& path : recent)
-        recentMenu_->addAction(path, this, [this, path] { openPath(path); });
+    for (const QString& path : recent) {
+        // "&" would underline the next letter instead of showing itself.
+        auto* action = recentMenu_->addAction(QString(oneLine(path)).replace('&', "&&"), this,
+                                              [this, path] { openPath(path); });
+        action->setData(path);
+    }
     recentMenu_->setEnabled(!recent.isEmpty());
 }
 

@@ -67,6 +67,8 @@ class MainWindow : public QMainWindow {
     QString statusText() const;
     // A report that failed to open, or the last error shown; for tests.
     QString lastError() const { return lastError_; }
+    // Results that closing the window or opening another would ask about.
+    bool hasUnsavedResults() const;
     // No modal dialogs (tests, scripted screenshots): errors go to the status bar.
     void setQuiet(bool quiet) { quiet_ = quiet; }
 

@@ -1,8 +1,21 @@
 #include "core/analysis/run_outcome.h"
 
+#include <csignal>
+
 namespace cs::core {
 
 namespace {
+
+// Between hello and the first phase the probe imports torch (docs/protocol.md),
+// then loads torch's cache artifacts for such a start (their event ends that).
+bool importingTorch(const Run& run) {
+    return run.sawHello && !run.sawDone && run.phases.empty() && !run.cacheArtifacts;
+}
+
+std::string torchImport(const Run& run) {
+    return run.setting.cacheArtifacts() ? "torch's import, or the load of its cache artifacts,"
+                                        : "torch's import";
+}
 
 std::string progressSoFar(const Run& run) {
     const auto measured = run.measuredLatencies().size();
@@ -15,7 +28,26 @@ std::string progressSoFar(const Run& run) {
             break;
         }
     }
+    if (importingTorch(run))
+        text += "; it was still importing torch, before the model was loaded";
     return text;
+}
+
+std::string signalName(int signal) {
+    switch (signal) {
+    case SIGSEGV:
+        return "SIGSEGV, a segmentation fault";
+    case SIGABRT:
+        return "SIGABRT, an abort";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGILL:
+        return "SIGILL, an illegal instruction";
+    case SIGFPE:
+        return "SIGFPE";
+    default:
+        return "signal " + std::to_string(signal);
+    }
 }
 
 } // namespace
@@ -70,6 +102,24 @@ void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail
         return;
     }
     run.status = RunStatus::Crashed;
+    // A crash (not a kill: the general words say where a kill landed) while
+    // importing torch is torch's own: say so, and how to check it.
+    const bool crashSignal = exitCode > 0 && exitCode < 65 && exitCode != SIGKILL &&
+                             exitCode != SIGTERM; // a remote ssh's 255 is no signal
+    if (end == ProcessEnd::Signalled && importingTorch(run) && !run.error && crashSignal) {
+        const std::string python =
+            run.probe.pythonExecutable.empty() ? "python" : run.probe.pythonExecutable;
+        run.error = ErrorInfo{
+            "crashed",
+            torchImport(run) + " crashed (" + signalName(exitCode) + ") in " + python +
+                ", before the model was loaded: the torch installed there is broken or does not "
+                "match this machine (its CUDA driver, CPU or libraries). Check it with: \"" +
+                python +
+                "\" -c \"import torch\"; reinstall torch there, or pick another "
+                "interpreter.",
+            ""};
+        return;
+    }
     std::string how =
         end == ProcessEnd::Signalled
             ? "was killed or crashed" + (detail.empty() ? std::string() : " (" + detail + ")")

@@ -1,10 +1,18 @@
 #include "core/report/report_json.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/advice/advice_json.h"
 #include "core/analysis/stats.h"
@@ -447,31 +455,137 @@ std::string writeReportJson(const Report& report, int indent) {
     return text;
 }
 
-bool saveTextFile(const std::string& path, const std::string& text, std::string* error) {
-    const std::string temp = path + ".partial";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            if (error)
-                *error = "Cannot write " + path + ": the folder does not exist or is not writable.";
-            return false;
-        }
-        out << text;
-        out.flush();
-        if (!out) {
-            if (error)
-                *error = "Writing " + path + " failed (disk full?).";
-            std::remove(temp.c_str());
-            return false;
+namespace {
+
+// What an errno means for a save, in words a user can act on.
+std::string saveFailure(int error) {
+    switch (error) {
+    case ENOSPC:
+        return "the disk is full (ENOSPC)";
+    case EDQUOT:
+        return "the disk quota is used up (EDQUOT)";
+    case EFBIG:
+        return "the file is larger than this file system or the file-size limit allows (EFBIG)";
+    case EROFS:
+        return "the file system is read-only (EROFS)";
+    case EACCES:
+    case EPERM:
+        return "permission denied: the folder is not writable";
+    case ENOENT:
+        return "the folder does not exist";
+    case ENOTDIR:
+        return "a part of the path is not a folder";
+    case EIO:
+        return "an input/output error (EIO)";
+    default:
+        return std::strerror(error);
+    }
+}
+
+// The mode a new file gets: the one it replaces, else 0666 less the umask
+// (read from /proc: umask() would change it for every thread).
+mode_t newFileMode(const std::string& path) {
+    struct stat existing {};
+    if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode))
+        return existing.st_mode & 07777;
+    mode_t mask = 022;
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("Umask:", 0) == 0) {
+            mask = static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+            break;
         }
     }
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
+    return 0666 & ~mask;
+}
+
+// At most `limit` bytes of `name`, not cutting a UTF-8 character in two.
+std::string clipName(const std::string& name, size_t limit) {
+    if (name.size() <= limit)
+        return name;
+    size_t end = limit;
+    while (end > 0 && (static_cast<unsigned char>(name[end]) & 0xC0) == 0x80)
+        --end;
+    return name.substr(0, end);
+}
+
+bool writeAll(int fd, const std::string& text, int* error) {
+    const char* data = text.data();
+    size_t left = text.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, data, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            *error = errno;
+            return false;
+        }
+        if (n == 0) { // no progress and no error: treat as a full disk
+            *error = ENOSPC;
+            return false;
+        }
+        data += n;
+        left -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+} // namespace
+
+std::string saveTempPrefix(const std::string& path) {
+    const std::filesystem::path target(path);
+    return "." + clipName(target.filename().string(), 200) + kSaveTempMarker;
+}
+
+bool saveTextFile(const std::string& path, const std::string& text, std::string* error) {
+    const std::filesystem::path target(path);
+    const std::filesystem::path dir =
+        target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    const bool hadFile = ::access(path.c_str(), F_OK) == 0;
+    const std::string unchanged =
+        hadFile ? "; the previous file is unchanged." : "; nothing was written.";
+    auto fail = [&](const std::string& what) {
         if (error)
-            *error = "Cannot replace " + path + ": " + ec.message();
-        std::remove(temp.c_str());
+            *error = "Could not save " + path + ": " + what + unchanged;
         return false;
+    };
+    // A temporary of its own in the same folder (so the rename cannot cross
+    // file systems): hidden, and never ending in a report's extension.
+    std::string temp = (dir / (saveTempPrefix(path) + "XXXXXX")).string();
+    const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+    if (fd < 0) {
+        const int e = errno;
+        return fail("cannot create a file in the folder " + dir.string() + " (" + saveFailure(e) +
+                    ")");
+    }
+    int e = 0;
+    const char* step = nullptr;
+    if (::fchmod(fd, newFileMode(path)) != 0) {
+        e = errno;
+        step = "setting its permissions";
+    } else if (!writeAll(fd, text, &e)) {
+        step = "writing it";
+    } else if (::fsync(fd) != 0) {
+        e = errno;
+        step = "flushing it to the disk";
+    }
+    if (::close(fd) != 0 && !step) {
+        e = errno;
+        step = "closing it";
+    }
+    if (!step && ::rename(temp.c_str(), path.c_str()) != 0) {
+        e = errno;
+        step = "renaming it over the old file";
+    }
+    if (step) {
+        ::unlink(temp.c_str());
+        return fail(saveFailure(e) + " while " + step);
+    }
+    // The rename is durable once the folder's entry is on the disk.
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+        ::fsync(dirFd);
+        ::close(dirFd);
     }
     return true;
 }

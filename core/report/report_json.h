@@ -47,7 +47,17 @@ struct ReadControl {
 ReportReadResult readReportJson(const std::string& text, const std::string& source);
 ReportReadResult readReportFile(const std::string& path, const ReadControl& control = {});
 
-// Writes atomically (temp file + rename) so a failed save never truncates a report.
+// Saves atomically: the text goes to a temporary file of its own in the same
+// folder (".NAME.cs-saving-XXXXXX", hidden, never a report's extension),
+// written, checked and fsync'ed, then renamed over `path`, and the folder
+// fsync'ed. On any failure the temporary is removed, the previous file is left
+// as it was, and `error` names the path and the cause ("the disk is full (ENOSPC)").
+// A save killed midway leaves at most such a temporary, never a truncated `path`.
 bool saveTextFile(const std::string& path, const std::string& text, std::string* error);
+
+// What marks a save's temporary file, and the prefix of those for `path`
+// (".NAME.cs-saving-"): readers of folders can recognise and skip them.
+inline constexpr const char* kSaveTempMarker = ".cs-saving-";
+std::string saveTempPrefix(const std::string& path);
 
 } // namespace cs::core

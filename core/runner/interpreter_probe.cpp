@@ -5,11 +5,14 @@
 #include <QProcess>
 #include <QTimer>
 
+#include "core/runner/interpreter_check.h"
+
 namespace cs::core {
 
 namespace {
 
 // Runs in the user's interpreter: standard library first, torch if present.
+// Python 2 parses it too, so an old interpreter says its version.
 const char* const kQueryScript = R"PY(
 import json, sys
 out = {"python": sys.version.split()[0]}
@@ -19,9 +22,11 @@ try:
     out["cuda"] = torch.version.cuda or ""
     out["device"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
 except Exception as e:
-    out["torch_error"] = f"{type(e).__name__}: {e}"
+    out["torch_error"] = "%s: %s" % (type(e).__name__, e)
 print(json.dumps(out))
 )PY";
+
+constexpr int kDescribeTimeoutMs = 60000;
 
 } // namespace
 
@@ -54,8 +59,12 @@ InterpreterDescription parseInterpreterAnswer(const QString& path, const QByteAr
         return d;
     }
     const QJsonObject o = doc.object();
-    d.ok = true;
     d.python = o.value("python").toString();
+    if (auto old = pythonTooOld(path.toStdString(), "Python " + d.python.toStdString())) {
+        d.problem = QString::fromStdString(*old);
+        return d;
+    }
+    d.ok = true;
     d.torch = o.value("torch").toString();
     d.cuda = o.value("cuda").toString();
     d.device = o.value("device").toString();
@@ -94,7 +103,10 @@ void InterpreterProbe::describe(const QString& path) {
     auto* process = new QProcess(this);
     auto* timer = new QTimer(process);
     timer->setSingleShot(true);
-    connect(timer, &QTimer::timeout, process, [process] { process->kill(); });
+    connect(timer, &QTimer::timeout, process, [process] {
+        process->setProperty("timedOut", true);
+        process->kill();
+    });
     auto finish = [this, path, process](const InterpreterDescription& d) {
         pending_.remove(path);
         cache_[path] = d;
@@ -102,17 +114,44 @@ void InterpreterProbe::describe(const QString& path) {
         emit described(d);
     };
     connect(process, &QProcess::finished, this, [=](int exitCode, QProcess::ExitStatus) {
-        finish(parseInterpreterAnswer(path, process->readAllStandardOutput(), exitCode));
+        if (process->property("timedOut").toBool()) {
+            InterpreterDescription d;
+            d.path = path;
+            d.problem = QStringLiteral("%1 did not answer within %2 s (importing torch there "
+                                       "takes that long: a slow or network file system?). Try "
+                                       "\"%1\" -c \"import torch\" in a terminal.")
+                            .arg(path)
+                            .arg(kDescribeTimeoutMs / 1000);
+            finish(d);
+            return;
+        }
+        auto d = parseInterpreterAnswer(path, process->readAllStandardOutput(), exitCode);
+        if (!d.ok && d.python.isEmpty()) {
+            // It did not run the query: a Python 2 fails to parse it... ask its version.
+            QProcess version;
+            version.setProcessChannelMode(QProcess::MergedChannels);
+            version.start(path, {"--version"});
+            if (version.waitForFinished(2000)) {
+                if (auto old = pythonTooOld(path.toStdString(), version.readAll().toStdString()))
+                    d.problem = QString::fromStdString(*old);
+            } else {
+                version.kill();
+                version.waitForFinished(1000);
+            }
+        }
+        finish(d);
     });
     connect(process, &QProcess::errorOccurred, this, [=](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart)
             return;
         InterpreterDescription d;
         d.path = path;
-        d.problem = QStringLiteral("%1 could not be started").arg(path);
+        const std::string why = interpreterStartProblem(path.toStdString());
+        d.problem = why.empty() ? QStringLiteral("%1 could not be started").arg(path)
+                                : QString::fromStdString(why);
         finish(d);
     });
-    timer->start(60000); // importing torch the first time can take a while
+    timer->start(kDescribeTimeoutMs); // importing torch the first time can take a while
     process->start(path, {"-c", kQueryScript});
 }
 

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QProcessEnvironment>
 
+#include "core/runner/interpreter_check.h"
 #include "core/runner/remote_run.h"
 #include "core/runner/shell_quote.h"
 
@@ -342,6 +343,10 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
         settle(ProcessEnd::Signalled, exitCode, "on " + launch_.remote->target.label());
         return;
     }
+    if (status == QProcess::NormalExit && exitCode != 0 && !run_->sawHello && !launch_.remote) {
+        if (auto old = localPythonTooOld())
+            startProblem_ = ErrorInfo{"python_version", *old, ""};
+    }
     if (status == QProcess::CrashExit)
         settle(ProcessEnd::Signalled, exitCode, "signal or crash");
     else
@@ -349,8 +354,28 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
 }
 
 void ProbeProcess::onError(QProcess::ProcessError error) {
-    if (error == QProcess::FailedToStart)
-        settle(ProcessEnd::FailedToStart, -1, launch_.program);
+    if (error != QProcess::FailedToStart)
+        return;
+    if (!launch_.remote) {
+        const std::string why = interpreterStartProblem(launch_.program);
+        if (!why.empty())
+            startProblem_ =
+                ErrorInfo{"probe_start", "Could not start the Python interpreter: " + why, ""};
+    }
+    settle(ProcessEnd::FailedToStart, -1, launch_.program);
+}
+
+std::optional<std::string> ProbeProcess::localPythonTooOld() const {
+    QProcess version;
+    version.setProcessChannelMode(QProcess::MergedChannels);
+    version.setStandardInputFile(QProcess::nullDevice());
+    version.start(QString::fromStdString(launch_.program), {"--version"});
+    if (!version.waitForFinished(2000)) {
+        version.kill();
+        version.waitForFinished(1000);
+        return std::nullopt;
+    }
+    return pythonTooOld(launch_.program, version.readAll().toStdString());
 }
 
 void ProbeProcess::settle(ProcessEnd end, int exitCode, const std::string& detail) {
@@ -361,6 +386,10 @@ void ProbeProcess::settle(ProcessEnd end, int exitCode, const std::string& detai
     killTimer_.stop();
     cleanUpAfterProbe();
     settleRun(*run_, end, exitCode, detail);
+    if (startProblem_) {
+        run_->status = RunStatus::Failed;
+        run_->error = *startProblem_;
+    }
     emit updated();
     emit finished();
 }

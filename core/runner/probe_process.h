@@ -51,6 +51,9 @@ class ProbeProcess : public QObject {
     void stopWith(ProcessEnd reason);
     void signalGroup(int signal);
     void settle(ProcessEnd end, int exitCode, const std::string& detail);
+    // A local interpreter that exited before hello: is it a Python too old
+    // for the probe (python2)? Asks it `--version`, a second at most.
+    std::optional<std::string> localPythonTooOld() const;
     // A remote probe: its group is signalled there, over the shared connection.
     void signalRemoteGroup(int signal, bool wait);
     void takeRemotePid(QByteArray& chunk);
@@ -68,6 +71,8 @@ class ProbeProcess : public QObject {
     qint64 pid_ = 0;
     std::optional<ProcessEnd> stopReason_;
     bool settled_ = false;
+    // Replaces the error settleRun would write (a failed start, a Python 2).
+    std::optional<ErrorInfo> startProblem_;
     int64_t measureCpuBeginNs_ = -1; // the app's CPU time when the measure phase began
     // The fresh compile cache the probe made (hello's cache_dir) and removes at
     // its end; removed here too, for a probe that could not (SIGKILL, a crash).

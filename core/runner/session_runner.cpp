@@ -309,6 +309,14 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         if (p.endNs < 0)
             open = &p;
     }
+    if (!open && run.phases.empty()) {
+        // Between hello and the model's load the probe imports torch: on a
+        // cold file system, or a network one, that alone can take a minute.
+        if (elapsedMs < kSlowTorchImportMs)
+            return "importing torch";
+        return "still importing torch (a first import, or a slow or network file system, can "
+               "take a minute; the time limit still applies)";
+    }
     if (!open)
         return "running";
     const auto warmupDone = static_cast<int>(run.warmupLatencies().size());

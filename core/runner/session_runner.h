@@ -112,6 +112,8 @@ std::string cacheArtifactsFile(const std::string& dir);
 // codegen)", "measuring 40/100"). Past kLongCompileMs of elapsedMs (the probe's
 // age) in the first compile, it adds what the user can do about a long compile.
 inline constexpr int64_t kLongCompileMs = 60'000;
+// Past this, a probe still importing torch says "still importing torch".
+inline constexpr int64_t kSlowTorchImportMs = 10'000;
 std::string describeProgress(const Run& run, int64_t elapsedMs = 0);
 
 } // namespace cs::core

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "core/analysis/run_outcome.h"
 #include "core/events/event_parser.h"
 
@@ -67,4 +69,36 @@ TEST(RunOutcome, FailedToStartNamesInterpreter) {
     settleRun(run, ProcessEnd::FailedToStart, -1, "/opt/py/bin/python");
     EXPECT_EQ(run.status, RunStatus::Failed);
     EXPECT_NE(run.error->message.find("/opt/py/bin/python"), std::string::npos);
+}
+
+// Between hello and the load phase the probe imports torch: a crash there is
+// torch's import crashing, said with how to check it.
+TEST(RunOutcome, ACrashBeforeTheLoadIsTorchsImport) {
+    cs::core::Run run = withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1,"
+                                   "\"python_executable\":\"/opt/env/bin/python\"}\n");
+    settleRun(run, ProcessEnd::Signalled, SIGSEGV, "signal or crash");
+    EXPECT_EQ(run.status, RunStatus::Crashed);
+    ASSERT_TRUE(run.error);
+    EXPECT_NE(run.error->message.find("torch's import crashed (SIGSEGV"), std::string::npos)
+        << run.error->message;
+    EXPECT_NE(run.error->message.find("\"/opt/env/bin/python\" -c \"import torch\""),
+              std::string::npos)
+        << run.error->message;
+    // A kill is not a crash of torch's: the general words, saying where it landed.
+    cs::core::Run killed = withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n");
+    settleRun(killed, ProcessEnd::Signalled, SIGKILL, "signal or crash");
+    EXPECT_EQ(killed.error->message.find("import crashed"), std::string::npos);
+    EXPECT_NE(killed.error->message.find("still importing torch"), std::string::npos);
+    // A remote ssh's 255 is no signal: the general words.
+    cs::core::Run remote = withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n");
+    settleRun(remote, ProcessEnd::Signalled, 255, "on gpu-box");
+    EXPECT_EQ(remote.error->message.find("import crashed"), std::string::npos);
+}
+
+TEST(RunOutcome, ATimeoutWhileImportingTorchSaysSo) {
+    cs::core::Run run = withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n");
+    settleRun(run, ProcessEnd::TimedOut, -1, "20");
+    EXPECT_EQ(run.status, RunStatus::Timeout);
+    EXPECT_NE(run.error->message.find("still importing torch"), std::string::npos)
+        << run.error->message;
 }

@@ -7,7 +7,9 @@
 #include <QTest>
 
 #include <algorithm>
+#include <optional>
 
+#include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_process.h"
 #include "core/runner/session_runner.h"
 
@@ -206,6 +208,44 @@ class ProbeProcessTest : public QObject {
         QVERIFY(finished.wait(5000));
         QCOMPARE(status(run), QString("failed"));
         QVERIFY(QString::fromStdString(run.error->message).contains("/nonexistent/python"));
+    }
+
+    // The interpreter picker's describer (the GUI's settings dock) says the
+    // same as a run: a folder, no execute permission, a Python 2.
+    void interpreterDescriberSaysWhatIsWrong() {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("env");
+        QVERIFY(QDir().mkpath(folder + "/bin"));
+        QVERIFY(QFile::link("/usr/bin/python3", folder + "/bin/python"));
+        const QString noExec = dir.filePath("python-no-x");
+        QFile(noExec).open(QIODevice::WriteOnly);
+        const QString python2 = dir.filePath("python2");
+        {
+            QFile script(python2);
+            QVERIFY(script.open(QIODevice::WriteOnly));
+            script.write(
+                "#!/bin/sh\n"
+                "if [ \"$1\" = \"--version\" ]; then echo 'Python 2.7.18' >&2; exit 0; fi\n"
+                "echo 'SyntaxError: invalid syntax' >&2; exit 1\n");
+        }
+        QFile::setPermissions(python2, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        InterpreterProbe describer;
+        const QList<QPair<QString, QString>> cases = {
+            {folder, "\"" + folder + "/bin/python\""},
+            {noExec, "chmod +x"},
+            {python2, "is Python 2.7"},
+        };
+        std::optional<InterpreterDescription> last;
+        connect(&describer, &InterpreterProbe::described, this,
+                [&last](const InterpreterDescription& d) { last = d; });
+        for (const auto& [path, said] : cases) {
+            last.reset();
+            describer.describe(path);
+            QTRY_VERIFY_WITH_TIMEOUT(last.has_value(), 10000);
+            const InterpreterDescription d = *last;
+            QVERIFY(!d.ok);
+            QVERIFY2(d.problem.contains(path) && d.problem.contains(said), qPrintable(d.problem));
+        }
     }
 
     void sessionCancelKeepsFinishedRuns() {
