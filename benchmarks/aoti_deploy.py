@@ -45,8 +45,7 @@ def cli_report(cli: str, args: list[str], out: Path) -> dict:
 
 
 def median_us(run: dict) -> float:
-    lat = [it["latency_ns"] for it in run["iterations"] if not it["warmup"]]
-    return statistics.median(lat) / 1e3
+    return statistics.median(run["latency"]["samples_ns"]) / 1e3
 
 
 def phases_s(run: dict) -> dict:

@@ -22,6 +22,7 @@
 
 #include "app/main_window.h"
 #include "core/runner/session_runner.h"
+#include "tests/support/self_rss.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/common/report_document.h"
 #include "widgets/run/settings_panel.h"
@@ -37,14 +38,7 @@ int envInt(const char* name, int fallback) {
 }
 
 double rssMiB() {
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
-            resident = 0;
-        std::fclose(f);
-    }
-    return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) /
-           (1024.0 * 1024.0);
+    return cs::test::selfRssMiB();
 }
 
 qsizetype openFds() {

@@ -13,23 +13,16 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <unistd.h>
 
 #include "core/runner/probe_process.h"
+#include "tests/support/self_rss.h"
 
 using namespace cs::core;
 
 namespace {
 
 double rssMiB() {
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
-            resident = 0;
-        std::fclose(f);
-    }
-    return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) /
-           (1024.0 * 1024.0);
+    return cs::test::selfRssMiB();
 }
 
 double floodMiB() {
