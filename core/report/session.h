@@ -257,6 +257,64 @@ struct KernelSummary {
     bool operator==(const KernelSummary&) const = default;
 };
 
+// One kernel of Inductor's output code and what it was made of
+// (docs/kernel-cost.md): from the provenance tracking artifacts where torch
+// has them, else from the comments Inductor writes into the code.
+struct CodeKernel {
+    std::string name;  // "cpp_fused_relu_0", "extern_kernels.addmm"
+    std::string kind;  // cpp, triton, extern, fallback, template, other
+    int handle = -1;   // provenance debug handle (codegen order); -1 unknown
+    int firstLine = 0; // 1-based lines of its source in the wrapper; 0: none
+    int lastLine = 0;
+    std::vector<std::string> nodes; // the captured graph's FX node names it contains
+    std::vector<SourceFrame> lines; // user source lines of those nodes
+    bool operator==(const CodeKernel&) const = default;
+};
+
+// Inductor's output code for one compiled graph (the inductor_code event).
+struct GeneratedCode {
+    std::string compileId;
+    std::string part;         // inference, forward, backward
+    std::string wrapper;      // the Python wrapper with its kernels inline; empty when omitted
+    int64_t wrapperBytes = 0; // the original's size, also when omitted or truncated
+    bool truncated = false;
+    std::string fusionSource; // provenance, comments, none
+    std::vector<CodeKernel> kernels;
+    bool operator==(const GeneratedCode&) const = default;
+};
+
+// Time in one kernel (or one compiled graph's wrapper) over the profiled window.
+struct KernelCost {
+    std::string compileId; // empty: the name was shared by graphs and could not be told
+    std::string name;      // empty for a wrapper row
+    int64_t ns = 0;        // summed over the window
+    int64_t count = 0;     // launches in the window
+    bool ambiguous = false;
+    bool operator==(const KernelCost&) const = default;
+};
+
+// Time spent outside compiled regions, on one user source line.
+struct EagerLineCost {
+    SourceFrame where;
+    int64_t ns = 0; // summed over the window
+    bool operator==(const EagerLineCost&) const = default;
+};
+
+// The profiled window after the measure phase (the kernel_profile event).
+struct KernelProfile {
+    bool present = false;
+    std::string source; // torch_profiler, cupti
+    int calls = 0;
+    int64_t windowNs = 0; // wall time of the window, profiler included
+    int64_t callNs = 0;   // the calls' own time as the profiler saw it
+    std::vector<KernelCost> kernels;
+    std::vector<KernelCost> wrappers; // per compile id: compiled-graph time outside kernels
+    std::vector<EagerLineCost> eager;
+    int64_t eagerNs = 0;
+    std::string note;
+    bool operator==(const KernelProfile&) const = default;
+};
+
 // One kernel, memcpy or memset on a GPU stream, from the gpu_trace event.
 struct GpuSlice {
     enum Kind { Kernel = 1, Memcpy = 2, Memset = 3 }; // the collector's record kinds
@@ -437,6 +495,11 @@ struct Run {
     std::optional<Scaling> scaling;               // a scale run's walk; absent otherwise
     std::optional<ExportFailure> exportFailure;   // aoti: export refused the model
     std::optional<CacheArtifacts> cacheArtifacts; // a run that saved or loaded them
+    // Inductor's generated code per compiled graph, and why it is absent
+    // when it was left out on purpose ("--no-code").
+    std::vector<GeneratedCode> code;
+    std::string codeOmitted;
+    KernelProfile kernelProfile;
     std::optional<TraceSource> trace;
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;
