@@ -1,0 +1,90 @@
+// From kernel back to line (docs/kernel-cost.md): the profiled window's time
+// per kernel, spread over each kernel's FX nodes and summed per user source
+// line, next to the time spent uncompiled on each line. Qt-free.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/report/session.h"
+
+namespace cs::core {
+
+// One kernel of one run, with its time per call when the window measured it.
+struct KernelCostRow {
+    std::string compileId;
+    std::string part; // inference, forward, backward; empty when no code names it
+    std::string name;
+    std::string kind;                // cpp, triton, extern, fallback, template, other, wrapper
+    std::optional<double> nsPerCall; // absent: in the code, not seen in the window
+    double share = 0;                // of the compiled total (kernels only; 0 for the wrapper row)
+    int64_t launchesPerCall = 0;
+    const CodeKernel* kernel = nullptr;  // the code's entry; null: profiled but unmapped
+    const GeneratedCode* code = nullptr; // the graph's code it belongs to
+    bool ambiguous = false;
+};
+
+// One user source line and what it costs per call.
+struct LineCostRow {
+    std::string file; // empty for the "no source line" row
+    int line = 0;
+    std::string function;
+    std::string code;
+    double compiledNsPerCall = 0;     // its share of the kernels' time
+    double compiledShare = 0;         // of the compiled total
+    double eagerNsPerCall = 0;        // time spent on it outside compiled regions
+    double eagerShare = 0;            // of the calls' own time
+    std::vector<std::string> kernels; // the kernels that contain its nodes, costliest first
+    std::vector<std::string> nodes;   // its FX nodes
+};
+
+struct CostBreakdown {
+    bool profiled = false; // a kernel_profile with calls
+    int calls = 0;
+    std::string source;           // torch_profiler, cupti
+    double compiledNsPerCall = 0; // sum of kernel time per call (the 100 % of compiledShare)
+    double wrapperNsPerCall = 0;  // compiled-graph time outside kernels
+    double eagerNsPerCall = 0;
+    double callNsPerCall = 0;
+    std::vector<KernelCostRow> kernels; // costliest first; kernels never profiled last
+    std::vector<LineCostRow> lines;     // costliest (compiled + eager) first; "no source line" last
+};
+
+// The run's breakdown (docs/kernel-cost.md, "The rule"). Pointers in the rows
+// point into `run`; keep it alive and unchanged while they are used.
+CostBreakdown costBreakdown(const Run& run);
+
+// The FX nodes a kernel contains and the kernels a node went into, within one
+// compile id: what selecting a kernel or a node highlights in the other tab.
+std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,
+                                     const std::string& kernel);
+std::vector<std::string> nodeKernels(const Run& run, const std::string& compileId,
+                                     const std::string& node);
+
+// Two settings side by side.
+struct KernelChange {
+    std::string compileId;
+    std::string nameA;  // empty: only in B
+    std::string nameB;  // empty: only in A
+    std::string change; // "replaced", "new", "re-fused" (same nodes, other kernel), "same"
+    std::optional<double> nsPerCallA;
+    std::optional<double> nsPerCallB;
+};
+struct LineChange {
+    std::string file;
+    int line = 0;
+    std::string code;
+    double nsPerCallA = 0; // compiled + eager
+    double nsPerCallB = 0;
+};
+struct CostComparison {
+    std::vector<KernelChange> kernels;
+    std::vector<LineChange> lines; // largest gain (A − B) first
+};
+CostComparison compareCosts(const Run& a, const Run& b);
+
+// The breakdown as text (compilescope-cli costs): top kernels and hot lines.
+std::string costText(const Run& run, size_t topKernels = 10, size_t topLines = 15);
+
+} // namespace cs::core
