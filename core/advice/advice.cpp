@@ -116,6 +116,8 @@ const char* toString(EvidenceTab tab) {
         return "Ranks";
     case EvidenceTab::Scaling:
         return "Scaling";
+    case EvidenceTab::Code:
+        return "Code";
     }
     return "";
 }

@@ -15,7 +15,8 @@ enum class EvidenceTab {
     Kernels,
     Console,
     Ranks,
-    Scaling
+    Scaling,
+    Code // the Code tab; the HTML's "Where the time goes"
 };
 // The tab's English name ("Breaks"), as the JSON and the CLI write it; "" for None.
 const char* toString(EvidenceTab tab);

@@ -35,6 +35,8 @@ std::string anchorFor(EvidenceTab tab) {
         return "ranks";
     case EvidenceTab::Scaling:
         return "scaling";
+    case EvidenceTab::Code:
+        return "costs";
     }
     return {};
 }
