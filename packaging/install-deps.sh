@@ -10,7 +10,7 @@ apt_packages=(
   qt6-base-dev qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libgraphviz-dev graphviz
-  libssl-dev
+  libssl-dev zlib1g-dev
   nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   python3 python3-venv python3-dev

@@ -6,6 +6,7 @@
 #include "core/events/protocol_generated.h"
 #include "core/report/gpu_trace_json.h"
 #include "core/report/json_lenient.h"
+#include "core/report/report_code_fields.h"
 
 namespace cs::core {
 
@@ -497,6 +498,10 @@ class EventApplier {
         run_.cacheArtifacts = std::move(a);
     }
 
+    void inductorCode() { run_.code.push_back(generatedCodeFromEvent(event_)); }
+
+    void kernelProfile() { run_.kernelProfile = kernelProfileFromEvent(event_); }
+
     void compileProgress() { run_.compileStage = getString(event_, "stage"); }
 
     void done() {
@@ -542,6 +547,8 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::scale_stop, &A::scaleStop},
         {ev::export_failure, &A::exportFailure},
         {ev::cache_artifacts, &A::cacheArtifacts},
+        {ev::inductor_code, &A::inductorCode},
+        {ev::kernel_profile, &A::kernelProfile},
     };
     return table;
 }

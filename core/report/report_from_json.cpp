@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/report/json_lenient.h"
+#include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 #include "core/report/report_json.h"
 
@@ -418,6 +419,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     readScaling(run, j);
     readExportFailure(run, j);
     readCacheArtifacts(run, j);
+    readCodeFields(j, run, warnings, where); // report_code_fields.cpp
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

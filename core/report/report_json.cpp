@@ -17,6 +17,7 @@
 #include "core/advice/advice_json.h"
 #include "core/analysis/stats.h"
 #include "core/report/comparison_json.h"
+#include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 
 namespace cs::core {
@@ -372,6 +373,7 @@ json runToJson(const Run& run) {
     addScalingFields(j, run);
     addExportFailureFields(j, run);
     addCacheArtifactsFields(j, run);
+    addCodeFields(j, run); // report_code_fields.cpp
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)
