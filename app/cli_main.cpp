@@ -62,7 +62,7 @@ int usage(const QString& message) {
         "none|bf16|fp16]\n"
         "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
         "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
-        "         [--torch-trace DIR] [--export-strict]\n"
+        "         [--torch-trace DIR] [--export-strict] [--no-code] [--profile-calls N]\n"
         "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
         "auto|local|remote]]\n"
         "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
@@ -264,6 +264,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s",
                                      "900");
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
+    const QCommandLineOption noCode(
+        "no-code",
+        "keep Inductor's generated code out of the report (kernel names and lines stay)");
+    const QCommandLineOption profileCalls(
+        "profile-calls", "calls in the profiled kernel window after measuring (0: none)", "n");
     const QCommandLineOption threads("threads", "torch.set_num_threads in the probe", "n");
     const QCommandLineOption torchTrace(
         "torch-trace", "torch writes its structured trace (TORCH_TRACE) into this directory",
@@ -280,6 +285,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
                        fullgraph, autocast, sweep, noSweep, warmCache, timeout, noCupti, trace});
     parser.addOptions(
         {expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace, exportStrict});
+    parser.addOptions({noCode, profileCalls});
     const QCommandLineOption target("target",
                                     "run on this SSH host: ssh://[user@]host[:port] or a Host "
                                     "of ~/.ssh/config (--python is a path there)",
@@ -384,6 +390,12 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     if (!request.target)
         request.probe.aotiRunner = aotiRunnerPath();
     request.probe.cupti = !parser.isSet(noCupti);
+    request.probe.keepCode = !parser.isSet(noCode);
+    if (parser.isSet(profileCalls)) {
+        request.probe.profileCalls = parser.value(profileCalls).toInt(&ok);
+        if (!ok || request.probe.profileCalls < 0)
+            return usage("--profile-calls takes a whole number, 0 or more");
+    }
     if (parser.isSet(torchTrace)) {
         const QString dir = parser.value(torchTrace);
         if (dir.isEmpty())

@@ -402,6 +402,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     request.probe.cuptiLibrary = core::cuptiLibraryPath();
     request.probe.aotiRunner = core::aotiRunnerPath();
     request.probe.torchTraceDir = settings_->torchTraceDir().toStdString();
+    request.probe.keepCode = settings_->keepCode();
     settings_->saveState();
     addRecent(model);
     console_->clear();

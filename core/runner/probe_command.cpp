@@ -127,6 +127,12 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
     }
     if (!options.cupti)
         a.push_back("--no-cupti");
+    if (!options.keepCode)
+        a.push_back("--no-code");
+    if (options.profileCalls >= 0) {
+        a.push_back("--profile-calls");
+        a.push_back(std::to_string(options.profileCalls));
+    }
     if (!options.torchTraceDir.empty()) {
         a.push_back("--torch-trace");
         a.push_back(options.torchTraceDir);

@@ -46,6 +46,12 @@ struct ProbeOptions {
     // torch's portable cache artifacts: "save:PATH" (a priming run) or
     // "load:PATH" (the measured run); empty: neither. Set by SessionRunner.
     std::string cacheArtifacts;
+    // Inductor's generated code: false sends kernel names, nodes and lines
+    // but no code text (--no-code, for code that must not leave the machine).
+    bool keepCode = true;
+    // Calls in the profiled kernel window after measuring; -1: the probe's
+    // default, 0: no window (docs/kernel-cost.md).
+    int profileCalls = -1;
 };
 
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& setting,

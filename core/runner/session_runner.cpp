@@ -134,6 +134,8 @@ void SessionRunner::startProbe(int index, bool priming) {
         run = &primeRun_;
     }
     const ProbeOptions options = probeOptions(measured.setting, priming);
+    if (!options.keepCode)
+        measured.codeOmitted = "left out with --no-code";
     ProbeLaunch launch;
     if (request_.target && remote_) {
         remote_->connect(); // again only if it dropped; a failure shows in the probe's run
@@ -292,6 +294,7 @@ Setting primingSetting(Setting setting) {
 
 ProbeOptions primingOptions(ProbeOptions options) {
     options.torchTraceDir.clear();
+    options.profileCalls = 0; // nothing of a priming run is kept
     return options;
 }
 

@@ -239,6 +239,13 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     strictExport_->setToolTip(tr("aoti only: torch.export with strict=True (traced by Dynamo, "
                                  "stricter about Python) instead of non-strict"));
     form->addRow(tr("strict export"), strictExport_);
+    keepCode_ = new QCheckBox(settingsBox);
+    keepCode_->setObjectName("keepCode");
+    keepCode_->setChecked(true);
+    keepCode_->setToolTip(tr("Keep Inductor's generated code in the report (the Code tab). "
+                             "Untick for code that must not leave this machine: kernel names, "
+                             "their nodes and source lines stay (--no-code)"));
+    form->addRow(tr("generated code"), keepCode_);
     warmStarts_ = new QCheckBox(settingsBox);
     warmStarts_->setObjectName("warmStarts");
     warmStarts_->setToolTip(
@@ -773,6 +780,10 @@ void SettingsPanel::setModelSpec(const QString& spec) {
     model_->setText(spec);
 }
 
+bool SettingsPanel::keepCode() const {
+    return keepCode_->isChecked();
+}
+
 QString SettingsPanel::torchTraceDir() const {
     const QString dir = torchTraceDir_->text().trimmed();
     if (!torchTrace_->isChecked() || dir.isEmpty())
@@ -928,6 +939,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("iters", iters_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
     settings.setValue("strictExport", strictExport_->isChecked());
+    settings.setValue("keepCode", keepCode_->isChecked());
     settings.setValue("warmStarts", warmStarts_->isChecked());
     settings.setValue("threads", threads_->value());
     settings.setValue("torchTrace", torchTrace_->isChecked());
@@ -965,6 +977,7 @@ void SettingsPanel::restoreState() {
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
     strictExport_->setChecked(settings.value("strictExport", false).toBool());
+    keepCode_->setChecked(settings.value("keepCode", true).toBool());
     warmStarts_->setChecked(settings.value("warmStarts", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
     setTorchTrace(settings.value("torchTrace", false).toBool(),

@@ -61,6 +61,8 @@ class SettingsPanel : public QWidget {
     void setPython(const QString& path);
     // Where torch writes its TORCH_TRACE log; empty when the box is unticked.
     QString torchTraceDir() const;
+    // Whether Inductor's generated code goes into the report (off: --no-code).
+    bool keepCode() const;
     void setTorchTrace(bool on, const QString& dir);
     // One setting per checked mode, sharing the other choices.
     std::vector<core::Setting> settings() const;
@@ -124,6 +126,7 @@ class SettingsPanel : public QWidget {
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
     QCheckBox* strictExport_;
+    QCheckBox* keepCode_;
     QCheckBox* warmStarts_;
     QCheckBox* torchTrace_;
     QLineEdit* torchTraceDir_;

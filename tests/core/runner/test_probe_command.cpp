@@ -93,3 +93,18 @@ TEST(ProbeCommand, TorchTraceDirectoryOnlyWhenAsked) {
     ASSERT_NE(flag + 1, a.end());
     EXPECT_EQ(*(flag + 1), "/home/me/traces with space");
 }
+
+TEST(ProbeCommand, NoCodeAndTheProfileWindowOnlyWhenAsked) {
+    ProbeOptions options;
+    options.python = "python3";
+    const auto plain = buildProbeLaunch("m.py", Setting{}, options).arguments;
+    EXPECT_EQ(std::find(plain.begin(), plain.end(), "--no-code"), plain.end());
+    EXPECT_EQ(std::find(plain.begin(), plain.end(), "--profile-calls"), plain.end());
+    options.keepCode = false;
+    options.profileCalls = 0;
+    const auto a = buildProbeLaunch("m.py", Setting{}, options).arguments;
+    EXPECT_NE(std::find(a.begin(), a.end(), "--no-code"), a.end());
+    const auto calls = std::find(a.begin(), a.end(), "--profile-calls");
+    ASSERT_NE(calls, a.end());
+    EXPECT_EQ(*(calls + 1), "0");
+}
