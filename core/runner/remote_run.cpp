@@ -202,7 +202,14 @@ n=$2; shift 2
 while [ "$n" -gt 0 ]; do export "$1"; shift; n=$((n - 1)); done
 cd "$HOME" 2>/dev/null || true
 if setsid -w true 2>/dev/null; then
-  exec setsid -w sh -c 'printf "compilescope-remote-pid %s\n" "$$" >&2; exec "$@"' sh "$@"
+  # The probe makes its fresh cache in a folder this shell owns and removes
+  # however the probe ended: a SIGKILLed probe cannot clean up after itself.
+  # The probe's group is killed, never this shell (outside it, by setsid).
+  root=$(mktemp -d "${TMPDIR:-/tmp}/compilescope-run.XXXXXX") && export COMPILESCOPE_CACHE_ROOT="$root"
+  trap '[ -n "$root" ] && rm -rf "$root"' EXIT
+  trap '' HUP
+  setsid -w sh -c 'printf "compilescope-remote-pid %s\n" "$$" >&2; exec "$@"' sh "$@"
+  exit $?
 fi
 printf 'compilescope-remote-pid %s\n' "$$" >&2
 exec "$@"

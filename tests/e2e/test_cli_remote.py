@@ -265,11 +265,21 @@ def test_a_probe_killed_mid_run_is_crashed_with_its_iterations(cli, sshd, tmp_pa
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
 
-    _, result = _run_slow_and_interrupt(cli, sshd, tmp_path, "killed", kill_probe)
+    def left_on_host():
+        return sorted(p.name for p in sshd.tmp_dir.glob("compilescope-*"))
+
+    def kill_probe_seen(model):
+        # The probe's fresh cache is in the wrapper's folder while it runs...
+        assert list(sshd.tmp_dir.glob("compilescope-run.*/compilescope-cache-*")), left_on_host()
+        kill_probe(model)
+
+    _, result = _run_slow_and_interrupt(cli, sshd, tmp_path, "killed", kill_probe_seen)
     assert result.returncode == 2, result.stderr
     run = result.report["runs"][0]
     assert run["status"] == "crashed", run["error"]
     assert len(run["latency"]["samples_ns"]) >= 5
+    # ...and gone with it, though a SIGKILLed probe removes nothing itself.
+    wait_for(lambda: not left_on_host(), 5, "the host's temporary folders to go")
 
 
 def test_a_connection_cut_mid_run_is_disconnected_with_its_iterations(cli, sshd, tmp_path):

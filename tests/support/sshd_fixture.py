@@ -89,6 +89,8 @@ class Sshd:
         os.chmod(self.dir, 0o700)
         self.cache_dir = self.dir / "remote-cache"
         self.cache_dir.mkdir(exist_ok=True)
+        self.tmp_dir = self.dir / "remote-tmp"
+        self.tmp_dir.mkdir(exist_ok=True)
         self.log_path = self.dir / "sshd.log"
         self.process = None
         self.port = None
@@ -128,8 +130,9 @@ class Sshd:
                     "StrictModes no",
                     f"PidFile {self.dir / 'sshd.pid'}",
                     "UsePAM no",
-                    # The remote probe cache goes here, not into the user's ~/.cache.
-                    f"SetEnv XDG_CACHE_HOME={self.cache_dir}",
+                    # The remote probe cache goes here, not into the user's ~/.cache,
+                    # and the host's temporary files into a folder of its own.
+                    f"SetEnv XDG_CACHE_HOME={self.cache_dir} TMPDIR={self.tmp_dir}",
                     "LogLevel VERBOSE",
                     "",
                 ]
