@@ -483,8 +483,8 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines) {
     const auto unseen = std::count_if(cost.kernels.begin(), cost.kernels.end(),
                                       [](const KernelCostRow& r) { return !r.nsPerCall; });
     if (unseen > 0)
-        out += "  (" + formatCount(static_cast<double>(unseen)) +
-               " kernels of the generated code did not run in the window)\n";
+        out += "  (kernels of the generated code that did not run in the window: " +
+               formatCount(static_cast<double>(unseen)) + ")\n";
 
     out += "\nhot lines (compiled: share of the compiled kernels' time; eager: time outside "
            "compiled graphs)\n";
@@ -498,9 +498,11 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines) {
                                              : baseName(row.file) + ":" + std::to_string(row.line);
         if (!row.code.empty())
             where += "  " + row.code;
-        std::snprintf(line, sizeof line, "  %7s %11s %11s  ", percent(row.compiledShare).c_str(),
-                      formatDuration(row.compiledNsPerCall).c_str(),
-                      row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall).c_str() : "—");
+        const bool compiled = row.compiledNsPerCall > 0;
+        std::snprintf(line, sizeof line, "  %7s %11s %11s  ",
+                      compiled ? percent(row.compiledShare).c_str() : "-",
+                      compiled ? formatDuration(row.compiledNsPerCall).c_str() : "-",
+                      row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall).c_str() : "-");
         out += line + where + "\n";
         if (!row.file.empty())
             ++shown;

@@ -109,8 +109,9 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         lines.beginRow();
         lines.html(noLine ? "<em>no source line</em>" : placeHtml(row.file, row.line));
         lines.html(row.code.empty() ? "" : "<code>" + htmlEscape(row.code) + "</code>");
-        lines.text(percent(row.compiledShare));
-        lines.text(formatDuration(row.compiledNsPerCall));
+        const bool compiled = row.compiledNsPerCall > 0;
+        lines.text(compiled ? percent(row.compiledShare) : "—");
+        lines.text(compiled ? formatDuration(row.compiledNsPerCall) : "—");
         lines.text(row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall) : "—");
         std::string names;
         for (size_t i = 0; i < row.kernels.size() && i < 3; ++i)
