@@ -74,7 +74,7 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         ++shown;
         const bool wrapper = row.kind == "wrapper";
         kernels.beginRow();
-        kernels.html(wrapper ? "<em>outside kernels</em>"
+        kernels.html(wrapper ? "<i>outside kernels</i>"
                              : "<code>" + htmlEscape(row.name) + "</code>" +
                                    (row.ambiguous ? " *" : ""));
         kernels.text(row.kind);
@@ -85,7 +85,7 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         kernels.text(wrapper ? "" : formatCount(static_cast<double>(row.launchesPerCall)));
         kernels.html(kernelLinesHtml(row));
     }
-    out << "<h4>Top kernels</h4>" << kernels.str();
+    out << "<p><b>Top kernels</b></p>" << kernels.str();
     bool ambiguous = false;
     for (const auto& row : cost.kernels)
         ambiguous |= row.ambiguous;
@@ -107,7 +107,7 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         if (!noLine)
             ++shown;
         lines.beginRow();
-        lines.html(noLine ? "<em>no source line</em>" : placeHtml(row.file, row.line));
+        lines.html(noLine ? "<i>no source line</i>" : placeHtml(row.file, row.line));
         lines.html(row.code.empty() ? "" : "<code>" + htmlEscape(row.code) + "</code>");
         const bool compiled = row.compiledNsPerCall > 0;
         lines.text(compiled ? percent(row.compiledShare) : "—");
@@ -120,7 +120,7 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
             names += ", …";
         lines.text(names);
     }
-    out << "<h4>Hot lines</h4>";
+    out << "<p><b>Hot lines</b></p>";
     if (lines.rows() == 0)
         out << "<p class=\"empty\">No line took time in the window.</p>";
     else
