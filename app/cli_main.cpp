@@ -6,6 +6,8 @@
 //                                             fresh, warm Inductor cache, portable artifacts
 //   compilescope-cli diff A.json B.json [--threshold PCT]   compare two reports
 //   compilescope-cli html REPORT.json OUT.html              write the HTML report of a JSON report
+//   compilescope-cli costs REPORT.json [--setting N]        where the time goes: top kernels and
+//                                                           hot lines of the profiled window
 //   compilescope-cli import DIR|FILE [--job N] [--list]     read a TORCH_TRACE log into a report
 // Exit codes: 0 every setting ran (import: the log read cleanly), 2 some failed or the log
 // had problems (report still written), 1 bad arguments
@@ -26,6 +28,7 @@
 #include "core/advice/advice.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/kernel_cost.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/report_diff.h"
 #include "core/analysis/scaling.h"
@@ -75,6 +78,9 @@ int usage(const QString& message) {
         "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
         "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
         "       compilescope-cli html REPORT.json OUT.html\n"
+        "       compilescope-cli costs REPORT.json [--setting N|LABEL]\n"
+        "         where the time goes: each setting's top kernels and hot source lines from\n"
+        "         the profiled window after the measure phase (docs/kernel-cost.md)\n"
         "       compilescope-cli import DIR|FILE [--job N] [--list] [--json OUT.json] [--html "
         "OUT.html]\n"
         "         reads torch's structured trace (TORCH_TRACE=DIR): one run per rank\n"
@@ -598,6 +604,59 @@ int htmlCommand(const QStringList& arguments) {
     return kExitOk;
 }
 
+int costsCommand(const QStringList& arguments) {
+    QCommandLineParser parser;
+    parser.addPositionalArgument("command", "costs");
+    parser.addPositionalArgument("report", "a JSON report");
+    const QCommandLineOption setting(
+        "setting", "only this setting: its number (1, 2, ... in the report's order) or its label",
+        "n");
+    parser.addOption(setting);
+    if (!parser.parse(arguments))
+        return usageAfterParse(parser.errorText(), arguments);
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2)
+        return usageAfterParse("costs needs one report: REPORT.json", arguments);
+    const auto report = readForCommand(positional[1]);
+    if (!report)
+        return kExitBadArguments;
+    std::vector<size_t> runs;
+    if (parser.isSet(setting)) {
+        const QString wanted = parser.value(setting);
+        bool ok = false;
+        const int number = wanted.toInt(&ok);
+        for (size_t i = 0; i < report->runs.size(); ++i) {
+            if (ok ? static_cast<int>(i) + 1 == number
+                   : report->runs[i].setting.label() == wanted.toStdString())
+                runs.push_back(i);
+        }
+        if (runs.empty()) {
+            std::string known;
+            for (size_t i = 0; i < report->runs.size(); ++i)
+                known += (i == 0 ? "" : ", ") + std::to_string(i + 1) + " " +
+                         report->runs[i].setting.label();
+            std::fprintf(stderr, "error: --setting %s is not in the report; it holds: %s\n",
+                         wanted.toLocal8Bit().constData(),
+                         known.empty() ? "no settings" : known.c_str());
+            return kExitBadArguments;
+        }
+    } else {
+        for (size_t i = 0; i < report->runs.size(); ++i)
+            runs.push_back(i);
+    }
+    if (!hasCostBreakdown(*report))
+        std::printf("This report has no profiled kernel window (docs/kernel-cost.md): it was "
+                    "made with --profile-calls 0, by a compilescope before it profiled kernels, "
+                    "or the window failed.\n");
+    for (const size_t i : runs) {
+        std::printf("%s== %zu %s ==\n", i == runs.front() ? "" : "\n", i + 1,
+                    report->runs[i].setting.label().c_str());
+        std::fputs(costText(report->runs[i]).c_str(), stdout);
+    }
+    std::fflush(stdout);
+    return kExitOk;
+}
+
 // One line per imported rank: what the log holds.
 void printImportSummary(const Report& report) {
     std::fprintf(stderr, "\n%-10s %8s %8s %10s %9s %12s %s\n", "run", "graphs", "breaks",
@@ -705,5 +764,7 @@ int main(int argc, char** argv) {
         return htmlCommand(arguments);
     if (command == "import")
         return importCommand(arguments);
+    if (command == "costs")
+        return costsCommand(arguments);
     return usage("unknown command: " + command);
 }

@@ -83,6 +83,29 @@ Run hostileRun(const std::string& mode) {
     run.kernels.iterations = 10;
     run.kernels.top.push_back({hostile("kernel name"), 3, 300, 100});
     run.cuptiMessage = hostile("cupti message");
+    // A profiled kernel window over the graph's code (docs/kernel-cost.md).
+    GeneratedCode code;
+    code.compileId = g.compileId;
+    code.part = hostile("code part");
+    code.kernels.push_back(
+        {hostile("cost kernel"),
+         hostile("cost kind"),
+         1,
+         0,
+         0,
+         {g.nodes[0].name},
+         {{hostile("node file"), 3, hostile("cost function"), hostile("cost line code"), true}}});
+    run.code.push_back(code);
+    run.kernelProfile.present = true;
+    run.kernelProfile.source = hostile("cost source");
+    run.kernelProfile.calls = 10;
+    run.kernelProfile.callNs = 20000;
+    run.kernelProfile.kernels.push_back({g.compileId, hostile("cost kernel"), 10000, 10, false});
+    run.kernelProfile.wrappers.push_back({g.compileId, "", 1000, 0, false});
+    run.kernelProfile.eager.push_back(
+        {{hostile("eager file"), 5, hostile("eager function"), hostile("eager code"), true}, 500});
+    run.kernelProfile.eagerNs = 500;
+    run.kernelProfile.note = hostile("cost note");
     run.logs.push_back({1, "warning", hostile("log warning")});
     run.logs.push_back({2, "error", hostile("log error")});
     // The console carries the 1 MB line: a model that prints a huge tensor.
