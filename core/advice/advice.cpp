@@ -80,6 +80,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::disturbedRule(input, findings);
     advice::unsettledRule(input, findings);
     advice::scalingRule(input, findings);
+    advice::kernelRule(input, findings);
     advice::exportRule(input, findings);
     mergeAcrossRanks(report, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {

@@ -55,6 +55,10 @@ struct CostBreakdown {
 // point into `run`; keep it alive and unchanged while they are used.
 CostBreakdown costBreakdown(const Run& run);
 
+// Whether a run of the report has a profiled window with calls (what makes the
+// HTML's "Where the time goes" section worth writing).
+bool hasCostBreakdown(const Report& report);
+
 // The FX nodes a kernel contains and the kernels a node went into, within one
 // compile id: what selecting a kernel or a node highlights in the other tab.
 std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,
@@ -65,9 +69,12 @@ std::vector<std::string> nodeKernels(const Run& run, const std::string& compileI
 // Two settings side by side.
 struct KernelChange {
     std::string compileId;
-    std::string nameA;  // empty: only in B
-    std::string nameB;  // empty: only in A
-    std::string change; // "replaced", "new", "re-fused" (same nodes, other kernel), "same"
+    std::string nameA; // empty: only in B
+    std::string nameB; // empty: only in A
+    // "same" (the name in both), "re-fused" (same nodes, another kernel of the
+    // same kind), "replaced" (only in A; with nameB: the same nodes went into a
+    // kernel of another kind, an extern mm become a template), "new" (only in B)
+    std::string change;
     std::optional<double> nsPerCallA;
     std::optional<double> nsPerCallB;
 };

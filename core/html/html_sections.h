@@ -52,6 +52,8 @@ void writeWarmup(std::ostream& out, const ReportView& view);
 void writeLatency(std::ostream& out, const ReportView& view);
 void writeMemory(std::ostream& out, const ReportView& view);
 void writeKernels(std::ostream& out, const ReportView& view);
+// Only for a report with a profiled kernel window: top kernels and hot lines per setting.
+void writeCosts(std::ostream& out, const ReportView& view);
 void writeGraphs(std::ostream& out, const ReportView& view);
 void writeProblems(std::ostream& out, const ReportView& view);
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/analysis/kernel_cost.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/scaling.h"
 #include "core/analysis/warm_start.h"
@@ -125,8 +126,10 @@ std::string writeReportHtml(const Report& report) {
         out << "<a href=\"#warm-starts\">Cold starts</a>";
     out << "<a href=\"#warmup\">Warmup</a>"
            "<a href=\"#latency\">Latency</a><a href=\"#memory\">Memory</a><a "
-           "href=\"#kernels\">Kernels</a>"
-           "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; "
+           "href=\"#kernels\">Kernels</a>";
+    if (hasCostBreakdown(report))
+        out << "<a href=\"#costs\">Where the time goes</a>";
+    out << "<a href=\"#graphs\">Graphs</a><a href=\"#problems\">Errors &amp; "
            "console</a></nav></header>\n<main>";
     html::writeAdvice(out, view);
     html::writeEnvironment(out, view);
@@ -141,6 +144,7 @@ std::string writeReportHtml(const Report& report) {
     html::writeLatency(out, view);
     html::writeMemory(out, view);
     html::writeKernels(out, view);
+    html::writeCosts(out, view);
     html::writeGraphs(out, view);
     html::writeProblems(out, view);
     out << "</main><footer>Written by "

@@ -1,0 +1,287 @@
+// The kernel rules (docs/kernel-cost.md, docs/advice.md): from the profiled
+// window after the measure phase, a kernel that takes more than half of the
+// compiled kernels' time, time in ops Inductor could not lower (ATen
+// fallbacks), and a user line that runs uncompiled after a graph break. Each
+// fires only on a run with a kernel profile, with the numbers and the line.
+#include <algorithm>
+#include <cstdio>
+
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/analysis/kernel_cost.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+constexpr double kDominantShare = 0.5;    // one kernel above this share of kernel time
+constexpr double kFallbackShare = 0.10;   // fallbacks at or above this share
+constexpr double kUncompiledShare = 0.10; // an eager line at or above this share of the call
+
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f%%", share * 100.0);
+    return text;
+}
+
+// The costliest line a kernel's time went to, from the breakdown.
+const LineCostRow* hottestLineOf(const CostBreakdown& cost, const std::string& kernel) {
+    for (const auto& line : cost.lines) {
+        if (!line.file.empty() && line.compiledNsPerCall > 0 &&
+            std::find(line.kernels.begin(), line.kernels.end(), kernel) != line.kernels.end())
+            return &line;
+    }
+    return nullptr;
+}
+
+// "model.py:21 `y = torch.relu(y)`, model.py:22 `y = y * 2`" for a kernel's lines.
+std::string linesOf(const CostBreakdown& cost, const std::string& kernel, size_t most = 3) {
+    std::vector<std::string> places;
+    size_t more = 0;
+    for (const auto& line : cost.lines) {
+        if (line.file.empty() ||
+            std::find(line.kernels.begin(), line.kernels.end(), kernel) == line.kernels.end())
+            continue;
+        if (places.size() == most) {
+            ++more;
+            continue;
+        }
+        std::string place = shortLocation(line.file, line.line);
+        if (!line.code.empty())
+            place += " `" + line.code + "`";
+        places.push_back(place);
+    }
+    if (more > 0)
+        places.push_back(plural(static_cast<long long>(more), "more line", "more lines"));
+    return joinWords(places);
+}
+
+void placeAt(Finding& f, const LineCostRow* line) {
+    if (!line)
+        return;
+    f.file = line->file;
+    f.line = line->line;
+    f.code = line->code;
+}
+
+std::string windowText(const CostBreakdown& cost) {
+    return "over the " + formatCount(cost.calls) + " profiled calls after the measure phase (" +
+           cost.source + ")";
+}
+
+void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
+    const KernelCostRow* top = nullptr;
+    int timed = 0;
+    for (const auto& row : cost.kernels) {
+        if (row.kind == "wrapper" || !row.nsPerCall)
+            continue;
+        ++timed;
+        if (!top || row.share > top->share)
+            top = &row;
+    }
+    // One kernel alone is the whole graph: nothing to single out.
+    if (!top || timed < 2 || top->share <= kDominantShare)
+        return;
+    const std::string label = run.setting.label();
+    Finding f;
+    f.rule = "kernel.dominant";
+    f.severity = Severity::Info;
+    f.tab = EvidenceTab::Code;
+    f.run = index;
+    f.setting = label;
+    f.title = label + ": one kernel takes " + percent(top->share) +
+              " of the compiled kernel time (" + top->name + ")";
+    f.evidence.push_back(top->name + " (" + top->kind + ", compile " +
+                         (top->compileId.empty() ? std::string("unknown") : top->compileId) +
+                         (top->part.empty() ? "" : " " + top->part) + ") takes " +
+                         formatDuration(*top->nsPerCall) + " per call, " + percent(top->share) +
+                         " of the kernels' " + formatDuration(cost.compiledNsPerCall) + " " +
+                         windowText(cost) + " (Code tab)");
+    if (top->kernel && !top->kernel->nodes.empty()) {
+        const auto& nodes = top->kernel->nodes;
+        std::vector<std::string> named;
+        for (size_t i = 0; i < nodes.size() && i < 8; ++i)
+            named.push_back(nodes[i]);
+        if (nodes.size() > named.size())
+            named.push_back(plural(static_cast<long long>(nodes.size() - named.size()), "more node",
+                                   "more nodes"));
+        f.evidence.push_back("it contains the FX nodes " + joinWords(named));
+    }
+    const std::string lines = linesOf(cost, top->name);
+    if (!lines.empty())
+        f.evidence.push_back("its time goes to " + lines);
+    else
+        f.evidence.push_back("its nodes have no source line in the report");
+    if (top->ambiguous)
+        f.evidence.push_back("the name is shared by several graphs: their time was split evenly");
+    placeAt(f, hottestLineOf(cost, top->name));
+    if (top->kind == "extern" || top->kind == "template")
+        f.remedy = "This kernel is where the compiled time goes. It is a matmul or convolution: "
+                   "mode max-autotune benchmarks Inductor's templates against ATen's kernel "
+                   "for it; compare that setting's kernels with this one's.";
+    else if (top->kind == "fallback")
+        f.remedy = "This kernel is an op Inductor could not lower and runs through ATen: see the "
+                   "kernel.fallback finding, and the line above.";
+    else
+        f.remedy = "This kernel is where the compiled time goes: work on the lines it fuses "
+                   "first (less data read and written, fewer passes over it); other kernels "
+                   "matter less than " +
+                   percent(1 - top->share) + " together.";
+    f.confidence = top->kernel ? 0.9 : 0.7;
+    out.push_back(std::move(f));
+}
+
+void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
+    double share = 0;
+    double nsPerCall = 0;
+    std::vector<const KernelCostRow*> rows;
+    for (const auto& row : cost.kernels) {
+        if (row.kind != "fallback" || !row.nsPerCall)
+            continue;
+        share += row.share;
+        nsPerCall += *row.nsPerCall;
+        rows.push_back(&row);
+    }
+    if (rows.empty() || share < kFallbackShare)
+        return;
+    const std::string label = run.setting.label();
+    Finding f;
+    f.rule = "kernel.fallback";
+    f.severity = Severity::Warning;
+    f.tab = EvidenceTab::Code;
+    f.run = index;
+    f.setting = label;
+    f.title = label + ": " + percent(share) +
+              " of the compiled kernel time is in ops Inductor could not lower (ATen fallbacks)";
+    f.evidence.push_back(
+        plural(static_cast<long long>(rows.size()), "fallback kernel", "fallback kernels") +
+        " take " + formatDuration(nsPerCall) + " per call, " + percent(share) +
+        " of the kernels' " + formatDuration(cost.compiledNsPerCall) + " " + windowText(cost) +
+        " (Code tab)");
+    for (size_t i = 0; i < rows.size() && i < 3; ++i) {
+        const KernelCostRow& row = *rows[i];
+        std::string line = row.name + ": " + formatDuration(*row.nsPerCall) + " per call (" +
+                           percent(row.share) + ")";
+        const std::string lines = linesOf(cost, row.name, 2);
+        if (!lines.empty())
+            line += ", from " + lines;
+        f.evidence.push_back(line);
+    }
+    if (rows.size() > 3)
+        f.evidence.push_back(
+            plural(static_cast<long long>(rows.size() - 3), "more fallback", "more fallbacks"));
+    placeAt(f, hottestLineOf(cost, rows.front()->name));
+    f.remedy = "Inductor runs these ops through ATen, outside its generated kernels: nothing "
+               "fuses across them and each reads and writes its tensors on its own. Express the "
+               "line with ops Inductor lowers, or try a newer torch, which may lower the op.";
+    f.confidence = 0.7;
+    out.push_back(std::move(f));
+}
+
+const Graph* graphAt(const Run& run, int index) {
+    for (const auto& graph : run.graphs)
+        if (graph.index == index)
+            return &graph;
+    return nullptr;
+}
+
+// Whether a graph has a node on `file` with a line that `test` accepts.
+template <typename Test> bool graphHasLine(const Graph* graph, const std::string& file, Test test) {
+    if (!graph)
+        return false;
+    return std::any_of(graph->nodes.begin(), graph->nodes.end(), [&](const GraphNode& n) {
+        return n.file == file && n.line > 0 && test(n.line);
+    });
+}
+
+// The break an eager line comes after: the nearest break at or above it in the
+// same file, else a break whose graphs sit on either side of it. -1: none.
+int breakBefore(const Run& run, const LineCostRow& line) {
+    int best = -1;
+    int bestLine = 0;
+    for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
+        const SourceFrame* at = run.graphBreaks[b].location();
+        if (at && at->file == line.file && at->line <= line.line && at->line >= bestLine) {
+            best = static_cast<int>(b);
+            bestLine = at->line;
+        }
+    }
+    if (best >= 0)
+        return best;
+    for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
+        const GraphBreak& gb = run.graphBreaks[b];
+        const Graph* after = graphAt(run, gb.graphAfter);
+        const Graph* before = graphAt(run, gb.graphBefore);
+        if (graphHasLine(after, line.file, [&](int l) { return l >= line.line; }) &&
+            graphHasLine(before, line.file, [&](int l) { return l <= line.line; }))
+            return static_cast<int>(b);
+    }
+    return -1;
+}
+
+void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
+                     std::vector<Finding>& out) {
+    if (cost.callNsPerCall <= 0 || run.graphBreaks.empty())
+        return;
+    const std::string label = run.setting.label();
+    for (const auto& line : cost.lines) {
+        if (line.file.empty() || line.eagerShare < kUncompiledShare)
+            continue;
+        const int b = breakBefore(run, line);
+        if (b < 0)
+            continue;
+        const GraphBreak& gb = run.graphBreaks[static_cast<size_t>(b)];
+        const SourceFrame* at = gb.location();
+        Finding f;
+        f.rule = "kernel.uncompiled_line";
+        f.severity = Severity::Warning;
+        f.tab = EvidenceTab::Code;
+        f.run = index;
+        f.setting = label;
+        f.file = line.file;
+        f.line = line.line;
+        f.code = line.code;
+        f.graphBreak = b;
+        f.title = label + ": " + shortLocation(line.file, line.line) + " runs uncompiled, " +
+                  percent(line.eagerShare) + " of the call";
+        f.evidence.push_back(shortLocation(line.file, line.line) +
+                             (line.code.empty() ? "" : " `" + line.code + "`") + " took " +
+                             formatDuration(line.eagerNsPerCall) +
+                             " per call outside any compiled graph, " + percent(line.eagerShare) +
+                             " of the call's " + formatDuration(cost.callNsPerCall) + " " +
+                             windowText(cost) + " (Code tab)");
+        if (at)
+            f.evidence.push_back(
+                "it comes after the graph break at " + shortLocation(at->file, at->line) +
+                (gb.gbType.empty() ? "" : " (" + gb.gbType + ")") + " (Breaks tab)");
+        if (line.compiledNsPerCall > 0)
+            f.evidence.push_back("its compiled part takes " +
+                                 formatDuration(line.compiledNsPerCall) + " per call");
+        f.remedy = "This line runs in Python between compiled graphs. Removing the graph break "
+                   "before it (see that break's finding) lets Dynamo compile it with the rest; "
+                   "else move the work out of the model's call.";
+        f.confidence = 0.7;
+        out.push_back(std::move(f));
+    }
+}
+
+} // namespace
+
+void kernelRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (!run.kernelProfile.present || run.kernelProfile.calls <= 0)
+            continue;
+        const CostBreakdown cost = costBreakdown(run);
+        const int index = static_cast<int>(r);
+        if (cost.compiledNsPerCall > 0) {
+            dominant(run, index, cost, out);
+            fallback(run, index, cost, out);
+        }
+        if (run.setting.mode != "eager")
+            uncompiledLines(run, index, cost, out);
+    }
+}
+
+} // namespace cs::core::advice

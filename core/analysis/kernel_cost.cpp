@@ -1,0 +1,513 @@
+#include "core/analysis/kernel_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "core/analysis/units.h"
+
+namespace cs::core {
+
+namespace {
+
+using LineKey = std::pair<std::string, int>; // (file, line); ("", 0) is "no source line"
+
+struct CodeRef {
+    const GeneratedCode* code = nullptr;
+    const CodeKernel* kernel = nullptr;
+};
+
+// A row while the window's time is summed into it.
+struct RowAcc {
+    KernelCostRow row;
+    double ns = 0;
+    double count = 0;
+    bool profiled = false;
+};
+
+struct LineAcc {
+    double compiledNs = 0;
+    double eagerNs = 0;
+    std::vector<std::pair<std::string, double>> kernels; // name, ns it gave this line
+    std::vector<std::string> nodes;
+};
+
+void addUnique(std::vector<std::string>& list, const std::string& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end())
+        list.push_back(value);
+}
+
+void addKernelNs(LineAcc& acc, const std::string& kernel, double ns) {
+    for (auto& [name, value] : acc.kernels) {
+        if (name == kernel) {
+            value += ns;
+            return;
+        }
+    }
+    acc.kernels.emplace_back(kernel, ns);
+}
+
+std::string baseName(const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f%%", share * 100.0);
+    return text;
+}
+
+std::vector<std::string> sortedNodes(const CodeKernel* kernel) {
+    if (!kernel)
+        return {};
+    std::vector<std::string> nodes = kernel->nodes;
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    return nodes;
+}
+
+} // namespace
+
+CostBreakdown costBreakdown(const Run& run) {
+    CostBreakdown out;
+    const KernelProfile& profile = run.kernelProfile;
+    out.profiled = profile.present && profile.calls > 0;
+    out.calls = profile.present ? profile.calls : 0;
+    out.source = profile.present ? profile.source : std::string();
+
+    // The code's kernels by (compile id, name), in the code's order: a name
+    // can repeat within a compile id (two extern_kernels.addmm), and the k-th
+    // profiled entry of that name takes the k-th kernel.
+    std::map<std::pair<std::string, std::string>, std::vector<CodeRef>> byKey;
+    std::map<std::string, std::vector<CodeRef>> byName;
+    for (const auto& code : run.code) {
+        for (const auto& kernel : code.kernels) {
+            byKey[{code.compileId, kernel.name}].push_back({&code, &kernel});
+            byName[kernel.name].push_back({&code, &kernel});
+        }
+    }
+
+    std::vector<RowAcc> rows;
+    std::map<const CodeKernel*, size_t> rowOfKernel;
+    std::map<std::pair<std::string, std::string>, size_t> rowOfUnmapped;
+    auto rowFor = [&](const CodeRef& ref) -> RowAcc& {
+        auto [it, added] = rowOfKernel.try_emplace(ref.kernel, rows.size());
+        if (added) {
+            RowAcc acc;
+            acc.row.compileId = ref.code->compileId;
+            acc.row.part = ref.code->part;
+            acc.row.name = ref.kernel->name;
+            acc.row.kind = ref.kernel->kind;
+            acc.row.kernel = ref.kernel;
+            acc.row.code = ref.code;
+            rows.push_back(std::move(acc));
+        }
+        return rows[it->second];
+    };
+    auto unmappedRow = [&](const KernelCost& cost) -> RowAcc& {
+        auto [it, added] = rowOfUnmapped.try_emplace({cost.compileId, cost.name}, rows.size());
+        if (added) {
+            RowAcc acc;
+            acc.row.compileId = cost.compileId;
+            acc.row.name = cost.name;
+            acc.row.kind = "other";
+            rows.push_back(std::move(acc));
+        }
+        return rows[it->second];
+    };
+    auto addTo = [](RowAcc& acc, double ns, double count, bool ambiguous) {
+        acc.ns += ns;
+        acc.count += count;
+        acc.profiled = true;
+        acc.row.ambiguous = acc.row.ambiguous || ambiguous;
+    };
+
+    if (out.profiled) {
+        std::map<std::pair<std::string, std::string>, size_t> taken;
+        for (const auto& cost : profile.kernels) {
+            const auto ns = static_cast<double>(cost.ns);
+            const auto count = static_cast<double>(cost.count);
+            if (!cost.compileId.empty()) {
+                const std::pair key{cost.compileId, cost.name};
+                const auto found = byKey.find(key);
+                if (found == byKey.end()) {
+                    addTo(unmappedRow(cost), ns, count, cost.ambiguous);
+                    continue;
+                }
+                size_t& k = taken[key];
+                const size_t index = std::min(k, found->second.size() - 1);
+                ++k;
+                addTo(rowFor(found->second[index]), ns, count, cost.ambiguous);
+                continue;
+            }
+            // No compile id: the name was shared by graphs (CUDA). One kernel
+            // of that name in the code takes it all; several split it evenly.
+            const auto found = byName.find(cost.name);
+            if (found == byName.end()) {
+                addTo(unmappedRow(cost), ns, count, cost.ambiguous);
+                continue;
+            }
+            const auto& refs = found->second;
+            const auto n = static_cast<double>(refs.size());
+            for (const auto& ref : refs)
+                addTo(rowFor(ref), ns / n, count / n, cost.ambiguous || refs.size() > 1);
+        }
+    }
+
+    double compiledNs = 0;
+    for (const auto& acc : rows)
+        compiledNs += acc.ns;
+    const double calls = out.profiled ? static_cast<double>(profile.calls) : 1.0;
+    const double callNs = static_cast<double>(profile.callNs);
+
+    // The code's kernels the window never saw, after the profiled ones.
+    for (const auto& code : run.code)
+        for (const auto& kernel : code.kernels)
+            rowFor({&code, &kernel});
+
+    std::vector<KernelCostRow> profiledRows;
+    std::vector<KernelCostRow> unseenRows;
+    for (auto& acc : rows) {
+        if (acc.profiled) {
+            acc.row.nsPerCall = acc.ns / calls;
+            acc.row.share = compiledNs > 0 ? acc.ns / compiledNs : 0;
+            acc.row.launchesPerCall = std::llround(acc.count / calls);
+            profiledRows.push_back(acc.row);
+        } else {
+            unseenRows.push_back(acc.row);
+        }
+    }
+    double wrapperNs = 0;
+    if (out.profiled) {
+        for (const auto& wrapper : profile.wrappers) {
+            wrapperNs += static_cast<double>(wrapper.ns);
+            KernelCostRow row;
+            row.compileId = wrapper.compileId;
+            row.name = "outside kernels";
+            row.kind = "wrapper";
+            row.nsPerCall = static_cast<double>(wrapper.ns) / calls;
+            for (const auto& code : run.code) {
+                if (code.compileId == wrapper.compileId) {
+                    row.code = &code;
+                    break;
+                }
+            }
+            profiledRows.push_back(std::move(row));
+        }
+    }
+    std::stable_sort(profiledRows.begin(), profiledRows.end(),
+                     [](const KernelCostRow& a, const KernelCostRow& b) {
+                         return a.nsPerCall.value_or(0) > b.nsPerCall.value_or(0);
+                     });
+    out.kernels = std::move(profiledRows);
+    out.kernels.insert(out.kernels.end(), unseenRows.begin(), unseenRows.end());
+
+    if (!out.profiled)
+        return out;
+    out.compiledNsPerCall = compiledNs / calls;
+    out.wrapperNsPerCall = wrapperNs / calls;
+    out.eagerNsPerCall = static_cast<double>(profile.eagerNs) / calls;
+    out.callNsPerCall = callNs / calls;
+
+    // Each kernel's time, equally over its nodes, each node to its line.
+    std::map<std::pair<std::string, std::string>, const GraphNode*> graphNode;
+    for (const auto& graph : run.graphs)
+        for (const auto& node : graph.nodes)
+            graphNode.try_emplace({graph.compileId, node.name}, &node);
+    std::map<LineKey, LineAcc> lines;
+    const LineKey noLine{"", 0};
+    for (const auto& acc : rows) {
+        if (!acc.profiled || acc.ns <= 0)
+            continue;
+        const CodeKernel* kernel = acc.row.kernel;
+        if (!kernel || kernel->nodes.empty()) {
+            LineAcc& line = lines[noLine];
+            line.compiledNs += acc.ns;
+            addKernelNs(line, acc.row.name, acc.ns);
+            continue;
+        }
+        const double perNode = acc.ns / static_cast<double>(kernel->nodes.size());
+        for (const auto& node : kernel->nodes) {
+            LineKey key = noLine;
+            const auto found = graphNode.find({acc.row.compileId, node});
+            if (found != graphNode.end() && !found->second->file.empty() && found->second->line > 0)
+                key = {found->second->file, found->second->line};
+            else if (kernel->lines.size() == 1 && !kernel->lines[0].file.empty())
+                key = {kernel->lines[0].file, kernel->lines[0].line};
+            LineAcc& line = lines[key];
+            line.compiledNs += perNode;
+            addKernelNs(line, acc.row.name, perNode);
+            addUnique(line.nodes, node);
+        }
+    }
+    for (const auto& eager : profile.eager) {
+        const LineKey key =
+            eager.where.file.empty() ? noLine : LineKey{eager.where.file, eager.where.line};
+        lines[key].eagerNs += static_cast<double>(eager.ns);
+    }
+
+    // What each line says: from the kernels' provenance, the eager lines, the breaks.
+    std::map<LineKey, const SourceFrame*> frames;
+    for (const auto& code : run.code)
+        for (const auto& kernel : code.kernels)
+            for (const auto& frame : kernel.lines)
+                frames.try_emplace({frame.file, frame.line}, &frame);
+    for (const auto& eager : profile.eager)
+        frames.try_emplace({eager.where.file, eager.where.line}, &eager.where);
+    for (const auto& graphBreak : run.graphBreaks)
+        for (const auto& frame : graphBreak.frames)
+            frames.try_emplace({frame.file, frame.line}, &frame);
+
+    std::optional<LineCostRow> noLineRow;
+    for (auto& [key, acc] : lines) {
+        LineCostRow row;
+        row.file = key.first;
+        row.line = key.second;
+        if (const auto frame = frames.find(key); frame != frames.end() && !key.first.empty()) {
+            row.function = frame->second->function;
+            row.code = frame->second->code;
+        }
+        row.compiledNsPerCall = acc.compiledNs / calls;
+        row.compiledShare = compiledNs > 0 ? acc.compiledNs / compiledNs : 0;
+        row.eagerNsPerCall = acc.eagerNs / calls;
+        row.eagerShare = callNs > 0 ? acc.eagerNs / callNs : 0;
+        std::stable_sort(acc.kernels.begin(), acc.kernels.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        for (const auto& kernel : acc.kernels)
+            row.kernels.push_back(kernel.first);
+        row.nodes = std::move(acc.nodes);
+        if (key == noLine)
+            noLineRow = std::move(row);
+        else
+            out.lines.push_back(std::move(row));
+    }
+    std::stable_sort(
+        out.lines.begin(), out.lines.end(), [](const LineCostRow& a, const LineCostRow& b) {
+            return a.compiledNsPerCall + a.eagerNsPerCall > b.compiledNsPerCall + b.eagerNsPerCall;
+        });
+    if (noLineRow)
+        out.lines.push_back(std::move(*noLineRow));
+    return out;
+}
+
+bool hasCostBreakdown(const Report& report) {
+    return std::any_of(report.runs.begin(), report.runs.end(), [](const Run& run) {
+        return run.kernelProfile.present && run.kernelProfile.calls > 0;
+    });
+}
+
+std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,
+                                     const std::string& kernel) {
+    std::vector<std::string> nodes;
+    for (const auto& code : run.code) {
+        if (code.compileId != compileId)
+            continue;
+        for (const auto& k : code.kernels)
+            if (k.name == kernel)
+                for (const auto& node : k.nodes)
+                    addUnique(nodes, node);
+    }
+    return nodes;
+}
+
+std::vector<std::string> nodeKernels(const Run& run, const std::string& compileId,
+                                     const std::string& node) {
+    std::vector<std::string> kernels;
+    for (const auto& code : run.code) {
+        if (code.compileId != compileId)
+            continue;
+        for (const auto& k : code.kernels)
+            if (std::find(k.nodes.begin(), k.nodes.end(), node) != k.nodes.end())
+                addUnique(kernels, k.name);
+    }
+    return kernels;
+}
+
+CostComparison compareCosts(const Run& a, const Run& b) {
+    const CostBreakdown costA = costBreakdown(a);
+    const CostBreakdown costB = costBreakdown(b);
+    CostComparison out;
+
+    std::vector<std::string> compileIds;
+    auto kernelsOf = [](const CostBreakdown& cost, const std::string& compileId) {
+        std::vector<const KernelCostRow*> rows;
+        for (const auto& row : cost.kernels)
+            if (row.kind != "wrapper" && row.compileId == compileId)
+                rows.push_back(&row);
+        return rows;
+    };
+    for (const auto* cost : {&costA, &costB})
+        for (const auto& row : cost->kernels)
+            if (row.kind != "wrapper")
+                addUnique(compileIds, row.compileId);
+
+    for (const auto& compileId : compileIds) {
+        const auto rowsA = kernelsOf(costA, compileId);
+        const auto rowsB = kernelsOf(costB, compileId);
+        std::vector<bool> usedB(rowsB.size(), false);
+        std::vector<KernelChange> changes;
+        std::vector<const KernelCostRow*> onlyA;
+        for (const auto* rowA : rowsA) {
+            bool matched = false;
+            for (size_t j = 0; j < rowsB.size() && !matched; ++j) {
+                if (!usedB[j] && rowsB[j]->name == rowA->name) {
+                    usedB[j] = matched = true;
+                    changes.push_back({compileId, rowA->name, rowsB[j]->name, "same",
+                                       rowA->nsPerCall, rowsB[j]->nsPerCall});
+                }
+            }
+            if (!matched)
+                onlyA.push_back(rowA);
+        }
+        for (const auto* rowA : onlyA) {
+            const auto nodesA = sortedNodes(rowA->kernel);
+            bool matched = false;
+            for (size_t j = 0; j < rowsB.size() && !matched && !nodesA.empty(); ++j) {
+                if (!usedB[j] && sortedNodes(rowsB[j]->kernel) == nodesA) {
+                    // The same nodes in a kernel of another kind (an extern mm
+                    // become a template): replaced by it; of the same kind: re-fused.
+                    usedB[j] = matched = true;
+                    changes.push_back({compileId, rowA->name, rowsB[j]->name,
+                                       rowsB[j]->kind == rowA->kind ? "re-fused" : "replaced",
+                                       rowA->nsPerCall, rowsB[j]->nsPerCall});
+                }
+            }
+            if (!matched)
+                changes.push_back(
+                    {compileId, rowA->name, "", "replaced", rowA->nsPerCall, std::nullopt});
+        }
+        for (size_t j = 0; j < rowsB.size(); ++j)
+            if (!usedB[j])
+                changes.push_back(
+                    {compileId, "", rowsB[j]->name, "new", std::nullopt, rowsB[j]->nsPerCall});
+        std::stable_sort(changes.begin(), changes.end(),
+                         [](const KernelChange& x, const KernelChange& y) {
+                             return std::max(x.nsPerCallA.value_or(-1), x.nsPerCallB.value_or(-1)) >
+                                    std::max(y.nsPerCallA.value_or(-1), y.nsPerCallB.value_or(-1));
+                         });
+        out.kernels.insert(out.kernels.end(), changes.begin(), changes.end());
+    }
+
+    std::map<LineKey, size_t> index;
+    auto lineFor = [&](const LineCostRow& row) -> LineChange& {
+        auto [it, added] = index.try_emplace({row.file, row.line}, out.lines.size());
+        if (added)
+            out.lines.push_back({row.file, row.line, row.code, 0, 0});
+        LineChange& change = out.lines[it->second];
+        if (change.code.empty())
+            change.code = row.code;
+        return change;
+    };
+    for (const auto& row : costA.lines)
+        lineFor(row).nsPerCallA += row.compiledNsPerCall + row.eagerNsPerCall;
+    for (const auto& row : costB.lines)
+        lineFor(row).nsPerCallB += row.compiledNsPerCall + row.eagerNsPerCall;
+    std::stable_sort(out.lines.begin(), out.lines.end(),
+                     [](const LineChange& x, const LineChange& y) {
+                         return x.nsPerCallA - x.nsPerCallB > y.nsPerCallA - y.nsPerCallB;
+                     });
+    return out;
+}
+
+std::string costText(const Run& run, size_t topKernels, size_t topLines) {
+    const KernelProfile& profile = run.kernelProfile;
+    const CostBreakdown cost = costBreakdown(run);
+    std::string out;
+    if (!cost.profiled) {
+        if (profile.present)
+            out += "no kernel profile: the profiled window had no calls";
+        else if (run.code.empty())
+            out += "no kernel profile and no generated code in this run (an eager setting, "
+                   "--profile-calls 0, or a report from before they were recorded)";
+        else
+            out += "no kernel profile in this run (--profile-calls 0, or the window failed: see "
+                   "the run's log); its generated code has " +
+                   formatCount(static_cast<double>(cost.kernels.size())) + " kernels";
+        out += "\n";
+        if (!profile.note.empty())
+            out += "note: " + profile.note + "\n";
+        if (!run.codeOmitted.empty())
+            out += "code left out: " + run.codeOmitted + "\n";
+        return out;
+    }
+
+    char line[160];
+    out += "profiled window: " + formatCount(cost.calls) + " calls (" + cost.source + ")\n";
+    out += "per call: compiled kernels " + formatDuration(cost.compiledNsPerCall) +
+           ", compiled graphs outside kernels " + formatDuration(cost.wrapperNsPerCall) +
+           ", eager " + formatDuration(cost.eagerNsPerCall) + ", the call " +
+           formatDuration(cost.callNsPerCall) + "\n";
+    if (!profile.note.empty())
+        out += "note: " + profile.note + "\n";
+
+    out += "\ntop kernels (share of the compiled kernels' time)\n";
+    std::snprintf(line, sizeof line, "  %7s %11s %8s %-9s %s\n", "share", "per call", "launches",
+                  "kind", "kernel [compile id] lines");
+    out += line;
+    size_t shown = 0;
+    for (const auto& row : cost.kernels) {
+        if (!row.nsPerCall || shown == topKernels)
+            break;
+        ++shown;
+        std::string where = row.name + " [" + (row.compileId.empty() ? "?" : row.compileId);
+        if (!row.part.empty())
+            where += " " + row.part;
+        where += "]";
+        if (row.ambiguous)
+            where += " (ambiguous name: split evenly)";
+        if (!row.kernel && row.kind != "wrapper")
+            where += " (not in the generated code)";
+        if (row.kernel) {
+            std::vector<std::string> places;
+            for (const auto& frame : row.kernel->lines)
+                addUnique(places, baseName(frame.file) + ":" + std::to_string(frame.line));
+            for (size_t i = 0; i < places.size() && i < 3; ++i)
+                where += (i == 0 ? "  " : ", ") + places[i];
+            if (places.size() > 3)
+                where += ", …";
+        }
+        std::snprintf(line, sizeof line, "  %7s %11s %8s %-9s ",
+                      row.kind == "wrapper" ? "" : percent(row.share).c_str(),
+                      formatDuration(*row.nsPerCall).c_str(),
+                      row.kind == "wrapper"
+                          ? ""
+                          : formatCount(static_cast<double>(row.launchesPerCall)).c_str(),
+                      row.kind.c_str());
+        out += line + where + "\n";
+    }
+    const auto unseen = std::count_if(cost.kernels.begin(), cost.kernels.end(),
+                                      [](const KernelCostRow& r) { return !r.nsPerCall; });
+    if (unseen > 0)
+        out += "  (" + formatCount(static_cast<double>(unseen)) +
+               " kernels of the generated code did not run in the window)\n";
+
+    out += "\nhot lines (compiled: share of the compiled kernels' time; eager: time outside "
+           "compiled graphs)\n";
+    std::snprintf(line, sizeof line, "  %7s %11s %11s  %s\n", "share", "compiled", "eager", "line");
+    out += line;
+    shown = 0;
+    for (const auto& row : cost.lines) {
+        if (shown == topLines && !row.file.empty())
+            continue;
+        std::string where = row.file.empty() ? std::string("(no source line)")
+                                             : baseName(row.file) + ":" + std::to_string(row.line);
+        if (!row.code.empty())
+            where += "  " + row.code;
+        std::snprintf(line, sizeof line, "  %7s %11s %11s  ", percent(row.compiledShare).c_str(),
+                      formatDuration(row.compiledNsPerCall).c_str(),
+                      row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall).c_str() : "—");
+        out += line + where + "\n";
+        if (!row.file.empty())
+            ++shown;
+    }
+    if (cost.lines.empty())
+        out += "  (no line took time in the window)\n";
+    return out;
+}
+
+} // namespace cs::core

@@ -1,0 +1,148 @@
+// Where the time goes: per setting with a profiled kernel window, the top
+// kernels and the hot source lines (docs/kernel-cost.md). Written only when a
+// run has a kernel profile.
+#include <cstdio>
+
+#include "core/analysis/kernel_cost.h"
+#include "core/analysis/units.h"
+#include "core/html/html_sections.h"
+#include "core/html/html_table.h"
+#include "core/html/report_html.h"
+
+namespace cs::core::html {
+
+namespace {
+
+constexpr size_t kTopKernels = 10;
+constexpr size_t kTopLines = 15;
+
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f %%", share * 100.0);
+    return text;
+}
+
+std::string baseName(const std::string& path) {
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "model.py:21" with the full path as its tooltip, escaped.
+std::string placeHtml(const std::string& file, int line) {
+    return "<span title=\"" + htmlEscape(file) + "\">" + htmlEscape(baseName(file)) + ":" +
+           std::to_string(line) + "</span>";
+}
+
+std::string kernelLinesHtml(const KernelCostRow& row) {
+    if (!row.kernel)
+        return row.kind == "wrapper" ? "" : "not in the generated code";
+    std::string out;
+    size_t shown = 0;
+    for (const auto& frame : row.kernel->lines) {
+        if (shown == 3) {
+            out += ", …";
+            break;
+        }
+        out += (shown == 0 ? "" : ", ") + placeHtml(frame.file, frame.line);
+        ++shown;
+    }
+    return out;
+}
+
+void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
+    out << "<h3>" << runLabelHtml(r) << ": " << htmlEscape(formatCount(cost.calls))
+        << " profiled calls (" << htmlEscape(cost.source) << ")</h3>";
+    out << "<p>Per call: compiled kernels " << htmlEscape(formatDuration(cost.compiledNsPerCall))
+        << " · compiled graphs outside kernels "
+        << htmlEscape(formatDuration(cost.wrapperNsPerCall)) << " · eager "
+        << htmlEscape(formatDuration(cost.eagerNsPerCall)) << " · the call "
+        << htmlEscape(formatDuration(cost.callNsPerCall)) << "</p>";
+    if (!r.run->kernelProfile.note.empty())
+        out << "<p class=\"note\">" << htmlEscape(r.run->kernelProfile.note) << "</p>";
+
+    HtmlTable kernels({{"kernel", true},
+                       {"kind", true},
+                       {"graph", true, "compile id and part (inference, forward, backward)"},
+                       {"time per call", false, "the kernel's time in the window / calls"},
+                       {"share", false, "of the compiled kernels' time"},
+                       {"launches per call"},
+                       {"lines", true, "the user lines of its FX nodes"}});
+    size_t shown = 0;
+    for (const auto& row : cost.kernels) {
+        if (!row.nsPerCall || shown == kTopKernels)
+            break;
+        ++shown;
+        const bool wrapper = row.kind == "wrapper";
+        kernels.beginRow();
+        kernels.html(wrapper ? "<em>outside kernels</em>"
+                             : "<code>" + htmlEscape(row.name) + "</code>" +
+                                   (row.ambiguous ? " *" : ""));
+        kernels.text(row.kind);
+        kernels.text(
+            row.compileId.empty() ? "?" : row.compileId + (row.part.empty() ? "" : " ") + row.part);
+        kernels.text(formatDuration(*row.nsPerCall));
+        kernels.text(wrapper ? "" : percent(row.share));
+        kernels.text(wrapper ? "" : formatCount(static_cast<double>(row.launchesPerCall)));
+        kernels.html(kernelLinesHtml(row));
+    }
+    out << "<h4>Top kernels</h4>" << kernels.str();
+    bool ambiguous = false;
+    for (const auto& row : cost.kernels)
+        ambiguous |= row.ambiguous;
+    if (ambiguous)
+        out << "<p class=\"note\">* a kernel name several graphs share: its time was split "
+               "evenly between them.</p>";
+
+    HtmlTable lines({{"line", true},
+                     {"code", true},
+                     {"compiled share", false, "of the compiled kernels' time"},
+                     {"compiled per call", false, "its nodes' share of their kernels' time"},
+                     {"eager per call", false, "time on this line outside compiled graphs"},
+                     {"kernels", true}});
+    shown = 0;
+    for (const auto& row : cost.lines) {
+        const bool noLine = row.file.empty();
+        if (!noLine && shown == kTopLines)
+            continue;
+        if (!noLine)
+            ++shown;
+        lines.beginRow();
+        lines.html(noLine ? "<em>no source line</em>" : placeHtml(row.file, row.line));
+        lines.html(row.code.empty() ? "" : "<code>" + htmlEscape(row.code) + "</code>");
+        lines.text(percent(row.compiledShare));
+        lines.text(formatDuration(row.compiledNsPerCall));
+        lines.text(row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall) : "—");
+        std::string names;
+        for (size_t i = 0; i < row.kernels.size() && i < 3; ++i)
+            names += (i == 0 ? "" : ", ") + row.kernels[i];
+        if (row.kernels.size() > 3)
+            names += ", …";
+        lines.text(names);
+    }
+    out << "<h4>Hot lines</h4>";
+    if (lines.rows() == 0)
+        out << "<p class=\"empty\">No line took time in the window.</p>";
+    else
+        out << lines.str();
+}
+
+} // namespace
+
+void writeCosts(std::ostream& out, const ReportView& view) {
+    if (!hasCostBreakdown(view.report))
+        return;
+    beginSection(out, "costs", "Where the time goes",
+                 "A short profiled window after the measure phase: each kernel's time per call, "
+                 "and each source line's share of the compiled kernels' time (a kernel's time "
+                 "split equally over its FX nodes, each node to its line; docs/kernel-cost.md), "
+                 "beside the time the line spent uncompiled.");
+    for (const auto& r : view.runs) {
+        const CostBreakdown cost = costBreakdown(*r.run);
+        if (!cost.profiled)
+            continue;
+        writeRun(out, r, cost);
+    }
+    endSection(out);
+}
+
+} // namespace cs::core::html

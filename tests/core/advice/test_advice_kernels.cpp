@@ -1,0 +1,169 @@
+// The kernel rules: a dominant kernel, time in ATen fallbacks, a line that
+// runs uncompiled after a graph break; each only with a profiled window.
+#include <gtest/gtest.h>
+
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+
+namespace {
+
+const std::string kFile = "/m/model.py";
+
+GraphNode nodeAt(const std::string& name, int line) {
+    GraphNode n;
+    n.name = name;
+    n.op = "call_function";
+    n.file = kFile;
+    n.line = line;
+    return n;
+}
+
+CodeKernel codeKernel(const std::string& name, const std::string& kind,
+                      std::vector<std::string> nodes, int line, const std::string& code) {
+    CodeKernel k;
+    k.name = name;
+    k.kind = kind;
+    k.nodes = std::move(nodes);
+    k.lines = {{kFile, line, "forward", code, true}};
+    return k;
+}
+
+// A default run whose graph 0/0 has three kernels taking `a`, `b`, `c` ns over
+// 10 profiled calls; the second is of kind `kindB`.
+Run profiledRun(int64_t a, int64_t b, int64_t c, const std::string& kindB = "cpp") {
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    Graph graph;
+    graph.index = 0;
+    graph.compileId = "0/0";
+    graph.nodes = {nodeAt("linear", 20), nodeAt("relu", 21), nodeAt("nonzero", 22)};
+    run.graphs.push_back(graph);
+    GeneratedCode code;
+    code.compileId = "0/0";
+    code.part = "inference";
+    code.kernels = {codeKernel("extern_kernels.addmm", "extern", {"linear"}, 20, "self.fc(x)"),
+                    codeKernel("aten.nonzero", kindB, {"nonzero"}, 22, "idx = y.nonzero()"),
+                    codeKernel("cpp_fused_relu_0", "cpp", {"relu"}, 21, "y = torch.relu(y)")};
+    run.code.push_back(code);
+    KernelProfile& p = run.kernelProfile;
+    p.present = true;
+    p.source = "torch_profiler";
+    p.calls = 10;
+    p.callNs = (a + b + c) * 2;
+    p.kernels = {{"0/0", "extern_kernels.addmm", a, 10, false},
+                 {"0/0", "aten.nonzero", b, 10, false},
+                 {"0/0", "cpp_fused_relu_0", c, 10, false}};
+    return run;
+}
+
+bool anyEvidence(const Finding& f, const std::string& part) {
+    for (const auto& e : f.evidence)
+        if (e.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST(KernelRule, OneKernelAboveHalfTheKernelTimeWithItsLine) {
+    const auto report = reportOf(
+        {timedRun("eager", {10}, constant(20, 100)), profiledRun(700'000, 200'000, 100'000)});
+    const auto found = withRule(advise(report), "kernel.dominant");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.run, 1);
+    EXPECT_EQ(f.setting, "default");
+    EXPECT_EQ(f.tab, EvidenceTab::Code);
+    EXPECT_EQ(f.file, kFile);
+    EXPECT_EQ(f.line, 20);
+    EXPECT_EQ(f.code, "self.fc(x)");
+    EXPECT_NE(f.title.find("70%"), std::string::npos) << f.title;
+    EXPECT_NE(f.title.find("extern_kernels.addmm"), std::string::npos) << f.title;
+    EXPECT_TRUE(anyEvidence(f, "70.0 µs per call")) << f.evidence[0];
+    EXPECT_TRUE(anyEvidence(f, "10 profiled calls"));
+    EXPECT_TRUE(anyEvidence(f, "model.py:20 `self.fc(x)`"));
+    EXPECT_NE(f.remedy.find("max-autotune"), std::string::npos);
+}
+
+TEST(KernelRule, NoDominantKernelAtHalfOrWithOneKernelOrWithoutAProfile) {
+    EXPECT_TRUE(
+        withRule(advise(reportOf({profiledRun(500'000, 300'000, 200'000)})), "kernel.dominant")
+            .empty());
+    cs::core::Run single = profiledRun(700'000, 0, 0);
+    single.kernelProfile.kernels.resize(1);
+    EXPECT_TRUE(withRule(advise(reportOf({single})), "kernel.dominant").empty());
+    cs::core::Run unprofiled = profiledRun(700'000, 200'000, 100'000);
+    unprofiled.kernelProfile = {};
+    const auto findings = advise(reportOf({unprofiled}));
+    for (const auto& f : findings)
+        EXPECT_NE(f.rule.rfind("kernel.", 0), 0U) << f.rule;
+}
+
+TEST(KernelRule, FallbacksAtATenthOfTheKernelTime) {
+    const auto report = reportOf({profiledRun(450'000, 100'000, 450'000, "fallback")});
+    const auto found = withRule(advise(report), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.severity, Severity::Warning);
+    EXPECT_EQ(f.line, 22);
+    EXPECT_EQ(f.code, "idx = y.nonzero()");
+    EXPECT_NE(f.title.find("10%"), std::string::npos) << f.title;
+    EXPECT_TRUE(anyEvidence(f, "aten.nonzero: 10.0 µs per call (10%), from model.py:22"));
+    // Just under a tenth: nothing.
+    EXPECT_TRUE(withRule(advise(reportOf({profiledRun(450'000, 99'000, 451'000, "fallback")})),
+                         "kernel.fallback")
+                    .empty());
+    // Not a fallback: nothing.
+    EXPECT_TRUE(withRule(advise(reportOf({profiledRun(450'000, 100'000, 450'000, "cpp")})),
+                         "kernel.fallback")
+                    .empty());
+}
+
+TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
+    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
+    run.graphBreaks.push_back(
+        makeBreak("Unsupported Tensor.item() call", "item", kFile, 29, "n = int(y.sum().item())"));
+    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
+                               {{kFile, 10, "forward", "x = x + 1", true}, 300'000},
+                               {{kFile, 31, "forward", "w = z[0]", true}, 50'000}};
+    run.kernelProfile.callNs = 1'000'000;
+    const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
+    // Line 30 (20% of the call, after the break at 29); line 10 is before any
+    // break; line 31 is 5%.
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.line, 30);
+    EXPECT_EQ(f.code, "z = x.tolist()");
+    EXPECT_EQ(f.graphBreak, 0);
+    EXPECT_EQ(f.tab, EvidenceTab::Code);
+    EXPECT_NE(f.title.find("model.py:30 runs uncompiled, 20% of the call"), std::string::npos)
+        << f.title;
+    EXPECT_TRUE(anyEvidence(f, "20.0 µs per call outside any compiled graph"));
+    EXPECT_TRUE(anyEvidence(f, "graph break at model.py:29"));
+}
+
+TEST(KernelRule, AnEagerLineBetweenTheGraphsOfABreakElsewhere) {
+    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
+    Graph after;
+    after.index = 1;
+    after.compileId = "1/0";
+    after.nodes = {nodeAt("mul", 40)};
+    run.graphs.push_back(after);
+    // The break is in a helper in another file; its graphs sit around line 30.
+    run.graphBreaks.push_back(
+        makeBreak("Unsupported Tensor.item() call", "item", "/m/helper.py", 5, "v.item()", 0, 1));
+    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
+                               {{kFile, 50, "forward", "late()", true}, 200'000}};
+    run.kernelProfile.callNs = 1'000'000;
+    const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found.front().line, 30);
+
+    // Eager mode runs everything uncompiled: no finding.
+    run.setting.mode = "eager";
+    EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.uncompiled_line").empty());
+    // No break: no finding.
+    run.setting.mode = "default";
+    run.graphBreaks.clear();
+    EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.uncompiled_line").empty());
+}

@@ -1,0 +1,408 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "core/analysis/kernel_cost.h"
+
+using namespace cs::core;
+
+namespace {
+
+const std::string kFile = "/m/model.py";
+
+GraphNode node(const std::string& name, int line, const std::string& file = kFile) {
+    GraphNode n;
+    n.name = name;
+    n.op = "call_function";
+    n.file = file;
+    n.line = line;
+    return n;
+}
+
+SourceFrame frame(int line, const std::string& code) {
+    return SourceFrame{kFile, line, "forward", code, true};
+}
+
+CodeKernel kernel(const std::string& name, const std::string& kind, std::vector<std::string> nodes,
+                  std::vector<SourceFrame> lines = {}) {
+    CodeKernel k;
+    k.name = name;
+    k.kind = kind;
+    k.nodes = std::move(nodes);
+    k.lines = std::move(lines);
+    return k;
+}
+
+// One graph 0/0: addmm (line 20) as an extern kernel, relu and mul (lines 21,
+// 22) fused into one cpp kernel, a sum (line 23) in a second one. Profiled
+// over 10 calls.
+Run oneGraph() {
+    cs::core::Run run;
+    run.status = RunStatus::Ok;
+    Graph graph;
+    graph.compileId = "0/0";
+    graph.nodes = {node("x", 0, ""), node("linear", 20), node("relu", 21), node("mul", 22),
+                   node("sum_1", 23)};
+    run.graphs.push_back(graph);
+    GeneratedCode code;
+    code.compileId = "0/0";
+    code.part = "inference";
+    code.fusionSource = "provenance";
+    code.kernels = {kernel("extern_kernels.addmm", "extern", {"linear"}, {frame(20, "self.fc(x)")}),
+                    kernel("cpp_fused_mul_relu_0", "cpp", {"relu", "mul"},
+                           {frame(21, "y = torch.relu(y)"), frame(22, "y = y * 2")}),
+                    kernel("cpp_fused_sum_1", "cpp", {"sum_1"}, {frame(23, "return y.sum()")})};
+    run.code.push_back(code);
+    KernelProfile& p = run.kernelProfile;
+    p.present = true;
+    p.source = "torch_profiler";
+    p.calls = 10;
+    p.windowNs = 2'000'000;
+    p.callNs = 1'500'000;
+    p.kernels = {{"0/0", "extern_kernels.addmm", 600'000, 10, false},
+                 {"0/0", "cpp_fused_mul_relu_0", 300'000, 10, false},
+                 {"0/0", "cpp_fused_sum_1", 100'000, 10, false}};
+    p.wrappers = {{"0/0", "", 200'000, 0, false}};
+    p.eagerNs = 100'000;
+    return run;
+}
+
+double compiledShareSum(const CostBreakdown& cost) {
+    return std::accumulate(cost.lines.begin(), cost.lines.end(), 0.0,
+                           [](double s, const LineCostRow& r) { return s + r.compiledShare; });
+}
+
+const LineCostRow* lineRow(const CostBreakdown& cost, int line) {
+    for (const auto& row : cost.lines)
+        if (!row.file.empty() && row.line == line)
+            return &row;
+    return nullptr;
+}
+
+const LineCostRow* noLineRow(const CostBreakdown& cost) {
+    for (const auto& row : cost.lines)
+        if (row.file.empty())
+            return &row;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(KernelCost, KernelsPerCallCostliestFirstWithTheWrapperOnItsOwnRow) {
+    const cs::core::Run run = oneGraph();
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_TRUE(cost.profiled);
+    EXPECT_EQ(cost.calls, 10);
+    EXPECT_EQ(cost.source, "torch_profiler");
+    EXPECT_DOUBLE_EQ(cost.compiledNsPerCall, 100'000);
+    EXPECT_DOUBLE_EQ(cost.wrapperNsPerCall, 20'000);
+    EXPECT_DOUBLE_EQ(cost.eagerNsPerCall, 10'000);
+    EXPECT_DOUBLE_EQ(cost.callNsPerCall, 150'000);
+    ASSERT_EQ(cost.kernels.size(), 4u);
+    EXPECT_EQ(cost.kernels[0].name, "extern_kernels.addmm");
+    EXPECT_DOUBLE_EQ(*cost.kernels[0].nsPerCall, 60'000);
+    EXPECT_DOUBLE_EQ(cost.kernels[0].share, 0.6);
+    EXPECT_EQ(cost.kernels[0].launchesPerCall, 1);
+    EXPECT_EQ(cost.kernels[0].part, "inference");
+    EXPECT_EQ(cost.kernels[0].kernel, &run.code[0].kernels[0]);
+    EXPECT_EQ(cost.kernels[0].code, &run.code[0]);
+    EXPECT_EQ(cost.kernels[1].name, "cpp_fused_mul_relu_0");
+    EXPECT_EQ(cost.kernels[2].kind, "wrapper");
+    EXPECT_EQ(cost.kernels[2].compileId, "0/0");
+    EXPECT_DOUBLE_EQ(*cost.kernels[2].nsPerCall, 20'000);
+    EXPECT_DOUBLE_EQ(cost.kernels[2].share, 0);
+    EXPECT_EQ(cost.kernels[3].name, "cpp_fused_sum_1");
+}
+
+TEST(KernelCost, EachKernelSplitsEquallyOverItsNodesAndSharesSumToAll) {
+    const CostBreakdown cost = costBreakdown(oneGraph());
+    ASSERT_EQ(cost.lines.size(), 4u); // the wrapper is not spread: no "no source line"
+    EXPECT_EQ(noLineRow(cost), nullptr);
+    const auto* l20 = lineRow(cost, 20);
+    const auto* l21 = lineRow(cost, 21);
+    const auto* l22 = lineRow(cost, 22);
+    const auto* l23 = lineRow(cost, 23);
+    ASSERT_TRUE(l20 && l21 && l22 && l23);
+    EXPECT_EQ(cost.lines[0].line, 20);
+    EXPECT_DOUBLE_EQ(l20->compiledNsPerCall, 60'000);
+    EXPECT_DOUBLE_EQ(l21->compiledNsPerCall, 15'000); // 30 µs over relu and mul
+    EXPECT_DOUBLE_EQ(l22->compiledNsPerCall, 15'000);
+    EXPECT_DOUBLE_EQ(l22->compiledShare, 0.15);
+    EXPECT_DOUBLE_EQ(l23->compiledNsPerCall, 10'000);
+    EXPECT_EQ(l21->code, "y = torch.relu(y)");
+    EXPECT_EQ(l21->function, "forward");
+    EXPECT_EQ(l21->kernels, std::vector<std::string>{"cpp_fused_mul_relu_0"});
+    EXPECT_EQ(l21->nodes, std::vector<std::string>{"relu"});
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+}
+
+TEST(KernelCost, ANodeWithoutALineFallsBackToTheKernelsOnlyLineElseNoSourceLine) {
+    cs::core::Run run = oneGraph();
+    // relu lost its line in the graph; its kernel names two lines: no source line.
+    run.graphs[0].nodes[2].file.clear();
+    run.graphs[0].nodes[2].line = 0;
+    // sum_1 is not in the graph at all; its kernel has one line: that one.
+    run.graphs[0].nodes.pop_back();
+    // A kernel with no nodes: all to "no source line".
+    run.code[0].kernels.push_back(kernel("cpp_fused_2", "cpp", {}));
+    run.kernelProfile.kernels.push_back({"0/0", "cpp_fused_2", 50'000, 10, false});
+    const CostBreakdown cost = costBreakdown(run);
+    const auto* none = noLineRow(cost);
+    ASSERT_NE(none, nullptr);
+    EXPECT_EQ(&cost.lines.back(), none); // last, whatever it costs
+    EXPECT_DOUBLE_EQ(none->compiledNsPerCall, 15'000 + 5'000);
+    EXPECT_EQ(none->kernels, (std::vector<std::string>{"cpp_fused_mul_relu_0", "cpp_fused_2"}));
+    EXPECT_EQ(none->nodes, std::vector<std::string>{"relu"});
+    ASSERT_NE(lineRow(cost, 23), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 23)->compiledNsPerCall, 10'000);
+    EXPECT_EQ(lineRow(cost, 21), nullptr);
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+}
+
+TEST(KernelCost, TwoNodesOfOneKernelOnOneLineAddUp) {
+    cs::core::Run run = oneGraph();
+    run.graphs[0].nodes[3].line = 21; // mul on relu's line
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_NE(lineRow(cost, 21), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 21)->compiledNsPerCall, 30'000);
+    EXPECT_EQ(lineRow(cost, 21)->nodes, (std::vector<std::string>{"relu", "mul"}));
+    EXPECT_EQ(lineRow(cost, 21)->kernels.size(), 1u);
+    EXPECT_EQ(lineRow(cost, 22), nullptr);
+}
+
+TEST(KernelCost, AProfiledKernelMissingFromTheCodeIsKeptUnmapped) {
+    cs::core::Run run = oneGraph();
+    run.kernelProfile.kernels.push_back({"0/0", "triton_poi_fused_9", 1'000'000, 10, false});
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_FALSE(cost.kernels.empty());
+    const KernelCostRow& top = cost.kernels[0];
+    EXPECT_EQ(top.name, "triton_poi_fused_9");
+    EXPECT_EQ(top.kernel, nullptr);
+    EXPECT_EQ(top.code, nullptr);
+    EXPECT_NEAR(top.share, 1'000'000.0 / 2'000'000.0, 1e-12);
+    const auto* none = noLineRow(cost);
+    ASSERT_NE(none, nullptr);
+    EXPECT_DOUBLE_EQ(none->compiledNsPerCall, 100'000);
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+}
+
+TEST(KernelCost, KernelsTheWindowNeverSawComeLastWithoutATime) {
+    cs::core::Run run = oneGraph();
+    run.kernelProfile.kernels.pop_back(); // cpp_fused_sum_1 did not run
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_EQ(cost.kernels.size(), 4u);
+    EXPECT_EQ(cost.kernels.back().name, "cpp_fused_sum_1");
+    EXPECT_FALSE(cost.kernels.back().nsPerCall);
+    EXPECT_EQ(lineRow(cost, 23), nullptr);
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+}
+
+TEST(KernelCost, RepeatedNamesTakeTheCodesKernelsInOrder) {
+    cs::core::Run run = oneGraph();
+    run.graphs[0].nodes.push_back(node("linear_1", 30));
+    run.code[0].kernels.push_back(kernel("extern_kernels.addmm", "extern", {"linear_1"}));
+    run.kernelProfile.kernels.push_back({"0/0", "extern_kernels.addmm", 400'000, 10, false});
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_NE(lineRow(cost, 20), nullptr);
+    ASSERT_NE(lineRow(cost, 30), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 20)->compiledNsPerCall, 60'000);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 30)->compiledNsPerCall, 40'000);
+}
+
+TEST(KernelCost, AnAmbiguousCudaNameSplitsEvenlyOverTheGraphsThatHaveIt) {
+    cs::core::Run run;
+    run.status = RunStatus::Ok;
+    for (const char* id : {"0/0", "1/0"}) {
+        Graph graph;
+        graph.compileId = id;
+        graph.nodes = {node("relu", id == std::string("0/0") ? 10 : 40)};
+        run.graphs.push_back(graph);
+        GeneratedCode code;
+        code.compileId = id;
+        code.part = "inference";
+        code.kernels = {kernel("triton_poi_fused_relu_0", "triton", {"relu"})};
+        run.code.push_back(code);
+    }
+    run.kernelProfile.present = true;
+    run.kernelProfile.source = "cupti";
+    run.kernelProfile.calls = 4;
+    run.kernelProfile.kernels = {{"", "triton_poi_fused_relu_0", 800, 8, true},
+                                 {"", "triton_other", 200, 4, true}};
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_EQ(cost.kernels.size(), 3u);
+    EXPECT_EQ(cost.kernels[0].compileId, "0/0");
+    EXPECT_TRUE(cost.kernels[0].ambiguous);
+    EXPECT_DOUBLE_EQ(*cost.kernels[0].nsPerCall, 100);
+    EXPECT_EQ(cost.kernels[0].launchesPerCall, 1);
+    EXPECT_EQ(cost.kernels[1].compileId, "1/0");
+    EXPECT_DOUBLE_EQ(*cost.kernels[1].nsPerCall, 100);
+    // A shared name the code does not know: one unmapped row, no compile id.
+    EXPECT_EQ(cost.kernels[2].compileId, "");
+    EXPECT_EQ(cost.kernels[2].kernel, nullptr);
+    EXPECT_TRUE(cost.kernels[2].ambiguous);
+    ASSERT_NE(lineRow(cost, 10), nullptr);
+    ASSERT_NE(lineRow(cost, 40), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 10)->compiledShare, 0.4);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 40)->compiledShare, 0.4);
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+
+    // One graph with the name: it takes it all.
+    run.code.pop_back();
+    const CostBreakdown one = costBreakdown(run);
+    EXPECT_EQ(one.kernels[0].compileId, "0/0");
+    EXPECT_DOUBLE_EQ(*one.kernels[0].nsPerCall, 200);
+}
+
+TEST(KernelCost, EagerLinesAreASeparateColumnShareOfTheCall) {
+    cs::core::Run run = oneGraph();
+    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 90'000},
+                               {{kFile, 21, "forward", "y = torch.relu(y)", true}, 3'000}};
+    const CostBreakdown cost = costBreakdown(run);
+    const auto* l30 = lineRow(cost, 30);
+    ASSERT_NE(l30, nullptr);
+    EXPECT_DOUBLE_EQ(l30->eagerNsPerCall, 9'000);
+    EXPECT_DOUBLE_EQ(l30->eagerShare, 90'000.0 / 1'500'000.0);
+    EXPECT_DOUBLE_EQ(l30->compiledNsPerCall, 0);
+    EXPECT_DOUBLE_EQ(l30->compiledShare, 0);
+    EXPECT_EQ(l30->code, "z = x.tolist()");
+    EXPECT_DOUBLE_EQ(lineRow(cost, 21)->eagerNsPerCall, 300);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 21)->compiledNsPerCall, 15'000);
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12); // eager time is not in the 100 %
+}
+
+TEST(KernelCost, RunsWithoutAProfileOrCodeGiveAnUnprofiledBreakdown) {
+    const cs::core::Run empty;
+    const CostBreakdown none = costBreakdown(empty);
+    EXPECT_FALSE(none.profiled);
+    EXPECT_TRUE(none.kernels.empty());
+    EXPECT_TRUE(none.lines.empty());
+    EXPECT_NE(costText(empty).find("no kernel profile"), std::string::npos);
+
+    cs::core::Run codeOnly = oneGraph();
+    codeOnly.kernelProfile = {};
+    const CostBreakdown unprofiled = costBreakdown(codeOnly);
+    EXPECT_FALSE(unprofiled.profiled);
+    ASSERT_EQ(unprofiled.kernels.size(), 3u); // the code's kernels, without a time
+    EXPECT_FALSE(unprofiled.kernels[0].nsPerCall);
+    EXPECT_TRUE(unprofiled.lines.empty());
+    EXPECT_NE(costText(codeOnly).find("3 kernels"), std::string::npos);
+
+    cs::core::Run noCalls = oneGraph();
+    noCalls.kernelProfile.calls = 0;
+    EXPECT_FALSE(costBreakdown(noCalls).profiled);
+    EXPECT_TRUE(costBreakdown(noCalls).lines.empty());
+
+    cs::core::Run profileOnly = oneGraph();
+    profileOnly.code.clear();
+    profileOnly.graphs.clear();
+    const CostBreakdown unmapped = costBreakdown(profileOnly);
+    EXPECT_TRUE(unmapped.profiled);
+    ASSERT_EQ(unmapped.lines.size(), 1u);
+    EXPECT_TRUE(unmapped.lines[0].file.empty());
+    EXPECT_DOUBLE_EQ(unmapped.lines[0].compiledShare, 1.0);
+}
+
+TEST(KernelCost, KernelNodesAndNodeKernelsWithinOneCompileId) {
+    cs::core::Run run = oneGraph();
+    GeneratedCode backward;
+    backward.compileId = "0/0";
+    backward.part = "backward";
+    backward.kernels = {kernel("cpp_fused_threshold_backward_0", "cpp", {"relu", "mul"})};
+    run.code.push_back(backward);
+    EXPECT_EQ(kernelNodes(run, "0/0", "cpp_fused_mul_relu_0"),
+              (std::vector<std::string>{"relu", "mul"}));
+    EXPECT_TRUE(kernelNodes(run, "1/0", "cpp_fused_mul_relu_0").empty());
+    EXPECT_TRUE(kernelNodes(run, "0/0", "nope").empty());
+    EXPECT_EQ(nodeKernels(run, "0/0", "relu"),
+              (std::vector<std::string>{"cpp_fused_mul_relu_0", "cpp_fused_threshold_backward_0"}));
+    EXPECT_EQ(nodeKernels(run, "0/0", "linear"), std::vector<std::string>{"extern_kernels.addmm"});
+    EXPECT_TRUE(nodeKernels(run, "0/0", "x").empty());
+    EXPECT_TRUE(nodeKernels(cs::core::Run{}, "0/0", "x").empty());
+}
+
+TEST(KernelCost, CompareMatchesByNameAndTellsReplacedNewAndReFused) {
+    const cs::core::Run a = oneGraph();
+    cs::core::Run b = oneGraph();
+    // max-autotune: addmm became a template kernel, relu+mul re-fused under
+    // another name, sum unchanged but faster.
+    b.code[0].kernels = {kernel("cpp_template_0", "template", {"linear"}),
+                         kernel("cpp_fused_relu_mul_7", "cpp", {"mul", "relu"}),
+                         kernel("cpp_fused_sum_1", "cpp", {"sum_1"}, {frame(23, "return y.sum()")}),
+                         kernel("cpp_fused_extra_3", "cpp", {"extra"})};
+    b.kernelProfile.kernels = {{"0/0", "cpp_template_0", 300'000, 10, false},
+                               {"0/0", "cpp_fused_relu_mul_7", 300'000, 10, false},
+                               {"0/0", "cpp_fused_sum_1", 50'000, 10, false}};
+    const CostComparison c = compareCosts(a, b);
+    ASSERT_EQ(c.kernels.size(), 4u);
+    auto find = [&](const std::string& change) -> const KernelChange* {
+        for (const auto& k : c.kernels)
+            if (k.change == change)
+                return &k;
+        return nullptr;
+    };
+    const auto* same = find("same");
+    ASSERT_NE(same, nullptr);
+    EXPECT_EQ(same->nameA, "cpp_fused_sum_1");
+    EXPECT_DOUBLE_EQ(*same->nsPerCallA, 10'000);
+    EXPECT_DOUBLE_EQ(*same->nsPerCallB, 5'000);
+    const auto* refused = find("re-fused");
+    ASSERT_NE(refused, nullptr);
+    EXPECT_EQ(refused->nameA, "cpp_fused_mul_relu_0");
+    EXPECT_EQ(refused->nameB, "cpp_fused_relu_mul_7");
+    const auto* replaced = find("replaced");
+    ASSERT_NE(replaced, nullptr);
+    EXPECT_EQ(replaced->nameA, "extern_kernels.addmm");
+    EXPECT_EQ(replaced->nameB, "cpp_template_0"); // same node, a kernel of another kind
+    EXPECT_DOUBLE_EQ(*replaced->nsPerCallB, 30'000);
+    const auto* added = find("new");
+    ASSERT_NE(added, nullptr);
+    EXPECT_EQ(added->nameB, "cpp_fused_extra_3");
+    EXPECT_TRUE(added->nameA.empty());
+    EXPECT_FALSE(added->nsPerCallA);
+    EXPECT_FALSE(added->nsPerCallB); // in the code, not run in the window
+    EXPECT_EQ(c.kernels[0].compileId, "0/0");
+
+    // Lines by file:line, largest gain first: line 20 went 60 → 30 µs.
+    ASSERT_FALSE(c.lines.empty());
+    EXPECT_EQ(c.lines[0].line, 20);
+    EXPECT_DOUBLE_EQ(c.lines[0].nsPerCallA, 60'000);
+    EXPECT_DOUBLE_EQ(c.lines[0].nsPerCallB, 30'000);
+    EXPECT_EQ(c.lines[1].line, 23);
+    EXPECT_EQ(c.lines[1].code, "return y.sum()");
+}
+
+TEST(KernelCost, CompareKeepsCompileIdsApart) {
+    cs::core::Run a = oneGraph();
+    cs::core::Run b = oneGraph();
+    b.code[0].compileId = "1/0";
+    b.graphs[0].compileId = "1/0";
+    for (auto& k : b.kernelProfile.kernels)
+        k.compileId = "1/0";
+    const CostComparison c = compareCosts(a, b);
+    ASSERT_EQ(c.kernels.size(), 6u);
+    for (const auto& k : c.kernels)
+        EXPECT_EQ(k.change, k.compileId == "0/0" ? "replaced" : "new");
+    EXPECT_TRUE(c.kernels[0].nameB.empty());
+    // The lines are the same lines, at the same cost.
+    for (const auto& l : c.lines)
+        EXPECT_DOUBLE_EQ(l.nsPerCallA, l.nsPerCallB);
+    const CostComparison empty = compareCosts(cs::core::Run{}, cs::core::Run{});
+    EXPECT_TRUE(empty.kernels.empty());
+    EXPECT_TRUE(empty.lines.empty());
+}
+
+TEST(KernelCost, TextNamesTheTopKernelsAndHotLines) {
+    cs::core::Run run = oneGraph();
+    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 90'000}};
+    const std::string text = costText(run);
+    EXPECT_NE(text.find("10 calls (torch_profiler)"), std::string::npos) << text;
+    EXPECT_NE(text.find("extern_kernels.addmm [0/0 inference]  model.py:20"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("60.0%"), std::string::npos) << text;
+    EXPECT_NE(text.find("outside kernels"), std::string::npos) << text;
+    EXPECT_NE(text.find("model.py:22  y = y * 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("model.py:30  z = x.tolist()"), std::string::npos) << text;
+    const std::string short_ = costText(run, 1, 1);
+    EXPECT_EQ(short_.find("cpp_fused_sum_1"), std::string::npos) << short_;
+    EXPECT_EQ(short_.find("model.py:23"), std::string::npos) << short_;
+}

@@ -1,0 +1,97 @@
+// The HTML report's "Where the time goes": top kernels and hot lines per
+// setting with a profiled window; nothing without one; user text escaped.
+#include <gtest/gtest.h>
+
+#include "core/html/report_html.h"
+
+using namespace cs::core;
+
+namespace {
+
+Run profiled(const std::string& mode, const std::string& code, const std::string& kernelName) {
+    cs::core::Run run;
+    run.setting.mode = mode;
+    run.status = RunStatus::Ok;
+    Graph graph;
+    graph.compileId = "0/0";
+    GraphNode relu;
+    relu.name = "relu";
+    relu.file = "/m/model.py";
+    relu.line = 21;
+    graph.nodes = {relu};
+    run.graphs.push_back(graph);
+    GeneratedCode generated;
+    generated.compileId = "0/0";
+    generated.part = "inference";
+    CodeKernel kernel;
+    kernel.name = kernelName;
+    kernel.kind = "cpp";
+    kernel.nodes = {"relu"};
+    kernel.lines = {{"/m/model.py", 21, "forward", code, true}};
+    generated.kernels = {kernel};
+    run.code.push_back(generated);
+    KernelProfile& p = run.kernelProfile;
+    p.present = true;
+    p.source = "torch_profiler";
+    p.calls = 50;
+    p.callNs = 10'000'000;
+    p.kernels = {{"0/0", kernelName, 4'000'000, 50, false}};
+    p.wrappers = {{"0/0", "", 1'000'000, 0, false}};
+    p.eager = {{{"/m/model.py", 30, "forward", "z = x.tolist()", true}, 2'000'000}};
+    p.eagerNs = 2'000'000;
+    return run;
+}
+
+} // namespace
+
+TEST(ReportHtmlCosts, TopKernelsAndHotLinesPerProfiledSetting) {
+    Report report;
+    cs::core::Run eager;
+    eager.setting.mode = "eager";
+    eager.status = RunStatus::Ok;
+    report.runs.push_back(eager);
+    report.runs.push_back(profiled("default", "y = torch.relu(y)", "cpp_fused_relu_0"));
+    const std::string html = writeReportHtml(report);
+    const size_t section = html.find("<section id=\"costs\">");
+    ASSERT_NE(section, std::string::npos);
+    EXPECT_NE(html.find("<a href=\"#costs\">Where the time goes</a>"), std::string::npos);
+    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    EXPECT_NE(body.find("Where the time goes"), std::string::npos);
+    EXPECT_NE(body.find("50 profiled calls"), std::string::npos);
+    EXPECT_NE(body.find("<code>cpp_fused_relu_0</code>"), std::string::npos);
+    EXPECT_NE(body.find("80.0 µs"), std::string::npos) << body; // 4 ms / 50 calls
+    EXPECT_NE(body.find("100.0 %"), std::string::npos);
+    EXPECT_NE(body.find("outside kernels"), std::string::npos);
+    EXPECT_NE(body.find("model.py:21"), std::string::npos);
+    EXPECT_NE(body.find("<code>y = torch.relu(y)</code>"), std::string::npos);
+    EXPECT_NE(body.find("<code>z = x.tolist()</code>"), std::string::npos);
+    EXPECT_NE(body.find("40.0 µs"), std::string::npos); // the eager line: 2 ms / 50
+}
+
+TEST(ReportHtmlCosts, NoSectionWithoutAProfile) {
+    Report report;
+    cs::core::Run run = profiled("default", "y = torch.relu(y)", "cpp_fused_relu_0");
+    run.kernelProfile = {};
+    report.runs.push_back(run);
+    const std::string html = writeReportHtml(report);
+    EXPECT_EQ(html.find("id=\"costs\""), std::string::npos);
+    EXPECT_EQ(html.find("#costs"), std::string::npos);
+}
+
+TEST(ReportHtmlCosts, UserTextIsEscaped) {
+    Report report;
+    cs::core::Run run =
+        profiled("default", "<script>alert('line')</script>", "k<script>alert(1)</script>");
+    run.graphs[0].nodes[0].file = "/m/<script>x</script>.py";
+    run.code[0].kernels[0].lines[0].file = "/m/<script>x</script>.py";
+    run.kernelProfile.note = "<img src=x onerror=alert(2)>";
+    run.kernelProfile.source = "<b>cupti</b>";
+    report.runs.push_back(run);
+    const std::string html = writeReportHtml(report);
+    ASSERT_NE(html.find("<section id=\"costs\">"), std::string::npos);
+    EXPECT_EQ(html.find("<script>"), std::string::npos);
+    EXPECT_EQ(html.find("<img src=x"), std::string::npos);
+    EXPECT_EQ(html.find("<b>cupti"), std::string::npos);
+    EXPECT_NE(html.find("&lt;script&gt;alert(&#39;line&#39;)&lt;/script&gt;"), std::string::npos);
+    EXPECT_NE(html.find("k&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+}
