@@ -185,7 +185,8 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     codeView_->setObjectName("generatedCode");
     hotView_->setObjectName("hotLinesView");
     hotFilePicker_->setObjectName("hotLinesFile");
-    hotFilePicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    hotFilePicker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    hotFilePicker_->setMinimumContentsLength(14);
     compareWith_->setObjectName("compareWith");
     compareWith_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     views_->setObjectName("codeViews");
@@ -193,6 +194,7 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
 
     kernelProxy_ = setupTableView(kernelTable_, kernelModel_);
     kernelTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+    kernelTable_->setMinimumWidth(240);
     fitColumnsToContent(kernelTable_, KName, 0.2);
     lineProxy_ = setupTableView(lineTable_, lineModel_);
     lineTable_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -252,16 +254,19 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     hotTop->setContentsMargins(0, 2, 0, 0);
     hotTop->addWidget(new QLabel(tr("File:"), this));
     hotTop->addWidget(hotFilePicker_);
-    auto* legend = new QLabel(
-        tr("<span style='color:#e53935'>■</span> share of the compiled time and time per call "
-           "&nbsp; <span style='color:#b45f06'>eager time per call</span> &nbsp; "
-           "<span style='color:#c62828'>●</span> graph break &nbsp; "
-           "<span style='color:#ef6c00'>◆</span> recompile"),
-        this);
+    auto* legend =
+        new QLabel(tr("<span style='color:#e53935'>■</span> compiled share, time/call &nbsp; "
+                      "<span style='color:#b45f06'>eager/call</span> &nbsp; "
+                      "<span style='color:#c62828'>●</span> break &nbsp; "
+                      "<span style='color:#ef6c00'>◆</span> recompile"),
+                   this);
     legend->setObjectName("hotLinesLegend");
+    legend->setWordWrap(true); // it gives way to the kernel list when the window is narrow
+    legend->setToolTip(tr("Left of each line: its share of the compiled (kernel) time and its "
+                          "compiled time per call, then the time per call it ran uncompiled; "
+                          "the markers: a graph break on the line, a recompile of the function"));
     hotTop->addSpacing(12);
-    hotTop->addWidget(legend);
-    hotTop->addStretch(1);
+    hotTop->addWidget(legend, 1);
     hotStack_->addWidget(hotView_);
     hotStack_->addWidget(hotMessage_);
     auto* hotSource = new QWidget(this);
@@ -296,10 +301,22 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     compareTop->addWidget(new QLabel(tr("Compare with:"), this));
     compareTop->addWidget(compareWith_);
     compareTop->addStretch(1);
+    auto titled = [this](const QString& title, QWidget* table) {
+        auto* box = new QWidget(this);
+        auto* boxLayout = new QVBoxLayout(box);
+        boxLayout->setContentsMargins(0, 0, 0, 0);
+        boxLayout->addWidget(new QLabel(title, box));
+        boxLayout->addWidget(table, 1);
+        return box;
+    };
     auto* compareSplitter = new QSplitter(Qt::Vertical, compare);
     compareSplitter->setChildrenCollapsible(false);
-    compareSplitter->addWidget(kernelChangeTable_);
-    compareSplitter->addWidget(lineChangeTable_);
+    compareSplitter->addWidget(
+        titled(tr("<b>Kernels</b> — replaced, new, re-fused or the same, per compiled graph"),
+               kernelChangeTable_));
+    compareSplitter->addWidget(
+        titled(tr("<b>Lines</b> — compiled and eager time per call, largest gain first"),
+               lineChangeTable_));
     auto* compareLayout = new QVBoxLayout(compare);
     compareLayout->setContentsMargins(0, 2, 0, 0);
     compareLayout->addLayout(compareTop);
@@ -316,6 +333,7 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     rightLayout->addWidget(findBar_);
     rightLayout->addWidget(views_, 1);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter_ = splitter;
     splitter->setObjectName("codeSplitter");
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(kernelTable_);
@@ -408,6 +426,16 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     connect(document_, &ReportDocument::runChanged, &throttle_, &RefreshThrottle::request);
     connect(document_, &ReportDocument::selectionChanged, this, &CodeTab::onSelection);
     onReset();
+}
+
+void CodeTab::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (sized_ || width() < 400)
+        return;
+    // The kernel names are long: the list starts with a good part of the width.
+    sized_ = true;
+    const int total = width();
+    splitter_->setSizes({total * 9 / 20, total - total * 9 / 20});
 }
 
 QString CodeTab::emptyReason() const {
@@ -950,6 +978,11 @@ void CodeTab::fillHotLines() {
             files << q(line.file);
     }
     lineModel_->setRows(std::move(rows));
+    // The eager columns only when some time was spent uncompiled.
+    const bool eager = std::any_of(lines_.begin(), lines_.end(),
+                                   [](const core::LineCostRow& l) { return l.eagerNsPerCall > 0; });
+    lineTable_->setColumnHidden(4, !eager);
+    lineTable_->setColumnHidden(5, !eager);
     if (r && !r->model.file.empty() && !files.contains(q(r->model.file)))
         files << q(r->model.file);
     {
@@ -1138,7 +1171,7 @@ void CodeTab::fillCompare() {
         row.push_back({durationText(l.nsPerCallB), l.nsPerCallB, {}, true});
         const double gain = l.nsPerCallA - l.nsPerCallB;
         QString text = durationText(gain);
-        if (l.nsPerCallA > 0)
+        if (l.nsPerCallA > 0 && gain != 0)
             text += QStringLiteral(" (%1)").arg(percent(gain / l.nsPerCallA));
         row.push_back({text, gain, {}, true, gain > 0});
         lines.push_back(std::move(row));

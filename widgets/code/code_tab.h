@@ -22,6 +22,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
+class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 class QTableView;
@@ -50,6 +51,9 @@ class CodeTab : public QWidget {
     void selectKernel(const QString& name);
     void showHotFile(const QString& file);
     QString hotFile() const { return hotFile_; }
+
+  protected:
+    void showEvent(QShowEvent* event) override;
 
   private:
     // A kernel as listed: the code's entry joined with its cost (copied, so no
@@ -96,6 +100,8 @@ class CodeTab : public QWidget {
     RunPicker* runPicker_;
     QComboBox* codePicker_;
     QLabel* note_;
+    QSplitter* splitter_ = nullptr;
+    bool sized_ = false;
     QStackedWidget* stack_;
     QLabel* empty_;
     CellTableModel* kernelModel_;

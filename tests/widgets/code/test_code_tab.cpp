@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -203,12 +204,16 @@ QMap<QString, QString> kernelColumn(const CodeTab& tab, int column) {
     return out;
 }
 
-void shoot(QWidget* widget, const QString& name) {
+void shoot(app::MainWindow* window, const QString& name) {
     const QString dir = qEnvironmentVariable("CS_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) {
-        QDir().mkpath(dir);
-        widget->grab().save(dir + "/" + name + ".png");
-    }
+    if (dir.isEmpty())
+        return;
+    // A report shown through the document leaves the welcome page in front.
+    if (auto* centre = qobject_cast<QStackedWidget*>(window->tabs()->parentWidget()))
+        centre->setCurrentWidget(window->tabs());
+    QTest::qWait(50);
+    QDir().mkpath(dir);
+    window->grab().save(dir + "/" + name + ".png");
 }
 
 } // namespace
