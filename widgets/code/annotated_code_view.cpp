@@ -20,7 +20,7 @@ const QColor kRecompileColor(0xef, 0x6c, 0x00);
 const QColor kHeatColor(0xe5, 0x39, 0x35);
 const QColor kEagerColor(0xb4, 0x5f, 0x06);
 constexpr int kMarkerWidth = 16;
-constexpr int kMaxMatches = 20000; // more are counted as found but not tinted
+constexpr int kMaxMatches = 5000; // more are counted as found but not tinted
 
 class Gutter : public QWidget {
   public:

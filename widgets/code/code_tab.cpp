@@ -44,6 +44,8 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+constexpr size_t kMaxHighlightedBytes = size_t{2} * 1024 * 1024;
+
 QString percent(double share) {
     return QStringLiteral("%1 %").arg(share * 100, 0, 'f', share < 0.1 ? 2 : 1);
 }
@@ -190,7 +192,7 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     compareWith_->setObjectName("compareWith");
     compareWith_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     views_->setObjectName("codeViews");
-    new PythonHighlighter(codeView_->document());
+    highlighter_ = new PythonHighlighter(codeView_->document());
 
     kernelProxy_ = setupTableView(kernelTable_, kernelModel_);
     kernelTable_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -730,6 +732,9 @@ void CodeTab::showCode(int code) {
                                           .arg(q(c.compileId), q(c.part)));
             codeStack_->setCurrentWidget(codeMessage_);
         } else {
+            // Colouring takes seconds on the largest outputs (up to the probe's 8 MiB cap).
+            const bool colour = c.wrapper.size() <= kMaxHighlightedBytes;
+            highlighter_->setDocument(colour ? codeView_->document() : nullptr);
             codeView_->setCode(q(c.wrapper));
             codeStack_->setCurrentWidget(codeView_);
         }
@@ -832,6 +837,10 @@ void CodeTab::updateNote() {
             parts << tr("fusion read from the comments in the code").toHtmlEscaped();
         else if (c.fusionSource == "none")
             parts << tr("no fusion information: the kernels list no FX nodes").toHtmlEscaped();
+        if (c.wrapper.size() > kMaxHighlightedBytes)
+            parts << tr("not coloured: the code is %1")
+                         .arg(bytesText(static_cast<double>(c.wrapper.size())))
+                         .toHtmlEscaped();
         if (c.truncated)
             parts << QStringLiteral("<span style='color:#c0392b'>%1</span>")
                          .arg(tr("the code was cut at the probe's limit (it had %1)")

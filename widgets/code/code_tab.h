@@ -30,6 +30,7 @@ class QTableView;
 namespace cs::widgets {
 
 class AnnotatedCodeView;
+class PythonHighlighter;
 class CellTableModel;
 class ReportDocument;
 class RunPicker;
@@ -113,6 +114,7 @@ class CodeTab : public QWidget {
     QLabel* findCount_;
     QStackedWidget* codeStack_;
     AnnotatedCodeView* codeView_;
+    PythonHighlighter* highlighter_ = nullptr;
     QLabel* codeMessage_;
     QComboBox* hotFilePicker_;
     QStackedWidget* hotStack_;
