@@ -15,6 +15,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextLayout>
 
 #include "app/main_window.h"
 #include "tests/widgets/find_child.h"
@@ -248,6 +250,20 @@ class CodeTabTest : public QObject {
 
         auto* code = child<AnnotatedCodeView>(tab, "generatedCode");
         QVERIFY(code->toPlainText().contains("extern \"C\"  void kernel"));
+        // Highlighting: the wrapper's comment, and C++ keywords inside the kernel's string.
+        auto formatAt = [code](int line, int column) {
+            const auto block = code->document()->findBlockByNumber(line - 1);
+            for (const auto& range : block.layout()->formats()) {
+                if (range.start <= column && column < range.start + range.length)
+                    return range.format;
+            }
+            return QTextCharFormat();
+        };
+        QVERIFY(formatAt(1, 2).fontItalic());                 // # AOT ID
+        QVERIFY(formatAt(16, 9).fontWeight() == QFont::Bold); // float, in the C++ source
+        QVERIFY(formatAt(12, 0).fontWeight() == QFont::Bold); // extern
+        QVERIFY(formatAt(20, 60).fontItalic());               // // relu
+        QVERIFY(formatAt(34, 1).fontWeight() == QFont::Bold); // def, Python again
         tab.selectKernel(kCpp);
         QCOMPARE(code->highlightFirst(), 10);
         QCOMPARE(code->highlightLast(), 28);
