@@ -460,6 +460,7 @@ QStringList CodeTab::selectedKernels() const {
 
 void CodeTab::onReset() {
     sources_->setReader(document_->sourceReader());
+    sortedFor_ = -10;
     run_ = -2; // rebuild
     hotFile_.clear();
     refresh();
@@ -798,10 +799,15 @@ void CodeTab::fillKernels() {
     const bool saved = syncing_;
     syncing_ = true;
     kernelModel_->setRows(std::move(rows));
-    if (totals_.profiled)
-        kernelTable_->sortByColumn(KTime, Qt::DescendingOrder);
-    else
-        kernelTable_->sortByColumn(-1, Qt::AscendingOrder);
+    // Costliest first when a run is first shown; later refreshes keep the user's order.
+    const int sortKey = run_ * 2 + (totals_.profiled ? 1 : 0);
+    if (sortKey != sortedFor_) {
+        sortedFor_ = sortKey;
+        if (totals_.profiled)
+            kernelTable_->sortByColumn(KTime, Qt::DescendingOrder);
+        else
+            kernelTable_->sortByColumn(-1, Qt::AscendingOrder);
+    }
     syncing_ = saved;
 }
 

@@ -141,6 +141,7 @@ class CodeTab : public QWidget {
     QString shownCode_;          // which wrapper text is in the code view
     QString hotFile_;
     std::set<int> hotLines_; // highlighted in the hot-lines view
+    int sortedFor_ = -10;    // the run (and whether profiled) the kernel list was last sorted for
     bool syncing_ = false;
 };
 

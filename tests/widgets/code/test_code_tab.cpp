@@ -348,6 +348,7 @@ class CodeTabTest : public QObject {
         QVERIFY(graph->view()->canvas()->marks(itemOf("relu")) & Mark::KernelMatch);
         QVERIFY(graph->view()->canvas()->marks(itemOf("sum_1")) & Mark::KernelMatch);
         QVERIFY(!(graph->view()->canvas()->marks(itemOf("linear")) & Mark::KernelMatch));
+        shoot(&window, "code_graph_kernel");
 
         // Node -> kernel: clicking "linear" in the graph selects the addmm kernel.
         const int linear = itemOf("linear");
@@ -422,6 +423,66 @@ class CodeTabTest : public QObject {
                  qPrintable(changes.join(",")));
         QVERIFY(child<QTableView>(*tab, "lineChangeTable")->model()->rowCount() >= 1);
         shoot(&window, "code_compare");
+    }
+
+    // On CUDA the kernels are Triton: Python inside the string, its decorator and comments.
+    void tritonSourceIsColouredAsPython() {
+        QTemporaryDir dir;
+        core::Report r = report(writeSource(dir).toStdString());
+        auto& code = r.runs[1].code[0];
+        code.wrapper = R"(# AOT ID: ['0_inference']
+import triton
+import triton.language as tl
+
+triton_per_fused_mul_relu_sum_0 = async_compile.triton('triton_per_fused_mul_relu_sum_0', '''
+import triton
+import triton.language as tl
+
+@triton.jit
+def triton_per_fused_mul_relu_sum_0(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    r0_index = tl.arange(0, 64)[None, :]  # the reduction
+    tmp0 = tl.load(in_ptr0 + (r0_index // 8), None)
+    tmp1 = tl.full([1, 1], 0, tl.int32)
+    tmp3 = triton_helpers.maximum(tmp1, tmp0) * 2.0
+    tl.store(out_ptr0 + (tl.full([XBLOCK, 1], 0, tl.int32)), tl.sum(tmp3, 1)[:, None], None)
+''', device_str='cuda')
+
+def call(args):
+    arg0_1, arg1_1, arg2_1 = args
+    buf0 = empty_strided_cuda((8, 8), (8, 1), torch.float32)
+    extern_kernels.addmm(arg1_1, arg2_1, arg0_1, alpha=1, beta=1, out=buf0)
+    triton_per_fused_mul_relu_sum_0.run(buf0, buf1, 1, 64, stream=stream0)
+    return (buf1, )
+)";
+        code.kernels[1].name = "triton_per_fused_mul_relu_sum_0";
+        code.kernels[1].kind = "triton";
+        code.kernels[1].firstLine = 5;
+        code.kernels[1].lastLine = 16;
+        r.runs[1].kernelProfile.kernels[0].name = "triton_per_fused_mul_relu_sum_0";
+        r.runs[1].kernelProfile.source = "cupti";
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.resize(1280, 800);
+        window.show();
+        window.document()->showReport(r);
+        auto* tab = window.findChild<CodeTab*>("codeTab");
+        window.tabs()->setCurrentWidget(tab);
+        auto* view = child<AnnotatedCodeView>(*tab, "generatedCode");
+        auto formatAt = [view](int line, int column) {
+            const auto block = view->document()->findBlockByNumber(line - 1);
+            for (const auto& range : block.layout()->formats()) {
+                if (range.start <= column && column < range.start + range.length)
+                    return range.format;
+            }
+            return QTextCharFormat();
+        };
+        QVERIFY(formatAt(9, 1).foreground() != formatAt(5, 60).foreground()); // @triton.jit
+        QVERIFY(formatAt(10, 0).fontWeight() == QFont::Bold);                 // def
+        QVERIFY(formatAt(11, 45).fontItalic());                               // # the reduction
+        QVERIFY(formatAt(12, 40).fontWeight() != QFont::Bold);                // // is division
+        tab->selectKernel("triton_per_fused_mul_relu_sum_0");
+        QCOMPARE(view->highlightFirst(), 5);
+        shoot(&window, "code_triton");
     }
 
     void emptyStatesSayWhy() {
