@@ -34,6 +34,7 @@
 #include "widgets/advice/advice_view.h"
 #include "widgets/breaks/breaks_tab.h"
 #include "widgets/breaks/source_file_loader.h"
+#include "widgets/code/code_tab.h"
 #include "widgets/common/report_document.h"
 #include "widgets/compare/compare_tab.h"
 #include "widgets/compare/report_diff_view.h"
@@ -135,6 +136,10 @@ MainWindow::MainWindow(QWidget* parent)
     tabs_->setTabToolTip(addEvidenceTab(core::EvidenceTab::Breaks,
                                         new widgets::BreaksTab(document_, tabs_), tr("Breaks")),
                          widgets::graphBreakTerm() + "\n" + widgets::recompileTerm());
+    tabs_->setTabToolTip(
+        addEvidenceTab(core::EvidenceTab::Code, new widgets::CodeTab(document_, tabs_), tr("Code")),
+        tr("What Inductor generated for each graph, the kernels' time per call, and which of your "
+           "lines it comes from"));
     addEvidenceTab(core::EvidenceTab::Warmup, new widgets::WarmupTab(document_, tabs_),
                    tr("Warmup"));
     latency_ = new widgets::LatencyTab(document_, tabs_);

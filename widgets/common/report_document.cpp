@@ -114,6 +114,16 @@ void ReportDocument::selectSourceLine(int run, const QString& file, int line) {
     setSelection(s);
 }
 
+void ReportDocument::selectKernel(int run, int graph, const QString& kernel,
+                                  const QStringList& nodes) {
+    Selection s;
+    s.run = run;
+    s.graph = graph;
+    s.kernel = kernel;
+    s.kernelNodes = nodes;
+    setSelection(s);
+}
+
 void ReportDocument::notifyRunChanged(int run) {
     emit runChanged(run);
 }

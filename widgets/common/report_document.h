@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include "core/advice/evidence_tab.h"
 #include "core/report/session.h"
@@ -18,6 +19,10 @@ struct Selection {
     QString node;        // node name within the selected graph
     QString file;        // a source location
     int line = -1;
+    // A kernel of Inductor's code for the selected graph's compile id, and the
+    // FX nodes it contains (what the Graph tab highlights).
+    QString kernel;
+    QStringList kernelNodes;
     bool operator==(const Selection&) const = default;
 };
 
@@ -51,6 +56,8 @@ class ReportDocument : public QObject {
     void selectBreak(int run, int graphBreak);
     void selectNode(int run, int graph, const QString& node);
     void selectSourceLine(int run, const QString& file, int line);
+    // A kernel of the graph's generated code, with the graph's nodes it contains.
+    void selectKernel(int run, int graph, const QString& kernel, const QStringList& nodes);
 
     // Called by the live session as events arrive.
     void notifyRunChanged(int run);

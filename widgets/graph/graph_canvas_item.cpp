@@ -265,12 +265,15 @@ void GraphCanvasItem::paintMarks(QPainter* painter, const QRectF& exposed, doubl
     const QPen selected = pen(palette.color(QPalette::Highlight), 4);
     const QPen line = pen(QColor(0x8e, 0x24, 0xaa), 3, Qt::DashLine);
     const QPen hover = pen(QColor(0x30, 0x30, 0x30), 1.5);
+    const QPen kernel = pen(QColor(0x00, 0x89, 0x7b), 3.5);
     for (size_t i = 0; i < marks_.size() && i < items.size(); ++i) {
         const uint8_t m = marks_[i];
         if (!m || !items[i].rect.adjusted(-grow, -grow, grow, grow).intersects(exposed))
             continue;
         if (m & LineMatch)
             outline(items[i].rect, line);
+        if (m & KernelMatch)
+            outline(items[i].rect.adjusted(-1, -1, 1, 1), kernel);
         if (m & Match)
             outline(items[i].rect, match);
         if (m & CurrentMatch)

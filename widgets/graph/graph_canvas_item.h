@@ -24,6 +24,7 @@ class GraphCanvasItem : public QGraphicsItem {
         Selected = 4,
         LineMatch = 8, // comes from the selected source line
         Hovered = 16,
+        KernelMatch = 32, // in the kernel selected in the Code tab
     };
     // Below this scale boxes lose their labels and edges become straight lines.
     static constexpr double kDetailScale = 0.45;

@@ -233,6 +233,8 @@ void GraphTab::onSelection(const Selection& sel) {
     if (!selectingFromView_ && picture_) {
         if (selectedNode_ >= 0) {
             focusNode(selectedNode_);
+        } else if (const int node = firstKernelNode(); node >= 0) {
+            focusNode(node);
         } else if (sel.run == shownRun_ && sel.line > 0) {
             // Centre on the first box that holds a node from the selected line.
             const auto& marks = picture_->items;
@@ -348,6 +350,8 @@ void GraphTab::onPicture(std::shared_ptr<const GraphPicture> picture) {
         view_->showStart();
         if (selectedNode_ >= 0)
             focusNode(selectedNode_);
+        else if (const int node = firstKernelNode(); node >= 0)
+            focusNode(node);
     }
     firstPicture_ = false;
 
@@ -371,6 +375,23 @@ void GraphTab::onPicture(std::shared_ptr<const GraphPicture> picture) {
     status_->setText(text);
     updateDetails();
     emit pictureShown();
+}
+
+std::vector<int> GraphTab::kernelNodes() const {
+    std::vector<int> nodes;
+    const Selection& sel = document_->selection();
+    if (!hierarchy_ || sel.run != shownRun_ || sel.graph != shownGraph_)
+        return nodes;
+    for (const QString& name : sel.kernelNodes) {
+        if (const int node = hierarchy_->findNode(name.toStdString()); node >= 0)
+            nodes.push_back(node);
+    }
+    return nodes;
+}
+
+int GraphTab::firstKernelNode() const {
+    const auto nodes = kernelNodes();
+    return nodes.empty() ? -1 : nodes.front();
 }
 
 int GraphTab::nodeItem(int node) const {
@@ -482,6 +503,8 @@ void GraphTab::updateMarks() {
     mark(searchState_.currentNode(), GraphCanvasItem::CurrentMatch);
     mark(selectedNode_, GraphCanvasItem::Selected);
     const Selection& sel = document_->selection();
+    for (int node : kernelNodes())
+        mark(node, GraphCanvasItem::KernelMatch);
     if (sel.run == shownRun_ && sel.line > 0 && !sel.file.isEmpty()) {
         const std::string file = sel.file.toStdString();
         for (int node = 0; node < hierarchy_->nodeCount(); ++node) {

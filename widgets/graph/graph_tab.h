@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "widgets/graph/graph_picture.h"
 #include "widgets/graph/graph_search.h"
@@ -40,6 +41,8 @@ class GraphTab : public QWidget {
     int shownRun() const { return shownRun_; }
     int shownGraph() const { return shownGraph_; }
     QString statusText() const;
+    // The shown graph's nodes in the kernel selected in the Code tab (hierarchy indices).
+    std::vector<int> kernelNodes() const;
 
     void findNext();
     void findPrevious();
@@ -66,6 +69,7 @@ class GraphTab : public QWidget {
     void focusNode(int node);
     void showContextMenu(int item, int cluster, const QPoint& globalPos);
     int nodeItem(int node) const;
+    int firstKernelNode() const;
 
     ReportDocument* document_;
     RunPicker* runPicker_;
