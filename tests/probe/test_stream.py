@@ -71,6 +71,8 @@ def test_phases_in_order(tiny_run):
         ("warmup", "end"),
         ("measure", "begin"),
         ("measure", "end"),
+        ("profile", "begin"),
+        ("profile", "end"),
     ]
     assert not [e for e in tiny_run.of("log") if "get_input_sweep" in e["message"]]
     model = tiny_run.one("model")
