@@ -778,9 +778,19 @@ class Probe:
         fields = None
         code_kernels = self.code.kernels if self.code is not None else {}
         cuda = self.device is not None and self.device.type == "cuda"
+        gpu_kernels = None
+        notes = []
         with self.phase("profile"):
             if self.capture is not None:
                 self.capture.begin_call(shapes_text(inputs))
+            if self.cupti is not None:
+                # CUPTI's calls first, without torch's profiler: its CUDA side
+                # may take CUPTI's records over, so everything the collector
+                # holds (the measure phase's too) is read before it starts.
+                try:
+                    gpu_kernels = self.cupti_window(fn, inputs, calls, code_kernels)
+                except Exception as e:  # the CPU side of the window still stands
+                    notes.append(f"CUPTI kernel records unreadable: {exc_summary(e)}")
             try:
                 fields = kernel_profile.run_window(
                     self.torch, fn, inputs, calls, self.classifier, code_kernels, cuda=cuda
@@ -794,21 +804,35 @@ class Probe:
             self.flush_code()
         if fields is None:
             return
-        notes = [self.kernel_note] if self.kernel_note and self.s.compiled else []
-        if self.cupti is not None:
-            try:
-                fields["kernels"] = self.cupti.profile_kernels(code_kernels)
-                fields["source"] = "cupti"
-                fields["wrappers"] = []
-                notes = ["wrapper time is host time, not kept on CUDA"]
-            except Exception as e:  # the CPU side of the window still stands
-                notes.append(f"CUPTI kernel records unreadable: {exc_summary(e)}")
+        if self.kernel_note and self.s.compiled and not cuda:
+            notes.append(self.kernel_note)
+        if gpu_kernels is not None:
+            fields["kernels"] = gpu_kernels
+            fields["source"] = "cupti"
+            fields["wrappers"] = []
+            notes.append("wrapper (host) time is not kept on CUDA")
         elif cuda:
-            notes.append("no CUPTI records (collector off): GPU kernels are not timed")
-        if self.s.compiled and not fields["kernels"] and not notes and self.s.backend == "inductor":
+            fields["kernels"] = []
+            fields["wrappers"] = []
+            notes.append("no CUPTI kernel records (collector off): GPU kernels are not timed")
+        if self.s.compiled and self.s.backend != "inductor":
+            notes.append(
+                f"backend {self.s.backend} makes no kernels: its graphs run op by op and "
+                f"count as eager time"
+            )
+        elif self.s.compiled and not fields["kernels"] and not notes:
             notes.append("no kernel records in the window")
         fields["note"] = "; ".join(notes)
         self.emit("kernel_profile", **fields)
+
+    def cupti_window(self, fn: Any, inputs: tuple, calls: int, code_kernels: dict) -> list:
+        """The profile phase's calls for CUPTI alone; its kernels by name."""
+        torch = self.torch
+        torch.cuda.synchronize()
+        for _ in range(calls):
+            fn(*inputs)
+        torch.cuda.synchronize()
+        return self.cupti.profile_kernels(code_kernels, open_end_ns=time.monotonic_ns())
 
     def measure_quietly(self, fn: Any, model: Any, inputs: tuple) -> list[int]:
         """The measured calls, with nothing else in the probe between them:

@@ -319,3 +319,18 @@ def test_cupti_join_by_kernel_name():
 
 def test_cupti_join_without_profile_marks():
     assert kernel_profile.cupti_kernels(_fixture_records(), {}, {}) == []
+
+
+def test_cupti_join_on_a_phase_still_open():
+    """On CUDA the kernels are read before the profile phase ends: the window
+    runs from its begin mark to the time the probe gives."""
+    records = [
+        Record(PHASE, 100, 100, "profile", seq=1),
+        Record(KERNEL, 150, 170, "triton_poi_fused_relu_0", seq=2),
+        Record(KERNEL, 250, 260, "triton_poi_fused_relu_0", seq=3),  # after the CUPTI calls
+    ]
+    windows = cupti_records.phase_windows(records, open_end_ns=200)
+    got = kernel_profile.cupti_kernels(
+        records, windows, {"0/0": [{"name": "triton_poi_fused_relu_0"}]}
+    )
+    assert got == [{"compile_id": "0/0", "name": "triton_poi_fused_relu_0", "ns": 20, "count": 1}]
