@@ -32,7 +32,10 @@ WRAPPER_CAP = 8 << 20  # bytes of wrapper text an event carries
 _AOT_ID_RE = re.compile(r"^# AOT ID: \['\d+_(\w+)'\]", re.M)
 _DEF_RE = re.compile(r"^(?P<name>[A-Za-z_]\w*) = async_compile\.(?P<how>\w+)\((?P<rest>.*)$", re.M)
 _HANDLES_RE = re.compile(r"#\s*\[Provenance debug handles\]\s*(?P<keys>.*)$")
-_SOURCE_NODES_RE = re.compile(r"#\s*Topologically Sorted Source Nodes:\s*\[(?P<nodes>[^\]]*)\]")
+# "Topologically Sorted Source Nodes" now, "Source Nodes" in older torch
+_SOURCE_NODES_RE = re.compile(
+    r"#\s*(?:Topologically Sorted )?Source Nodes:\s*\[(?P<nodes>[^\]]*)\]"
+)
 _CALL_RE = re.compile(r"^\s*(?:\w+\s*=\s*)?(?P<callee>[A-Za-z_][\w.]*)(?:\.run)?\(")
 _HANDLE_SUFFIX_RE = re.compile(r"^(?P<name>.+?):(?P<handle>\d+)$")
 
@@ -217,13 +220,21 @@ def _node_lines(nodes: list[str], graph_nodes: dict[str, tuple]) -> list[dict]:
     return out
 
 
-def _call_sites(code: str) -> list[tuple[str, list[int], list[str]]]:
-    """Kernel calls in the wrapper's call body, in order: (callee, handles
-    from the provenance comment, source nodes from the comment before it)."""
+def _call_sites(
+    code: str, defined: dict[str, tuple[str, int, int]]
+) -> list[tuple[str, list[int], list[str]]]:
+    """Kernel calls in the wrapper's code outside the kernels' own sources, in
+    order: (callee, handles from the provenance comment, source nodes from the
+    comment before it)."""
     out = []
     nodes: list[str] = []
     handles: list[tuple[str, int]] = []
-    for line in code.split("\n"):
+    inside = set()
+    for _, first, last in defined.values():
+        inside.update(range(first, last + 1))
+    for number, line in enumerate(code.split("\n"), 1):
+        if number in inside:
+            continue
         s = line.strip()
         if s.startswith("#"):
             m = _SOURCE_NODES_RE.search(s)
@@ -234,7 +245,7 @@ def _call_sites(code: str) -> list[tuple[str, list[int], list[str]]]:
                 handles = [split_handle(k.strip()) for k in m.group("keys").split(",") if k.strip()]
             continue
         m = _CALL_RE.match(line)
-        if not m or not line.startswith("        "):
+        if not m or not line[:1].isspace():  # calls sit in call()'s body, indented
             continue
         callee = m.group("callee")
         if callee.endswith(".run"):
@@ -312,7 +323,7 @@ def build_kernels(
         if found:
             by_tokens[name] = found
             claimed.update(found)
-    for callee, handles, nodes in _call_sites(code):
+    for callee, handles, nodes in _call_sites(code, defined):
         if callee in defined or callee.startswith(("extern_kernels.", "aten.", "torch.ops.")):
             name = callee
         else:
@@ -417,14 +428,16 @@ class CodeCapture(logging.Handler):
     # -- installation -------------------------------------------------------
     def install(self) -> None:
         logger = logging.getLogger("torch.__trace")
-        self._logger, self._old_level = logger, logger.level
+        self._logger, self._old_level = logger, None
         logger.addHandler(self)
-        logger.setLevel(logging.DEBUG)
+        if logger.level != logging.DEBUG:  # the capture's handler usually set it already
+            self._old_level = logger.level
+            logger.setLevel(logging.DEBUG)
 
     def uninstall(self) -> None:
         if self._logger is not None:
             self._logger.removeHandler(self)
-            if self._old_level is not None and self._old_level != logging.NOTSET:
+            if self._old_level is not None:  # only a level this handler changed
                 self._logger.setLevel(self._old_level)
             self._logger = None
 

@@ -334,3 +334,44 @@ def test_cupti_join_on_a_phase_still_open():
         records, windows, {"0/0": [{"name": "triton_poi_fused_relu_0"}]}
     )
     assert got == [{"compile_id": "0/0", "name": "triton_poi_fused_relu_0", "ns": 20, "count": 1}]
+
+
+OLD_WRAPPER = """
+from torch._inductor.async_compile import AsyncCompile
+async_compile = AsyncCompile()
+
+
+# kernel path: /tmp/x.py
+# Source Nodes: [relu], Original ATen: [aten.relu]
+triton_poi_fused_relu_0 = async_compile.triton('triton_', '''
+@triton.jit
+def triton_(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    tmp0 = tl.load(in_ptr0 + (x0), xmask)
+''', device_str='cuda')
+
+
+async_compile.wait(globals())
+del async_compile
+
+def call(args):
+    arg0_1, = args
+    args.clear()
+    with torch.cuda._DeviceGuard(0):
+        buf0 = empty_strided_cuda((16, ), (1, ), torch.float32)
+        # Source Nodes: [relu], Original ATen: [aten.relu]
+        stream0 = get_raw_stream(0)
+        triton_poi_fused_relu_0.run(arg0_1, buf0, 16, grid=grid(16), stream=stream0)
+    return (buf0, )
+"""
+
+
+def test_comments_fallback_on_an_older_wrapper():
+    """Older torch: call() at module level, `# Source Nodes:` comments, Triton
+    kernels launched with .run(...)."""
+    graph = {"relu": (MODEL, 22, "forward", "torch.relu", "call_function")}
+    kernels, source = generated_code.build_kernels(OLD_WRAPPER, None, None, graph, classifier())
+    assert source == "comments"
+    (k,) = kernels
+    assert k["name"] == "triton_poi_fused_relu_0" and k["kind"] == "triton"
+    assert k["nodes"] == ["relu"] and k["lines"][0]["line"] == 22
+    assert generated_code.part_of(OLD_WRAPPER) == "inference"
