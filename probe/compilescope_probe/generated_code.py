@@ -250,10 +250,16 @@ def _call_sites(
         callee = m.group("callee")
         if callee.endswith(".run"):
             callee = callee[: -len(".run")]
+        if not _is_kernel_call(callee, defined):
+            continue  # an allocation, a stream: the comment is for the kernel after it
         out.append((callee, [h for _, h in handles], nodes))
         nodes = []
         handles = []
     return out
+
+
+def _is_kernel_call(callee: str, defined: dict) -> bool:
+    return callee in defined or callee.startswith(("extern_kernels.", "aten.", "torch.ops."))
 
 
 def build_kernels(
@@ -324,10 +330,7 @@ def build_kernels(
             by_tokens[name] = found
             claimed.update(found)
     for callee, handles, nodes in _call_sites(code, defined):
-        if callee in defined or callee.startswith(("extern_kernels.", "aten.", "torch.ops.")):
-            name = callee
-        else:
-            continue
+        name = callee
         if graph_nodes:
             nodes = [n for n in nodes if n in graph_nodes] or nodes
         if not nodes:

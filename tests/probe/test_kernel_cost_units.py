@@ -358,7 +358,7 @@ def call(args):
     args.clear()
     with torch.cuda._DeviceGuard(0):
         buf0 = empty_strided_cuda((16, ), (1, ), torch.float32)
-        # Source Nodes: [relu], Original ATen: [aten.relu]
+        # Source Nodes: [act], Original ATen: [aten.relu]
         stream0 = get_raw_stream(0)
         triton_poi_fused_relu_0.run(arg0_1, buf0, 16, grid=grid(16), stream=stream0)
     return (buf0, )
@@ -368,10 +368,11 @@ def call(args):
 def test_comments_fallback_on_an_older_wrapper():
     """Older torch: call() at module level, `# Source Nodes:` comments, Triton
     kernels launched with .run(...)."""
-    graph = {"relu": (MODEL, 22, "forward", "torch.relu", "call_function")}
+    # a node the kernel's name does not give away: only the comment names it
+    graph = {"act": (MODEL, 22, "forward", "my_activation", "call_function")}
     kernels, source = generated_code.build_kernels(OLD_WRAPPER, None, None, graph, classifier())
     assert source == "comments"
     (k,) = kernels
     assert k["name"] == "triton_poi_fused_relu_0" and k["kind"] == "triton"
-    assert k["nodes"] == ["relu"] and k["lines"][0]["line"] == 22
+    assert k["nodes"] == ["act"] and k["lines"][0]["line"] == 22
     assert generated_code.part_of(OLD_WRAPPER) == "inference"
