@@ -436,6 +436,11 @@ class Probe:
         if s.threads:
             torch.set_num_threads(s.threads)
         self.classifier.add_library_root(os.path.dirname(torch.__file__))
+        # Inductor's generated wrappers are torch's code, not the user's, though
+        # they live in a temporary folder (the profile window's eager lines).
+        for root in (self.cache_dir, _inductor_cache_dir()):
+            if root:
+                self.classifier.add_library_root(root)
         self.device = self.resolve_device()
         self.start_cupti()
         from . import loader
@@ -920,6 +925,20 @@ class Probe:
                     e.message = f"sweep input {i + 1} ({shapes_text(item)}): {e.message}"
                     self.error(e)
                     return
+
+
+def _inductor_cache_dir() -> str | None:
+    """Where Inductor writes its generated code: TORCHINDUCTOR_CACHE_DIR, else
+    torch's default (/tmp/torchinductor_<user>, as --warm-cache uses)."""
+    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        return os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    try:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+        return str(default_cache_dir())
+    except Exception as e:
+        fallbacks.missing("torch._inductor.runtime.cache_dir_utils.default_cache_dir", e)
+        return None
 
 
 def _root_location(model: Any) -> tuple | None:
