@@ -177,6 +177,23 @@ class Collector:
         self._drain()
         return list(self._records)
 
+    def profile_kernels(
+        self, code_kernels: Mapping[str, Any], open_end_ns: int | None = None
+    ) -> list[dict]:
+        """The kernel_profile kernels of the `profile` phase, joined by name
+        to the generated code's kernels; a phase not yet ended runs to
+        open_end_ns (monotonic). Everything CUPTI holds is flushed into the
+        collector first. Raises on failure: the caller says so and keeps the
+        rest of the window."""
+        from .kernel_profile import cupti_kernels
+
+        self._synchronize()
+        rc = self._lib.cs_cupti_flush(1)
+        if rc:
+            self._note("flush", rc)
+        records = self.records()
+        return cupti_kernels(records, phase_windows(records, open_end_ns), code_kernels)
+
     def summarize(self, emit: Emit, measured_iterations: int) -> None:
         """Emit `memory` (device) and `kernel_summary` for the measure phase."""
         try:

@@ -57,6 +57,8 @@ class Probe:
             os.path.abspath(settings.model) if settings.model.endswith(".py") else None
         )
         self.capture: Any = None
+        self.code: Any = None  # generated_code.CodeCapture under Inductor
+        self.kernel_note = ""  # why kernel_profile lacks something
         self.feed: Any = None
         self.cupti: Any = None
         self.measured = 0
@@ -74,6 +76,13 @@ class Probe:
     # -- events ----------------------------------------------------------------
     def emit(self, type_: str, **fields: Any) -> None:
         self.w.emit(type_, **fields)
+        if type_ == "graph" and self.code is not None:
+            self.code.note_graph(fields)  # node locations for the code's kernels
+
+    def flush_code(self) -> None:
+        """inductor_code for what compiled in the call just ended, after its graphs."""
+        if self.code is not None:
+            self.code.flush()
 
     def log(self, level: str, message: str) -> None:
         self.w.log(level, message)
@@ -259,6 +268,11 @@ class Probe:
                 self.capture.uninstall()
             except Exception:  # cleanup on the way out: the run is already decided
                 pass
+        if self.code is not None:
+            try:
+                self.code.uninstall()
+            except Exception:  # cleanup on the way out: the run is already decided
+                pass
         if self.cupti is not None:
             try:
                 self.cupti.summarize(self.emit, self.measured)
@@ -424,6 +438,11 @@ class Probe:
         if s.threads:
             torch.set_num_threads(s.threads)
         self.classifier.add_library_root(os.path.dirname(torch.__file__))
+        # Inductor's generated wrappers are torch's code, not the user's, though
+        # they live in a temporary folder (the profile window's eager lines).
+        for root in (self.cache_dir, _inductor_cache_dir()):
+            if root:
+                self.classifier.add_library_root(root)
         self.device = self.resolve_device()
         self.start_cupti()
         from . import loader
@@ -565,6 +584,12 @@ class Probe:
             self.emit, self.classifier, _root_location(model), _input_names(model)
         )
         self.capture.install()
+        if s.backend == "inductor":
+            from .generated_code import CodeCapture, configure
+
+            self.kernel_note = configure(torch, self.profile_calls() > 0)
+            self.code = CodeCapture(self.emit, self.classifier, keep_code=not s.no_code)
+            self.code.install()
         self.stages = StageWatcher(self.emit)
         self.stages.install()
         self.feed = MetricsFeed()
@@ -636,11 +661,13 @@ class Probe:
                 metrics = self.feed.take()
             if self.capture is not None:
                 self.capture.end_call(metrics)
+            self.flush_code()
             raise self.failure(e, model, inputs) from None
         if self.feed is not None:
             metrics = self.feed.take()
         if self.capture is not None:
             self.capture.end_call(metrics)
+        self.flush_code()
         del out
         if emit:
             self.emit(
@@ -741,6 +768,78 @@ class Probe:
             # After the measure phase, so CUPTI's per-iteration figures and the
             # per-call statistics never see these calls.
             self.crosscheck(fn, model, inputs, statistics.median(latencies), measure_ns)
+            # Last, in a phase of its own: the statistics never see these calls.
+            self.profile_window(fn, inputs)
+
+    def profile_calls(self) -> int:
+        """Calls in the profile phase: --profile-calls, none with --iters 0."""
+        return self.s.profile_calls if self.s.iters > 0 else 0
+
+    def profile_window(self, fn: Any, inputs: tuple) -> None:
+        calls = self.profile_calls()
+        if calls <= 0:
+            return
+        from . import kernel_profile
+        from .loader import shapes_text
+
+        fields = None
+        code_kernels = self.code.kernels if self.code is not None else {}
+        cuda = self.device is not None and self.device.type == "cuda"
+        gpu_kernels = None
+        notes = []
+        with self.phase("profile"):
+            if self.capture is not None:
+                self.capture.begin_call(shapes_text(inputs))
+            if self.cupti is not None:
+                # CUPTI's calls first, without torch's profiler: its CUDA side
+                # may take CUPTI's records over, so everything the collector
+                # holds (the measure phase's too) is read before it starts.
+                try:
+                    gpu_kernels = self.cupti_window(fn, inputs, calls, code_kernels)
+                except Exception as e:  # the CPU side of the window still stands
+                    notes.append(f"CUPTI kernel records unreadable: {exc_summary(e)}")
+            try:
+                fields = kernel_profile.run_window(
+                    self.torch, fn, inputs, calls, self.classifier, code_kernels, cuda=cuda
+                )
+            except Exception as e:  # the window only adds; the run stands without it
+                self.log(
+                    "warning", f"the profiled window failed, no kernel_profile: {exc_summary(e)}"
+                )
+            if self.capture is not None:
+                self.capture.end_call(self.feed.take() if self.feed is not None else [])
+            self.flush_code()
+        if fields is None:
+            return
+        if self.kernel_note and self.s.compiled and not cuda:
+            notes.append(self.kernel_note)
+        if gpu_kernels is not None:
+            fields["kernels"] = gpu_kernels
+            fields["source"] = "cupti"
+            fields["wrappers"] = []
+            notes.append("wrapper (host) time is not kept on CUDA")
+        elif cuda:
+            fields["kernels"] = []
+            fields["wrappers"] = []
+            notes.append("no CUPTI kernel records (collector off): GPU kernels are not timed")
+        if self.s.compiled and self.s.backend != "inductor":
+            notes.append(
+                f"backend {self.s.backend} makes no kernels: its graphs run op by op and "
+                f"count as eager time"
+            )
+        elif self.s.compiled and not fields["kernels"] and not notes:
+            notes.append("no kernel records in the window")
+        fields["note"] = "; ".join(notes)
+        self.emit("kernel_profile", **fields)
+
+    def cupti_window(self, fn: Any, inputs: tuple, calls: int, code_kernels: dict) -> list:
+        """The profile phase's calls for CUPTI alone; its kernels by name."""
+        torch = self.torch
+        torch.cuda.synchronize()
+        for _ in range(calls):
+            fn(*inputs)
+        torch.cuda.synchronize()
+        return self.cupti.profile_kernels(code_kernels, open_end_ns=time.monotonic_ns())
 
     def measure_quietly(self, fn: Any, model: Any, inputs: tuple) -> list[int]:
         """The measured calls, with nothing else in the probe between them:
@@ -783,6 +882,7 @@ class Probe:
         if self.capture is not None:
             self.capture.install()
             self.capture.end_call(self.feed.take() if self.feed is not None else [])
+        self.flush_code()
 
     def crosscheck(
         self, fn: Any, model: Any, inputs: tuple, median_ns: float, measure_ns: int
@@ -827,6 +927,20 @@ class Probe:
                     e.message = f"sweep input {i + 1} ({shapes_text(item)}): {e.message}"
                     self.error(e)
                     return
+
+
+def _inductor_cache_dir() -> str | None:
+    """Where Inductor writes its generated code: TORCHINDUCTOR_CACHE_DIR, else
+    torch's default (/tmp/torchinductor_<user>, as --warm-cache uses)."""
+    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        return os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    try:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+        return str(default_cache_dir())
+    except Exception as e:
+        fallbacks.missing("torch._inductor.runtime.cache_dir_utils.default_cache_dir", e)
+        return None
 
 
 def _root_location(model: Any) -> tuple | None:

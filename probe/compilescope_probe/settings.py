@@ -51,6 +51,10 @@ class Settings:
     # torch's portable cache artifacts: "save:PATH" after the compiled calls,
     # or "load:PATH" before the first compile (cache_artifacts.py); None: neither.
     cache_artifacts: str | None = None
+    # Issue 18: the inductor_code event without the wrapper text, and the
+    # profiled window after the measure phase (0: none).
+    no_code: bool = False
+    profile_calls: int = 50
 
     def as_event(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -62,6 +66,10 @@ class Settings:
             del d["strict_export"]
         if self.cache_artifacts is None:
             del d["cache_artifacts"]  # as before portable cache artifacts existed
+        if not self.no_code:
+            del d["no_code"]
+        if self.profile_calls == 50:
+            del d["profile_calls"]
         return d
 
     @property
@@ -230,6 +238,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="torch's portable cache artifacts: save them to PATH after the compiled calls, or "
         "load them from PATH before the first compile (into the fresh cache)",
     )
+    p.add_argument(
+        "--no-code",
+        action="store_true",
+        help="send Inductor's generated code without its text: kernel names, their FX nodes and "
+        "source lines only (inductor_code with an empty wrapper)",
+    )
+    p.add_argument(
+        "--profile-calls",
+        type=_count(0),
+        default=50,
+        metavar="N",
+        help="after the measure phase, profile at most N calls apart from the statistics for "
+        "the time per kernel and per eager line (default 50; 0: no profile phase)",
+    )
     return p
 
 
@@ -270,4 +292,6 @@ def parse(argv: Sequence[str]) -> Settings:
         memory_cap_mb=ns.memory_cap_mb,
         strict_export=ns.export_strict,
         cache_artifacts=ns.cache_artifacts,
+        no_code=ns.no_code,
+        profile_calls=ns.profile_calls,
     )

@@ -71,6 +71,8 @@ def test_phases_in_order(tiny_run):
         ("warmup", "end"),
         ("measure", "begin"),
         ("measure", "end"),
+        ("profile", "begin"),
+        ("profile", "end"),
     ]
     assert not [e for e in tiny_run.of("log") if "get_input_sweep" in e["message"]]
     model = tiny_run.one("model")
@@ -166,10 +168,12 @@ def test_user_output_never_enters_the_stream():
     ):
         assert text in run.stderr
     # the forward prints ran once per call (4 calls, then the cross-check's
-    # blocks), torch's compile never duplicating them
+    # blocks, then the profile phase's calls and the one that warms the
+    # profiler up), torch's compile never duplicating them
     check = run.one("crosscheck")
     blocks = check["block_calls"] * len(check["block_means_ns"])
-    assert run.stderr.count("CHATTY forward print") == 4 + blocks
+    profiled = run.one("kernel_profile")["calls"] + 1
+    assert run.stderr.count("CHATTY forward print") == 4 + blocks + profiled
 
 
 def test_bad_arguments():

@@ -1,0 +1,348 @@
+"""The profiled window: time per kernel and per eager line (`kernel_profile`).
+
+After the measure phase and the cross-check, in a phase of its own
+(`profile`), the probe runs at most `--profile-calls` calls under
+torch.profiler (CPU activity). What it reads from the events:
+
+- kernels: Inductor's C++ kernels, recorded as `graph_<N>_<kernel>` when
+  `cpp.enable_kernel_profile` was on at compile time, under
+  `Torch-Compiled Region: <compile id>`; extern kernels are the aten ops
+  directly under `## Call CompiledFxGraph <hash> ##`, matched in order to the
+  `extern_kernels.<op>` entries of that graph's code;
+- wrappers: the CompiledFxGraph time outside its kernels;
+- eager: the top-level ops outside any compiled graph, on the user line that
+  was running when the op began (a line tracer on the user's frames, run in
+  the same window; torch's profiler knows functions, not lines).
+
+On CUDA the kernels come from the CUPTI collector's records of the window
+instead (`cupti_kernels`, pure, tested on synthetic records).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Callable
+
+from .cupti_records import KERNEL, Record
+from .frames import FrameClassifier, source_line
+
+CALL_MARK = "compilescope_profile_call"
+_REGION_RE = re.compile(r"^Torch-Compiled Region: (?P<cid>\S+)$")
+_GRAPH_CALL_PREFIX = "## Call CompiledFxGraph"
+_KERNEL_RE = re.compile(r"^graph_\d+_(?P<name>.+)$")
+# Record functions of torch's own, outside any compiled region, that are not
+# the user's eager code.
+_NOT_EAGER = ("TorchDynamo Cache Lookup", "Pregraph bytecode", CALL_MARK)
+
+
+def _ns(us: float) -> int:
+    return int(round(float(us) * 1000.0))
+
+
+class LineTracer:
+    """sys.settrace on the user's frames only: (time, file, line, function)
+    at every line event, and the caller's line again when a user function
+    returns to it."""
+
+    def __init__(self, classifier: FrameClassifier) -> None:
+        self.classifier = classifier
+        self.times: list[int] = []
+        self.locs: list[tuple[str, int, str]] = []
+        self._old: Any = None
+
+    def _global(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "call" and self.classifier.is_user(frame.f_code.co_filename):
+            return self._local
+        return None
+
+    def _local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            self.times.append(time.time_ns())
+            self.locs.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        elif event == "return":
+            back = frame.f_back
+            if back is not None and self.classifier.is_user(back.f_code.co_filename):
+                self.times.append(time.time_ns())
+                self.locs.append((back.f_code.co_filename, back.f_lineno, back.f_code.co_name))
+        return self._local
+
+    def start(self) -> None:
+        self._old = sys.gettrace()
+        sys.settrace(self._global)
+
+    def stop(self) -> None:
+        sys.settrace(self._old)
+
+    def at(self, t_ns: int) -> tuple[str, int, str] | None:
+        i = bisect.bisect_right(self.times, t_ns) - 1
+        return self.locs[i] if i >= 0 else None
+
+
+class _Ev:
+    __slots__ = ("name", "start", "end", "parent", "children")
+
+    def __init__(self, name: str, start: int, end: int) -> None:
+        self.name = name
+        self.start = start
+        self.end = end
+        self.parent: _Ev | None = None
+        self.children: list[_Ev] = []
+
+
+def build_tree(events: Iterable[tuple[str, int, int, Any]]) -> list[_Ev]:
+    """(name, start_ns, end_ns, thread) → events with parents by time
+    containment per thread (python-function events left out by the caller)."""
+    by_thread: dict[Any, list[_Ev]] = {}
+    for name, start, end, thread in events:
+        by_thread.setdefault(thread, []).append(_Ev(name, start, end))
+    out: list[_Ev] = []
+    for evs in by_thread.values():
+        evs.sort(key=lambda e: (e.start, -e.end))
+        stack: list[_Ev] = []
+        for e in evs:
+            while stack and not (e.start >= stack[-1].start and e.end <= stack[-1].end):
+                stack.pop()
+            if stack:
+                e.parent = stack[-1]
+                stack[-1].children.append(e)
+            stack.append(e)
+        out.extend(evs)
+    return out
+
+
+def _region(e: _Ev) -> str | None:
+    p = e.parent
+    while p is not None:
+        m = _REGION_RE.match(p.name)
+        if m:
+            return m.group("cid")
+        p = p.parent
+    return None
+
+
+def _is_torch_annotation(name: str) -> bool:
+    """torch's own record functions around a compiled frame's graphs."""
+    return name.startswith(("AOTDispatcher", "TorchDynamo", "## ", "Pregraph", "Torch-Compiled"))
+
+
+def _extern_op(name: str) -> str | None:
+    """extern_kernels.addmm → aten::addmm"""
+    if name.startswith("extern_kernels."):
+        return "aten::" + name[len("extern_kernels.") :]
+    return None
+
+
+def _fallback_op(name: str) -> str | None:
+    """aten.nonzero.default / torch.ops.aten.nonzero.default → aten::nonzero"""
+    parts = name.split(".")
+    if parts[:2] == ["torch", "ops"]:
+        parts = parts[2:]
+    if len(parts) >= 2 and parts[0] == "aten":
+        return "aten::" + parts[1]
+    return None
+
+
+def analyse(
+    events: Iterable[tuple[str, int, int, Any]],
+    code_kernels: Mapping[str, Sequence[dict]],
+    locate: Callable[[int], tuple[str, int, str] | None] | None = None,
+) -> dict[str, Any]:
+    """The kernel_profile fields (kernels, wrappers, eager, eager_ns, call_ns)
+    from the window's non-python profiler events, times in ns."""
+    tree = build_tree(events)
+    kernels: dict[tuple[str, str], list[int]] = {}  # (cid, name) -> [ns, count]
+    wrappers: dict[str, int] = {}
+    eager: dict[tuple[str, int], list[Any]] = {}
+    eager_ns = 0
+    call_ns = 0
+
+    def add(cid: str, name: str, ns: int) -> None:
+        entry = kernels.setdefault((cid, name), [0, 0])
+        entry[0] += ns
+        entry[1] += 1
+
+    for e in tree:
+        if e.name == CALL_MARK and (e.parent is None or e.parent.name != CALL_MARK):
+            call_ns += e.end - e.start
+            continue
+        if e.name.startswith(_GRAPH_CALL_PREFIX):
+            cid = _region(e) or ""
+            inside = 0
+            externs = [
+                (k["name"], _extern_op(k["name"]) or _fallback_op(k["name"]))
+                for k in sorted(code_kernels.get(cid, ()), key=lambda k: k.get("handle", -1))
+                if k.get("kind") in ("extern", "fallback")
+            ]
+            used = [False] * len(externs)
+            for c in e.children:
+                m = _KERNEL_RE.match(c.name)
+                if m:
+                    add(cid, m.group("name"), c.end - c.start)
+                    inside += c.end - c.start
+                    continue
+                if not c.name.startswith("aten::"):
+                    continue
+                name = None
+                for i, (kname, op) in enumerate(externs):
+                    if not used[i] and op == c.name:
+                        used[i] = True
+                        name = kname
+                        break
+                if name is None:  # a call the code names otherwise: met again each call
+                    name = next((kn for kn, op in externs if op == c.name), c.name)
+                add(cid, name, c.end - c.start)
+                inside += c.end - c.start
+            wrappers[cid] = wrappers.get(cid, 0) + max(0, (e.end - e.start) - inside)
+            continue
+        # Eager: a top-level op of a call or of a compiled frame's region
+        # (the region spans the whole frame, its graph breaks included) that
+        # runs outside every compiled graph.
+        if e.parent is None or not (e.parent.name == CALL_MARK or _REGION_RE.match(e.parent.name)):
+            continue
+        if e.name in _NOT_EAGER or _REGION_RE.match(e.name) or _is_torch_annotation(e.name):
+            continue
+        ns = e.end - e.start
+        eager_ns += ns
+        loc = locate(e.start) if locate else None
+        if loc is None:
+            continue
+        entry = eager.setdefault((loc[0], loc[1]), [loc[2], 0])
+        entry[1] += ns
+
+    # Per call, the matching above restarts for every CompiledFxGraph event.
+    return {
+        "kernels": [
+            {"compile_id": cid, "name": name, "ns": ns, "count": count}
+            for (cid, name), (ns, count) in sorted(kernels.items(), key=lambda kv: -kv[1][0])
+        ],
+        "wrappers": [{"compile_id": cid, "ns": ns} for cid, ns in sorted(wrappers.items())],
+        "eager": [
+            {"file": f, "line": line, "function": fn, "code": source_line(f, line), "ns": ns}
+            for (f, line), (fn, ns) in sorted(eager.items(), key=lambda kv: -kv[1][1])
+        ],
+        "eager_ns": eager_ns,
+        "call_ns": call_ns,
+    }
+
+
+def cupti_kernels(
+    records: Iterable[Record],
+    windows: Mapping[str, Sequence[tuple[int, int]]],
+    code_kernels: Mapping[str, Sequence[dict]],
+    phase: str = "profile",
+) -> list[dict]:
+    """CUPTI kernel records of the window, by name, joined to the compile ids
+    whose code defines a kernel of that name. A name several graphs define is
+    split evenly among them, marked ambiguous; a name none defines (cuBLAS,
+    cuDNN, an eager op's kernel) keeps compile_id ""."""
+    spans = list(windows.get(phase, ()))
+    by_name: dict[str, list[int]] = {}
+    for r in records:
+        if r.kind != KERNEL or not r.timed or not any(b <= r.start_ns < e for b, e in spans):
+            continue
+        entry = by_name.setdefault(r.name or "<unnamed kernel>", [0, 0])
+        entry[0] += max(0, r.end_ns - r.start_ns)
+        entry[1] += 1
+    owners: dict[str, list[str]] = {}
+    for cid, ks in code_kernels.items():
+        for k in ks:
+            if cid not in owners.setdefault(k["name"], []):
+                owners[k["name"]].append(cid)
+    out = []
+    for name, (ns, count) in sorted(by_name.items(), key=lambda kv: (-kv[1][0], kv[0])):
+        cids = sorted(owners.get(name, []))
+        if len(cids) <= 1:
+            out.append(
+                {"compile_id": cids[0] if cids else "", "name": name, "ns": ns, "count": count}
+            )
+            continue
+        n = len(cids)
+        for i, cid in enumerate(cids):
+            out.append(
+                {
+                    "compile_id": cid,
+                    "name": name,
+                    "ns": ns // n + (1 if i < ns % n else 0),
+                    "count": count // n + (1 if i < count % n else 0),
+                    "ambiguous": True,
+                }
+            )
+    return out
+
+
+def clock_offset(
+    starts: Sequence[int], ends: Sequence[int], marks: Sequence[tuple[int, int]]
+) -> int | None:
+    """time.time_ns() minus the profiler's relative ns. Each call's mark
+    begins just after its recorded start and ends just before its recorded
+    end: the two medians err by about as much either way, their mean not."""
+    if not marks or len(marks) != len(starts) or len(marks) != len(ends):
+        return None
+    before = sorted(s - m[0] for s, m in zip(starts, marks))
+    after = sorted(e - m[1] for e, m in zip(ends, marks))
+    return (before[len(before) // 2] + after[len(after) // 2]) // 2
+
+
+def run_window(
+    torch: Any,
+    fn: Callable[..., Any],
+    inputs: tuple,
+    calls: int,
+    classifier: FrameClassifier,
+    code_kernels: Mapping[str, Sequence[dict]],
+    cuda: bool = False,
+) -> dict[str, Any]:
+    """Profile `calls` calls; the kernel_profile fields (source torch_profiler)."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    def sync() -> None:
+        if cuda:
+            torch.cuda.synchronize()
+
+    # The profiler's first session pays its own start-up inside the first
+    # events it records: one call profiled and thrown away first.
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True):
+        with record_function(CALL_MARK):
+            fn(*inputs)
+        sync()
+    tracer = LineTracer(classifier)
+    starts: list[int] = []
+    ends: list[int] = []
+    sync()
+    t0 = time.perf_counter_ns()
+    with profile(activities=[ProfilerActivity.CPU], with_stack=True) as prof:
+        tracer.start()
+        try:
+            for _ in range(calls):
+                starts.append(time.time_ns())
+                with record_function(CALL_MARK):
+                    fn(*inputs)
+                ends.append(time.time_ns())
+            sync()
+        finally:
+            tracer.stop()
+    window_ns = time.perf_counter_ns() - t0
+    rows = []
+    marks = []
+    for e in prof.events():
+        if getattr(e, "is_python_function", False):
+            continue
+        tr = e.time_range
+        start, end = _ns(tr.start), _ns(tr.end)
+        rows.append((e.name, start, end, e.thread))
+        if e.name == CALL_MARK:
+            marks.append((start, end))
+    offset = clock_offset(starts, ends, sorted(marks))
+
+    def locate(t: int) -> tuple[str, int, str] | None:
+        if offset is None:
+            return None
+        return tracer.at(t + offset)
+
+    fields = analyse(rows, code_kernels, locate)
+    fields.update(source="torch_profiler", calls=calls, window_ns=window_ns)
+    return fields

@@ -1,0 +1,178 @@
+"""Issue 18 end to end on CPU: Inductor's generated code for every graph
+(`inductor_code`) and the profiled window after the measure phase
+(`kernel_profile`), from real probe runs of the gallery models."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import assert_well_formed, gallery, run_probe
+
+from compilescope_probe import generated_code
+from compilescope_probe.frames import FrameClassifier
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def item_run():
+    # a graph break at line 21 (.item()): two graphs, an eager line between them
+    return run_probe(gallery("item_break"), "--warmup", "2", "--iters", "3")
+
+
+@pytest.fixture(scope="module")
+def no_code_run():
+    return run_probe(
+        gallery("mlp"), "--warmup", "2", "--iters", "3", "--no-code", "--profile-calls", "0"
+    )
+
+
+@pytest.fixture(scope="module")
+def eager_run():
+    return run_probe(
+        gallery("print_break"),
+        "--mode",
+        "eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+        "--profile-calls",
+        "5",
+    )
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    return bool(a) and os.path.realpath(a) == os.path.realpath(b)
+
+
+def test_code_for_every_graph_after_it(item_run):
+    assert_well_formed(item_run)
+    assert item_run.events[-1]["status"] == "ok", item_run.describe()
+    graphs = item_run.of("graph")
+    codes = item_run.of("inductor_code")
+    assert len(graphs) == 2 and {g["compile_id"] for g in graphs} == {
+        c["compile_id"] for c in codes
+    }
+    position = {id(e): i for i, e in enumerate(item_run.events)}
+    for c in codes:
+        g = next(g for g in graphs if g["compile_id"] == c["compile_id"])
+        assert position[id(g)] < position[id(c)], "inductor_code before its graph"
+        assert c["part"] == "inference" and c["fusion_source"] == "provenance"
+        assert c["wrapper"].startswith("# AOT ID:") and not c["truncated"]
+        assert c["wrapper_bytes"] == len(c["wrapper"].encode())
+        assert c["kernels"]
+
+
+def test_every_kernel_maps_to_graph_nodes_and_model_lines(item_run):
+    model = str(gallery("item_break"))
+    names = {g["compile_id"]: {n["name"] for n in g["nodes"]} for g in item_run.of("graph")}
+    kinds = set()
+    for c in item_run.of("inductor_code"):
+        wrapper = c["wrapper"].split("\n")
+        for k in c["kernels"]:
+            kinds.add(k["kind"])
+            assert k["nodes"], k
+            # provenance's pre-grad names are the captured graph's FX node names
+            assert set(k["nodes"]) <= names[c["compile_id"]], (k, names[c["compile_id"]])
+            assert k["lines"] and all(_same_file(ln["file"], model) for ln in k["lines"]), k
+            assert all(ln["line"] > 0 and ln["code"] for ln in k["lines"])
+            assert k["handle"] > 0 and ":" not in k["name"]
+            if k["kind"] == "cpp":
+                assert 0 < k["first_line"] < k["last_line"] <= len(wrapper)
+                assert wrapper[k["first_line"] - 1].startswith(k["name"] + " = async_compile.")
+            else:
+                assert k["kind"] == "extern" and k["name"] == "extern_kernels.addmm"
+                assert k["first_line"] == k["last_line"] == 0
+    assert kinds == {"cpp", "extern"}
+    lines = {
+        ln["line"] for c in item_run.of("inductor_code") for k in c["kernels"] for ln in k["lines"]
+    }
+    assert {20, 21, 23} <= lines
+
+
+def test_comments_fallback_on_this_torchs_code(item_run):
+    """Without provenance, the comments Inductor writes (and the fused
+    kernels' names) give the same nodes for this model."""
+    model = str(gallery("item_break"))
+    for c in item_run.of("inductor_code"):
+        g = next(g for g in item_run.of("graph") if g["compile_id"] == c["compile_id"])
+        graph_nodes = {
+            n["name"]: (n["file"], n["line"], g["function"], n["target"], n["op"])
+            for n in g["nodes"]
+        }
+        kernels, source = generated_code.build_kernels(
+            c["wrapper"], None, None, graph_nodes, FrameClassifier(model)
+        )
+        assert source == "comments"
+        assert {k["name"]: set(k["nodes"]) for k in kernels} == {
+            k["name"]: set(k["nodes"]) for k in c["kernels"]
+        }
+        assert all(k["lines"] for k in kernels)
+
+
+def test_kernel_profile_after_measure(item_run):
+    phases = [(e["name"], e["edge"]) for e in item_run.of("phase")]
+    assert phases[-2:] == [("profile", "begin"), ("profile", "end")]
+    assert phases.index(("measure", "end")) < phases.index(("profile", "begin"))
+    types = [e["type"] for e in item_run.events]
+    assert types.index("crosscheck") < types.index("kernel_profile")
+    kp = item_run.one("kernel_profile")
+    assert kp in item_run.events[types.index("kernel_profile") :]
+    end = [e for e in item_run.of("phase") if e["name"] == "profile" and e["edge"] == "end"][0]
+    assert end["t_ns"] <= kp["t_ns"]
+    # the profiled calls are no measured calls
+    assert not [
+        e for e in item_run.phase_span("profile") if e["type"] in ("iteration", "iterations")
+    ]
+    assert kp["source"] == "torch_profiler" and kp["calls"] == 50 and kp["note"] == ""
+    assert kp["window_ns"] >= kp["call_ns"] > 0
+    code = {
+        (c["compile_id"], k["name"]) for c in item_run.of("inductor_code") for k in c["kernels"]
+    }
+    got = {(k["compile_id"], k["name"]) for k in kp["kernels"]}
+    assert got == code
+    for k in kp["kernels"]:
+        assert isinstance(k["ns"], int) and k["ns"] > 0 and k["count"] == 50, k
+    assert {w["compile_id"] for w in kp["wrappers"]} == {"0/0", "1/0"}
+    assert all(isinstance(w["ns"], int) and w["ns"] >= 0 for w in kp["wrappers"])
+    assert (
+        sum(k["ns"] for k in kp["kernels"]) + sum(w["ns"] for w in kp["wrappers"]) < kp["call_ns"]
+    )
+
+
+def test_eager_line_of_the_break(item_run):
+    kp = item_run.one("kernel_profile")
+    assert kp["eager_ns"] > 0
+    assert kp["eager_ns"] >= sum(e["ns"] for e in kp["eager"])
+    # the user's own lines only: not the probe's, torch's or Inductor's generated wrapper's
+    assert all(_same_file(e["file"], str(gallery("item_break"))) for e in kp["eager"]), kp["eager"]
+    at = {e["line"]: e for e in kp["eager"]}
+    # .item() runs between the two graphs, on the breaking line
+    assert 21 in at, kp["eager"]
+    assert at[21]["function"] == "forward" and ".item()" in at[21]["code"] and at[21]["ns"] > 0
+
+
+def test_no_code_keeps_kernels_and_profile_calls_0(no_code_run):
+    assert_well_formed(no_code_run)
+    assert no_code_run.events[-1]["status"] == "ok", no_code_run.describe()
+    assert no_code_run.events[0]["settings"]["no_code"] is True
+    assert no_code_run.events[0]["settings"]["profile_calls"] == 0
+    (code,) = no_code_run.of("inductor_code")
+    assert code["wrapper"] == "" and code["wrapper_bytes"] > 0 and not code["truncated"]
+    assert code["kernels"] and all(k["nodes"] and k["lines"] for k in code["kernels"])
+    assert not no_code_run.of("kernel_profile")
+    assert "profile" not in {e["name"] for e in no_code_run.of("phase")}
+
+
+def test_eager_mode_profiles_eager_lines(eager_run):
+    assert_well_formed(eager_run)
+    assert eager_run.events[-1]["status"] == "ok", eager_run.describe()
+    assert not eager_run.of("inductor_code")
+    kp = eager_run.one("kernel_profile")
+    assert kp["calls"] == 5 and kp["kernels"] == [] and kp["wrappers"] == []
+    model = str(gallery("print_break"))
+    lines = {e["line"] for e in kp["eager"] if _same_file(e["file"], model)}
+    assert {20, 21, 22} <= lines, kp["eager"]
+    assert kp["eager_ns"] >= sum(e["ns"] for e in kp["eager"]) > 0

@@ -1,0 +1,378 @@
+"""Issue 18 without torch: the generated code's kernel list (provenance and
+the comments fallback), the profiler-event analysis and the CUDA join of
+CUPTI kernel records to the code's kernels by name."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from compilescope_probe import cupti_records, generated_code, kernel_profile
+from compilescope_probe.cupti_records import FLAG_PHASE_END, KERNEL, PHASE, Record
+from compilescope_probe.frames import FrameClassifier
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORDS = os.path.join(HERE, "..", "fixtures", "cupti", "records.json")
+
+MODEL = "/home/u/model.py"
+
+WRAPPER = """# AOT ID: ['0_forward']
+import torch
+async_compile = AsyncCompile()
+
+
+cpp_fused_mul_relu_0 = async_compile.cpp_pybinding(['const float*', 'float*'], r'''
+extern "C" void kernel(const float* in_ptr0, float* out_ptr0)
+{
+    out_ptr0[0] = in_ptr0[0];
+}
+''')
+
+
+triton_tem_fused_mm_1 = async_compile.triton('triton_tem_fused_mm_1', '''
+def triton_tem_fused_mm_1(arg_A):
+    pass
+''', device_str='cuda')
+
+
+async_compile.wait(globals())
+
+class Runner:
+    def call(self, args):
+        arg0_1, arg1_1 = args
+        buf0 = empty_strided_cpu((16, 64), (64, 1), torch.float32)
+        # Topologically Sorted Source Nodes: [h], Original ATen: [aten.t, aten.addmm]
+        # [Provenance debug handles] extern_kernels.addmm:1
+        extern_kernels.addmm(arg1_1, arg0_1, out=buf0)
+        # [Provenance debug handles] cpp_fused_mul_relu_0:2
+        cpp_fused_mul_relu_0(buf0, buf1)
+        # Topologically Sorted Source Nodes: [z], Original ATen: [aten.nonzero]
+        buf2 = torch.ops.aten.nonzero.default(buf1)
+        return (buf1, )
+"""
+
+MAPPINGS = {
+    "preToPost": {"h": ["permute", "addmm"], "mul": ["mul"], "relu": ["relu"]},
+    "postToPre": {"permute": ["h"], "addmm": ["h"], "mul": ["mul"], "relu": ["relu"]},
+    "cppCodeToPost": {
+        "cpp_fused_mul_relu_0:2": ["relu", "mul"],
+        "extern_kernels.addmm:1": ["addmm"],
+    },
+    "postToCppCode": {},
+    "version": 2.0,
+}
+
+STACKS = {
+    "extern_kernels.addmm:1": [
+        f'  File "{MODEL}", line 20, in forward\n    h = self.proj(x)\n        ^^^^\n'
+    ],
+    "cpp_fused_mul_relu_0:2": [
+        f'  File "/usr/lib/python3/site-packages/torch/nn/x.py", line 3, in f\n    y\n'
+        f'  File "{MODEL}", line 22, in forward\n    y = torch.relu(h * 2)\n',
+        f'  File "{MODEL}", line 22, in forward\n    y = torch.relu(h * 2)\n',
+    ],
+}
+
+GRAPH = {
+    "h": (MODEL, 20, "forward", "torch._C._nn.linear", "call_function"),
+    "mul": (MODEL, 22, "forward", "_operator.mul", "call_function"),
+    "relu": (MODEL, 22, "forward", "torch.relu", "call_function"),
+    "z": (MODEL, 23, "forward", "torch.nonzero", "call_function"),
+    "x": (None, None, "forward", "x", "placeholder"),
+}
+
+
+def classifier() -> FrameClassifier:
+    return FrameClassifier(MODEL)
+
+
+def test_definitions_span_each_kernel_source():
+    defs = generated_code.kernel_definitions(WRAPPER)
+    lines = WRAPPER.split("\n")
+    how, first, last = defs["cpp_fused_mul_relu_0"]
+    assert how == "cpp_pybinding"
+    assert lines[first - 1].startswith("cpp_fused_mul_relu_0 = ")
+    assert lines[last - 1] == "''')"
+    how, first, last = defs["triton_tem_fused_mm_1"]
+    assert how == "triton" and lines[last - 1].startswith("''', device_str")
+
+
+def test_part_and_compile_id():
+    assert generated_code.part_of(WRAPPER) == "forward"
+    assert generated_code.part_of("# AOT ID: ['3_backward']\n") == "backward"
+    assert generated_code.part_of("import torch\n") == "inference"
+    md = {"frame_id": 1, "frame_compile_id": 2, "attempt": 1}
+    assert generated_code.compile_id_text(md) == "1/2"  # as str(CompileId) and the graph events
+    assert generated_code.compile_id_text({}) is None
+
+
+def test_provenance_kernels():
+    kernels, source = generated_code.build_kernels(WRAPPER, MAPPINGS, STACKS, GRAPH, classifier())
+    assert source == "provenance"
+    by = {k["name"]: k for k in kernels}
+    assert [k["name"] for k in kernels[:2]] == ["extern_kernels.addmm", "cpp_fused_mul_relu_0"]
+    addmm, fused = by["extern_kernels.addmm"], by["cpp_fused_mul_relu_0"]
+    assert addmm["kind"] == "extern" and addmm["handle"] == 1 and addmm["first_line"] == 0
+    assert addmm["nodes"] == ["h"]
+    assert addmm["lines"] == [
+        {"file": MODEL, "line": 20, "function": "forward", "code": "h = self.proj(x)"}
+    ]
+    assert fused["kind"] == "cpp" and fused["handle"] == 2 and fused["first_line"] > 0
+    assert fused["nodes"] == ["relu", "mul"]
+    # user frames only, each line once
+    assert [(ln["file"], ln["line"]) for ln in fused["lines"]] == [(MODEL, 22)]
+    assert by["triton_tem_fused_mm_1"]["kind"] == "template"  # defined, never mapped
+
+
+def test_comments_fallback():
+    kernels, source = generated_code.build_kernels(WRAPPER, None, None, GRAPH, classifier())
+    assert source == "comments"
+    by = {k["name"]: k for k in kernels}
+    assert by["extern_kernels.addmm"]["nodes"] == ["h"]
+    # no comment before the C++ kernel: the ops its name lists
+    assert sorted(by["cpp_fused_mul_relu_0"]["nodes"]) == ["mul", "relu"]
+    assert by["cpp_fused_mul_relu_0"]["lines"][0]["line"] == 22
+    fallback = by["torch.ops.aten.nonzero.default"]
+    assert fallback["kind"] == "fallback" and fallback["nodes"] == ["z"]
+    # the handles come from the wrapper's own provenance comments, where it has them
+    assert [by[n]["handle"] for n in ("extern_kernels.addmm", "cpp_fused_mul_relu_0")] == [1, 2]
+    assert fallback["handle"] == -1
+
+
+def test_no_nodes_anywhere_is_none():
+    code = (
+        "# AOT ID: ['0_inference']\nclass Runner:\n    def call(self, args):\n        return args\n"
+    )
+    assert generated_code.build_kernels(code, None, None, {}, classifier()) == ([], "none")
+
+
+def test_no_code_and_cap(monkeypatch):
+    events = []
+    cc = generated_code.CodeCapture(lambda t, **f: events.append(f), classifier(), keep_code=False)
+    cc._outputs.append(generated_code._Output("0/0", WRAPPER))
+    cc.flush()
+    (ev,) = events
+    assert ev["wrapper"] == "" and ev["wrapper_bytes"] == len(WRAPPER.encode())
+    assert ev["truncated"] is False and ev["kernels"]
+    monkeypatch.setattr(generated_code, "WRAPPER_CAP", 100)
+    cc = generated_code.CodeCapture(lambda t, **f: events.append(f), classifier())
+    cc._outputs.append(generated_code._Output("0/0", WRAPPER))
+    cc.flush()
+    assert events[-1]["truncated"] is True and len(events[-1]["wrapper"].encode()) <= 100
+    assert events[-1]["wrapper_bytes"] == len(WRAPPER.encode())
+
+
+class _Rec:
+    def __init__(self, metadata, payload=None):
+        self.metadata = metadata
+        self.payload = payload
+
+
+def test_handler_pairs_provenance_with_its_output_code():
+    events = []
+    cc = generated_code.CodeCapture(lambda t, **f: events.append(f), classifier())
+    md = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    cc.emit(_Rec({"inductor_output_code": {"filename": "x.py"}, **md}, WRAPPER))
+    cc.emit(
+        _Rec(
+            {"artifact": {"name": "inductor_provenance_tracking_node_mappings"}, **md},
+            json.dumps(MAPPINGS),
+        )
+    )
+    cc.emit(
+        _Rec(
+            {"artifact": {"name": "inductor_provenance_tracking_kernel_stack_traces"}, **md},
+            json.dumps(STACKS),
+        )
+    )
+    cc.emit(_Rec({"artifact": {"name": "something_else"}, **md}, "x"))
+    cc.flush()
+    (ev,) = events
+    assert ev["compile_id"] == "0/0" and ev["fusion_source"] == "provenance"
+    assert cc.kernels["0/0"][0]["name"] == "extern_kernels.addmm"
+
+
+# -- the profiler events ------------------------------------------------------
+
+CODE_KERNELS = {
+    "0/0": [
+        {"name": "extern_kernels.addmm", "kind": "extern", "handle": 1},
+        {"name": "cpp_fused_abs_max_0", "kind": "cpp", "handle": 2},
+        {"name": "extern_kernels.addmm", "kind": "extern", "handle": 3},
+    ],
+    "1/0": [{"name": "cpp_fused_mul_relu_0", "kind": "cpp", "handle": 1}],
+}
+
+
+def _call(t: int) -> list[tuple]:
+    """One call of a model with a break: graph 0/0, an eager .item(), graph 1/0."""
+    m = kernel_profile.CALL_MARK
+    return [
+        (m, t, t + 1000, 1),
+        ("TorchDynamo Cache Lookup", t + 5, t + 10, 1),
+        ("Torch-Compiled Region: 0/0", t + 10, t + 990, 1),
+        ("## Call CompiledFxGraph abc ##", t + 20, t + 400, 1),
+        ("aten::addmm", t + 30, t + 130, 1),
+        ("aten::expand", t + 31, t + 40, 1),
+        ("graph_0_cpp_fused_abs_max_0", t + 140, t + 190, 1),
+        ("aten::addmm", t + 200, t + 350, 1),
+        ("aten::item", t + 420, t + 500, 1),
+        ("aten::_local_scalar_dense", t + 430, t + 490, 1),
+        ("Torch-Compiled Region: 1/0", t + 510, t + 980, 1),
+        ("## Call CompiledFxGraph def ##", t + 520, t + 970, 1),
+        ("graph_1_cpp_fused_mul_relu_0", t + 530, t + 930, 1),
+    ]
+
+
+def test_analyse_kernels_wrappers_and_eager():
+    rows = _call(0) + _call(2000)
+    fields = kernel_profile.analyse(
+        rows, CODE_KERNELS, lambda t: (MODEL, 21, "forward") if 400 <= t % 2000 < 510 else None
+    )
+    got = {(k["compile_id"], k["name"]): (k["ns"], k["count"]) for k in fields["kernels"]}
+    # the two addmm children of graph 0/0 are the two extern kernels, in handle order
+    assert got == {
+        ("0/0", "extern_kernels.addmm"): (500, 4),
+        ("0/0", "cpp_fused_abs_max_0"): (100, 2),
+        ("1/0", "cpp_fused_mul_relu_0"): (800, 2),
+    }
+    wrappers = {w["compile_id"]: w["ns"] for w in fields["wrappers"]}
+    assert wrappers == {"0/0": 2 * (380 - 300), "1/0": 2 * (450 - 400)}
+    assert fields["eager_ns"] == 160 and fields["call_ns"] == 2000
+    (line,) = fields["eager"]
+    assert (line["file"], line["line"], line["function"], line["ns"]) == (MODEL, 21, "forward", 160)
+
+
+def test_analyse_eager_model():
+    m = kernel_profile.CALL_MARK
+    rows = [(m, 0, 100, 1), ("aten::linear", 10, 60, 1), ("aten::addmm", 20, 50, 1)]
+    fields = kernel_profile.analyse(rows, {}, lambda t: None)
+    assert fields["kernels"] == [] and fields["eager_ns"] == 50 and fields["eager"] == []
+
+
+def test_clock_offset_is_the_mean_of_both_edges():
+    assert (
+        kernel_profile.clock_offset([1010, 2010], [1990, 2990], [(0, 1000), (1000, 2000)]) == 1000
+    )
+    assert kernel_profile.clock_offset([1], [], [(0, 1)]) is None
+
+
+# -- the CUDA join ------------------------------------------------------------
+
+
+def _fixture_records() -> list[Record]:
+    with open(RECORDS, encoding="utf-8") as f:
+        rows = json.load(f)["records"]
+    return [Record(**row) for row in rows]
+
+
+def test_cupti_join_by_kernel_name():
+    records = _fixture_records()
+    t = 1_010_000_000
+    seq = 1000
+    extra = [
+        Record(PHASE, t, t, "profile", seq=seq),
+        Record(PHASE, t + 1_000_000, t + 1_000_000, "profile", flags=FLAG_PHASE_END, seq=seq + 1),
+    ]
+    for i in range(2):  # two profiled calls
+        base = t + 100_000 + i * 300_000
+        for j, (name, ns) in enumerate(
+            [
+                ("triton_poi_fused_copy_0", 10_000),
+                ("triton_per_fused_native_layer_norm_0", 40_000),
+                ("triton_poi_fused_gelu_1", 30_001),
+                ("sm90_xmma_gemm_f32f32", 50_000),
+            ]
+        ):
+            s = base + j * 60_000
+            extra.append(Record(KERNEL, s, s + ns, name, seq=seq + 10 + i * 10 + j))
+    code = {
+        "0/0": [
+            {"name": "triton_poi_fused_copy_0"},
+            {"name": "triton_per_fused_native_layer_norm_0"},
+            {"name": "triton_poi_fused_gelu_1"},
+        ],
+        "1/0": [{"name": "triton_poi_fused_gelu_1"}],
+    }
+    all_records = records + extra
+    windows = cupti_records.phase_windows(all_records)
+    got = kernel_profile.cupti_kernels(all_records, windows, code)
+    by = {(k["compile_id"], k["name"]): k for k in got}
+    # the measure phase's kernels of the fixture are outside the window
+    assert sum(k["count"] for k in got) == 8
+    assert by[("0/0", "triton_per_fused_native_layer_norm_0")]["ns"] == 80_000
+    assert by[("0/0", "triton_poi_fused_copy_0")] == {
+        "compile_id": "0/0",
+        "name": "triton_poi_fused_copy_0",
+        "ns": 20_000,
+        "count": 2,
+    }
+    # a name two graphs define: split evenly, marked ambiguous
+    a, b = by[("0/0", "triton_poi_fused_gelu_1")], by[("1/0", "triton_poi_fused_gelu_1")]
+    assert a["ambiguous"] and b["ambiguous"]
+    assert a["ns"] + b["ns"] == 60_002 and abs(a["ns"] - b["ns"]) <= 1
+    assert a["count"] == b["count"] == 1
+    # a library kernel no graph defines keeps no compile id
+    assert by[("", "sm90_xmma_gemm_f32f32")]["ns"] == 100_000
+    assert "ambiguous" not in by[("", "sm90_xmma_gemm_f32f32")]
+
+
+def test_cupti_join_without_profile_marks():
+    assert kernel_profile.cupti_kernels(_fixture_records(), {}, {}) == []
+
+
+def test_cupti_join_on_a_phase_still_open():
+    """On CUDA the kernels are read before the profile phase ends: the window
+    runs from its begin mark to the time the probe gives."""
+    records = [
+        Record(PHASE, 100, 100, "profile", seq=1),
+        Record(KERNEL, 150, 170, "triton_poi_fused_relu_0", seq=2),
+        Record(KERNEL, 250, 260, "triton_poi_fused_relu_0", seq=3),  # after the CUPTI calls
+    ]
+    windows = cupti_records.phase_windows(records, open_end_ns=200)
+    got = kernel_profile.cupti_kernels(
+        records, windows, {"0/0": [{"name": "triton_poi_fused_relu_0"}]}
+    )
+    assert got == [{"compile_id": "0/0", "name": "triton_poi_fused_relu_0", "ns": 20, "count": 1}]
+
+
+OLD_WRAPPER = """
+from torch._inductor.async_compile import AsyncCompile
+async_compile = AsyncCompile()
+
+
+# kernel path: /tmp/x.py
+# Source Nodes: [relu], Original ATen: [aten.relu]
+triton_poi_fused_relu_0 = async_compile.triton('triton_', '''
+@triton.jit
+def triton_(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    tmp0 = tl.load(in_ptr0 + (x0), xmask)
+''', device_str='cuda')
+
+
+async_compile.wait(globals())
+del async_compile
+
+def call(args):
+    arg0_1, = args
+    args.clear()
+    with torch.cuda._DeviceGuard(0):
+        buf0 = empty_strided_cuda((16, ), (1, ), torch.float32)
+        # Source Nodes: [act], Original ATen: [aten.relu]
+        stream0 = get_raw_stream(0)
+        triton_poi_fused_relu_0.run(arg0_1, buf0, 16, grid=grid(16), stream=stream0)
+    return (buf0, )
+"""
+
+
+def test_comments_fallback_on_an_older_wrapper():
+    """Older torch: call() at module level, `# Source Nodes:` comments, Triton
+    kernels launched with .run(...)."""
+    # a node the kernel's name does not give away: only the comment names it
+    graph = {"act": (MODEL, 22, "forward", "my_activation", "call_function")}
+    kernels, source = generated_code.build_kernels(OLD_WRAPPER, None, None, graph, classifier())
+    assert source == "comments"
+    (k,) = kernels
+    assert k["name"] == "triton_poi_fused_relu_0" and k["kind"] == "triton"
+    assert k["nodes"] == ["act"] and k["lines"][0]["line"] == 22
+    assert generated_code.part_of(OLD_WRAPPER) == "inference"
