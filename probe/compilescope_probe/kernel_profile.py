@@ -305,7 +305,7 @@ def run_window(
 
     # The profiler's first session pays its own start-up inside the first
     # events it records: one call profiled and thrown away first.
-    with profile(activities=[ProfilerActivity.CPU], with_stack=True):
+    with profile(activities=[ProfilerActivity.CPU]):
         with record_function(CALL_MARK):
             fn(*inputs)
         sync()
@@ -314,7 +314,7 @@ def run_window(
     ends: list[int] = []
     sync()
     t0 = time.perf_counter_ns()
-    with profile(activities=[ProfilerActivity.CPU], with_stack=True) as prof:
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
         tracer.start()
         try:
             for _ in range(calls):
