@@ -146,6 +146,12 @@ def _fallback_op(name: str) -> str | None:
     return None
 
 
+def _occurrence(seen: dict[str, int], name: str) -> int:
+    """0 for a name's first launch within one graph call, 1 for its second..."""
+    seen[name] = seen.get(name, 0) + 1
+    return seen[name] - 1
+
+
 def analyse(
     events: Iterable[tuple[str, int, int, Any]],
     code_kernels: Mapping[str, Sequence[dict]],
@@ -154,14 +160,18 @@ def analyse(
     """The kernel_profile fields (kernels, wrappers, eager, eager_ns, call_ns)
     from the window's non-python profiler events, times in ns."""
     tree = build_tree(events)
-    kernels: dict[tuple[str, str], list[int]] = {}  # (cid, name) -> [ns, count]
+    # (cid, name, k) -> [ns, count]: k counts the launches of one name within
+    # one graph call, so a kernel the wrapper calls twice (Inductor reuses
+    # identical code: cpp_fused_relu_0 for two ReLUs) stays two entries, the
+    # k-th matching the k-th call site of the code (docs/kernel-cost.md).
+    kernels: dict[tuple[str, str, int], list[int]] = {}
     wrappers: dict[str, int] = {}
     eager: dict[tuple[str, int], list[Any]] = {}
     eager_ns = 0
     call_ns = 0
 
-    def add(cid: str, name: str, ns: int) -> None:
-        entry = kernels.setdefault((cid, name), [0, 0])
+    def add(cid: str, name: str, k: int, ns: int) -> None:
+        entry = kernels.setdefault((cid, name, k), [0, 0])
         entry[0] += ns
         entry[1] += 1
 
@@ -178,10 +188,11 @@ def analyse(
                 if k.get("kind") in ("extern", "fallback")
             ]
             used = [False] * len(externs)
+            seen: dict[str, int] = {}
             for c in e.children:
                 m = _KERNEL_RE.match(c.name)
                 if m:
-                    add(cid, m.group("name"), c.end - c.start)
+                    add(cid, m.group("name"), _occurrence(seen, m.group("name")), c.end - c.start)
                     inside += c.end - c.start
                     continue
                 if not c.name.startswith("aten::"):
@@ -194,7 +205,7 @@ def analyse(
                         break
                 if name is None:  # a call the code names otherwise: met again each call
                     name = next((kn for kn, op in externs if op == c.name), c.name)
-                add(cid, name, c.end - c.start)
+                add(cid, name, _occurrence(seen, name), c.end - c.start)
                 inside += c.end - c.start
             wrappers[cid] = wrappers.get(cid, 0) + max(0, (e.end - e.start) - inside)
             continue
@@ -217,7 +228,8 @@ def analyse(
     return {
         "kernels": [
             {"compile_id": cid, "name": name, "ns": ns, "count": count}
-            for (cid, name), (ns, count) in sorted(kernels.items(), key=lambda kv: -kv[1][0])
+            # The k-th entry of a name is its k-th call site: kept in k order.
+            for (cid, name, _), (ns, count) in sorted(kernels.items())
         ],
         "wrappers": [{"compile_id": cid, "ns": ns} for cid, ns in sorted(wrappers.items())],
         "eager": [
