@@ -655,14 +655,14 @@ void CodeTab::rebuildRun() {
             item.nodes = k.nodes;
             item.lines = k.lines;
             item.inCode = true;
+            item.source = &k;
             items_.push_back(std::move(item));
         }
     }
     core::CostBreakdown b = core::costBreakdown(*r);
     for (const auto& row : b.kernels) {
         auto it = std::find_if(items_.begin(), items_.end(), [&](const KernelItem& item) {
-            return item.inCode && item.compileId == row.compileId && item.name == row.name &&
-                   (row.part.empty() || item.part == row.part);
+            return row.kernel && item.source == row.kernel;
         });
         if (it == items_.end() || row.kind == "wrapper") {
             KernelItem item;

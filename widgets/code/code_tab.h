@@ -72,6 +72,9 @@ class CodeTab : public QWidget {
         std::vector<std::string> nodes;
         std::vector<core::SourceFrame> lines;
         bool inCode = false;
+        // The code's entry, to join the cost rows by: a kernel the wrapper
+        // calls twice has two entries of one name. Rebuilt with the rows.
+        const core::CodeKernel* source = nullptr;
     };
 
     void onReset();

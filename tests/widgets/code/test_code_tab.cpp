@@ -278,6 +278,34 @@ class CodeTabTest : public QObject {
         QVERIFY(child<QLabel>(tab, "codeNote")->text().contains("10 calls"));
     }
 
+    // Inductor reuses identical code: one kernel name at two call sites (two
+    // addmm externs, one C++ kernel for two ReLUs), each with its own time.
+    void aKernelNameAtTwoCallSitesKeepsTwoTimes() {
+        QTemporaryDir dir;
+        const std::string file = writeSource(dir).toStdString();
+        core::Report r;
+        core::Run run = compiledRun(file, "default", kCpp, 700'000, 300'000);
+        core::CodeKernel second = run.code[0].kernels[0]; // extern_kernels.addmm
+        second.handle = 3;
+        second.nodes = {"sum_1"};
+        run.code[0].kernels.push_back(second);
+        run.kernelProfile.kernels = {{"0/0", kAddmm, 300'000, 10},
+                                     {"0/0", kCpp, 700'000, 10},
+                                     {"0/0", kAddmm, 1'000'000, 10}};
+        r.runs.push_back(run);
+        widgets::ReportDocument document;
+        CodeTab tab(&document);
+        document.showReport(r);
+        auto* table = child<QTableView>(tab, "codeKernelTable");
+        QStringList addmmTimes;
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            if (table->model()->index(row, 0).data().toString() == kAddmm)
+                addmmTimes << table->model()->index(row, 3).data().toString();
+        }
+        addmmTimes.sort();
+        QCOMPARE(addmmTimes, (QStringList{"15.0 %", "50.0 %"}));
+    }
+
     void searchNextPreviousAndEscape() {
         QTemporaryDir dir;
         widgets::ReportDocument document;
