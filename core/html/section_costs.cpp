@@ -85,7 +85,10 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         kernels.text(wrapper ? "" : formatCount(static_cast<double>(row.launchesPerCall)));
         kernels.html(kernelLinesHtml(row));
     }
-    out << "<p><b>Top kernels</b></p>" << kernels.str();
+    if (shown > 0)
+        out << "<p><b>Top kernels</b></p>" << kernels.str();
+    else
+        out << "<p>No compiled kernel ran in the window: the time below was spent eagerly.</p>";
     bool ambiguous = false;
     for (const auto& row : cost.kernels)
         ambiguous |= row.ambiguous;

@@ -95,3 +95,20 @@ TEST(ReportHtmlCosts, UserTextIsEscaped) {
     EXPECT_NE(html.find("&lt;script&gt;alert(&#39;line&#39;)&lt;/script&gt;"), std::string::npos);
     EXPECT_NE(html.find("k&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
 }
+
+TEST(ReportHtmlCosts, AnEagerWindowSaysSoInsteadOfAnEmptyKernelTable) {
+    Report report;
+    cs::core::Run eager = profiled("eager", "y = torch.relu(y)", "cpp_fused_relu_0");
+    eager.code.clear();
+    eager.graphs.clear();
+    eager.kernelProfile.kernels.clear();
+    eager.kernelProfile.wrappers.clear();
+    report.runs.push_back(eager);
+    const std::string html = writeReportHtml(report);
+    const size_t section = html.find("<section id=\"costs\">");
+    ASSERT_NE(section, std::string::npos);
+    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    EXPECT_EQ(body.find("Top kernels"), std::string::npos) << body;
+    EXPECT_NE(body.find("No compiled kernel ran in the window"), std::string::npos);
+    EXPECT_NE(body.find("<code>z = x.tolist()</code>"), std::string::npos);
+}
