@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import GALLERY
 
 
-def test_mlp_eager_and_default_on_cpu(run_cli, tmp_path):
+def test_mlp_eager_and_default_on_cpu(run_cli, cli, tmp_path):
     html = tmp_path / "report.html"
     result = run_cli(
         "run",
@@ -56,6 +56,41 @@ def test_mlp_eager_and_default_on_cpu(run_cli, tmp_path):
     assert default["warmup_ns"][0] > 10 * statistics.median(default["samples_ns"])
     text = html.read_text()
     assert "<svg" in text and "eager" in text and "default" in text
+    # From kernel back to line: the default setting's generated code and its
+    # profiled window, with every line share adding up (docs/kernel-cost.md).
+    compiled = report["runs"][1]
+    (code,) = compiled["code"]
+    assert code["wrapper_zlib"] and code["wrapper_bytes"] > 0
+    assert code["kernels"] and all(k["nodes"] and k["lines"] for k in code["kernels"])
+    graph_nodes = {n["name"] for g in compiled["graphs"] for n in g["nodes"]}
+    assert all(set(k["nodes"]) <= graph_nodes for k in code["kernels"])
+    profile = compiled["kernel_profile"]
+    assert 0 < profile["calls"] <= 50 and "profile" in [p["name"] for p in compiled["phases"]]
+    assert {k["name"] for k in profile["kernels"]} <= {k["name"] for k in code["kernels"]}
+    assert "kernel_profile" in report["runs"][0] and "code" not in report["runs"][0]
+    assert "Where the time goes" in text
+    costs = subprocess.run(
+        [str(cli), "costs", str(result.json_path)], capture_output=True, text=True
+    )
+    assert costs.returncode == 0, costs.stderr
+    assert "mlp.py:" in costs.stdout and "hot lines" in costs.stdout
+
+
+def test_no_code_keeps_kernels_and_lines_but_not_the_code(run_cli):
+    result = run_cli(
+        "run",
+        GALLERY / "mlp.py",
+        *("--settings", "default", "--device", "cpu", "--warmup", "2", "--iters", "5"),
+        *("--no-code", "--profile-calls", "0"),
+    )
+    assert result.returncode == 0, result.stderr
+    (run,) = result.report["runs"]
+    assert run["code_omitted"] == "left out with --no-code"
+    (code,) = run["code"]
+    assert "wrapper_zlib" not in code and code["wrapper_bytes"] > 0
+    assert code["kernels"] and all(k["nodes"] and k["lines"] for k in code["kernels"])
+    assert "kernel_profile" not in run
+    assert "profile" not in [p["name"] for p in run["phases"]]
 
 
 def test_model_file_not_found_is_a_bad_argument(run_cli, tmp_path):
