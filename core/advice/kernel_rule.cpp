@@ -14,6 +14,17 @@ namespace cs::core::advice {
 
 namespace {
 
+// The fields every finding of these rules shares: the Code tab, one run.
+Finding codeFinding(const char* rule, Severity severity, int run, const std::string& setting) {
+    Finding f;
+    f.rule = rule;
+    f.severity = severity;
+    f.tab = EvidenceTab::Code;
+    f.run = run;
+    f.setting = setting;
+    return f;
+}
+
 constexpr double kDominantShare = 0.5;    // one kernel above this share of kernel time
 constexpr double kFallbackShare = 0.10;   // fallbacks at or above this share
 constexpr double kUncompiledShare = 0.10; // an eager line at or above this share of the call
@@ -83,12 +94,7 @@ void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<
     if (!top || timed < 2 || top->share <= kDominantShare)
         return;
     const std::string label = run.setting.label();
-    Finding f;
-    f.rule = "kernel.dominant";
-    f.severity = Severity::Info;
-    f.tab = EvidenceTab::Code;
-    f.run = index;
-    f.setting = label;
+    Finding f = codeFinding("kernel.dominant", Severity::Info, index, label);
     f.title = label + ": one kernel takes " + percent(top->share) +
               " of the compiled kernel time (" + top->name + ")";
     f.evidence.push_back(top->name + " (" + top->kind + ", compile " +
@@ -145,12 +151,7 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     if (rows.empty() || share < kFallbackShare)
         return;
     const std::string label = run.setting.label();
-    Finding f;
-    f.rule = "kernel.fallback";
-    f.severity = Severity::Warning;
-    f.tab = EvidenceTab::Code;
-    f.run = index;
-    f.setting = label;
+    Finding f = codeFinding("kernel.fallback", Severity::Warning, index, label);
     f.title = label + ": " + percent(share) +
               " of the compiled kernel time is in ops Inductor could not lower (ATen fallbacks)";
     f.evidence.push_back(
@@ -232,12 +233,7 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
             continue;
         const GraphBreak& gb = run.graphBreaks[static_cast<size_t>(b)];
         const SourceFrame* at = gb.location();
-        Finding f;
-        f.rule = "kernel.uncompiled_line";
-        f.severity = Severity::Warning;
-        f.tab = EvidenceTab::Code;
-        f.run = index;
-        f.setting = label;
+        Finding f = codeFinding("kernel.uncompiled_line", Severity::Warning, index, label);
         f.file = line.file;
         f.line = line.line;
         f.code = line.code;

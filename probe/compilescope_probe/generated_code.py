@@ -156,6 +156,21 @@ def kernel_definitions(code: str) -> dict[str, tuple[str, int, int]]:
     return out
 
 
+def _unmapped(
+    name: str, defined: dict[str, tuple[str, int, int]], first: int, last: int, nodes: list
+) -> dict:
+    """A kernel the code defines but no call site or provenance entry names."""
+    return {
+        "name": name,
+        "kind": _kind_of(name, defined),
+        "handle": -1,
+        "first_line": first,
+        "last_line": last,
+        "nodes": nodes,
+        "lines": [],
+    }
+
+
 def _unique(seq: Any) -> list:
     seen, out = set(), []
     for x in seq:
@@ -304,17 +319,7 @@ def build_kernels(
         named = {k["name"] for k in kernels}
         for name, (_, first, last) in defined.items():
             if name not in named:  # defined but never mapped (e.g. not called)
-                kernels.append(
-                    {
-                        "name": name,
-                        "kind": _kind_of(name, defined),
-                        "handle": -1,
-                        "first_line": first,
-                        "last_line": last,
-                        "nodes": [],
-                        "lines": [],
-                    }
-                )
+                kernels.append(_unmapped(name, defined, first, last, []))
         return kernels, "provenance"
 
     # No provenance: the comments Inductor writes before each call; where a
@@ -357,17 +362,7 @@ def build_kernels(
         any_nodes = any_nodes or bool(nodes)
     for name, (_, first, last) in defined.items():
         if name not in by_name:
-            kernels.append(
-                {
-                    "name": name,
-                    "kind": _kind_of(name, defined),
-                    "handle": -1,
-                    "first_line": first,
-                    "last_line": last,
-                    "nodes": by_tokens.get(name, []),
-                    "lines": [],
-                }
-            )
+            kernels.append(_unmapped(name, defined, first, last, by_tokens.get(name, [])))
             any_nodes = any_nodes or bool(by_tokens.get(name))
     for k in kernels:
         k["lines"] = _node_lines(k["nodes"], graph_nodes)

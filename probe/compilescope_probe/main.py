@@ -772,8 +772,10 @@ class Probe:
             self.profile_window(fn, inputs)
 
     def profile_calls(self) -> int:
-        """Calls in the profile phase: --profile-calls, none with --iters 0."""
-        return self.s.profile_calls if self.s.iters > 0 else 0
+        """Calls in the profile phase: --profile-calls, but never more than
+        were measured (a short eager run would otherwise spend more time in
+        the window than in the measurement), none with --iters 0."""
+        return min(self.s.profile_calls, self.s.iters) if self.s.iters > 0 else 0
 
     def profile_window(self, fn: Any, inputs: tuple) -> None:
         calls = self.profile_calls()

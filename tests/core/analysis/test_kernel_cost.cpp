@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <set>
 
 #include "core/analysis/kernel_cost.h"
+#include "tests/core/advice_reports.h"
 
 using namespace cs::core;
 
@@ -405,4 +407,40 @@ TEST(KernelCost, TextNamesTheTopKernelsAndHotLines) {
     const std::string short_ = costText(run, 1, 1);
     EXPECT_EQ(short_.find("cpp_fused_sum_1"), std::string::npos) << short_;
     EXPECT_EQ(short_.find("model.py:23"), std::string::npos) << short_;
+}
+
+// A real probe stream (the gallery MLP under default on CPU, with its
+// generated code and a 5-call window; memory samples trimmed): every kernel
+// maps to graph nodes and a line of the model, and the line shares add up.
+TEST(KernelCost, RealMlpStreamMapsEveryKernelToNodesAndLines) {
+    Setting setting;
+    setting.mode = "default";
+    const cs::core::Run run = advice_test::fixtureRun("mlp_default_code_cpu.jsonl", setting);
+    ASSERT_EQ(run.code.size(), 1u);
+    ASSERT_EQ(run.graphs.size(), 1u);
+    std::set<std::string> graphNodes;
+    for (const auto& n : run.graphs[0].nodes)
+        graphNodes.insert(n.name);
+    ASSERT_FALSE(run.code[0].kernels.empty());
+    for (const auto& k : run.code[0].kernels) {
+        ASSERT_FALSE(k.nodes.empty()) << k.name;
+        for (const auto& n : k.nodes)
+            EXPECT_TRUE(graphNodes.count(n)) << k.name << " names " << n;
+        ASSERT_FALSE(k.lines.empty()) << k.name;
+        EXPECT_NE(k.lines[0].file.find("mlp.py"), std::string::npos) << k.lines[0].file;
+    }
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_TRUE(cost.profiled);
+    EXPECT_EQ(cost.calls, 5);
+    double shares = 0;
+    for (const auto& line : cost.lines) {
+        shares += line.compiledShare;
+        EXPECT_FALSE(line.file.empty()) << "kernel time with no source line";
+    }
+    EXPECT_NEAR(shares, 1.0, 1e-9);
+    for (const auto& row : cost.kernels) {
+        if (row.kind != "wrapper") {
+            EXPECT_NE(row.kernel, nullptr) << row.name << " profiled but not in the code";
+        }
+    }
 }
