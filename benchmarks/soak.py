@@ -37,6 +37,11 @@ def gui(build: Path, sessions: int, real: bool) -> bool:
         env["COMPILESCOPE_SOAK_PYTHON"] = str(ROOT / ".venv" / "bin" / "python")
     with tempfile.TemporaryDirectory() as config:
         env["XDG_CONFIG_HOME"] = config
+        # test_soak runs in QStandardPaths' test mode, whose settings live in
+        # $HOME/.qttest (XDG_CONFIG_HOME is not read): a fresh HOME keeps the
+        # fake-probe soak's saved python (/usr/bin/python3, no torch) from being
+        # restored by the real-probe soak, whose sessions then all fail.
+        env["HOME"] = config
         t0 = time.monotonic()
         proc = subprocess.run(
             [str(build / "tests" / "app" / "test_soak")], env=env, capture_output=True, text=True
