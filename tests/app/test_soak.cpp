@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -76,6 +77,9 @@ class SoakTest : public QObject {
             qputenv("COMPILESCOPE_PYTHON", "/usr/bin/python3");
         }
         QStandardPaths::setTestModeEnabled(true);
+        // A fake soak's saved interpreter must not reach a real one (the
+        // settings dock restores the last choice).
+        QSettings().clear();
         cs::test::installWarningGuard();
     }
     void cleanup() { CS_VERIFY_NO_QT_WARNINGS(); }
@@ -142,7 +146,9 @@ class SoakTest : public QObject {
                     static_cast<long long>(fdsEnd), childrenAfter1, childrenEnd);
         std::fflush(stdout);
         QVERIFY2(rssEnd <= 1.10 * rssAfter10, qPrintable(QString::number(rssEnd)));
-        QCOMPARE(fdsEnd, fdsAfter1);
+        // Fewer at the end is no leak (the real-probe soak ended one below
+        // its first session's count).
+        QVERIFY2(fdsEnd <= fdsAfter1, qPrintable(QString::number(fdsEnd)));
         QCOMPARE(childrenEnd, childrenAfter1);
     }
 
