@@ -222,7 +222,9 @@ int breakBefore(const Run& run, const LineCostRow& line) {
 
 void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                      std::vector<Finding>& out) {
-    if (cost.callNsPerCall <= 0 || run.graphBreaks.empty())
+    // Only Inductor's graphs show as compiled regions in the window; under
+    // another backend (aot_eager) their ops count as eager time.
+    if (cost.callNsPerCall <= 0 || run.graphBreaks.empty() || run.setting.backend != "inductor")
         return;
     const std::string label = run.setting.label();
     for (const auto& line : cost.lines) {

@@ -27,7 +27,7 @@ void readCodeFields(const nlohmann::json& runJson, Run& run, std::vector<std::st
                     const std::string& where);
 
 // zlib deflate + base64, and back; nullopt when the text is not such data.
-std::string deflateBase64(std::string_view text);
+std::string deflateBase64(std::string_view input);
 std::optional<std::string> inflateBase64(std::string_view encoded, size_t maxBytes);
 
 // Leaves names, nodes and lines but drops every wrapper text, and says why

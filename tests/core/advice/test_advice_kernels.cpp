@@ -162,6 +162,12 @@ TEST(KernelRule, AnEagerLineBetweenTheGraphsOfABreakElsewhere) {
     // Eager mode runs everything uncompiled: no finding.
     run.setting.mode = "eager";
     EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.uncompiled_line").empty());
+    // Under aot_eager the compiled graphs run op by op: the profiler cannot
+    // tell their ops from uncompiled ones, so no finding either.
+    run.setting.mode = "default";
+    run.setting.backend = "aot_eager";
+    EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.uncompiled_line").empty());
+    run.setting.backend = "inductor";
     // No break: no finding.
     run.setting.mode = "default";
     run.graphBreaks.clear();
