@@ -88,8 +88,8 @@ class CodeTab : public QWidget {
     void updateNote();
     void onKernelRow(int sourceRow);
     // The kernel's lines in the generated code (an extern kernel: its call); {0, 0} none.
-    std::pair<int, int> codeRange(const KernelItem& kernel) const;
-    void applyKernelHighlight(const KernelItem& kernel);
+    std::pair<int, int> codeRange(const KernelItem& item) const;
+    void applyKernelHighlight(const KernelItem& item);
     void selectKernelRows(const std::set<std::string>& names);
     void showHot();
     void runFind();

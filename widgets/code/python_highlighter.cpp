@@ -62,8 +62,8 @@ QTextCharFormat colour(const QColor& color, bool bold = false, bool italic = fal
 
 // The triple quote that opens or closes a string at or after `from`; -1 when none.
 int tripleQuote(const QString& text, int from, QString* quote) {
-    const int single = text.indexOf(QStringLiteral("'''"), from);
-    const int dbl = text.indexOf(QStringLiteral("\"\"\""), from);
+    const auto single = static_cast<int>(text.indexOf(QStringLiteral("'''"), from));
+    const auto dbl = static_cast<int>(text.indexOf(QStringLiteral("\"\"\""), from));
     if (single < 0 && dbl < 0)
         return -1;
     const bool isSingle = dbl < 0 || (single >= 0 && single < dbl);
@@ -96,20 +96,23 @@ void PythonHighlighter::highlightCode(const QString& text, int from, int to, boo
     // Numbers and words first; strings and comments paint over them.
     for (auto it = number.globalMatch(part); it.hasNext();) {
         const auto m = it.next();
-        setFormat(from + m.capturedStart(), m.capturedLength(), number_);
+        setFormat(from + static_cast<int>(m.capturedStart()), static_cast<int>(m.capturedLength()),
+                  number_);
     }
     const auto& keywords = cpp ? cppKeywords() : pythonKeywords();
     for (auto it = word.globalMatch(part); it.hasNext();) {
         const auto m = it.next();
         const QString w = m.captured();
         if (keywords.contains(w))
-            setFormat(from + m.capturedStart(), m.capturedLength(), keyword_);
+            setFormat(from + static_cast<int>(m.capturedStart()),
+                      static_cast<int>(m.capturedLength()), keyword_);
         else if (builtins().contains(w))
-            setFormat(from + m.capturedStart(), m.capturedLength(), builtin_);
+            setFormat(from + static_cast<int>(m.capturedStart()),
+                      static_cast<int>(m.capturedLength()), builtin_);
     }
     const QString trimmed = part.trimmed();
     if (cpp && trimmed.startsWith('#')) {
-        setFormat(from, part.size(), preprocessor_);
+        setFormat(from, static_cast<int>(part.size()), preprocessor_);
         return;
     }
     if (!cpp && trimmed.startsWith('@')) {
@@ -150,8 +153,8 @@ void PythonHighlighter::highlightBlock(const QString& text) {
     while (pos <= size) {
         if (state == CppSource || state == PythonSource || state == TextString) {
             // Inside a triple-quoted string: until its closing quote.
-            int close = text.indexOf(QStringLiteral("'''"), pos);
-            const int closeDouble = text.indexOf(QStringLiteral("\"\"\""), pos);
+            auto close = static_cast<int>(text.indexOf(QStringLiteral("'''"), pos));
+            const auto closeDouble = static_cast<int>(text.indexOf(QStringLiteral("\"\"\""), pos));
             if (close < 0 || (closeDouble >= 0 && closeDouble < close))
                 close = closeDouble;
             const int end = close < 0 ? size : close;

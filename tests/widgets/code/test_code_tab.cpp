@@ -189,7 +189,7 @@ core::Report report(const std::string& file) {
 }
 
 QString writeSource(const QTemporaryDir& dir) {
-    const QString path = dir.filePath("model.py");
+    QString path = dir.filePath("model.py");
     QFile f(path);
     if (f.open(QIODevice::WriteOnly))
         f.write(kSource);
