@@ -32,6 +32,9 @@ import probe_killer  # noqa: E402
 
 def gui(build: Path, sessions: int, real: bool) -> bool:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", COMPILESCOPE_SOAK_SESSIONS=str(sessions))
+    # Qt Test stops a test function after 5 minutes; 20 real sessions on a
+    # loaded machine take longer.
+    env["QTEST_FUNCTION_TIMEOUT"] = str(6 * 3600 * 1000)
     if real:
         env["COMPILESCOPE_SOAK_PROBE"] = "real"
         env["COMPILESCOPE_SOAK_PYTHON"] = str(ROOT / ".venv" / "bin" / "python")
