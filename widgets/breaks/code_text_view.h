@@ -3,13 +3,13 @@
 // A click on a line says which line.
 #pragma once
 
-#include <QPlainTextEdit>
+#include "widgets/common/line_code_view.h"
 
 #include <set>
 
 namespace cs::widgets {
 
-class CodeTextView : public QPlainTextEdit {
+class CodeTextView : public LineCodeView {
     Q_OBJECT
   public:
     explicit CodeTextView(QWidget* parent = nullptr);
@@ -20,22 +20,15 @@ class CodeTextView : public QPlainTextEdit {
     // 1-based; -1 for none. Scrolls it into the middle of the view.
     void setCurrentLine(int line);
     int currentLine() const { return currentLine_; }
-    // Brings a line into the middle of the view without selecting it.
-    void scrollToLine(int line);
-    int gutterWidth() const;
-    void paintGutter(QPaintEvent* event, QWidget* gutter);
-
-  signals:
-    void lineClicked(int line);
 
   protected:
-    void resizeEvent(QResizeEvent* event) override;
-    void mouseReleaseEvent(QMouseEvent* event) override;
+    int gutterColumnsWidth() const override { return 14; }
+    void paintGutterColumns(QPainter& painter, int line, const QRect& row) const override;
+    bool emphasizedLine(int line) const override { return line == currentLine_; }
 
   private:
     void updateHighlights();
 
-    QWidget* gutter_;
     std::set<int> breakLines_;
     int currentLine_ = -1;
 };

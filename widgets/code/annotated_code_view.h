@@ -5,14 +5,14 @@
 // and the matches of a search. A click on a line says which line.
 #pragma once
 
-#include <QPlainTextEdit>
+#include "widgets/common/line_code_view.h"
 
 #include <map>
 #include <set>
 
 namespace cs::widgets {
 
-class AnnotatedCodeView : public QPlainTextEdit {
+class AnnotatedCodeView : public LineCodeView {
     Q_OBJECT
   public:
     struct Annotation {
@@ -38,7 +38,6 @@ class AnnotatedCodeView : public QPlainTextEdit {
     // Lines tinted as belonging to the selection (no scrolling).
     void setHighlightLines(const std::set<int>& lines);
     const std::set<int>& highlightLines() const { return lines_; }
-    void scrollToLine(int line);
 
     // Search (case-insensitive): every match tinted, the current one selected.
     int setSearch(const QString& text);
@@ -48,24 +47,19 @@ class AnnotatedCodeView : public QPlainTextEdit {
     void findNext();
     void findPrevious();
 
-    int gutterWidth() const;
-    void paintGutter(QPaintEvent* event, QWidget* gutter);
-    QString gutterTip(int y) const;
-
   signals:
-    void lineClicked(int line);
     void matchChanged();
 
   protected:
-    void resizeEvent(QResizeEvent* event) override;
-    void mouseReleaseEvent(QMouseEvent* event) override;
+    int gutterColumnsWidth() const override;
+    void paintGutterColumns(QPainter& painter, int line, const QRect& row) const override;
+    bool emphasizedLine(int line) const override;
+    QString lineTip(int line) const override;
 
   private:
     void updateHighlights();
     void goToMatch(int index);
-    int lineAt(int y) const;
 
-    QWidget* gutter_;
     std::map<int, Annotation> annotations_;
     std::map<int, int> markers_;
     std::map<int, QString> markerTips_;
