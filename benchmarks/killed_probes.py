@@ -1,6 +1,8 @@
 """Killed probes, the long form (issue 19): compilescope-cli's probe SIGKILLed at
 50 random instants across its phases (start, load, compile, warmup, measure,
-sweep). Each time the report must be written and valid, the run `crashed` with
+sweep, and the profile phase after measure), each instant a random offset into
+its phase timed from the moment the CLI's progress line shows the phase begin.
+Each time the report must be written and valid, the run `crashed` with
 the calls already read, and no process nor temporary folder left behind.
 
 usage: .venv/bin/python benchmarks/killed_probes.py [--cli build/app/compilescope-cli]
@@ -42,19 +44,23 @@ def main() -> int:
     phases = collections.Counter()
     failed = 0
     killed = 0
+    as_aimed = 0
     with tempfile.TemporaryDirectory(prefix="killed-probes-") as work:
         for case, count in zip(cases, per_case):
             windows = probe_killer.reference(Path(args.cli), case, Path(work))
             print(case.name, " ".join(f"{w.phase} {w.begin_s:.1f}-{w.end_s:.1f}s" for w in windows))
-            for at in probe_killer.plan(windows, count, rng):
-                o = probe_killer.kill_once(Path(args.cli), case, at, Path(work), validate_report)
+            for aim in probe_killer.plan(windows, count, rng):
+                o = probe_killer.kill_once(Path(args.cli), case, aim, Path(work), validate_report)
                 print(probe_killer.describe(o), flush=True)
                 killed += o.killed
                 failed += bool(o.problems)
                 if o.killed:
-                    phases[o.phase.split(" ")[0]] += 1
+                    landed = o.phase.split(" ")[0]
+                    phases[landed] += 1
+                    as_aimed += landed == aim.phase
     print(
-        f"{killed} probes killed of {args.count} instants; in phases {dict(phases)}; "
+        f"{killed} probes killed of {args.count} instants; in phases {dict(phases)} "
+        f"({as_aimed} in the phase aimed at); "
         f"{failed} failed (seed {args.seed})"
     )
     return 1 if failed else 0

@@ -341,6 +341,8 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return "warmup " + std::to_string(warmupDone) + "/" + std::to_string(run.setting.warmup);
     if (open->name == "measure")
         return "measuring " + std::to_string(measured) + "/" + std::to_string(run.setting.iters);
+    if (open->name == "profile")
+        return "profiling the kernels (the calls after the measured ones)";
     if (open->name == "sweep")
         return "input sweep";
     if (open->name == "scale") {

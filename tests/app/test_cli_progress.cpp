@@ -2,6 +2,9 @@
 // reports, the clock, and what to do about a long compile.
 #include <QtTest>
 
+#include <utility>
+#include <vector>
+
 #include "app/cli_progress.h"
 #include "core/events/event_parser.h"
 #include "core/runner/session_runner.h"
@@ -9,6 +12,15 @@
 using namespace cs;
 
 namespace {
+
+core::Run runIn(const std::string& phase) {
+    core::Setting setting;
+    setting.mode = "default";
+    return core::replayStream("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+                              "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"" +
+                                  phase + "\",\"edge\":\"begin\"}\n",
+                              setting);
+}
 
 core::Run compilingRun(bool withStage) {
     core::Setting setting;
@@ -46,6 +58,20 @@ class TestCliProgress : public QObject {
         QVERIFY2(line.startsWith("[ 25%] compiling (first call: Inductor codegen)"),
                  qPrintable(line));
         QVERIFY2(line.endsWith("  01:35"), qPrintable(line));
+    }
+
+    // Each phase's own words (tests/support/probe_killer.py reads them live).
+    void eachPhaseIsNamed() {
+        const std::vector<std::pair<std::string, QString>> expected = {
+            {"load", "loading the model"}, {"warmup", "warmup 0/"},
+            {"measure", "measuring 0/"},   {"profile", "profiling the kernels"},
+            {"sweep", "input sweep"},      {"scale", "batch-size walk"}};
+        for (const auto& [phase, words] : expected) {
+            const QString text =
+                QString::fromStdString(core::describeProgress(runIn(phase), 1'000));
+            QVERIFY2(text.startsWith(words),
+                     qPrintable(QString::fromStdString(phase) + ": " + text));
+        }
     }
 
     void eagerHasNoCompileWords() {

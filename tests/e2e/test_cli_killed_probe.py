@@ -2,7 +2,9 @@
 run with the calls already read, and leaves no process nor temporary folder,
 whatever instant the probe is SIGKILLed at (tests/support/probe_killer.py).
 
-The CI form: 8 instants, the phases taken in turn, over the gallery MLP (eager:
+The CI form: 8 instants, the phases taken in turn (each instant a random
+offset into its phase, timed from the moment the CLI's progress shows that
+phase begin), over the gallery MLP (eager:
 start, load, compile, warmup, measure) and the variable-length model under
 default (compile, warmup, measure and the sweep of get_input_sweep()).
 COMPILESCOPE_KILL_SEED replays a failure; benchmarks/killed_probes.py runs 50.
@@ -38,8 +40,8 @@ def test_probe_killed_at_random_instants(cli, tmp_path):
     failures = []
     for case, phases in CASES:
         windows = probe_killer.reference(cli, case, tmp_path)
-        for at in probe_killer.plan(windows, 4, rng, phases):
-            outcome = probe_killer.kill_once(cli, case, at, tmp_path, validate_report)
+        for aim in probe_killer.plan(windows, 4, rng, phases):
+            outcome = probe_killer.kill_once(cli, case, aim, tmp_path, validate_report)
             print(probe_killer.describe(outcome))
             if outcome.problems:
                 failures.append(probe_killer.describe(outcome))

@@ -6,6 +6,12 @@ Used by tests/e2e/test_cli_killed_probe.py (a few instants, in CI) and by
 benchmarks/killed_probes.py (50 instants). Stdlib only, but for the schema
 check that the caller passes in.
 
+An instant is aimed at a phase: a random offset within the reference run's
+length of that phase, counted from the moment the CLI's live progress line
+(stderr, off a terminal: one line per change, printed as the probe's phase
+event is read) shows the phase begin. Timing from the CLI's start instead lets
+a slower compile carry a kill meant for the sweep into the measure phase.
+
 Every CLI run gets a private temporary root (TMPDIR), so whatever the probe,
 torch or the compiler workers leave there is found; `torchinductor_*` is
 torch's own shared folder (its precompiled headers go to
@@ -22,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,9 +78,10 @@ class Window:
 @dataclass
 class Outcome:
     case: str
-    at_s: float
+    aim: str
     phase: str = ""  # the phase the kill landed in, read from the report
     killed: bool = False  # False: no live probe at that instant (it had ended)
+    missed_phase: bool = False  # the aimed phase went by unseen; killed in the next
     kept_warmup: int = 0
     kept_measured: int = 0
     problems: list[str] = field(default_factory=list)
@@ -173,21 +181,103 @@ def reference(cli: Path, case: Case, workdir: Path) -> list[Window]:
     return windows
 
 
+@dataclass
+class Aim:
+    """Where to kill: `offset_s` seconds after `phase` is seen to begin in the
+    CLI's live progress lines ("start": after the CLI started)."""
+
+    phase: str
+    offset_s: float
+
+    def __str__(self) -> str:
+        return f"{self.offset_s:.2f} s into {self.phase}"
+
+
 def plan(
     windows: list[Window], count: int, rng: random.Random, phases: list[str] | None = None
-) -> list[float]:
-    """`count` instants: phases taken in turn (so each is hit), uniform within
-    each; `phases` names the ones to take (all but "finish" when None)."""
+) -> list[Aim]:
+    """`count` aims: phases taken in turn (so each is hit), an offset drawn
+    uniformly within the reference run's length of each; `phases` names the ones
+    to take (all but "finish" when None)."""
     usable = [w for w in windows if w.phase != "finish" and (not phases or w.phase in phases)]
     return [
-        rng.uniform(w.begin_s, max(w.end_s, w.begin_s + 0.001))
+        Aim(w.phase, rng.uniform(0.0, max(w.end_s - w.begin_s, 0.001)))
         for w in (usable[i % len(usable)] for i in range(count))
     ]
 
 
-def kill_once(cli: Path, case: Case, at_s: float, workdir: Path, validate) -> Outcome:
-    """Runs `case`, SIGKILLs its probe `at_s` seconds after the CLI started, checks."""
-    out = Outcome(case.name, at_s)
+# The CLI's progress text (off a terminal, one line each time it changes, the
+# moment the probe's phase event is read) -> the probe's phase.
+PROGRESS_PHASES = [
+    ("starting the interpreter", "start"),
+    ("importing torch", "start"),
+    ("still importing torch", "start"),
+    ("loading the model", "load"),
+    ("compiling", "compile"),
+    ("first call", "compile"),
+    ("warmup", "warmup"),
+    ("measuring", "measure"),
+    ("profiling", "profile"),
+    ("input sweep", "sweep"),
+    ("batch-size walk", "scale"),
+]
+
+
+def progress_phase(line: str) -> str | None:
+    """The phase a progress line shows ("[ 40%] mlp default (1/1) — warmup 1/3
+    00:04"), None for any other line."""
+    if not line.startswith("[") or " — " not in line:
+        return None
+    text = line.split(" — ", 1)[1].strip()
+    for prefix, phase in PROGRESS_PHASES:
+        if text.startswith(prefix):
+            return phase
+    return None
+
+
+class ProgressWatch:
+    """Reads the CLI's stderr on a thread; notes when each phase was first shown."""
+
+    def __init__(self, stream) -> None:
+        self.seen: dict[str, int] = {}  # phase -> time.monotonic_ns() first shown
+        self.order: list[str] = []
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            now = time.monotonic_ns()
+            self.lines.append(line)
+            phase = progress_phase(line)
+            if phase and phase not in self.seen:
+                self.seen[phase] = now
+                self.order.append(phase)
+
+    def text(self) -> str:
+        self._thread.join(timeout=10)
+        return "".join(self.lines)
+
+
+PHASE_ORDER = ["start", "load", "compile", "warmup", "measure", "profile", "sweep", "scale"]
+
+
+def anchor_ns(watch: ProgressWatch, phase: str, start_ns: int) -> tuple[int | None, bool]:
+    """When the aim's phase began: (time, False) once its line is seen; a later
+    phase's line seen first means it went by between two reads (load, a few ms,
+    often does): (that line's time, True), killed at once."""
+    if phase == "start":
+        return start_ns, False
+    if phase in watch.seen:
+        return watch.seen[phase], False
+    rank = PHASE_ORDER.index(phase) if phase in PHASE_ORDER else len(PHASE_ORDER)
+    later = [watch.seen[p] for p in watch.order if p in PHASE_ORDER[rank + 1 :]]
+    return (min(later), True) if later else (None, False)
+
+
+def kill_once(cli: Path, case: Case, aim: Aim, workdir: Path, validate) -> Outcome:
+    """Runs `case`, SIGKILLs its probe where `aim` says, checks what is left."""
+    out = Outcome(case.name, str(aim))
     tmp_root = workdir / "tmp-root"
     shutil.rmtree(tmp_root, ignore_errors=True)
     tmp_root.mkdir(parents=True)
@@ -197,18 +287,22 @@ def kill_once(cli: Path, case: Case, at_s: float, workdir: Path, validate) -> Ou
     cli_proc = subprocess.Popen(
         case.argv(cli, json_path),
         env=_env(tmp_root),
-        stdout=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
+    watch = ProgressWatch(cli_proc.stderr)
     probe_pid = None
     kill_ns = 0
-    deadline = start_ns + int(at_s * 1e9)
     while cli_proc.poll() is None:
         pid = find_probe(cli_proc.pid)
         probe_pid = pid or probe_pid
         now = time.monotonic_ns()
-        if pid and now >= deadline:
+        anchor, passed = anchor_ns(watch, aim.phase, start_ns)
+        if passed:
+            out.missed_phase = True
+        deadline = None if anchor is None else anchor + (0 if passed else int(aim.offset_s * 1e9))
+        if pid and deadline is not None and now >= deadline:
             try:
                 os.kill(pid, signal.SIGKILL)
                 out.killed = True
@@ -218,13 +312,15 @@ def kill_once(cli: Path, case: Case, at_s: float, workdir: Path, validate) -> Ou
             break
         if not pid and probe_pid:  # it started and ended before the instant
             break
-        time.sleep(0.002 if now >= deadline - 50_000_000 else 0.01)
+        near = deadline is not None and now >= deadline - 50_000_000
+        time.sleep(0.002 if near or deadline is None else 0.01)
     try:
-        _stdout, stderr = cli_proc.communicate(timeout=300)
+        cli_proc.wait(timeout=300)
     except subprocess.TimeoutExpired:
         cli_proc.kill()
-        _stdout, stderr = cli_proc.communicate()
+        cli_proc.wait()
         out.problems.append("the CLI did not end within 300 s of the kill")
+    stderr = watch.text()
     if not out.killed:
         out.phase = "after the probe ended"
         shutil.rmtree(tmp_root, ignore_errors=True)
@@ -288,8 +384,9 @@ def kill_once(cli: Path, case: Case, at_s: float, workdir: Path, validate) -> Ou
 def describe(o: Outcome) -> str:
     state = "ok" if not o.problems else "FAILED: " + "; ".join(o.problems)
     if not o.killed:
-        return f"{o.case} at {o.at_s:6.2f} s: probe had ended, not killed"
+        return f"{o.case}, {o.aim}: probe had ended, not killed"
+    missed = " (went by unseen: killed at the next phase's line)" if o.missed_phase else ""
     return (
-        f"{o.case} at {o.at_s:6.2f} s, in {o.phase}: kept {o.kept_warmup} warmup + "
+        f"{o.case}, {o.aim}{missed}, landed in {o.phase}: kept {o.kept_warmup} warmup + "
         f"{o.kept_measured} measured calls: {state}"
     )
