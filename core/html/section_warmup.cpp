@@ -20,6 +20,7 @@ std::string phaseColor(const std::string& name, size_t fallbackIndex) {
                                                           {"aot_autograd", "#f28e2b"},
                                                           {"inductor_codegen", "#59a14f"},
                                                           {"cpp_triton_compile", "#76b7b2"},
+                                                          {"precompiled_header", "#8c510a"},
                                                           {"autotune", "#e15759"},
                                                           {"cudagraph_recording", "#b07aa1"},
                                                           {"other", "#bab0ac"},

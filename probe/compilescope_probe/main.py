@@ -66,6 +66,7 @@ class Probe:
         self.timer: Any = None
         self.pending_calls: Any = None  # harness.CallBuffer while measuring
         self.stages: Any = None  # compile_stages.StageWatcher while compiling
+        self.headers: Any = None  # header_build.HeaderBuildWatch under Inductor
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
         self.temp_dirs: list[str] = []  # removed at the end, and on a signal
         self.aoti: Any = None  # aoti.AotiSetting while the aoti setting runs
@@ -263,6 +264,8 @@ class Probe:
     def finish(self) -> None:
         if self.stages is not None:
             self.stages.uninstall()
+        if self.headers is not None:
+            self.headers.uninstall()
         if self.capture is not None:
             try:
                 self.capture.uninstall()
@@ -590,6 +593,10 @@ class Probe:
             self.kernel_note = configure(torch, self.profile_calls() > 0)
             self.code = CodeCapture(self.emit, self.classifier, keep_code=not s.no_code)
             self.code.install()
+            from .header_build import HeaderBuildWatch
+
+            self.headers = HeaderBuildWatch()
+            self.headers.install()
         self.stages = StageWatcher(self.emit)
         self.stages.install()
         self.feed = MetricsFeed()
@@ -708,7 +715,16 @@ class Probe:
             first_wall = self._last_wall
         overhead = self.capture.overhead_ns if self.capture else 0
         if s.compiled:
-            ct = clock.split(first_wall, metrics, overhead)
+            header_ns = self.headers.take_ns() if self.headers is not None else 0
+            ct = clock.split(first_wall, metrics, overhead, header_ns)
+            if header_ns:
+                self.log(
+                    "info",
+                    f"the first call built torch's precompiled C++ header "
+                    f"({header_ns / 1e9:.1f} s, shown as its own compile phase): torch keeps it "
+                    f"for every later compile on this machine, so other settings and later "
+                    f"runs skip it",
+                )
             self.report_cudagraph_skips(metrics)
         else:
             ct = clock.split(first_wall, [], 0)

@@ -123,3 +123,47 @@ def test_compile_work_in_later_warmup_calls_is_reported():
     # no later compile work in a steady model: no such field
     plain = run_probe(gallery("clean"), "--backend", "eager", "--warmup", "3", "--iters", "1")
     assert all("compile_time" not in e for e in plain.of("phase"))
+
+
+def test_a_header_build_is_its_own_phase_taken_out_of_inductor():
+    m = _M(
+        dynamo_cumulative_compile_time_us=10_000_000,
+        aot_autograd_cumulative_compile_time_us=9_000_000,
+        inductor_cumulative_compile_time_us=8_000_000,
+        triton_compile_time_us=3_000_000,
+    )
+    # 6 s of header: all 5 s of code generation, then 1 s of the C++ compile
+    ct = CompileClock().split(11_000_000_000, [m], header_build_ns=6_000_000_000)
+    names = [p["name"] for p in ct["phases"]]
+    assert names.index("precompiled_header") == names.index("cpp_triton_compile") + 1
+    s = {p["name"]: p["seconds"] for p in ct["phases"]}
+    assert s["precompiled_header"] == pytest.approx(6.0)
+    assert s["inductor_codegen"] == pytest.approx(0.0)
+    assert s["cpp_triton_compile"] == pytest.approx(2.0)
+    assert s["dynamo_tracing"] == pytest.approx(1.0) and s["aot_autograd"] == pytest.approx(1.0)
+    assert sum(s.values()) == pytest.approx(11.0)
+    # no header built: no such phase
+    plain = CompileClock().split(11_000_000_000, [m])
+    assert [p["name"] for p in plain["phases"]] == list(PHASES)
+
+
+@pytest.mark.slow
+def test_only_the_first_compile_on_a_machine_builds_the_header(tmp_path):
+    """torch keeps its precompiled header in gettempdir()/torchinductor_USER
+    whatever cache folder a run gets: a private TMPDIR stands for a fresh
+    machine, and its second run finds the header there."""
+    env = {"TMPDIR": str(tmp_path)}
+    args = ("--mode", "default", "--warmup", "1", "--iters", "2", "--profile-calls", "0")
+    runs = [run_probe(gallery("mlp"), *args, env=env) for _ in range(2)]
+    for run in runs:
+        assert run.events[-1]["status"] == "ok", run.describe()
+    first, second = (
+        {p["name"]: p["seconds"] for p in r.one("compile_time")["phases"]} for r in runs
+    )
+    if not list(tmp_path.glob("torchinductor_*/precompiled_headers/*.gch")):
+        pytest.skip("this torch builds no precompiled header")
+    assert first.get("precompiled_header", 0) > 0, first
+    assert "precompiled_header" not in second, second
+    notes = [e["message"] for e in runs[0].of("log") if "precompiled" in e["message"]]
+    assert notes and "later runs skip it" in notes[0]
+    assert not [e for e in runs[1].of("log") if "precompiled" in e["message"]]

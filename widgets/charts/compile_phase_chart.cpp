@@ -26,6 +26,7 @@ constexpr PhaseStyle kPhases[] = {
     {"aot_autograd", "AOTAutograd", "#9ecae1"},
     {"inductor_codegen", "Inductor code generation", "#f2b447"},
     {"cpp_triton_compile", "C++/Triton compile", "#d9822b"},
+    {"precompiled_header", "torch's precompiled header (once per machine)", "#8c510a"},
     {"autotune", "autotuning", "#b5523b"},
     {"cudagraph_recording", "CUDA-graph recording", "#6aaa64"},
     {"other", "other (running the call, guards, capture)", "#bdbdbd"},

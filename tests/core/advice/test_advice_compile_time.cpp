@@ -58,6 +58,27 @@ TEST(AdviceCompileTime, RecordedRunBelowTheDefaultGivesNone) {
     EXPECT_NE(findings.front().title.find("C++/Triton compile"), std::string::npos);
 }
 
+// torch's precompiled header is built once per machine: it does not make a
+// compile long, and it is never the phase the title blames.
+TEST(AdviceCompileTime, TheOnceAMachineHeaderBuildIsSaidNotCounted) {
+    cs::core::Run run = longCompile();
+    run.compilePhases.insert(run.compilePhases.begin() + 4, {"precompiled_header", 400});
+    run.firstCallNs = 880 * kS;
+    auto findings = withRule(advise(reportOf({run}), {}), "perf.compile_time");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_NE(f.title.find("most of it in C++/Triton compile"), std::string::npos) << f.title;
+    bool said = false;
+    for (const auto& e : f.evidence)
+        said = said || e.find("precompiled C++ header") != std::string::npos;
+    EXPECT_TRUE(said);
+
+    // 40 s of compile beside 400 s of header: below the default threshold.
+    run.compilePhases = {{"cpp_triton_compile", 40}, {"precompiled_header", 400}};
+    run.firstCallNs = 440 * kS;
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "perf.compile_time").empty());
+}
+
 TEST(AdviceCompileTime, EagerIsNeverJudged) {
     cs::core::Run eager = longCompile();
     eager.setting.mode = "eager";
