@@ -118,9 +118,10 @@ class CompileClock:
 
         `header_build_ns`, the time spent building torch's precompiled header
         (header_build.py), becomes the `precompiled_header` phase, after
-        `cpp_triton_compile`, present only when non-zero. torch counts it inside
-        Inductor's compile, so it is taken out of code generation first, then out
-        of the C++ compile, then out of the rest of the call."""
+        `cpp_triton_compile`, present only when non-zero. torch times the header's
+        build as `compile_file` (CppBuilder.build), so it is taken out of the C++
+        compile first, then out of code generation (older torch), then out of the
+        rest of the call."""
         us = lambda attr: sum(int(getattr(m, attr, None) or 0) for m in metrics)  # noqa: E731
         s = lambda attr: sum(float(getattr(m, attr, None) or 0.0) for m in metrics)  # noqa: E731
         source: list[str] = []
@@ -174,7 +175,7 @@ class CompileClock:
         header_s = min(header_build_ns / 1e9, wall_s)
         if header_s > 0:
             left = header_s
-            for inside in ("inductor_codegen", "cpp_triton_compile"):
+            for inside in ("cpp_triton_compile", "inductor_codegen"):
                 taken = min(left, phases[inside])
                 phases[inside] -= taken
                 left -= taken

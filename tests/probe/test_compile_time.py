@@ -11,7 +11,9 @@ from compilescope_probe.compile_phases import PHASES, CompileClock
 
 
 def _check_split(ct: dict, first_iteration: dict) -> dict:
-    names = [p["name"] for p in ct["phases"]]
+    # torch's precompiled header shows only in the compile that built it (the
+    # first on a machine: CI's fresh one, whichever test compiles first).
+    names = [p["name"] for p in ct["phases"] if p["name"] != "precompiled_header"]
     assert names == list(PHASES)
     seconds = {p["name"]: p["seconds"] for p in ct["phases"]}
     assert all(v >= 0 for v in seconds.values()), seconds
@@ -41,8 +43,13 @@ def test_inductor_phases_add_up_to_the_first_call():
     s = _check_split(ct, run.of("iteration")[0])
     assert "get_compilation_metrics" in ct["source"]
     assert ct["compiles"] == 1
-    # Inductor on CPU: tracing, AOTAutograd, code generation and the C++ compile all take time
-    for name in ("dynamo_tracing", "aot_autograd", "inductor_codegen", "cpp_triton_compile"):
+    # Inductor on CPU: tracing, AOTAutograd, code generation and the C++ compile
+    # all take time (the kernels' C++ compile, in a worker, is not in torch's
+    # compile_file timer: with a header build, that phase may be all header)
+    timed = ["dynamo_tracing", "aot_autograd", "inductor_codegen"]
+    if not s.get("precompiled_header"):
+        timed.append("cpp_triton_compile")
+    for name in timed:
         assert s[name] > 0, (name, s)
     assert s["cudagraph_recording"] == 0  # no CUDA graphs on CPU
     # the named phases explain most of the first call; "other" is the runtime of the call itself and glue
@@ -132,14 +139,15 @@ def test_a_header_build_is_its_own_phase_taken_out_of_inductor():
         inductor_cumulative_compile_time_us=8_000_000,
         triton_compile_time_us=3_000_000,
     )
-    # 6 s of header: all 5 s of code generation, then 1 s of the C++ compile
+    # torch times the header as compile_file: 6 s of header take all 3 s of
+    # the C++ compile, then 3 s of the 5 s of code generation
     ct = CompileClock().split(11_000_000_000, [m], header_build_ns=6_000_000_000)
     names = [p["name"] for p in ct["phases"]]
     assert names.index("precompiled_header") == names.index("cpp_triton_compile") + 1
     s = {p["name"]: p["seconds"] for p in ct["phases"]}
     assert s["precompiled_header"] == pytest.approx(6.0)
-    assert s["inductor_codegen"] == pytest.approx(0.0)
-    assert s["cpp_triton_compile"] == pytest.approx(2.0)
+    assert s["cpp_triton_compile"] == pytest.approx(0.0)
+    assert s["inductor_codegen"] == pytest.approx(2.0)
     assert s["dynamo_tracing"] == pytest.approx(1.0) and s["aot_autograd"] == pytest.approx(1.0)
     assert sum(s.values()) == pytest.approx(11.0)
     # no header built: no such phase
