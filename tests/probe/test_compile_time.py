@@ -73,12 +73,23 @@ class _M:
         self.__dict__.update(kw)
 
 
+def _timers(dynamo_s: float, aot_s: float, inductor_s: float, triton_s: float, **more_us) -> _M:
+    """A CompilationMetrics stand-in with torch's nested cumulative timers."""
+    return _M(
+        dynamo_cumulative_compile_time_us=int(dynamo_s * 1e6),
+        aot_autograd_cumulative_compile_time_us=int(aot_s * 1e6),
+        inductor_cumulative_compile_time_us=int(inductor_s * 1e6),
+        triton_compile_time_us=int(triton_s * 1e6),
+        **more_us,
+    )
+
+
 def test_split_follows_the_nesting_of_torch_timers():
-    m = _M(
-        dynamo_cumulative_compile_time_us=10_000_000,
-        aot_autograd_cumulative_compile_time_us=8_000_000,
-        inductor_cumulative_compile_time_us=6_000_000,
-        triton_compile_time_us=1_000_000,
+    m = _timers(
+        10,
+        8,
+        6,
+        1,
         compile_time_autotune_time_us=500_000,
         runtime_triton_autotune_time_us=250_000,
         runtime_cudagraphify_time_us=125_000,
@@ -133,12 +144,7 @@ def test_compile_work_in_later_warmup_calls_is_reported():
 
 
 def test_a_header_build_is_its_own_phase_taken_out_of_inductor():
-    m = _M(
-        dynamo_cumulative_compile_time_us=10_000_000,
-        aot_autograd_cumulative_compile_time_us=9_000_000,
-        inductor_cumulative_compile_time_us=8_000_000,
-        triton_compile_time_us=3_000_000,
-    )
+    m = _timers(10, 9, 8, 3)
     # torch times the header as compile_file: 6 s of header take all 3 s of
     # the C++ compile, then 3 s of the 5 s of code generation
     ct = CompileClock().split(11_000_000_000, [m], header_build_ns=6_000_000_000)
