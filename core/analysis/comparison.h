@@ -66,6 +66,9 @@ struct WarmupAnalysis {
     // named phases only; that scope's "other" is mostly running those calls.
     std::vector<CompilePhase> laterPhases;
     double laterSeconds() const;
+    // torch's precompiled C++ header, built inside the first call of whichever
+    // setting compiles first on a machine (the `precompiled_header` phase).
+    int64_t headerBuildNs = 0;
 };
 
 WarmupAnalysis analyzeWarmup(const Run& run);

@@ -188,6 +188,28 @@ TEST(Comparison, SpeedupAndBreakEvenAgainstEager) {
     EXPECT_EQ(c.row(9), nullptr);
 }
 
+TEST(Comparison, TheOnceAMachineHeaderBuildIsNotAWarmupCost) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 120, 100}, repeat(100, 10)));
+    // As in SpeedupAndBreakEvenAgainstEager, but 4000 ns of the 10000 ns first
+    // call built torch's precompiled header.
+    cs::core::Run compiled = makeRun("default", {10000, 60, 50}, repeat(50, 10));
+    compiled.compilePhases = {{"inductor_codegen", 3e-6}, {"precompiled_header", 4e-6}};
+    report.runs.push_back(compiled);
+
+    EXPECT_EQ(analyzeWarmup(report.runs[1]).headerBuildNs, 4000);
+    const auto c = compareRuns(report);
+    const auto& row = c.rows[1];
+    EXPECT_DOUBLE_EQ(*row.warmupNs, 9960 - 4000);
+    EXPECT_EQ(*row.warmupWallNs, 10060 - 4000);
+    ASSERT_TRUE(row.breakEven);
+    EXPECT_DOUBLE_EQ(*row.breakEven, 115); // ceil((5960 - 220) / 50) = ceil(114.8)
+    ASSERT_EQ(row.notes.size(), 1u);
+    EXPECT_NE(row.notes[0].find("precompiled C++ header (4.00 µs"), std::string::npos)
+        << row.notes[0];
+    EXPECT_TRUE(c.rows[0].notes.empty());
+}
+
 TEST(Comparison, BestPerColumn) {
     Report report;
     report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
