@@ -121,6 +121,13 @@ void writeComparison(std::ostream& out, const ReportView& view) {
                    row ? row->memoryKind : "", mark(row, CompareColumn::Memory));
     }
     out << table.str();
+    // What torch did differently from the setting, and what the row leaves out.
+    for (const RunView& rv : view.runs) {
+        if (const ComparisonRow* row = comparison.row(rv.index))
+            for (const auto& note : row->notes)
+                out << "<p class=\"note\">" << runLabelHtml(rv) << ": " << htmlEscape(note)
+                    << "</p>";
+    }
     endSection(out);
 }
 

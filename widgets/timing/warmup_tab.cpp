@@ -136,7 +136,8 @@ void WarmupTab::updateSummary() {
             // The largest named phase says where the time went.
             const core::CompilePhase* largest = nullptr;
             for (const auto& p : w.phases) {
-                if (p.name != "other" && p.seconds > 0 &&
+                // the header is the machine's one-off, never the setting's cost
+                if (p.name != "other" && p.name != "precompiled_header" && p.seconds > 0 &&
                     (!largest || p.seconds > largest->seconds))
                     largest = &p;
             }
@@ -145,6 +146,9 @@ void WarmupTab::updateSummary() {
                     tr(", most of it %1 (%2)")
                         .arg(CompilePhaseChart::phaseTitle(QString::fromStdString(largest->name)),
                              durationText(largest->seconds * 1e9));
+            if (w.headerBuildNs > 0)
+                line += tr(", %1 building torch's precompiled C++ header (once per machine)")
+                            .arg(durationText(static_cast<double>(w.headerBuildNs)));
             if (!w.buildPhases.empty()) {
                 QStringList built;
                 for (const auto& p : w.buildPhases)

@@ -137,3 +137,19 @@ TEST(ReportHtml, SweepCellSaysWhetherTheModelHadOne) {
     EXPECT_EQ(html.find(">none defined</td>", noneDefined + 1), std::string::npos);
     EXPECT_NE(html.find(">yes</td>"), std::string::npos); // no other column says yes here
 }
+
+TEST(ReportHtml, ComparisonNotesAreShownEscaped) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    auto compiled = runWithLatencies("default", {10000, 60}, latencies(50, 1, 20));
+    compiled.setting.backend = "<aot_eager>"; // a backend that ignores the mode: a note
+    compiled.setting.mode = "max-autotune";
+    compiled.compilePhases = {{"precompiled_header", 4e-6}};
+    report.runs.push_back(compiled);
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find("backend &lt;aot_eager&gt; ignores mode max-autotune"), std::string::npos);
+    EXPECT_NE(html.find("built torch&#39;s precompiled C++ header (4.00 µs"), std::string::npos);
+    EXPECT_EQ(html.find("<aot_eager>"), std::string::npos);
+}

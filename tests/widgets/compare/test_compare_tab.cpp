@@ -226,6 +226,40 @@ class CompareTabTest : public QObject {
         }
     }
 
+    void aHeaderBuildIsNamedNotBlamed() {
+        auto read = core::readReportFile(kFixture);
+        QVERIFY(read.ok);
+        core::Run* compiled = nullptr;
+        for (auto& run : read.report.runs)
+            if (run.setting.mode == "default")
+                compiled = &run;
+        QVERIFY(compiled);
+        // A header build larger than any other phase, taken out of the C++ compile.
+        double total = 0;
+        for (auto& p : compiled->compilePhases)
+            if (p.name != "other")
+                total += p.seconds;
+        for (auto& p : compiled->compilePhases)
+            if (p.name == "cpp_triton_compile")
+                p.seconds = 0;
+        compiled->compilePhases.push_back({"precompiled_header", total});
+
+        widgets::ReportDocument document;
+        widgets::WarmupTab tab(&document);
+        document.showReport(read.report, kFixture);
+        const QString summary = child<QLabel>(tab, "warmupSummary")->text();
+        QVERIFY2(summary.contains("building torch's precompiled C++ header (once per machine)"),
+                 qPrintable(summary));
+        QVERIFY2(!summary.contains("most of it torch's precompiled"), qPrintable(summary));
+
+        widgets::ComparisonModel model(&document);
+        const int row = rowOf(model, QString::fromStdString(compiled->setting.label()));
+        QVERIFY(row >= 0);
+        const QString notes =
+            model.index(row, ComparisonModel::Notes).data(Qt::ToolTipRole).toString();
+        QVERIFY2(notes.contains("left out of its warmup cost and break-even"), qPrintable(notes));
+    }
+
     void latencyTabDrawsDistributions() {
         widgets::ReportDocument document;
         widgets::LatencyTab tab(&document);
