@@ -84,7 +84,11 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
     assert low <= speedup["value"] <= high
     # Break-even follows from the warmup costs and the medians.
     saved = eager_median - default_median
-    extra = default_run["warmup"]["extra_ns"] - eager_run["warmup"]["extra_ns"]
+    # torch's precompiled header, once per machine, is left out of the warmup cost
+    header = sum(
+        p["ns"] for p in default_run["warmup"]["phases"] if p["name"] == "precompiled_header"
+    )
+    extra = max(0, default_run["warmup"]["extra_ns"] - header) - eager_run["warmup"]["extra_ns"]
     if saved > 0:
         assert row["saves"]
         expected = math.ceil(extra / saved) if extra > 0 else 0
