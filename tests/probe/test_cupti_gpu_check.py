@@ -182,6 +182,21 @@ def test_checks_pass_over_good_streams(tmp_path):
     assert len(os.listdir(tmp_path / "out")) <= 8
 
 
+def test_showcase_runs_are_listed_not_checked(tmp_path):
+    """ResNet-50's runs after the checks: a skipped or crashed one fails nothing."""
+    runs = good_runs()
+    runs[("resnet50_batch16", "eager", "showcase")] = stream("eager", launches=40, latency_us=900.0)
+    runs[("resnet50_batch16", "max-autotune-no-cudagraphs", "showcase")] = "skipped"
+    saved = tmp_path / "saved"
+    write_runs(saved, runs)
+    result = run_script(tmp_path / "out", GPU_CHECK_STREAMS=str(saved))
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "showcase resnet50_batch16/eager: median 900.0 us" in out
+    assert "showcase resnet50_batch16/max-autotune-no-cudagraphs: not run (time budget)" in out
+    assert "PASS kernel records > 0 in every setting (8/8)" in out
+
+
 def test_checks_fail_over_broken_streams(tmp_path):
     runs = good_runs()
     # CUDA graphs did not cut launches for the conv net.
