@@ -8,7 +8,7 @@ above this one (scripts/report-from-streams.sh does that).
 
 For `--model M.py --mode X` it writes COMPILESCOPE_REPLAY_DIR/M-X-cupti.jsonl
 (gpu-check.sh's names; COMPILESCOPE_REPLAY_VARIANT picks another variant, e.g.
-nocupti), else M-X.jsonl, to the event stream, the saved stderr to stderr, and
+nocupti), else M-X-showcase.jsonl, else M-X.jsonl, to the event stream, the saved stderr to stderr, and
 exits with the code runs.tsv recorded for that run (0 when not recorded and
 the stream ends `done` `ok`). A missing stream is an `error` event naming it.
 """
@@ -75,12 +75,12 @@ def main() -> int:
     model = Path(_arg(args, "--model")).stem
     mode = _arg(args, "--mode", "default")
     variant = os.environ.get("COMPILESCOPE_REPLAY_VARIANT", "cupti")
-    tried = [f"{model}-{mode}-{variant}", f"{model}-{mode}"]
+    tried = [f"{model}-{mode}-{variant}", f"{model}-{mode}-showcase", f"{model}-{mode}"]
     stream = next((folder / f"{n}.jsonl" for n in tried if (folder / f"{n}.jsonl").is_file()), None)
     if stream is None:
         return error(
             f"no saved stream for model {model}, mode {mode} in {folder}: looked for "
-            + " and ".join(f"{n}.jsonl" for n in tried)
+            + ", ".join(f"{n}.jsonl" for n in tried)
         )
     stderr = stream.with_name(stream.stem + ".stderr.txt")
     if stderr.is_file():
