@@ -144,6 +144,13 @@ def write_runs(folder, runs):
     (folder / "runs.tsv").write_text("\n".join(lines) + "\n")
 
 
+def check_saved(tmp_path, runs):
+    """gpu-check.sh's checks alone, over `runs` saved as it saves them."""
+    saved = tmp_path / "saved"
+    write_runs(saved, runs)
+    return run_script(tmp_path / "out", GPU_CHECK_STREAMS=str(saved))
+
+
 def good_runs():
     runs = {}
     for model in MODELS:
@@ -167,9 +174,7 @@ def test_without_a_gpu_it_fails_at_once_with_a_clear_message(tmp_path):
 
 
 def test_checks_pass_over_good_streams(tmp_path):
-    saved = tmp_path / "saved"
-    write_runs(saved, good_runs())
-    result = run_script(tmp_path / "out", GPU_CHECK_STREAMS=str(saved))
+    result = check_saved(tmp_path, good_runs())
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert "PASS kernel records > 0 in every setting (8/8)" in out
@@ -187,9 +192,7 @@ def test_showcase_runs_are_listed_not_checked(tmp_path):
     runs = good_runs()
     runs[("resnet50_batch16", "eager", "showcase")] = stream("eager", launches=40, latency_us=900.0)
     runs[("resnet50_batch16", "max-autotune-no-cudagraphs", "showcase")] = "skipped"
-    saved = tmp_path / "saved"
-    write_runs(saved, runs)
-    result = run_script(tmp_path / "out", GPU_CHECK_STREAMS=str(saved))
+    result = check_saved(tmp_path, runs)
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert "showcase resnet50_batch16/eager: median 900.0 us" in out
@@ -216,9 +219,7 @@ def test_checks_fail_over_broken_streams(tmp_path):
         stream("max-autotune-no-cudagraphs", launches=30)[:3],
     )
     runs[("convnet", "max-autotune-no-cudagraphs", "nocupti")] = "skipped"
-    saved = tmp_path / "saved"
-    write_runs(saved, runs)
-    result = run_script(tmp_path / "out", GPU_CHECK_STREAMS=str(saved))
+    result = check_saved(tmp_path, runs)
     out = result.stdout
     assert result.returncode == 1, out + result.stderr
     assert "FAIL kernel records > 0 in every setting (6/8)" in out
