@@ -93,6 +93,16 @@ template <typename T> T get(const json& object, const char* key, T fallback) {
     return lenientValue<T>(object, key, std::move(fallback));
 }
 
+// A field of what should be an object; null when it is missing or the
+// element is not an object at all (json::value would throw on those).
+const json& fieldOrNull(const json& object, const char* key) {
+    static const json kNull;
+    if (!object.is_object())
+        return kNull;
+    auto it = object.find(key);
+    return it == object.end() ? kNull : *it;
+}
+
 std::string getString(const json& object, const char* key) {
     auto it = object.find(key);
     if (it == object.end() || it->is_null())
@@ -287,7 +297,7 @@ class EventApplier {
         m.inputs.clear();
         if (auto it = event_.find("inputs"); it != event_.end() && it->is_array()) {
             for (const auto& in : *it)
-                m.inputs.push_back(getString(in, "dtype") + shapeText(in.value("shape", json())));
+                m.inputs.push_back(getString(in, "dtype") + shapeText(fieldOrNull(in, "shape")));
         }
     }
 
@@ -337,8 +347,8 @@ class EventApplier {
                 node.name = getString(n, "name");
                 node.op = getString(n, "op");
                 node.target = getString(n, "target");
-                node.shape = shapeText(n.value("shape", json()));
-                node.dtype = shapeText(n.value("dtype", json()));
+                node.shape = shapeText(fieldOrNull(n, "shape"));
+                node.dtype = shapeText(fieldOrNull(n, "dtype"));
                 node.file = getString(n, "file");
                 node.line = get<int>(n, "line", 0);
                 node.module = getString(n, "module");

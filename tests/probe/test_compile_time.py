@@ -43,14 +43,13 @@ def test_inductor_phases_add_up_to_the_first_call():
     s = _check_split(ct, run.of("iteration")[0])
     assert "get_compilation_metrics" in ct["source"]
     assert ct["compiles"] == 1
-    # Inductor on CPU: tracing, AOTAutograd, code generation and the C++ compile
-    # all take time (the kernels' C++ compile, in a worker, is not in torch's
-    # compile_file timer: with a header build, that phase may be all header)
-    timed = ["dynamo_tracing", "aot_autograd", "inductor_codegen"]
-    if not s.get("precompiled_header"):
-        timed.append("cpp_triton_compile")
-    for name in timed:
+    # Inductor on CPU: tracing, AOTAutograd and Inductor all take time. torch's
+    # compile_file timer can cover the whole of Inductor's (the nesting then
+    # leaves code generation 0: seen on a loaded 2-core CI machine), and with a
+    # header build the C++ compile phase may be all header.
+    for name in ("dynamo_tracing", "aot_autograd"):
         assert s[name] > 0, (name, s)
+    assert s["inductor_codegen"] + s["cpp_triton_compile"] > 0, s
     assert s["cudagraph_recording"] == 0  # no CUDA graphs on CPU
     # the named phases explain most of the first call; "other" is the runtime of the call itself and glue
     assert s["other"] < 0.5 * sum(s.values()), s

@@ -141,6 +141,20 @@ TEST(ApplyEvent, WrongFieldTypesDoNotThrow) {
     EXPECT_TRUE(run.graphs[0].nodes.empty());
 }
 
+// Found by fuzzing: a graph node or a model input that is not an object threw
+// out of json::value (terminate in the app). They are kept with empty fields.
+TEST(ApplyEvent, ListElementsThatAreNotObjectsDoNotThrow) {
+    cs::core::Run run;
+    applyEvent(run, nlohmann::json::parse(
+                        R"({"type":"graph","t_ns":1,"nodes":[7,"x",{"name":"a","shape":[2]}]})"));
+    applyEvent(run, nlohmann::json::parse(R"({"type":"model","t_ns":2,"inputs":[null,3]})"));
+    ASSERT_EQ(run.graphs.size(), 1u);
+    ASSERT_EQ(run.graphs[0].nodes.size(), 3u);
+    EXPECT_EQ(run.graphs[0].nodes[0].name, "");
+    EXPECT_EQ(run.graphs[0].nodes[2].name, "a");
+    EXPECT_EQ(run.model.inputs.size(), 2u);
+}
+
 // Found by fuzzing: a float too big for the integer field was cast to it
 // (undefined behaviour; garbage on x86). It now counts as a wrong type.
 TEST(ApplyEvent, FloatsOutOfIntegerRangeFallBack) {
