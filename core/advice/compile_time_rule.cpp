@@ -5,6 +5,7 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/analysis/comparison.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -48,7 +49,7 @@ int64_t firstCallNs(const Run& run) {
 // per machine, so not what the user's next start pays.
 double headerBuildSeconds(const Run& run) {
     for (const auto& p : run.compilePhases) {
-        if (p.name == "precompiled_header")
+        if (isHeaderBuildPhase(p.name))
             return p.seconds;
     }
     return 0;
@@ -70,12 +71,7 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
             static_cast<double>(first) - header * 1e9 < threshold * 1e9)
             continue;
         const std::string label = run.setting.label();
-        const CompilePhase* top = nullptr;
-        for (const auto& p : run.compilePhases) {
-            if (p.name != "other" && p.name != "precompiled_header" && p.seconds > 0 &&
-                (!top || p.seconds > top->seconds))
-                top = &p;
-        }
+        const CompilePhase* top = largestCompilePhase(run.compilePhases);
         Finding f;
         f.rule = "perf.compile_time";
         f.severity = Severity::Warning;

@@ -59,6 +59,20 @@ bool isBuildPhase(const std::string& name) {
     return name == "export" || name == "package";
 }
 
+bool isHeaderBuildPhase(const std::string& name) {
+    return name == "precompiled_header";
+}
+
+const CompilePhase* largestCompilePhase(const std::vector<CompilePhase>& phases) {
+    const CompilePhase* largest = nullptr;
+    for (const auto& p : phases) {
+        if (p.name != "other" && !isHeaderBuildPhase(p.name) && p.seconds > 0 &&
+            (!largest || p.seconds > largest->seconds))
+            largest = &p;
+    }
+    return largest;
+}
+
 WarmupAnalysis analyzeWarmup(const Run& run) {
     WarmupAnalysis w;
     w.band = steadyBand(run.measuredLatencies());
@@ -108,7 +122,7 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
     for (const auto& p : run.compilePhases) {
         if (p.name == "other")
             continue;
-        if (p.name == "precompiled_header")
+        if (isHeaderBuildPhase(p.name))
             w.headerBuildNs += static_cast<int64_t>(std::llround(p.seconds * 1e9));
         if (isBuildPhase(p.name)) {
             w.buildPhases.push_back(p);

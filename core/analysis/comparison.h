@@ -74,6 +74,11 @@ struct WarmupAnalysis {
 WarmupAnalysis analyzeWarmup(const Run& run);
 // An aoti run's "export" and "package" compile phases (docs/aoti.md).
 bool isBuildPhase(const std::string& name);
+// torch's precompiled C++ header (`precompiled_header`): built once per machine,
+// never counted as a setting's own compile cost.
+bool isHeaderBuildPhase(const std::string& name);
+// The largest named phase that holds time (not "other", not the header), or null.
+const CompilePhase* largestCompilePhase(const std::vector<CompilePhase>& phases);
 std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs);
 
 // Columns of the comparison where one value is best.

@@ -134,13 +134,7 @@ void WarmupTab::updateSummary() {
         } else {
             line += tr("first call %1").arg(durationText(static_cast<double>(w.firstCallNs)));
             // The largest named phase says where the time went.
-            const core::CompilePhase* largest = nullptr;
-            for (const auto& p : w.phases) {
-                // the header is the machine's one-off, never the setting's cost
-                if (p.name != "other" && p.name != "precompiled_header" && p.seconds > 0 &&
-                    (!largest || p.seconds > largest->seconds))
-                    largest = &p;
-            }
+            const core::CompilePhase* largest = core::largestCompilePhase(w.phases);
             if (largest)
                 line +=
                     tr(", most of it %1 (%2)")
