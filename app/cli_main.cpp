@@ -54,51 +54,63 @@ constexpr int kExitRegression = 3;
 
 std::atomic<bool> interrupted{false};
 
+constexpr const char* kUsage =
+    "usage: compilescope-cli run|compare MODEL [--settings eager,default] [--device "
+    "auto|cpu|cuda]\n"
+    "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--trace OUT.json]\n"
+    "         [--python PATH]\n"
+    "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast "
+    "none|bf16|fp16]\n"
+    "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
+    "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
+    "         [--torch-trace DIR] [--export-strict] [--no-code] [--profile-calls N]\n"
+    "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
+    "auto|local|remote]]\n"
+    "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
+    "[--memory-cap-mb M]\n"
+    "         [--settings eager,default] and run's options: throughput, speedup and memory\n"
+    "         against batch size, one fresh probe per setting walking the sizes\n"
+    "       compilescope-cli warmstart MODEL [--settings eager,default] and run's options:\n"
+    "         each compiled setting's first call three ways (fresh compile, warm Inductor\n"
+    "         cache, torch's portable cache artifacts); eager and aoti once\n"
+    "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
+    "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
+    "       compilescope-cli html REPORT.json OUT.html\n"
+    "       compilescope-cli costs REPORT.json [--setting N|LABEL]\n"
+    "         where the time goes: each setting's top kernels and hot source lines from\n"
+    "         the profiled window after the measure phase (docs/kernel-cost.md)\n"
+    "       compilescope-cli import DIR|FILE [--job N] [--list] [--json OUT.json] [--html "
+    "OUT.html]\n"
+    "         reads torch's structured trace (TORCH_TRACE=DIR): one run per rank\n"
+    "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive\n"
+    "(torch.export, or an AOTInductor package for --settings aoti).\n"
+    "The setting aoti exports the model (torch.export; --export-strict for strict=True),\n"
+    "packages it with AOTInductor and times the package from C++ (compilescope-aoti-runner).\n"
+    "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
+    "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
+    "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
+    "finds torch's compile cache warm (a second start of your program).\n"
+    "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
+    "trace (a process per setting) that ui.perfetto.dev opens.\n"
+    "--torch-trace DIR has torch write its own structured trace (TORCH_TRACE) into DIR,\n"
+    "one dedicated_log_torch_trace_*.log per setting: for tlparse, or for the GUI's\n"
+    "File > Import TORCH_TRACE.\n";
+
 int usage(const QString& message) {
-    std::fprintf(
-        stderr,
-        "%s\n\nusage: compilescope-cli run|compare MODEL [--settings eager,default] [--device "
-        "auto|cpu|cuda]\n"
-        "         [--warmup N] [--iters N] [--json OUT.json] [--html OUT.html] [--trace OUT.json]\n"
-        "         [--python PATH]\n"
-        "         [--backend B] [--dynamic auto|true|false] [--fullgraph] [--autocast "
-        "none|bf16|fp16]\n"
-        "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
-        "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
-        "         [--torch-trace DIR] [--export-strict] [--no-code] [--profile-calls N]\n"
-        "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
-        "auto|local|remote]]\n"
-        "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
-        "[--memory-cap-mb M]\n"
-        "         [--settings eager,default] and run's options: throughput, speedup and memory\n"
-        "         against batch size, one fresh probe per setting walking the sizes\n"
-        "       compilescope-cli warmstart MODEL [--settings eager,default] and run's options:\n"
-        "         each compiled setting's first call three ways (fresh compile, warm Inductor\n"
-        "         cache, torch's portable cache artifacts); eager and aoti once\n"
-        "       compilescope-cli diff A.json B.json [--threshold PCT]\n"
-        "         exits 3 when B regressed beyond PCT (default 10) against A, 0 when not\n"
-        "       compilescope-cli html REPORT.json OUT.html\n"
-        "       compilescope-cli costs REPORT.json [--setting N|LABEL]\n"
-        "         where the time goes: each setting's top kernels and hot source lines from\n"
-        "         the profiled window after the measure phase (docs/kernel-cost.md)\n"
-        "       compilescope-cli import DIR|FILE [--job N] [--list] [--json OUT.json] [--html "
-        "OUT.html]\n"
-        "         reads torch's structured trace (TORCH_TRACE=DIR): one run per rank\n"
-        "MODEL is a .py file with get_model()/get_inputs(), torchvision:NAME, or a .pt2 archive\n"
-        "(torch.export, or an AOTInductor package for --settings aoti).\n"
-        "The setting aoti exports the model (torch.export; --export-strict for strict=True),\n"
-        "packages it with AOTInductor and times the package from C++ (compilescope-aoti-runner).\n"
-        "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
-        "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
-        "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
-        "finds torch's compile cache warm (a second start of your program).\n"
-        "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
-        "trace (a process per setting) that ui.perfetto.dev opens.\n"
-        "--torch-trace DIR has torch write its own structured trace (TORCH_TRACE) into DIR,\n"
-        "one dedicated_log_torch_trace_*.log per setting: for tlparse, or for the GUI's\n"
-        "File > Import TORCH_TRACE.\n",
-        message.toLocal8Bit().constData());
+    std::fprintf(stderr, "%s\n\n%s", message.toLocal8Bit().constData(), kUsage);
     return kExitBadArguments;
+}
+
+// --help, -h or help anywhere before "--": the usage on stdout, exit 0.
+bool asksForHelp(const QStringList& arguments) {
+    for (int i = 1; i < arguments.size(); ++i) {
+        const QString& a = arguments[i];
+        if (a == "--")
+            return false;
+        if (a == "--help" || a == "-h" || (i == 1 && a == "help"))
+            return true;
+    }
+    return false;
 }
 
 // A file name that begins with '-' reads as options ("Unknown options: d, a,
@@ -745,6 +757,10 @@ int main(int argc, char** argv) {
     const QStringList arguments = app.arguments();
     if (arguments.size() < 2)
         return usage("no command given");
+    if (asksForHelp(arguments)) {
+        std::fputs(kUsage, stdout);
+        return kExitOk;
+    }
     const QString& command = arguments[1];
     if (command == "--version") {
         std::printf("compilescope-cli %s\n", COMPILESCOPE_VERSION);

@@ -6,16 +6,87 @@
 // Started by ssh with COMPILESCOPE_ASKPASS=1, it is only ssh's password dialog.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QIcon>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
 
 #include "app/askpass.h"
 #include "app/main_window.h"
 #include "widgets/run/settings_panel.h"
+
+namespace {
+
+struct CommandLine {
+    QCommandLineParser parser;
+    struct Options {
+        QCommandLineOption run{"run", "start running the model at once"};
+        QCommandLineOption modes{"modes", "modes to run, comma-separated", "list"};
+        QCommandLineOption warmup{"warmup", "warmup calls", "n"};
+        QCommandLineOption iters{"iters", "measured calls", "n"};
+        QCommandLineOption backend{"backend", "inductor, aot_eager or eager", "name"};
+        QCommandLineOption target{
+            "target", "run on this SSH host: ssh://[user@]host[:port] or a Host of ~/.ssh/config",
+            "spec"};
+        QCommandLineOption python{"python", "the interpreter (a path on the --target host)",
+                                  "path"};
+        QCommandLineOption tab{"tab", "show this tab first", "name"};
+        QCommandLineOption screenshot{"screenshot", "save a PNG of the window when done, then quit",
+                                      "png"};
+        QCommandLineOption size{"size", "window size for screenshots, e.g. 1280x800", "WxH"};
+    } options;
+
+    CommandLine() {
+        parser.setApplicationDescription("A profiler and doctor for torch.compile");
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(
+            "path", "a model (.py, .pt2, torchvision:NAME) or a report (.json)", "[path]");
+        auto& o = options;
+        parser.addOptions({o.run, o.modes, o.warmup, o.iters, o.backend, o.target, o.python, o.tab,
+                           o.screenshot, o.size});
+    }
+};
+
+void describeApplication() {
+    QCoreApplication::setOrganizationName("compilescope");
+    QCoreApplication::setApplicationName("compilescope");
+    QCoreApplication::setApplicationVersion(COMPILESCOPE_VERSION);
+}
+
+// On X11 and Wayland desktops a window needs DISPLAY or WAYLAND_DISPLAY,
+// unless a platform is named (QT_QPA_PLATFORM=offscreen, -platform).
+bool hasDisplay(int argc, char** argv) {
+#if defined(Q_OS_LINUX)
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") ||
+        !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        return true;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0)
+            return true;
+    }
+    return false;
+#else
+    Q_UNUSED(argc);
+    Q_UNUSED(argv);
+    return true;
+#endif
+}
+
+constexpr const char* kNoDisplay =
+    "compilescope: there is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are "
+    "unset).\n"
+    "  Without a window, compilescope-cli writes the same report:\n"
+    "    compilescope-cli run MODEL --settings eager,default --json out.json --html out.html\n"
+    "  then open out.json in compilescope on a machine with a display.\n"
+    "  Over SSH, 'ssh -X' forwards a display; QT_QPA_PLATFORM=offscreen runs without one\n"
+    "  (for --screenshot).\n";
+
+} // namespace
 
 int main(int argc, char** argv) {
     if (cs::app::isAskpassInvocation()) {
@@ -26,34 +97,23 @@ int main(int argc, char** argv) {
         QTextStream out(stdout);
         return cs::app::askpass(prompt, qgetenv("SSH_ASKPASS_PROMPT"), out);
     }
+    CommandLine cli;
+    if (!hasDisplay(argc, argv)) {
+        // Qt would abort ("could not connect to display"); --help and
+        // --version need no window, anything else is told what to use instead.
+        QCoreApplication app(argc, argv);
+        describeApplication();
+        cli.parser.process(app);
+        std::fputs(kNoDisplay, stderr);
+        return 2;
+    }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName("compilescope");
-    QApplication::setApplicationName("compilescope");
-    QApplication::setApplicationVersion(COMPILESCOPE_VERSION);
+    describeApplication();
     QApplication::setWindowIcon(QIcon(":/icons/compilescope.svg"));
     QApplication::setDesktopFileName("compilescope");
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription("A profiler and doctor for torch.compile");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(
-        "path", "a model (.py, .pt2, torchvision:NAME) or a report (.json)", "[path]");
-    const QCommandLineOption run("run", "start running the model at once");
-    const QCommandLineOption modes("modes", "modes to run, comma-separated", "list");
-    const QCommandLineOption warmup("warmup", "warmup calls", "n");
-    const QCommandLineOption iters("iters", "measured calls", "n");
-    const QCommandLineOption backend("backend", "inductor, aot_eager or eager", "name");
-    const QCommandLineOption target(
-        "target", "run on this SSH host: ssh://[user@]host[:port] or a Host of ~/.ssh/config",
-        "spec");
-    const QCommandLineOption python("python", "the interpreter (a path on the --target host)",
-                                    "path");
-    const QCommandLineOption tab("tab", "show this tab first", "name");
-    const QCommandLineOption screenshot("screenshot",
-                                        "save a PNG of the window when done, then quit", "png");
-    const QCommandLineOption size("size", "window size for screenshots, e.g. 1280x800", "WxH");
-    parser.addOptions({run, modes, warmup, iters, backend, target, python, tab, screenshot, size});
+    QCommandLineParser& parser = cli.parser;
+    const auto& [run, modes, warmup, iters, backend, target, python, tab, screenshot, size] =
+        cli.options;
     parser.process(app);
 
     cs::app::MainWindow window;

@@ -30,6 +30,11 @@ def pytest_addoption(parser):
         default=str(ROOT / "build" / "app" / "compilescope-cli"),
         help="path of the compilescope-cli binary under test",
     )
+    parser.addoption(
+        "--gui",
+        default=str(ROOT / "build" / "app" / "compilescope"),
+        help="path of the compilescope GUI binary under test (absent: those tests skip)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +55,14 @@ class CliResult:
     @property
     def report(self):
         return validate_report(json.loads(Path(self.json_path).read_text()))
+
+
+@pytest.fixture(scope="session")
+def gui(request):
+    path = Path(request.config.getoption("--gui"))
+    if not path.exists():
+        pytest.skip(f"{path} does not exist: the GUI is not built (COMPILESCOPE_BUILD_GUI=OFF)")
+    return path
 
 
 @pytest.fixture
