@@ -302,6 +302,28 @@ std::string cacheArtifactsFile(const std::string& dir) {
     return dir + "/cache_artifacts.bin";
 }
 
+namespace {
+
+// What the probe does after a phase ends and before the next begins; a bare
+// "running" there printed a line of noise between every two phases.
+std::string betweenPhases(const std::string& lastEnded) {
+    if (lastEnded == "load")
+        return "preparing the first call";
+    if (lastEnded == "compile")
+        return "after the first call";
+    if (lastEnded == "warmup")
+        return "after warmup, settling before the measurement";
+    if (lastEnded == "measure")
+        return "cross-checking the median with timed blocks of calls";
+    if (lastEnded == "export")
+        return "after torch.export";
+    if (lastEnded == "package")
+        return "after packaging, starting the C++ runner";
+    return "finishing the run (after " + lastEnded + ")";
+}
+
+} // namespace
+
 std::string describeProgress(const Run& run, int64_t elapsedMs) {
     if (run.finished())
         return toString(run.status);
@@ -321,7 +343,7 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
                "take a minute; the time limit still applies)";
     }
     if (!open)
-        return "running";
+        return betweenPhases(run.phases.back().name);
     const auto warmupDone = static_cast<int>(run.warmupLatencies().size());
     const auto measured = static_cast<int>(run.measuredLatencies().size());
     if (open->name == "load")

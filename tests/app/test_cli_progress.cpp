@@ -22,6 +22,17 @@ core::Run runIn(const std::string& phase) {
                               setting);
 }
 
+core::Run runAfter(const std::string& phase) {
+    core::Setting setting;
+    setting.mode = "default";
+    return core::replayStream("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+                              "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"" +
+                                  phase + "\",\"edge\":\"begin\"}\n" +
+                                  "{\"type\":\"phase\",\"t_ns\":3,\"name\":\"" + phase +
+                                  "\",\"edge\":\"end\"}\n",
+                              setting);
+}
+
 core::Run compilingRun(bool withStage) {
     core::Setting setting;
     setting.mode = "default";
@@ -69,6 +80,23 @@ class TestCliProgress : public QObject {
         for (const auto& [phase, words] : expected) {
             const QString text =
                 QString::fromStdString(core::describeProgress(runIn(phase), 1'000));
+            QVERIFY2(text.startsWith(words),
+                     qPrintable(QString::fromStdString(phase) + ": " + text));
+        }
+    }
+
+    // Between two phases the line says what the probe does there; a bare
+    // "running" printed a line of noise after every phase.
+    void theGapsBetweenPhasesAreNamed() {
+        const std::vector<std::pair<std::string, QString>> expected = {
+            {"load", "preparing the first call"},
+            {"compile", "after the first call"},
+            {"warmup", "after warmup"},
+            {"measure", "cross-checking the median"},
+            {"profile", "finishing the run (after profile)"}};
+        for (const auto& [phase, words] : expected) {
+            const QString text =
+                QString::fromStdString(core::describeProgress(runAfter(phase), 1'000));
             QVERIFY2(text.startsWith(words),
                      qPrintable(QString::fromStdString(phase) + ": " + text));
         }
