@@ -137,41 +137,63 @@ void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<
     out.push_back(std::move(f));
 }
 
+// The fallback kernels grouped by op: two layers' attention run the same
+// ATen op as two kernels, and the op is what the user can change.
+struct FallbackOp {
+    std::string name;
+    double nsPerCall = 0;
+    double share = 0;
+    int kernels = 0;
+};
+
 void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
     double share = 0;
     double nsPerCall = 0;
-    std::vector<const KernelCostRow*> rows;
+    int kernels = 0;
+    std::vector<FallbackOp> ops; // costliest first, as the rows come
     for (const auto& row : cost.kernels) {
         if (row.kind != "fallback" || !row.nsPerCall)
             continue;
         share += row.share;
         nsPerCall += *row.nsPerCall;
-        rows.push_back(&row);
+        ++kernels;
+        auto op = std::find_if(ops.begin(), ops.end(),
+                               [&](const FallbackOp& o) { return o.name == row.name; });
+        if (op == ops.end())
+            op = ops.insert(ops.end(), FallbackOp{row.name});
+        op->nsPerCall += *row.nsPerCall;
+        op->share += row.share;
+        ++op->kernels;
     }
-    if (rows.empty() || share < kFallbackShare)
+    if (ops.empty() || share < kFallbackShare)
         return;
+    std::stable_sort(ops.begin(), ops.end(), [](const FallbackOp& a, const FallbackOp& b) {
+        return a.nsPerCall > b.nsPerCall;
+    });
     const std::string label = run.setting.label();
     Finding f = codeFinding("kernel.fallback", Severity::Warning, index, label);
     f.title = label + ": " + percent(share) +
               " of the compiled kernel time is in ops Inductor could not lower (ATen fallbacks)";
-    f.evidence.push_back(
-        plural(static_cast<long long>(rows.size()), "fallback kernel", "fallback kernels") +
-        " take " + formatDuration(nsPerCall) + " per call, " + percent(share) +
-        " of the kernels' " + formatDuration(cost.compiledNsPerCall) + " " + windowText(cost) +
-        " (Code tab)");
-    for (size_t i = 0; i < rows.size() && i < 3; ++i) {
-        const KernelCostRow& row = *rows[i];
-        std::string line = row.name + ": " + formatDuration(*row.nsPerCall) + " per call (" +
-                           percent(row.share) + ")";
-        const std::string lines = linesOf(cost, row.name, 2);
+    f.evidence.push_back(plural(kernels, "fallback kernel", "fallback kernels") +
+                         (ops.size() > 1
+                              ? " of " + plural(static_cast<long long>(ops.size()), "op", "ops")
+                              : std::string()) +
+                         " take " + formatDuration(nsPerCall) + " per call, " + percent(share) +
+                         " of the kernels' " + formatDuration(cost.compiledNsPerCall) + " " +
+                         windowText(cost) + " (Code tab)");
+    for (size_t i = 0; i < ops.size() && i < 3; ++i) {
+        const FallbackOp& op = ops[i];
+        std::string line =
+            op.name + ": " + formatDuration(op.nsPerCall) + " per call (" + percent(op.share) +
+            (op.kernels > 1 ? ", " + plural(op.kernels, "kernel", "kernels") : "") + ")";
+        const std::string lines = linesOf(cost, op.name, 2);
         if (!lines.empty())
             line += ", from " + lines;
         f.evidence.push_back(line);
     }
-    if (rows.size() > 3)
-        f.evidence.push_back(
-            plural(static_cast<long long>(rows.size() - 3), "more fallback", "more fallbacks"));
-    placeAt(f, hottestLineOf(cost, rows.front()->name));
+    if (ops.size() > 3)
+        f.evidence.push_back(plural(static_cast<long long>(ops.size() - 3), "more op", "more ops"));
+    placeAt(f, hottestLineOf(cost, ops.front().name));
     f.remedy = "Inductor runs these ops through ATen, outside its generated kernels: nothing "
                "fuses across them and each reads and writes its tensors on its own. Express the "
                "line with ops Inductor lowers, or try a newer torch, which may lower the op.";

@@ -51,6 +51,19 @@ void addKernelNs(LineAcc& acc, const std::string& kernel, double ns) {
     acc.kernels.emplace_back(kernel, ns);
 }
 
+// An FX node that only reinterprets its input's layout (a view): inside a
+// kernel it costs no work of its own, the kernel's other nodes do it.
+// getitem is left out: an index with a tensor gathers.
+bool layoutOnly(const GraphNode& node) {
+    static const std::set<std::string> views{
+        "view",      "view_as",   "reshape",    "transpose", "permute",         "t",
+        "split",     "chunk",     "unbind",     "narrow",    "select",          "expand",
+        "expand_as", "unsqueeze", "squeeze",    "flatten",   "unflatten",       "movedim",
+        "swapaxes",  "swapdims",  "as_strided", "detach",    "split_with_sizes"};
+    const size_t dot = node.target.find_last_of('.');
+    return views.count(dot == std::string::npos ? node.target : node.target.substr(dot + 1)) > 0;
+}
+
 std::string baseName(const std::string& path) {
     const size_t slash = path.find_last_of("/\\");
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -214,7 +227,8 @@ CostBreakdown costBreakdown(const Run& run) {
     out.eagerNsPerCall = static_cast<double>(profile.eagerNs) / calls;
     out.callNsPerCall = callNs / calls;
 
-    // Each kernel's time, equally over its nodes, each node to its line.
+    // Each kernel's time, equally over its nodes that do work (all of them
+    // when every one is a view), each node to its line.
     std::map<std::pair<std::string, std::string>, const GraphNode*> graphNode;
     for (const auto& graph : run.graphs)
         for (const auto& node : graph.nodes)
@@ -231,8 +245,15 @@ CostBreakdown costBreakdown(const Run& run) {
             addKernelNs(line, acc.row.name, acc.ns);
             continue;
         }
-        const double perNode = acc.ns / static_cast<double>(kernel->nodes.size());
+        std::vector<std::string> working;
         for (const auto& node : kernel->nodes) {
+            const auto found = graphNode.find({acc.row.compileId, node});
+            if (found == graphNode.end() || !layoutOnly(*found->second))
+                working.push_back(node);
+        }
+        const std::vector<std::string>& charged = working.empty() ? kernel->nodes : working;
+        const double perNode = acc.ns / static_cast<double>(charged.size());
+        for (const auto& node : charged) {
             LineKey key = noLine;
             const auto found = graphNode.find({acc.row.compileId, node});
             if (found != graphNode.end() && !found->second->file.empty() && found->second->line > 0)

@@ -119,6 +119,24 @@ TEST(KernelRule, FallbacksAtATenthOfTheKernelTime) {
                     .empty());
 }
 
+// Two layers running the same ATen op: one op to change, named once.
+TEST(KernelRule, FallbacksOfOneOpAreNamedOnceWithTheirKernelCount) {
+    cs::core::Run run = profiledRun(400'000, 100'000, 400'000, "fallback");
+    run.graphs[0].nodes.push_back(nodeAt("nonzero_1", 23));
+    run.code[0].kernels.push_back(
+        codeKernel("aten.nonzero", "fallback", {"nonzero_1"}, 23, "idx2 = z.nonzero()"));
+    run.kernelProfile.kernels.push_back({"0/0", "aten.nonzero", 120'000, 10, false});
+    const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_TRUE(anyEvidence(f, "2 fallback kernels take 22.0 µs per call")) << f.evidence[0];
+    EXPECT_FALSE(anyEvidence(f, " of 1 op")) << f.evidence[0];
+    EXPECT_TRUE(anyEvidence(f, "aten.nonzero: 22.0 µs per call (22%, 2 kernels), from model.py:23"))
+        << f.evidence[1];
+    EXPECT_EQ(f.evidence.size(), 2U); // the op once, not a line per kernel
+    EXPECT_EQ(f.line, 23);            // the costlier of its two lines
+}
+
 TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
     cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
     run.graphBreaks.push_back(

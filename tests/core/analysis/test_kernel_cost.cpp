@@ -161,6 +161,33 @@ TEST(KernelCost, ANodeWithoutALineFallsBackToTheKernelsOnlyLineElseNoSourceLine)
     EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
 }
 
+// An ATen op with views of its inputs fused in (GPT-2's attention: a
+// transpose, a view, a split): the op's line takes the time, not the views'.
+TEST(KernelCost, ViewsInAKernelWithWorkTakeNoTimeAndAViewOnlyKernelSplitsOverItsViews) {
+    cs::core::Run run = oneGraph();
+    GraphNode transpose = node("transpose_1", 24);
+    transpose.op = "call_method";
+    transpose.target = "transpose";
+    GraphNode view = node("view_2", 25);
+    view.op = "call_method";
+    view.target = "view";
+    GraphNode permute = node("permute", 26);
+    permute.target = "torch.permute";
+    run.graphs[0].nodes.insert(run.graphs[0].nodes.end(), {transpose, view, permute});
+    run.code[0].kernels[0].nodes = {"linear", "transpose_1", "view_2"};
+    run.code[0].kernels.push_back(kernel("cpp_fused_clone_2", "cpp", {"permute"}));
+    run.kernelProfile.kernels.push_back({"0/0", "cpp_fused_clone_2", 40'000, 10, false});
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_NE(lineRow(cost, 20), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 20)->compiledNsPerCall, 60'000);
+    EXPECT_EQ(lineRow(cost, 24), nullptr);
+    EXPECT_EQ(lineRow(cost, 25), nullptr);
+    // A kernel that only materializes a permute does the copy: its line pays.
+    ASSERT_NE(lineRow(cost, 26), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 26)->compiledNsPerCall, 4'000);
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+}
+
 TEST(KernelCost, TwoNodesOfOneKernelOnOneLineAddUp) {
     cs::core::Run run = oneGraph();
     run.graphs[0].nodes[3].line = 21; // mul on relu's line
