@@ -149,10 +149,13 @@ int usageAfterParse(const QString& message, const QStringList& arguments) {
 
 // How far the numbers above can be trusted: the cross-check, the threads, what
 // the app itself took, calls dropped as unsettled (docs/measuring.md).
-void printMeasurementNotes(const Run& run) {
+void printMeasurementNotes(const Run& run, const Environment& where) {
     if (const auto check = crosscheck(run))
         std::fprintf(stderr, "    cross-check: %s: %s\n", crosscheckText(*check).c_str(),
                      crosscheckVerdict(*check).c_str());
+    if (const auto load = machineLoad(run, where))
+        std::fprintf(stderr, "    the rest of the machine: %s: %s\n",
+                     machineLoadText(*load).c_str(), machineLoadVerdict(*load).c_str());
     std::string notes;
     if (run.probe.threads > 0) {
         notes += std::to_string(run.probe.threads) + " intra-op thread(s)";
@@ -188,7 +191,7 @@ void printSummary(const Report& report) {
         if (run.error)
             std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(),
                          run.error->message.c_str());
-        printMeasurementNotes(run);
+        printMeasurementNotes(run, report.environment);
     }
 }
 

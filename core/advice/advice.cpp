@@ -78,6 +78,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
     advice::disturbedRule(input, findings);
+    advice::busyMachineRule(input, findings);
     advice::unsettledRule(input, findings);
     advice::scalingRule(input, findings);
     advice::kernelRule(input, findings);

@@ -26,6 +26,8 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out);
 void memoryRule(const AdviceInput& input, std::vector<Finding>& out);
 // Per-call median and the block-timing cross-check disagree: a disturbed measurement.
 void disturbedRule(const AdviceInput& input, std::vector<Finding>& out);
+// Other processes kept the probe's CPUs busy through the measure phase.
+void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out);
 // The first measured calls above the steady-state band: warmup too short.
 void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 // Ranks of an imported TORCH_TRACE log that compiled differently from the others.

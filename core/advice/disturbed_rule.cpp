@@ -2,7 +2,10 @@
 // by one, then the same calls in blocks (as torch.utils.benchmark's
 // blocked_autorange does); on a quiet machine the two agree within a few per
 // cent. When they do not, something else took the CPU while the probe timed.
+// A load that lasts through the measure phase slows both alike: the probe's
+// machine_cpu shows it (measure.busy_machine).
 #include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/units.h"
 
@@ -34,6 +37,8 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                 threads += " on " + std::to_string(run.probe.cpuAffinity.size()) + " CPUs";
             f.evidence.push_back(threads);
         }
+        if (const auto load = machineLoad(run, input.report.environment); load && load->judgeable())
+            f.evidence.push_back("while it measured, " + machineLoadText(*load));
         if (run.appCpuMeasureNs >= 0)
             f.evidence.push_back("compilescope itself used " +
                                  formatDuration(static_cast<double>(run.appCpuMeasureNs)) +
@@ -42,6 +47,44 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                    "other work, pin the threads (--threads N, or taskset -c to fixed cores), or "
                    "run more iterations (--iters), then measure again.";
         f.confidence = run.crosscheckBlockMeansNs.size() >= 5 ? 0.7 : 0.5;
+        out.push_back(std::move(f));
+    }
+}
+
+void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        const auto load = machineLoad(run, input.report.environment);
+        if (!load || !load->contended() || run.status == RunStatus::Imported)
+            continue;
+        const std::string label = run.setting.label();
+        Finding f;
+        f.rule = "measure.busy_machine";
+        f.severity = Severity::Warning;
+        f.title = label + ": other work shared the probe's CPUs while it measured";
+        f.tab = EvidenceTab::Latency;
+        f.run = static_cast<int>(r);
+        f.setting = label;
+        f.evidence.push_back("over the " + formatDuration(load->wallNs) + " measure phase, " +
+                             machineLoadText(*load));
+        // A comparison between settings measured under different loads is skewed.
+        std::vector<std::string> quiet;
+        for (size_t o = 0; o < runs.size(); ++o) {
+            const auto other = machineLoad(runs[o], input.report.environment);
+            if (o != r && other && other->judgeable() && !other->contended())
+                quiet.push_back(runs[o].setting.label());
+        }
+        if (!quiet.empty())
+            f.evidence.push_back(joinWords(quiet) + (quiet.size() == 1 ? " was" : " were") +
+                                 " measured on a quieter machine: comparing " + label +
+                                 " with it overstates the difference");
+        f.remedy = "Another program took CPU time on the CPUs the probe timed on. A load that "
+                   "lasts through the measure phase slows every call alike, so the cross-check "
+                   "cannot see it and the median is high. Close the other work (or wait for it), "
+                   "or give the probe CPUs of its own (taskset -c, --threads N), then measure "
+                   "again.";
+        f.confidence = 0.8;
         out.push_back(std::move(f));
     }
 }

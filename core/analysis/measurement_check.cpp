@@ -38,6 +38,55 @@ std::string crosscheckText(const Crosscheck& check) {
            formatDuration(check.perCallMedianNs) + " (" + diff + ")";
 }
 
+bool MachineLoad::contended() const {
+    if (!judgeable())
+        return false;
+    const double probeWants = std::max(static_cast<double>(probeThreads), probeCpus);
+    return stealShare >= kStealShare ||
+           (otherCpus >= kMinOtherCpus && probeWants + otherCpus > static_cast<double>(cpus));
+}
+
+std::optional<MachineLoad> machineLoad(const Run& run, const Environment& where) {
+    const MachineCpu& m = run.measureMachineCpu;
+    if (!m.present())
+        return std::nullopt;
+    MachineLoad load;
+    load.cpus = m.cpus;
+    load.probeThreads = std::max(0, run.probe.threads);
+    load.wallNs = static_cast<double>(m.wallNs);
+    // The app measured its own CPU over the same phase; on another machine it
+    // took nothing from these CPUs.
+    const double appNs = where.target.empty() && run.appCpuMeasureNs > 0
+                             ? static_cast<double>(run.appCpuMeasureNs)
+                             : 0.0;
+    const double others = static_cast<double>(m.busyNs) - static_cast<double>(m.probeCpuNs) - appNs;
+    load.probeCpus = static_cast<double>(m.probeCpuNs) / load.wallNs;
+    load.otherCpus = std::max(0.0, others) / load.wallNs;
+    load.stealShare = static_cast<double>(m.stealNs) / (load.wallNs * m.cpus);
+    return load;
+}
+
+std::string machineLoadText(const MachineLoad& load) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "other processes kept %.2f of the probe's %d CPU%s busy (the probe %.2f",
+                  load.otherCpus, load.cpus, load.cpus == 1 ? "" : "s", load.probeCpus);
+    std::string out = text;
+    if (load.probeThreads > 0)
+        out += ", " + std::to_string(load.probeThreads) +
+               (load.probeThreads == 1 ? " thread" : " threads");
+    std::snprintf(text, sizeof text, "); steal %.1f%%", 100 * load.stealShare);
+    out += text;
+    return out;
+}
+
+std::string machineLoadVerdict(const MachineLoad& load) {
+    if (!load.judgeable())
+        return "too short to judge (a measure phase under 0.5 s; the kernel counts CPU time in "
+               "ticks)";
+    return load.contended() ? "the probe shared its CPUs: the median is high" : "quiet enough";
+}
+
 std::optional<UnsettledCalls> unsettledCalls(const Run& run) {
     // A sweep changes the input between calls: a slow call is a new shape, not warmup.
     if (run.setting.sweep)

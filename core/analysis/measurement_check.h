@@ -38,6 +38,35 @@ std::string crosscheckText(const Crosscheck& check);
 // fewer than kMinCrosscheckBlocks blocks, "too few blocks to judge".
 std::string crosscheckVerdict(const Crosscheck& check);
 
+// The rest of the machine while the probe measured (docs/measuring.md, "The
+// rest of the machine"): a load that lasts through the measure phase slows
+// single calls and blocks alike, so the cross-check cannot see it.
+inline constexpr int64_t kMinMachineWallNs = 500'000'000; // shorter: the kernel's ticks are coarse
+inline constexpr double kMinOtherCpus = 0.1;              // below: daemons, not a load
+inline constexpr double kStealShare = 0.05;
+
+struct MachineLoad {
+    int cpus = 0;          // the CPUs the probe could run on
+    int probeThreads = 0;  // torch's intra-op threads; 0 unknown
+    double wallNs = 0;     // the measure phase
+    double probeCpus = 0;  // average CPUs the probe itself kept busy
+    double otherCpus = 0;  // average CPUs everything else kept busy there
+    double stealShare = 0; // of those CPUs' time, taken by the hypervisor
+    bool judgeable() const { return wallNs >= static_cast<double>(kMinMachineWallNs); }
+    // The probe and the others wanted more CPUs than there were, or steal
+    // took a share: the timed calls waited for a CPU.
+    bool contended() const;
+};
+
+// nullopt for a run without machine_cpu (not Linux, an older report, the aoti runner).
+// The app's own CPU is left out of the others' unless the report's runs were on
+// a remote target (`where.target`): then the app ran elsewhere.
+std::optional<MachineLoad> machineLoad(const Run& run, const Environment& where);
+// "other processes kept 1.30 of the probe's 2 CPUs busy (the probe 1.00, 1 thread); steal 0.0%"
+std::string machineLoadText(const MachineLoad& load);
+// "quiet enough", "the probe shared its CPUs: the median is high", or too short to judge.
+std::string machineLoadVerdict(const MachineLoad& load);
+
 struct UnsettledCalls {
     int calls = 0;       // leading measured calls above the steady-state band
     double highNs = 0;   // the band's top

@@ -6,6 +6,7 @@
 #include "core/events/protocol_generated.h"
 #include "core/report/gpu_trace_json.h"
 #include "core/report/json_lenient.h"
+#include "core/report/machine_cpu_json.h"
 #include "core/report/report_code_fields.h"
 
 namespace cs::core {
@@ -277,6 +278,8 @@ class EventApplier {
             closePhase(run_, name, tNs_);
             if (auto it = event_.find("harness_overhead_ns"); it != event_.end())
                 lenientConvert(*it, run_.harnessOverheadNs);
+            if (auto it = event_.find("machine_cpu"); it != event_.end() && name == "measure")
+                run_.measureMachineCpu = machineCpuFromJson(*it);
         } else {
             run_.phases.push_back({name, tNs_, -1});
         }

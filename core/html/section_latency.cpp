@@ -163,6 +163,9 @@ void writeMeasurementChecks(std::ostream& out, const ReportView& view) {
         std::string line;
         if (const auto check = crosscheck(*r.run))
             line = "cross-check: " + crosscheckText(*check) + " — " + crosscheckVerdict(*check);
+        if (const auto load = machineLoad(*r.run, view.report.environment))
+            line += (line.empty() ? "" : "; ") + std::string("the rest of the machine: ") +
+                    machineLoadText(*load) + " — " + machineLoadVerdict(*load);
         if (r.run->droppedUnsettled > 0)
             line += (line.empty() ? "" : "; ") + std::to_string(r.run->droppedUnsettled) +
                     " unsettled measured calls left out of the statistics";

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/report/json_lenient.h"
+#include "core/report/machine_cpu_json.h"
 #include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 #include "core/report/report_json.h"
@@ -67,6 +68,7 @@ void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::stri
     run.harnessOverheadNs = lenientValue<int64_t>(latency, "harness_overhead_ns", -1);
     run.appCpuMeasureNs = lenientValue<int64_t>(latency, "app_cpu_measure_ns", -1);
     run.droppedUnsettled = std::max(0, lenientValue<int>(latency, "dropped_unsettled", 0));
+    run.measureMachineCpu = machineCpuFromJson(objectAt(latency, "machine_cpu"));
     const json& check = objectAt(latency, "crosscheck");
     run.crosscheckBlockCalls = lenientValue<int>(check, "block_calls", 0);
     run.crosscheckBlockMeansNs = lenientValue<std::vector<double>>(check, "block_means_ns", {});

@@ -17,6 +17,7 @@
 #include "core/advice/advice_json.h"
 #include "core/analysis/stats.h"
 #include "core/report/comparison_json.h"
+#include "core/report/machine_cpu_json.h"
 #include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 
@@ -288,6 +289,8 @@ json runToJson(const Run& run) {
                     {"app_cpu_measure_ns", run.appCpuMeasureNs},
                     {"dropped_unsettled", run.droppedUnsettled},
                     {"stats", statsToJson(measured)}};
+    if (run.measureMachineCpu.present())
+        j["latency"]["machine_cpu"] = machineCpuToJson(run.measureMachineCpu);
     if (const auto estimate = run.blockEstimateNs()) {
         // Durations in the report are whole nanoseconds; a block mean's fraction is noise.
         std::vector<std::int64_t> blockMeansNs;

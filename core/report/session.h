@@ -439,6 +439,19 @@ struct CacheArtifacts {
     bool operator==(const CacheArtifacts&) const = default;
 };
 
+// The whole machine's CPU over the measure phase (the measure end's
+// machine_cpu, docs/measuring.md): what else ran while the probe timed.
+struct MachineCpu {
+    int cpus = 0; // 0: not measured
+    int64_t wallNs = 0;
+    int64_t busyNs = 0; // all CPUs, all processes, the probe's included
+    int64_t stealNs = 0;
+    int64_t probeCpuNs = 0;
+    int64_t tickNs = 0; // busyNs and stealNs are counted in these
+    bool present() const { return cpus > 0 && wallNs > 0; }
+    bool operator==(const MachineCpu&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -460,6 +473,7 @@ struct Run {
     std::vector<double> crosscheckBlockMeansNs;
     // The app's own CPU time while the probe measured; -1 when not taken.
     int64_t appCpuMeasureNs = -1;
+    MachineCpu measureMachineCpu;
     // Measured calls left out of the statistics as still warming up: the
     // user's choice (--drop-unsettled, the Latency tab), never made silently.
     int droppedUnsettled = 0;

@@ -7,6 +7,7 @@
 #include "cupti_bridge.h"
 #include "event_sink.h"
 #include "host_rss.h"
+#include "machine_cpu.h"
 #include "probe/aoti_runner/protocol_generated.h"
 
 #include <ATen/Parallel.h>
@@ -203,8 +204,10 @@ class Runner {
         emit(e);
     }
     void hello(const std::string& deviceName);
-    // overheadNs: the measure end's harness_overhead_ns (-1: none).
-    void edge(const char* name, bool end, int64_t overheadNs = -1);
+    // overheadNs: the measure end's harness_overhead_ns (-1: none); machine:
+    // its machine_cpu.
+    void edge(const char* name, bool end, int64_t overheadNs = -1,
+              const std::optional<MachineCpuField>& machine = std::nullopt);
     void flushRss();
     void fatal(const Fatal& f);
     void execute();
@@ -260,7 +263,8 @@ void Runner::hello(const std::string& deviceName) {
 
 // A phase edge as the probe writes it: host RSS sampled just inside the
 // edges, a CUPTI mark, and the RSS samples sent after each end.
-void Runner::edge(const char* name, bool end, int64_t overheadNs) {
+void Runner::edge(const char* name, bool end, int64_t overheadNs,
+                  const std::optional<MachineCpuField>& machine) {
     if (end) {
         sampler_.sampleNow();
     }
@@ -268,6 +272,17 @@ void Runner::edge(const char* name, bool end, int64_t overheadNs) {
     e.field("name", name).field("edge", end ? "end" : "begin");
     if (overheadNs >= 0) {
         e.field("harness_overhead_ns", static_cast<long long>(overheadNs));
+    }
+    if (machine) {
+        e.key("machine_cpu")
+            .beginObject()
+            .field("cpus", machine->cpus)
+            .field("wall_ns", static_cast<long long>(machine->wallNs))
+            .field("busy_ns", static_cast<long long>(machine->busyNs))
+            .field("steal_ns", static_cast<long long>(machine->stealNs))
+            .field("probe_cpu_ns", static_cast<long long>(machine->probeCpuNs))
+            .field("tick_ns", static_cast<long long>(machine->tickNs))
+            .end();
     }
     const int64_t t = monotonicNs();
     emit(e);
@@ -587,10 +602,12 @@ void Runner::execute() {
     // RSS comes only from the edges' own samples.
     sampler_.pause();
     edge("measure", false);
+    const auto machineBefore = machineSnapshot();
     const int64_t t0 = monotonicNs();
     measure(timer);
     const int64_t measureNs = monotonicNs() - t0;
-    edge("measure", true, harnessOverhead(timer));
+    const int64_t overheadNs = harnessOverhead(timer);
+    edge("measure", true, overheadNs, machineCpuBetween(machineBefore, machineSnapshot()));
     sampler_.resume();
     if (timed_ > 0) {
         crosscheck(timer, measureNs);

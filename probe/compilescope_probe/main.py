@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import __version__, failures, fallbacks, lifeline
+from . import __version__, failures, fallbacks, lifeline, machine_load
 from .aoti import RunnerCrashed
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
@@ -774,10 +774,14 @@ class Probe:
         self.sampler.pause()
         try:
             with self.phase("measure") as end:
+                machine_before = machine_load.snapshot()
                 t0 = time.perf_counter_ns()
                 latencies = self.measure_quietly(fn, model, inputs)
                 measure_ns = time.perf_counter_ns() - t0
                 end["harness_overhead_ns"] = self.harness_overhead(inputs)
+                machine = machine_load.between(machine_before, machine_load.snapshot())
+                if machine is not None:
+                    end["machine_cpu"] = machine
         finally:
             self.sampler.resume()
         if latencies:

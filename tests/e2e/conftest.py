@@ -69,12 +69,12 @@ def gui(request):
 def run_cli(cli, tmp_path):
     """Runs `compilescope-cli ARGS --json tmp/report.json` and returns the result."""
 
-    def run(*args, timeout=900, json_name="report.json"):
+    def run(*args, timeout=900, json_name="report.json", prefix=()):
         json_path = tmp_path / json_name
         env = dict(os.environ)
         env.pop("DISPLAY", None)
         proc = subprocess.run(
-            [str(cli), *map(str, args), "--json", str(json_path)],
+            [*prefix, str(cli), *map(str, args), "--json", str(json_path)],
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -114,21 +114,28 @@ void LatencyTab::updateChecks() {
         if (const auto u = core::unsettledCalls(run))
             unsettled += u->calls;
         dropped = dropped || run.droppedUnsettled > 0;
-        const auto check = core::crosscheck(run);
-        if (!check)
-            continue;
-        lines << QStringLiteral("<span style='color:%1'>■</span> %2 %3%4")
-                     .arg(QString::fromStdString(core::runColor(report, static_cast<int>(r))),
-                          QString::fromStdString(run.setting.label()).toHtmlEscaped(),
-                          QString::fromStdString(core::crosscheckText(*check)).toHtmlEscaped(),
-                          check->disagrees()
+        const QString swatch =
+            QStringLiteral("<span style='color:%1'>■</span> %2 ")
+                .arg(QString::fromStdString(core::runColor(report, static_cast<int>(r))),
+                     QString::fromStdString(run.setting.label()).toHtmlEscaped());
+        if (const auto check = core::crosscheck(run))
+            lines << swatch + tr("cross-check, blocks of calls against the per-call median: ") +
+                         QString::fromStdString(core::crosscheckText(*check)).toHtmlEscaped() +
+                         (check->disagrees()
                               ? tr(": <b>they disagree, the measurement was disturbed</b> (see "
                                    "Advice)")
                               : ": " + QString::fromStdString(core::crosscheckVerdict(*check)));
+        if (const auto load = core::machineLoad(run, report.environment))
+            lines << swatch + tr("the rest of the machine: ") +
+                         QString::fromStdString(core::machineLoadText(*load)).toHtmlEscaped() +
+                         (load->contended()
+                              ? tr(": <b>the probe shared its CPUs, the median is high</b> (see "
+                                   "Advice)")
+                              : ": " + QString::fromStdString(core::machineLoadVerdict(*load))
+                                           .toHtmlEscaped());
     }
     crosscheck_->setVisible(!lines.isEmpty());
-    crosscheck_->setText(tr("Cross-check, blocks of calls against the per-call median: ") +
-                         lines.join(QStringLiteral("<br>")));
+    crosscheck_->setText(tr("Checks on the measurement:<br>") + lines.join(QStringLiteral("<br>")));
     const QSignalBlocker block(dropUnsettled_);
     dropUnsettled_->setChecked(dropped);
     dropUnsettled_->setText(

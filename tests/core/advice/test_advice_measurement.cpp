@@ -2,6 +2,7 @@
 // too short (the first measured calls still above the steady-state band).
 #include <gtest/gtest.h>
 
+#include "core/analysis/measurement_check.h"
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
@@ -45,6 +46,82 @@ TEST(DisturbedRule, QuietWhenTheyAgreeOrThereIsNoCrosscheck) {
     const auto report = reportOf({timedRun("eager", {1}, constant(40, 300 * kUs)),
                                   checkedRun(230 * kUs, {225e3, 226e3, 224e3})});
     EXPECT_TRUE(withRule(advise(report, {}), "measure.disturbed").empty());
+}
+
+namespace {
+
+// A 2 s measure phase on the probe's 2 CPUs: `busyNs` all processes, the probe's 1.9 s included.
+const Environment here;
+
+MachineCpu machineCpu(int64_t busyNs, int64_t stealNs = 0) {
+    return MachineCpu{2, 2'000'000'000, busyNs, stealNs, 1'900'000'000, 10'000'000};
+}
+
+} // namespace
+
+TEST(MachineLoad, OthersAreTheBusyTimeLessTheProbesAndTheAppsOwn) {
+    cs::core::Run run = checkedRun(230 * kUs, {});
+    run.measureMachineCpu = machineCpu(2'603'000'000);
+    const auto load = machineLoad(run, here);
+    ASSERT_TRUE(load);
+    EXPECT_NEAR(load->otherCpus, 0.35, 1e-9); // (2.603 - 1.9 - 0.003 app) s over 2 s
+    EXPECT_NEAR(load->probeCpus, 0.95, 1e-9);
+    EXPECT_TRUE(load->contended()); // 2 threads + 0.35 on 2 CPUs
+    EXPECT_EQ(machineLoadText(*load),
+              "other processes kept 0.35 of the probe's 2 CPUs busy (the probe 0.95, 2 threads); "
+              "steal 0.0%");
+    // On a remote target the app ran elsewhere: its CPU is not taken off.
+    Environment remote;
+    remote.target = "ssh://gpu-box";
+    EXPECT_NEAR(machineLoad(run, remote)->otherCpus, 0.3515, 1e-9);
+}
+
+TEST(MachineLoad, ContendedOnlyWhenTheProbeAndTheOthersWantMoreThanTheCpus) {
+    cs::core::Run run = checkedRun(230 * kUs, {});
+    run.measureMachineCpu = machineCpu(2'003'000'000); // others 0.05 CPU: daemons
+    EXPECT_FALSE(machineLoad(run, here)->contended());
+    run.probe.threads = 1;
+    run.measureMachineCpu = machineCpu(3'703'000'000); // others 0.9 beside 1 thread
+    EXPECT_FALSE(machineLoad(run, here)->contended());
+    run.measureMachineCpu = machineCpu(4'303'000'000); // others 1.2
+    EXPECT_TRUE(machineLoad(run, here)->contended());
+    // Steal alone: the hypervisor gave 5% of the CPUs' time to other guests.
+    run.measureMachineCpu = machineCpu(1'903'000'000, 200'000'000);
+    EXPECT_TRUE(machineLoad(run, here)->contended());
+    // A phase under 0.5 s: ticks too coarse to judge.
+    run.measureMachineCpu = machineCpu(4'303'000'000);
+    run.measureMachineCpu.wallNs = 400'000'000;
+    EXPECT_FALSE(machineLoad(run, here)->contended());
+    EXPECT_NE(machineLoadVerdict(*machineLoad(run, here)).find("too short"), std::string::npos);
+    run.measureMachineCpu = {};
+    EXPECT_FALSE(machineLoad(run, here));
+}
+
+TEST(BusyMachineRule, NamesTheLoadAndTheSettingsMeasuredOnAQuieterMachine) {
+    cs::core::Run eager = checkedRun(300 * kUs, {});
+    eager.setting.mode = "eager";
+    eager.measureMachineCpu = machineCpu(1'903'000'000);
+    cs::core::Run busy = checkedRun(230 * kUs, {225e3, 226e3, 224e3}); // the cross-check agrees
+    busy.measureMachineCpu = machineCpu(3'903'000'000);
+    const auto report = reportOf({eager, busy});
+    EXPECT_TRUE(withRule(advise(report, {}), "measure.disturbed").empty());
+    const auto findings = withRule(advise(report, {}), "measure.busy_machine");
+    ASSERT_EQ(findings.size(), 1u);
+    const auto& f = findings[0];
+    EXPECT_EQ(f.run, 1);
+    EXPECT_EQ(f.tab, EvidenceTab::Latency);
+    EXPECT_NE(f.title.find("default"), std::string::npos) << f.title;
+    EXPECT_NE(f.evidence[0].find("other processes kept 1.00 of the probe's 2 CPUs"),
+              std::string::npos)
+        << f.evidence[0];
+    ASSERT_EQ(f.evidence.size(), 2u);
+    EXPECT_NE(f.evidence[1].find("eager was measured on a quieter machine"), std::string::npos)
+        << f.evidence[1];
+    EXPECT_NE(f.remedy.find("taskset"), std::string::npos);
+    // Imported runs were not measured by the probe.
+    Report imported = report;
+    imported.runs[1].status = RunStatus::Imported;
+    EXPECT_TRUE(withRule(advise(imported, {}), "measure.busy_machine").empty());
 }
 
 TEST(UnsettledRule, SaysHowManyCallsItTookToSettle) {

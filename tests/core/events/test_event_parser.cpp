@@ -192,6 +192,28 @@ TEST(ApplyEvent, PhasesOpenAndClose) {
     EXPECT_EQ(run.phases[0].endNs, 20);
     EXPECT_EQ(run.phase("measure")->endNs, 40);
     EXPECT_EQ(run.harnessOverheadNs, 55);
+    EXPECT_FALSE(run.measureMachineCpu.present());
+}
+
+TEST(ApplyEvent, TheMeasureEndCarriesTheMachinesCpu) {
+    const std::string begin =
+        "{\"type\":\"phase\",\"t_ns\":30,\"name\":\"measure\",\"edge\":\"begin\"}\n";
+    cs::core::Run run = replayStream(
+        begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","machine_cpu":)"
+                R"({"cpus":2,"wall_ns":1000000000,"busy_ns":1300000000,"steal_ns":0,)"
+                R"("probe_cpu_ns":950000000,"tick_ns":10000000}})"
+                "\n");
+    EXPECT_EQ(run.measureMachineCpu,
+              (MachineCpu{2, 1'000'000'000, 1'300'000'000, 0, 950'000'000, 10'000'000}));
+    // Odd values read as not measured, never as a throw.
+    for (const char* odd : {R"("nope")", R"({"cpus":0,"wall_ns":5})", R"({"cpus":"x"})",
+                            R"({"cpus":2,"wall_ns":-4})"}) {
+        run = replayStream(
+            begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","machine_cpu":)" +
+            odd + "}\n");
+        EXPECT_FALSE(run.measureMachineCpu.present()) << odd;
+        EXPECT_TRUE(run.parseProblems.empty()) << odd;
+    }
 }
 
 TEST(ApplyEvent, GraphBreakAndFullgraphError) {

@@ -138,6 +138,7 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     run.crosscheckBlockMeansNs = {1000.0, 1010.0, 990.0};
     run.appCpuMeasureNs = 12345;
     run.droppedUnsettled = 1;
+    run.measureMachineCpu = {2, 1'000'000'000, 1'300'000'000, 20'000'000, 950'000'000, 10'000'000};
     run.console = "printed bytes\n"; // the sample's invalid UTF-8 would not read back equal
     const std::string text = cs::test::writeAndKeepReport(report, "core_measurement_checks");
 
@@ -154,6 +155,8 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     ASSERT_GE(measured, 2u);
     EXPECT_EQ(latency["samples_ns"].size() + 1, measured);
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("crosscheck"));
+    EXPECT_EQ(latency["machine_cpu"]["busy_ns"], 1'300'000'000);
+    EXPECT_FALSE(doc["runs"][1]["latency"].contains("machine_cpu"));
 
     std::vector<std::string> warnings;
     const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
@@ -163,6 +166,7 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_EQ(dom.crosscheckBlockMeansNs, run.crosscheckBlockMeansNs);
     EXPECT_EQ(dom.appCpuMeasureNs, 12345);
     EXPECT_EQ(dom.droppedUnsettled, 1);
+    EXPECT_EQ(dom.measureMachineCpu, run.measureMachineCpu);
     EXPECT_EQ(dom.iterations, run.iterations);
     EXPECT_EQ(dom, run);
     auto read = readReportJson(text, "memory");

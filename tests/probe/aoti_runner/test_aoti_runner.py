@@ -133,6 +133,8 @@ def test_a_full_stream_on_cpu(package: dict) -> None:
     ]
     measure_end = of(events, "phase")[-1]
     assert measure_end["harness_overhead_ns"] >= 0
+    machine = measure_end["machine_cpu"]
+    assert machine["cpus"] >= 1 and machine["wall_ns"] > 0 and machine["probe_cpu_ns"] > 0
 
     single = of(events, "iteration")
     assert [e["index"] for e in single] == list(range(WARMUP))

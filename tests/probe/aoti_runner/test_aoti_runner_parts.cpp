@@ -8,6 +8,7 @@
 #include "probe/aoti_runner/cupti_bridge.h"
 #include "probe/aoti_runner/event_sink.h"
 #include "probe/aoti_runner/json_line.h"
+#include "probe/aoti_runner/machine_cpu.h"
 #include "probe/aoti_runner/protocol_generated.h"
 #include "probe/cupti/compilescope_cupti.h"
 
@@ -34,6 +35,44 @@ nlohmann::json parsed(JsonLine& line) {
     EXPECT_EQ(text.back(), '\n');
     EXPECT_EQ(text.find('\n'), text.size() - 1) << "one line";
     return nlohmann::json::parse(text);
+}
+
+// /proc/stat as the probe reads it (machine_load.py): busy is user + nice +
+// system + irq + softirq, steal apart, only the CPUs it may run on.
+TEST(AotiMachineCpu, ProcStatSumsTheAllowedCpus) {
+    const std::string stat = "cpu  100 0 50 1000 5 1 2 7 0 0\n"
+                             "cpu0 60 0 30 500 2 1 1 3 0 0\n"
+                             "cpu1 40 0 20 500 3 0 1 4 0 0\n"
+                             "intr 12345\n";
+    const auto all = cs::aoti::parseProcStat(stat, {});
+    ASSERT_TRUE(all);
+    EXPECT_EQ(all->busyTicks, 60 + 30 + 1 + 1 + 40 + 20 + 1);
+    EXPECT_EQ(all->stealTicks, 7);
+    EXPECT_EQ(all->cpus, 2);
+    const auto one = cs::aoti::parseProcStat(stat, {1});
+    ASSERT_TRUE(one);
+    EXPECT_EQ(one->busyTicks, 61);
+    EXPECT_EQ(one->cpus, 1);
+    EXPECT_FALSE(cs::aoti::parseProcStat(stat, {5}));
+    EXPECT_FALSE(cs::aoti::parseProcStat("cpu0 1 2 3\n", {}));
+    EXPECT_FALSE(cs::aoti::parseProcStat("", {}));
+}
+
+// Spins until it has used 200 ms of CPU (not of wall time: a loaded machine
+// gives it less), then finds that CPU time on this machine's CPUs.
+TEST(AotiMachineCpu, ABusyLoopShowsAsThisProcesssCpu) {
+    const auto before = cs::aoti::machineSnapshot();
+    ASSERT_TRUE(before) << "this test runs on Linux";
+    volatile double sink = 0;
+    while (cs::aoti::machineSnapshot()->processCpuNs - before->processCpuNs < 200'000'000)
+        for (int i = 0; i < 10000; ++i)
+            sink = sink + i;
+    const auto field = cs::aoti::machineCpuBetween(before, cs::aoti::machineSnapshot());
+    ASSERT_TRUE(field);
+    EXPECT_GE(field->probeCpuNs, 200'000'000);
+    EXPECT_GE(field->wallNs, field->probeCpuNs / field->cpus);
+    EXPECT_GE(field->busyNs, 100'000'000); // the kernel's ticks: coarse, not that coarse
+    EXPECT_FALSE(cs::aoti::machineCpuBetween(before, std::nullopt));
 }
 
 TEST(AotiJsonLine, EscapesStringsSoTheyRoundTrip) {
@@ -375,6 +414,9 @@ TEST(AotiStreamReplay, CoreParsesTheRunnersStream) {
         EXPECT_LT(span->beginNs, span->endNs) << name;
     }
     EXPECT_GE(run.harnessOverheadNs, 0);
+    // The machine's CPU over the phase, read by core as the probe's.
+    EXPECT_TRUE(run.measureMachineCpu.present());
+    EXPECT_GT(run.measureMachineCpu.probeCpuNs, 0);
     EXPECT_GT(run.firstCallNs, 0);
     std::vector<std::string> phases;
     for (const auto& p : run.compilePhases)

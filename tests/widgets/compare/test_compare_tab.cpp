@@ -308,6 +308,19 @@ class CompareTabTest : public QObject {
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
         const QString check = child<QLabel>(tab, "crosscheck")->text();
         QVERIFY2(check.contains("disagree"), qPrintable(check));
+        // A load through the whole phase: the machine's line says the probe shared its CPUs.
+        QVERIFY2(!check.contains("the rest of the machine"), qPrintable(check));
+        core::Report busy = report;
+        busy.runs[0].probe.threads = 2;
+        busy.runs[0].measureMachineCpu = {2, 2'000'000'000, 3'000'000'000,
+                                          0, 1'900'000'000, 10'000'000};
+        document.showReport(busy, kFixture);
+        const QString shared = child<QLabel>(tab, "crosscheck")->text();
+        QVERIFY2(shared.contains("the rest of the machine: other processes kept 0.55 of the "
+                                 "probe's 2 CPUs busy") &&
+                     shared.contains("the probe shared its CPUs"),
+                 qPrintable(shared));
+        document.showReport(report, kFixture);
         // what core finds: at least the three made slow, maybe a real call after them
         int total = 0, runsWithSome = 0;
         for (const auto& r : report.runs) {
