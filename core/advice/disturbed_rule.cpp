@@ -11,6 +11,21 @@
 
 namespace cs::core::advice {
 
+namespace {
+
+// Both rules' findings: a warning on one run's measurement, the Latency tab.
+Finding latencyWarning(const char* rule, size_t run, const std::string& setting) {
+    Finding f;
+    f.rule = rule;
+    f.severity = Severity::Warning;
+    f.tab = EvidenceTab::Latency;
+    f.run = static_cast<int>(run);
+    f.setting = setting;
+    return f;
+}
+
+} // namespace
+
 void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
@@ -20,21 +35,17 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (!check || !check->disagrees() || run.status == RunStatus::Imported)
             continue;
         const std::string label = run.setting.label();
-        Finding f;
-        f.rule = "measure.disturbed";
-        f.severity = Severity::Warning;
+        Finding f = latencyWarning("measure.disturbed", r, label);
         f.title = label + ": the measurement was disturbed; per-call and block timing disagree";
-        f.tab = EvidenceTab::Latency;
-        f.run = static_cast<int>(r);
-        f.setting = label;
         f.evidence.push_back("cross-check: " + crosscheckText(*check) + "; a quiet machine keeps " +
                              "them within " +
                              std::to_string(static_cast<int>(100 * kCrosscheckTolerance)) + "%");
         if (run.probe.threads > 0) {
             std::string threads =
-                "the probe ran " + std::to_string(run.probe.threads) + " intra-op threads";
+                "the probe ran " + plural(run.probe.threads, "intra-op thread", "intra-op threads");
             if (!run.probe.cpuAffinity.empty())
-                threads += " on " + std::to_string(run.probe.cpuAffinity.size()) + " CPUs";
+                threads += " on " + plural(static_cast<long long>(run.probe.cpuAffinity.size()),
+                                           "CPU", "CPUs");
             f.evidence.push_back(threads);
         }
         if (const auto load = machineLoad(run, input.report.environment); load && load->judgeable())
@@ -59,13 +70,8 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (!load || !load->contended() || run.status == RunStatus::Imported)
             continue;
         const std::string label = run.setting.label();
-        Finding f;
-        f.rule = "measure.busy_machine";
-        f.severity = Severity::Warning;
+        Finding f = latencyWarning("measure.busy_machine", r, label);
         f.title = label + ": other work shared the probe's CPUs while it measured";
-        f.tab = EvidenceTab::Latency;
-        f.run = static_cast<int>(r);
-        f.setting = label;
         f.evidence.push_back("over the " + formatDuration(load->wallNs) + " measure phase, " +
                              machineLoadText(*load));
         // A comparison between settings measured under different loads is skewed.

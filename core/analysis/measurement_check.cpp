@@ -80,6 +80,18 @@ std::string machineLoadText(const MachineLoad& load) {
     return out;
 }
 
+std::string machineLoadShortText(const MachineLoad& load) {
+    char text[120];
+    std::snprintf(text, sizeof text, "others kept %.2f of its %d CPU%s busy", load.otherCpus,
+                  load.cpus, load.cpus == 1 ? "" : "s");
+    std::string out = text;
+    if (load.stealShare >= 0.005) {
+        std::snprintf(text, sizeof text, ", steal %.1f%%", 100 * load.stealShare);
+        out += text;
+    }
+    return out;
+}
+
 std::string machineLoadVerdict(const MachineLoad& load) {
     if (!load.judgeable())
         return "too short to judge (a measure phase under 0.5 s; the kernel counts CPU time in "

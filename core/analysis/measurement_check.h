@@ -64,6 +64,8 @@ struct MachineLoad {
 std::optional<MachineLoad> machineLoad(const Run& run, const Environment& where);
 // "other processes kept 1.30 of the probe's 2 CPUs busy (the probe 1.00, 1 thread); steal 0.0%"
 std::string machineLoadText(const MachineLoad& load);
+// "others kept 1.30 of its 2 CPUs busy" (", steal 6.0%" when there was any to speak of)
+std::string machineLoadShortText(const MachineLoad& load);
 // "quiet enough", "the probe shared its CPUs: the median is high", or too short to judge.
 std::string machineLoadVerdict(const MachineLoad& load);
 

@@ -312,7 +312,7 @@ std::string betweenPhases(const std::string& lastEnded) {
     if (lastEnded == "compile")
         return "after the first call";
     if (lastEnded == "warmup")
-        return "after warmup, settling before the measurement";
+        return "after warmup";
     if (lastEnded == "measure")
         return "cross-checking the median with timed blocks of calls";
     if (lastEnded == "export")

@@ -51,10 +51,6 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     crosscheck_->setObjectName("crosscheck");
     crosscheck_->setWordWrap(true);
     crosscheck_->setTextFormat(Qt::RichText);
-    crosscheck_->setToolTip(
-        tr("After measuring, the probe times the same calls in blocks, as "
-           "torch.utils.benchmark's blocked_autorange does. On a quiet machine the block "
-           "estimate and the per-call median agree within 5%."));
     bottomLayout->addWidget(crosscheck_);
     dropUnsettled_->setObjectName("dropUnsettled");
     dropUnsettled_->setToolTip(
@@ -104,9 +100,20 @@ void LatencyTab::updateImported() {
     body_->setVisible(!imported);
 }
 
+namespace {
+
+QString bold(const QString& text) {
+    return "<b>" + text.toHtmlEscaped() + "</b>";
+}
+
+} // namespace
+
+// One short line per run (the cross-check and the rest of the machine), the
+// full figures in the tooltip: with four settings the tab has no room for more.
 void LatencyTab::updateChecks() {
     const auto& report = document_->report();
     QStringList lines;
+    QStringList details;
     int unsettled = 0;
     bool dropped = false;
     for (size_t r = 0; r < report.runs.size(); ++r) {
@@ -114,28 +121,42 @@ void LatencyTab::updateChecks() {
         if (const auto u = core::unsettledCalls(run))
             unsettled += u->calls;
         dropped = dropped || run.droppedUnsettled > 0;
-        const QString swatch =
-            QStringLiteral("<span style='color:%1'>■</span> %2 ")
-                .arg(QString::fromStdString(core::runColor(report, static_cast<int>(r))),
-                     QString::fromStdString(run.setting.label()).toHtmlEscaped());
-        if (const auto check = core::crosscheck(run))
-            lines << swatch + tr("cross-check, blocks of calls against the per-call median: ") +
-                         QString::fromStdString(core::crosscheckText(*check)).toHtmlEscaped() +
-                         (check->disagrees()
-                              ? tr(": <b>they disagree, the measurement was disturbed</b> (see "
-                                   "Advice)")
-                              : ": " + QString::fromStdString(core::crosscheckVerdict(*check)));
-        if (const auto load = core::machineLoad(run, report.environment))
-            lines << swatch + tr("the rest of the machine: ") +
-                         QString::fromStdString(core::machineLoadText(*load)).toHtmlEscaped() +
-                         (load->contended()
-                              ? tr(": <b>the probe shared its CPUs, the median is high</b> (see "
-                                   "Advice)")
-                              : ": " + QString::fromStdString(core::machineLoadVerdict(*load))
-                                           .toHtmlEscaped());
+        const QString label = QString::fromStdString(run.setting.label()).toHtmlEscaped();
+        QStringList parts;
+        if (const auto check = core::crosscheck(run)) {
+            const QString verdict = QString::fromStdString(core::crosscheckVerdict(*check));
+            parts << tr("cross-check %1%: %2")
+                         .arg(QString::asprintf("%+.1f", 100 * check->difference()),
+                              check->disagrees() ? bold(verdict) + tr(" (see Advice)")
+                                                 : verdict.toHtmlEscaped());
+            details << label + tr(" cross-check, blocks of calls against the per-call median: ") +
+                           QString::fromStdString(core::crosscheckText(*check)).toHtmlEscaped();
+        }
+        if (const auto load = core::machineLoad(run, report.environment)) {
+            const QString verdict = QString::fromStdString(core::machineLoadVerdict(*load));
+            parts << tr("the rest of the machine: %1: %2")
+                         .arg(QString::fromStdString(core::machineLoadShortText(*load))
+                                  .toHtmlEscaped(),
+                              load->contended() ? bold(verdict) + tr(" (see Advice)")
+                                                : verdict.toHtmlEscaped());
+            details << label + tr(" while it measured, ") +
+                           QString::fromStdString(core::machineLoadText(*load)).toHtmlEscaped();
+        }
+        if (!parts.isEmpty())
+            lines << QStringLiteral("<span style='color:%1'>■</span> %2 ")
+                             .arg(QString::fromStdString(
+                                      core::runColor(report, static_cast<int>(r))),
+                                  label) +
+                         parts.join(QStringLiteral(" · "));
     }
     crosscheck_->setVisible(!lines.isEmpty());
-    crosscheck_->setText(tr("Checks on the measurement:<br>") + lines.join(QStringLiteral("<br>")));
+    crosscheck_->setText(lines.join(QStringLiteral("<br>")));
+    crosscheck_->setToolTip(
+        tr("After measuring, the probe times the same calls in blocks, as torch.utils.benchmark's "
+           "blocked_autorange does: on a quiet machine the block estimate and the per-call median "
+           "agree within 5%. A load that lasts through the measure phase slows both alike; the "
+           "CPU time of the probe's CPUs shows it (the rest of the machine).") +
+        (details.isEmpty() ? QString() : "<br><br>" + details.join(QStringLiteral("<br>"))));
     const QSignalBlocker block(dropUnsettled_);
     dropUnsettled_->setChecked(dropped);
     dropUnsettled_->setText(

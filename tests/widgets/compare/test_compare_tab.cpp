@@ -316,10 +316,13 @@ class CompareTabTest : public QObject {
                                           0, 1'900'000'000, 10'000'000};
         document.showReport(busy, kFixture);
         const QString shared = child<QLabel>(tab, "crosscheck")->text();
-        QVERIFY2(shared.contains("the rest of the machine: other processes kept 0.55 of the "
-                                 "probe's 2 CPUs busy") &&
+        QVERIFY2(shared.contains("the rest of the machine: others kept 0.55 of its 2 CPUs busy") &&
                      shared.contains("the probe shared its CPUs"),
                  qPrintable(shared));
+        const QString detail = child<QLabel>(tab, "crosscheck")->toolTip();
+        QVERIFY2(detail.contains("other processes kept 0.55 of the probe's 2 CPUs busy (the "
+                                 "probe 0.95, 2 threads)"),
+                 qPrintable(detail));
         document.showReport(report, kFixture);
         // what core finds: at least the three made slow, maybe a real call after them
         int total = 0, runsWithSome = 0;
