@@ -83,13 +83,13 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
         }
         if (!quiet.empty())
             f.evidence.push_back(joinWords(quiet) + (quiet.size() == 1 ? " was" : " were") +
-                                 " measured on a quieter machine: comparing " + label +
-                                 " with it overstates the difference");
+                                 " measured on a quieter machine: a comparison of " + label +
+                                 " with it is skewed");
         f.remedy = "Another program took CPU time on the CPUs the probe timed on. A load that "
-                   "lasts through the measure phase slows every call alike, so the cross-check "
-                   "cannot see it and the median is high. Close the other work (or wait for it), "
-                   "or give the probe CPUs of its own (taskset -c, --threads N), then measure "
-                   "again.";
+                   "lasts through the measure phase slows every call alike once a call outlasts "
+                   "the scheduler's slice: the median is high and the cross-check may not show "
+                   "it. Close the other work (or wait for it), or give the probe CPUs of its own "
+                   "(taskset -c, --threads N), then measure again.";
         f.confidence = 0.8;
         out.push_back(std::move(f));
     }
