@@ -1,6 +1,7 @@
 #include "core/analysis/kernel_cost.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -62,6 +63,73 @@ bool layoutOnly(const GraphNode& node) {
         "swapaxes",  "swapdims",  "as_strided", "detach",    "split_with_sizes"};
     const size_t dot = node.target.find_last_of('.');
     return views.count(dot == std::string::npos ? node.target : node.target.substr(dot + 1)) > 0;
+}
+
+using GraphNodes = std::map<std::pair<std::string, std::string>, const GraphNode*>;
+using NodeKernelCounts = std::map<std::pair<const GeneratedCode*, std::string>, int>;
+
+// The words of an op or target name that say what it does:
+// "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default" and
+// "torch._C._nn.scaled_dot_product_attention" share scaled, product, attention.
+std::set<std::string> nameWords(const std::string& name) {
+    static const std::set<std::string> filler{"torch",   "ops", "aten", "default", "extern",
+                                              "kernels", "for", "cpu",  "cuda",    "out"};
+    std::set<std::string> words;
+    std::string word;
+    auto flush = [&] {
+        if (word.size() >= 4 && filler.count(word) == 0)
+            words.insert(word);
+        word.clear();
+    };
+    for (const char c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        else
+            flush();
+    }
+    flush();
+    return words;
+}
+
+bool sharesAWord(const std::set<std::string>& a, const std::set<std::string>& b) {
+    return std::any_of(a.begin(), a.end(), [&](const std::string& w) { return b.count(w) > 0; });
+}
+
+// The nodes a kernel's time is split over (docs/kernel-cost.md, "Cost by
+// line"). Inductor's provenance names an ATen op's input producers too (BERT's
+// attention fallback lists its query, key and value linears, which are addmm
+// kernels of their own, and the mask's arithmetic), so: not views; and for a
+// single-op kernel (extern, fallback, template) the nodes named like its op,
+// else those no other kernel of its graph contains. A step that would leave
+// nothing is skipped.
+std::vector<std::string> chargedNodes(const CodeKernel& kernel, const GeneratedCode* code,
+                                      const std::string& compileId, const GraphNodes& graphNode,
+                                      const NodeKernelCounts& kernelsOfNode) {
+    std::vector<std::string> working;
+    for (const auto& node : kernel.nodes) {
+        const auto found = graphNode.find({compileId, node});
+        if (found == graphNode.end() || !layoutOnly(*found->second))
+            working.push_back(node);
+    }
+    if (working.empty())
+        return kernel.nodes;
+    if (working.size() == 1 ||
+        (kernel.kind != "extern" && kernel.kind != "fallback" && kernel.kind != "template"))
+        return working;
+    const std::set<std::string> opWords = nameWords(kernel.name);
+    std::vector<std::string> named;
+    std::vector<std::string> own;
+    for (const auto& node : working) {
+        const auto found = graphNode.find({compileId, node});
+        if (found != graphNode.end() && sharesAWord(opWords, nameWords(found->second->target)))
+            named.push_back(node);
+        const auto count = kernelsOfNode.find({code, node});
+        if (count == kernelsOfNode.end() || count->second <= 1)
+            own.push_back(node);
+    }
+    if (!named.empty())
+        return named;
+    return own.empty() ? working : own;
 }
 
 std::string baseName(const std::string& path) {
@@ -227,12 +295,17 @@ CostBreakdown costBreakdown(const Run& run) {
     out.eagerNsPerCall = static_cast<double>(profile.eagerNs) / calls;
     out.callNsPerCall = callNs / calls;
 
-    // Each kernel's time, equally over its nodes that do work (all of them
-    // when every one is a view), each node to its line.
-    std::map<std::pair<std::string, std::string>, const GraphNode*> graphNode;
+    // Each kernel's time, equally over the nodes it charges (chargedNodes),
+    // each node to its line.
+    GraphNodes graphNode;
     for (const auto& graph : run.graphs)
         for (const auto& node : graph.nodes)
             graphNode.try_emplace({graph.compileId, node.name}, &node);
+    std::map<std::pair<const GeneratedCode*, std::string>, int> kernelsOfNode;
+    for (const auto& code : run.code)
+        for (const auto& kernel : code.kernels)
+            for (const auto& node : kernel.nodes)
+                ++kernelsOfNode[{&code, node}];
     std::map<LineKey, LineAcc> lines;
     const LineKey noLine{"", 0};
     for (const auto& acc : rows) {
@@ -245,13 +318,8 @@ CostBreakdown costBreakdown(const Run& run) {
             addKernelNs(line, acc.row.name, acc.ns);
             continue;
         }
-        std::vector<std::string> working;
-        for (const auto& node : kernel->nodes) {
-            const auto found = graphNode.find({acc.row.compileId, node});
-            if (found == graphNode.end() || !layoutOnly(*found->second))
-                working.push_back(node);
-        }
-        const std::vector<std::string>& charged = working.empty() ? kernel->nodes : working;
+        const std::vector<std::string> charged =
+            chargedNodes(*kernel, acc.row.code, acc.row.compileId, graphNode, kernelsOfNode);
         const double perNode = acc.ns / static_cast<double>(charged.size());
         for (const auto& node : charged) {
             LineKey key = noLine;

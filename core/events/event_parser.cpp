@@ -299,8 +299,11 @@ class EventApplier {
         run_.probe.threads = get<int>(event_, "intra_op_threads", run_.probe.threads);
         m.inputs.clear();
         if (auto it = event_.find("inputs"); it != event_.end() && it->is_array()) {
-            for (const auto& in : *it)
-                m.inputs.push_back(getString(in, "dtype") + shapeText(fieldOrNull(in, "shape")));
+            for (const auto& in : *it) {
+                const std::string name = getString(in, "name");
+                m.inputs.push_back((name.empty() ? "" : name + ": ") + getString(in, "dtype") +
+                                   shapeText(fieldOrNull(in, "shape")));
+            }
         }
     }
 

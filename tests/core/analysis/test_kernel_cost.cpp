@@ -188,6 +188,51 @@ TEST(KernelCost, ViewsInAKernelWithWorkTakeNoTimeAndAViewOnlyKernelSplitsOverIts
     EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
 }
 
+// BERT's attention fallback as Inductor's provenance names it: the op, a
+// linear whose addmm is its own kernel, a mask op computed in a cpp kernel,
+// and the op's node in that cpp kernel too. Only the op is the fallback's work.
+TEST(KernelCost, ASingleOpKernelChargesTheNodeNamedLikeItsOp) {
+    cs::core::Run run = oneGraph();
+    GraphNode attn = node("attn", 30);
+    attn.target = "torch._C._nn.scaled_dot_product_attention";
+    run.graphs[0].nodes.push_back(attn);
+    run.code[0].kernels.push_back(
+        kernel("torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default", "fallback",
+               {"attn", "linear", "relu"}));
+    run.code[0].kernels[1].nodes.push_back("attn"); // the mask's cpp kernel names it too
+    run.kernelProfile.kernels.push_back(
+        {"0/0", "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default", 80'000, 10,
+         false});
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_NE(lineRow(cost, 30), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 30)->compiledNsPerCall, 8'000 + 10'000); // + a third of cpp
+    EXPECT_DOUBLE_EQ(lineRow(cost, 20)->compiledNsPerCall, 60'000);         // its addmm only
+    EXPECT_DOUBLE_EQ(lineRow(cost, 21)->compiledNsPerCall, 10'000);         // a third of cpp
+    EXPECT_NEAR(compiledShareSum(cost), 1.0, 1e-12);
+}
+
+// No node named like the op: the nodes no other kernel contains.
+TEST(KernelCost, ASingleOpKernelLeavesOutNodesThatOtherKernelsCompute) {
+    cs::core::Run run = oneGraph();
+    run.graphs[0].nodes.push_back(node("gather", 30));
+    run.code[0].kernels.push_back(
+        kernel("torch.ops.aten.index_put.default", "fallback", {"gather", "linear", "relu"}));
+    run.kernelProfile.kernels.push_back(
+        {"0/0", "torch.ops.aten.index_put.default", 80'000, 10, false});
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_NE(lineRow(cost, 30), nullptr);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 30)->compiledNsPerCall, 8'000);
+    EXPECT_DOUBLE_EQ(lineRow(cost, 20)->compiledNsPerCall, 60'000); // its addmm only
+    EXPECT_DOUBLE_EQ(lineRow(cost, 21)->compiledNsPerCall, 15'000); // its cpp kernel only
+    // A fused (cpp) kernel keeps a node another kernel also computes: Inductor
+    // may compute a pointwise op twice.
+    run.code[0].kernels[2].nodes = {"sum_1", "relu"};
+    const CostBreakdown fused = costBreakdown(run);
+    EXPECT_DOUBLE_EQ(lineRow(fused, 23)->compiledNsPerCall, 5'000);
+    EXPECT_DOUBLE_EQ(lineRow(fused, 21)->compiledNsPerCall, 15'000 + 5'000);
+    EXPECT_NEAR(compiledShareSum(fused), 1.0, 1e-12);
+}
+
 TEST(KernelCost, TwoNodesOfOneKernelOnOneLineAddUp) {
     cs::core::Run run = oneGraph();
     run.graphs[0].nodes[3].line = 21; // mul on relu's line
