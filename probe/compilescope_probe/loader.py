@@ -27,6 +27,9 @@ class LoadedModel:
     # get_inputs(batch_size) of a .py spec whose get_inputs takes one
     # (batch_parameter); None: the walk scales dimension 0 (docs/measuring.md).
     batch_inputs: Any = None
+    # The keyword names when get_inputs() gave a dict: `inputs` holds their
+    # values in that order and `model` is a KeywordCall (docs/protocol.md).
+    input_names: tuple[str, ...] | None = None
 
 
 def batch_parameter(fn: Any) -> tuple[bool, bool]:
@@ -64,18 +67,67 @@ def _syntax_error(e: SyntaxError, path: str) -> ProbeError:
     )
 
 
-def _as_input_tuple(value: Any, what: str, file: str) -> tuple:
+def _as_input_tuple(value: Any, what: str, file: str, names: tuple | None = None) -> tuple:
+    """The inputs as the positional values the harness passes; a dict of
+    keyword arguments (Hugging Face's `model(**inputs)`) gives its values in
+    the order of `names` (the first dict's keys), which it must match."""
     import torch
 
+    if names is not None:
+        if not isinstance(value, dict) or tuple(value) != names:
+            raise ProbeError(
+                "missing_get_inputs",
+                f"{what} in {file} returned {_keys_text(value)}; get_inputs() gave the keyword "
+                f"arguments {', '.join(names)}, so every input must be a dict of those keys in "
+                f"that order.",
+            )
+        return tuple(value.values())
     if isinstance(value, torch.Tensor):
         return (value,)
     if isinstance(value, (tuple, list)):
         return tuple(value)
     raise ProbeError(
         "missing_get_inputs",
-        f"{what} in {file} returned {type(value).__name__}; it must return a tensor "
-        f"or a tuple/list of the model's positional arguments.",
+        f"{what} in {file} returned {type(value).__name__}; it must return a tensor, "
+        f"a tuple/list of the model's positional arguments, or a dict of its keyword arguments.",
     )
+
+
+def _keys_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a dict of " + (", ".join(map(str, value)) or "no keys")
+    return type(value).__name__
+
+
+def _keyword_names(value: Any, what: str, file: str) -> tuple[str, ...] | None:
+    """The keys of a get_inputs() dict; None for positional inputs."""
+    if not isinstance(value, dict):
+        return None
+    names = tuple(value)
+    if not names or not all(isinstance(k, str) and k.isidentifier() for k in names):
+        raise ProbeError(
+            "missing_get_inputs",
+            f"{what} in {file} returned {_keys_text(value)}; a dict of inputs must name the "
+            f"model's keyword arguments (strings, at least one).",
+        )
+    return names
+
+
+def keyword_call(model: Any, names: tuple[str, ...]) -> Any:
+    """The model behind a module that takes `names`' values positionally and
+    passes them on by name: the harness, the batch walk and export all pass
+    inputs by position."""
+    import torch
+
+    class KeywordCall(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model  # a Module is registered, so .to() and .eval() reach it
+
+        def forward(self, *values: Any) -> Any:
+            return self.model(**dict(zip(names, values)))
+
+    return KeywordCall()
 
 
 def _raised(
@@ -164,17 +216,13 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
             f"calls it with none. Give its batch size a default, as in "
             f"`def get_inputs(batch_size=8)`.",
         )
-    call = "get_inputs()"
+    call = f"get_inputs({batch_size})" if needs_batch else "get_inputs()"
     try:
-        if needs_batch:
-            call = f"get_inputs({batch_size})"
-            inputs = _as_input_tuple(get_inputs(batch_size), call, path)
-        else:
-            inputs = _as_input_tuple(get_inputs(), call, path)
-    except ProbeError:
-        raise
+        raw = get_inputs(batch_size) if needs_batch else get_inputs()
     except Exception as e:
         raise _raised("get_model_raised", call, path, e, classifier) from None
+    names = _keyword_names(raw, call, path)
+    inputs = _as_input_tuple(raw, call, path, names)
     sweep = None
     get_sweep = getattr(module, "get_input_sweep", None)
     if callable(get_sweep):
@@ -187,16 +235,18 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
                 "missing_get_inputs",
                 f"get_input_sweep() in {path} returned {type(raw).__name__}; it must return a list of input tuples.",
             )
-        sweep = [_as_input_tuple(item, "get_input_sweep()", path) for item in raw]
+        sweep = [_as_input_tuple(item, "get_input_sweep()", path, names) for item in raw]
     name = type(model).__name__ if not hasattr(model, "__name__") else model.__name__
     name = f"{os.path.splitext(os.path.basename(path))[0]} ({name})"
     batch_inputs = None
     if takes_batch:
 
         def batch_inputs(n: int) -> tuple:
-            return _as_input_tuple(get_inputs(n), f"get_inputs({n})", path)
+            return _as_input_tuple(get_inputs(n), f"get_inputs({n})", path, names)
 
-    return LoadedModel(path, name, path, model, inputs, sweep, batch_inputs)
+    if names is not None:
+        model = keyword_call(model, names)
+    return LoadedModel(path, name, path, model, inputs, sweep, batch_inputs, names)
 
 
 def load_torchvision(name: str) -> LoadedModel:
@@ -371,15 +421,18 @@ def move_to(value: Any, device: Any) -> Any:
     return value
 
 
-def describe_inputs(inputs: tuple) -> list[dict]:
+def describe_inputs(inputs: tuple, names: tuple[str, ...] | None = None) -> list[dict]:
     import torch
 
     out = []
-    for v in inputs:
+    for i, v in enumerate(inputs):
         if isinstance(v, torch.Tensor):
-            out.append({"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")})
+            item = {"shape": list(v.shape), "dtype": str(v.dtype).replace("torch.", "")}
         else:
-            out.append({"shape": None, "dtype": type(v).__name__})
+            item = {"shape": None, "dtype": type(v).__name__}
+        if names is not None and i < len(names):
+            item["name"] = names[i]
+        out.append(item)
     return out
 
 

@@ -489,7 +489,7 @@ class Probe:
                 file=loaded.file,
                 name=loaded.name,
                 parameters=params,
-                inputs=loader.describe_inputs(inputs),
+                inputs=loader.describe_inputs(inputs, loaded.input_names),
                 sweep=len(sweep) if sweep else 0,
                 device=str(self.device),
                 device_name=self.device_name(),

@@ -1,0 +1,98 @@
+"""get_inputs() may return a dict of keyword arguments, as Hugging Face models
+are called (`model(**inputs)`): the model is compiled, measured and walked
+as with positional inputs, and its graphs point at the model's own lines."""
+
+from __future__ import annotations
+
+import textwrap
+
+from conftest import assert_well_formed, run_probe
+
+QUICK = ("--warmup", "2", "--iters", "5", "--threads", "1", "--device", "cpu")
+
+MODEL = '''
+import torch
+
+
+class Keyworded(torch.nn.Module):
+    """Keyword-only arguments, as a Hugging Face forward takes them."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(50, 16)
+        self.proj = torch.nn.Linear(16, 4)
+
+    def forward(self, *, input_ids, attention_mask):
+        x = self.embed(input_ids) * attention_mask.unsqueeze(-1)
+        return self.proj(x).sum(dim=1)
+
+
+def get_model():
+    torch.manual_seed(0)
+    return Keyworded()
+
+
+def get_inputs(batch_size=2):
+    ids = torch.randint(0, 50, (batch_size, 8))
+    return {"input_ids": ids, "attention_mask": torch.ones(batch_size, 8)}
+'''
+
+
+def write(tmp_path, text=MODEL, name="keyworded.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_a_dict_of_inputs_is_passed_by_name_and_compiled(tmp_path):
+    path = write(tmp_path)
+    run = run_probe(path, "--mode", "default", "--backend", "aot_eager", *QUICK)
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    model = run.one("model")
+    assert [i.get("name") for i in model["inputs"]] == ["input_ids", "attention_mask"]
+    assert model["inputs"][0]["shape"] == [2, 8] and model["inputs"][0]["dtype"] == "int64"
+    assert model["name"] == "keyworded (Keyworded)"  # the user's model, not the wrapper
+    assert model["parameters"] == 50 * 16 + 16 * 4 + 4
+    assert len(run.calls()) == 2 + 5
+    graphs = run.of("graph")
+    assert graphs, run.describe()
+    lines = {n["line"] for g in graphs for n in g["nodes"] if n.get("file") == str(path)}
+    source = path.read_text().splitlines()
+    assert any("self.embed(input_ids)" in source[line - 1] for line in lines), lines
+    for g in graphs:
+        assert all("loader.py" not in (n.get("file") or "") for n in g["nodes"])
+
+
+def test_the_batch_walk_calls_get_inputs_with_the_size_and_keeps_the_names(tmp_path):
+    path = write(tmp_path)
+    run = run_probe(path, "--mode", "eager", "--batch-sizes", "1,4", *QUICK)
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    assert run.one("scale_plan")["batch_source"] == "get_inputs(batch_size)"
+    assert [p["batch_size"] for p in run.of("scale_point")] == [1, 4]
+
+
+def test_keys_that_are_not_argument_names_are_a_clear_error(tmp_path):
+    path = write(tmp_path, MODEL.replace('{"input_ids": ids,', "{0: ids,"))
+    run = run_probe(path, "--mode", "eager", *QUICK)
+    errors = run.errors()
+    assert [e["kind"] for e in errors] == ["missing_get_inputs"], run.describe()
+    assert "keyword arguments" in errors[0]["message"] and str(path) in errors[0]["message"]
+
+
+def test_a_sweep_must_use_the_same_keys(tmp_path):
+    path = write(
+        tmp_path,
+        MODEL
+        + """
+
+def get_input_sweep():
+    return [{"input_ids": torch.zeros(2, 4, dtype=torch.long)}]
+""",
+    )
+    run = run_probe(path, "--mode", "eager", "--sweep", *QUICK)
+    errors = run.errors()
+    assert [e["kind"] for e in errors] == ["missing_get_inputs"], run.describe()
+    message = errors[0]["message"]
+    assert "get_input_sweep()" in message and "input_ids, attention_mask" in message
