@@ -155,6 +155,16 @@ TEST(ApplyEvent, ListElementsThatAreNotObjectsDoNotThrow) {
     EXPECT_EQ(run.model.inputs.size(), 2u);
 }
 
+// get_inputs() gave keyword arguments: each input carries its name.
+TEST(ApplyEvent, ModelInputsKeepTheirKeywordNames) {
+    cs::core::Run run;
+    applyEvent(run, nlohmann::json::parse(R"({"type":"model","t_ns":2,"inputs":[)"
+                                          R"({"name":"input_ids","dtype":"int64","shape":[4,32]},)"
+                                          R"({"dtype":"float32","shape":[4]}]})"));
+    EXPECT_EQ(run.model.inputs,
+              (std::vector<std::string>{"input_ids: int64[4, 32]", "float32[4]"}));
+}
+
 // Found by fuzzing: a float too big for the integer field was cast to it
 // (undefined behaviour; garbage on x86). It now counts as a wrong type.
 TEST(ApplyEvent, FloatsOutOfIntegerRangeFallBack) {
