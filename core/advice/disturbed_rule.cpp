@@ -4,6 +4,9 @@
 // cent. When they do not, something else took the CPU while the probe timed.
 // A load that lasts through the measure phase slows both alike: the probe's
 // machine_cpu shows it (measure.busy_machine).
+#include <optional>
+#include <vector>
+
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/analysis/measurement_check.h"
@@ -64,9 +67,12 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
 
 void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
+    std::vector<std::optional<MachineLoad>> loads;
+    for (const auto& run : runs)
+        loads.push_back(machineLoad(run, input.report.environment));
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
-        const auto load = machineLoad(run, input.report.environment);
+        const auto& load = loads[r];
         if (!load || !load->contended() || run.status == RunStatus::Imported)
             continue;
         const std::string label = run.setting.label();
@@ -77,7 +83,7 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
         // A comparison between settings measured under different loads is skewed.
         std::vector<std::string> quiet;
         for (size_t o = 0; o < runs.size(); ++o) {
-            const auto other = machineLoad(runs[o], input.report.environment);
+            const auto& other = loads[o];
             if (o != r && other && other->judgeable() && !other->contended())
                 quiet.push_back(runs[o].setting.label());
         }

@@ -105,23 +105,27 @@ bool sharesAWord(const std::set<std::string>& a, const std::set<std::string>& b)
 std::vector<std::string> chargedNodes(const CodeKernel& kernel, const GeneratedCode* code,
                                       const std::string& compileId, const GraphNodes& graphNode,
                                       const NodeKernelCounts& kernelsOfNode) {
-    std::vector<std::string> working;
+    // Each node with its captured-graph node (null: not in the graph, counts as work).
+    std::vector<std::pair<std::string, const GraphNode*>> working;
     for (const auto& node : kernel.nodes) {
         const auto found = graphNode.find({compileId, node});
-        if (found == graphNode.end() || !layoutOnly(*found->second))
-            working.push_back(node);
+        const GraphNode* captured = found == graphNode.end() ? nullptr : found->second;
+        if (!captured || !layoutOnly(*captured))
+            working.emplace_back(node, captured);
     }
     if (working.empty())
         return kernel.nodes;
+    std::vector<std::string> all;
+    for (const auto& [node, captured] : working)
+        all.push_back(node);
     if (working.size() == 1 ||
         (kernel.kind != "extern" && kernel.kind != "fallback" && kernel.kind != "template"))
-        return working;
+        return all;
     const std::set<std::string> opWords = nameWords(kernel.name);
     std::vector<std::string> named;
     std::vector<std::string> own;
-    for (const auto& node : working) {
-        const auto found = graphNode.find({compileId, node});
-        if (found != graphNode.end() && sharesAWord(opWords, nameWords(found->second->target)))
+    for (const auto& [node, captured] : working) {
+        if (captured && sharesAWord(opWords, nameWords(captured->target)))
             named.push_back(node);
         const auto count = kernelsOfNode.find({code, node});
         if (count == kernelsOfNode.end() || count->second <= 1)
@@ -129,7 +133,7 @@ std::vector<std::string> chargedNodes(const CodeKernel& kernel, const GeneratedC
     }
     if (!named.empty())
         return named;
-    return own.empty() ? working : own;
+    return own.empty() ? all : own;
 }
 
 std::string baseName(const std::string& path) {
@@ -301,7 +305,7 @@ CostBreakdown costBreakdown(const Run& run) {
     for (const auto& graph : run.graphs)
         for (const auto& node : graph.nodes)
             graphNode.try_emplace({graph.compileId, node.name}, &node);
-    std::map<std::pair<const GeneratedCode*, std::string>, int> kernelsOfNode;
+    NodeKernelCounts kernelsOfNode;
     for (const auto& code : run.code)
         for (const auto& kernel : code.kernels)
             for (const auto& node : kernel.nodes)

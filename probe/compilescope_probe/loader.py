@@ -218,11 +218,11 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
         )
     call = f"get_inputs({batch_size})" if needs_batch else "get_inputs()"
     try:
-        raw = get_inputs(batch_size) if needs_batch else get_inputs()
+        given = get_inputs(batch_size) if needs_batch else get_inputs()
     except Exception as e:
         raise _raised("get_model_raised", call, path, e, classifier) from None
-    names = _keyword_names(raw, call, path)
-    inputs = _as_input_tuple(raw, call, path, names)
+    names = _keyword_names(given, call, path)
+    inputs = _as_input_tuple(given, call, path, names)
     sweep = None
     get_sweep = getattr(module, "get_input_sweep", None)
     if callable(get_sweep):
