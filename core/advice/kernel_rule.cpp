@@ -1,8 +1,8 @@
 // The kernel rules (docs/kernel-cost.md, docs/advice.md): from the profiled
 // window after the measure phase, a kernel that takes more than half of the
 // compiled kernels' time, time in ops Inductor could not lower (ATen
-// fallbacks), and a user line that runs uncompiled after a graph break. Each
-// fires only on a run with a kernel profile, with the numbers and the line.
+// fallbacks, its fused attention aside), and a user line that runs uncompiled after a graph break.
+// Each fires only on a run with a kernel profile, with the numbers and the line.
 #include <algorithm>
 #include <cstdio>
 
@@ -80,6 +80,20 @@ std::string windowText(const CostBreakdown& cost) {
            cost.source + ")";
 }
 
+// What to do about a fused attention kernel's time: it is the attention's
+// own, so the levers are the backend SDPA picked and the sequence length.
+std::string attentionRemedy(const std::string& backend) {
+    std::string remedy = "This is ATen's fused attention kernel (SDPA's " + backend +
+                         " backend), which Inductor calls on purpose: its time is the "
+                         "attention's own and grows with the square of the sequence length. ";
+    if (backend == "memory-efficient")
+        return remedy + "SDPA's flash backend is usually faster; it needs fp16 or bf16 inputs "
+                        "(--autocast bf16) and no explicit attention mask (is_causal=True "
+                        "instead of a causal mask).";
+    return remedy + "Shorter or unpadded sequences cut it; the compile settings do not change "
+                    "this kernel.";
+}
+
 void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
     const KernelCostRow* top = nullptr;
     int timed = 0;
@@ -125,6 +139,8 @@ void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<
         f.remedy = "This kernel is where the compiled time goes. It is a matmul or convolution: "
                    "mode max-autotune benchmarks Inductor's templates against ATen's kernel "
                    "for it; compare that setting's kernels with this one's.";
+    else if (const std::string backend = fusedAttentionBackend(top->name); !backend.empty())
+        f.remedy = attentionRemedy(backend);
     else if (top->kind == "fallback")
         f.remedy = "This kernel is an op Inductor could not lower and runs through ATen: see the "
                    "kernel.fallback finding, and the line above.";
@@ -151,9 +167,18 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     double nsPerCall = 0;
     int kernels = 0;
     std::vector<FallbackOp> ops; // costliest first, as the rows come
+    FallbackOp attention;        // ATen's fused attention: a fallback on purpose
     for (const auto& row : cost.kernels) {
         if (row.kind != "fallback" || !row.nsPerCall)
             continue;
+        if (const std::string backend = fusedAttentionBackend(row.name); !backend.empty()) {
+            if (attention.name.find(backend) == std::string::npos)
+                attention.name += (attention.name.empty() ? "" : ", ") + backend;
+            attention.nsPerCall += *row.nsPerCall;
+            attention.share += row.share;
+            ++attention.kernels;
+            continue;
+        }
         share += row.share;
         nsPerCall += *row.nsPerCall;
         ++kernels;
@@ -174,13 +199,13 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     Finding f = codeFinding("kernel.fallback", Severity::Warning, index, label);
     f.title = label + ": " + percent(share) +
               " of the compiled kernel time is in ops Inductor could not lower (ATen fallbacks)";
-    f.evidence.push_back(plural(kernels, "fallback kernel", "fallback kernels") +
-                         (ops.size() > 1
-                              ? " of " + plural(static_cast<long long>(ops.size()), "op", "ops")
-                              : std::string()) +
-                         " take " + formatDuration(nsPerCall) + " per call, " + percent(share) +
-                         " of the kernels' " + formatDuration(cost.compiledNsPerCall) + " " +
-                         windowText(cost) + " (Code tab)");
+    f.evidence.push_back(
+        plural(kernels, "fallback kernel", "fallback kernels") +
+        (ops.size() > 1 ? " of " + plural(static_cast<long long>(ops.size()), "op", "ops")
+                        : std::string()) +
+        (kernels == 1 ? " takes " : " take ") + formatDuration(nsPerCall) + " per call, " +
+        percent(share) + " of the kernels' " + formatDuration(cost.compiledNsPerCall) + " " +
+        windowText(cost) + " (Code tab)");
     for (size_t i = 0; i < ops.size() && i < 3; ++i) {
         const FallbackOp& op = ops[i];
         std::string line =
@@ -193,6 +218,11 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     }
     if (ops.size() > 3)
         f.evidence.push_back(plural(static_cast<long long>(ops.size() - 3), "more op", "more ops"));
+    if (attention.kernels > 0)
+        f.evidence.push_back("left out: ATen's fused attention (" + attention.name + "), " +
+                             formatDuration(attention.nsPerCall) + " per call (" +
+                             percent(attention.share) +
+                             "), which Inductor runs as a fallback on purpose");
     placeAt(f, hottestLineOf(cost, ops.front().name));
     f.remedy = "Inductor runs these ops through ATen, outside its generated kernels: nothing "
                "fuses across them and each reads and writes its tensors on its own. Express the "

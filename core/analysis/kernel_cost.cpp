@@ -394,6 +394,31 @@ bool hasCostBreakdown(const Report& report) {
     });
 }
 
+std::string fusedAttentionBackend(const std::string& kernelName) {
+    size_t from = kernelName.rfind("aten::");
+    if (from != std::string::npos) {
+        from += 6;
+    } else if ((from = kernelName.rfind("aten.")) != std::string::npos) {
+        from += 5;
+    } else {
+        return {};
+    }
+    const std::string op = kernelName.substr(from, kernelName.find('.', from) - from);
+    const auto starts = [&](const char* prefix) { return op.rfind(prefix, 0) == 0; };
+    // Longest prefixes first: the CPU kernel's name begins like the CUDA one's.
+    if (starts("_scaled_dot_product_flash_attention_for_cpu"))
+        return "CPU flash";
+    if (starts("_scaled_dot_product_flash_attention") || starts("_flash_attention_"))
+        return "flash";
+    if (starts("_scaled_dot_product_efficient_attention") || starts("_efficient_attention_"))
+        return "memory-efficient";
+    if (starts("_scaled_dot_product_cudnn_attention"))
+        return "cuDNN";
+    if (starts("_scaled_dot_product_fused_attention_overrideable"))
+        return "device";
+    return {};
+}
+
 std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,
                                      const std::string& kernel) {
     std::vector<std::string> nodes;

@@ -66,6 +66,14 @@ std::vector<std::string> kernelNodes(const Run& run, const std::string& compileI
 std::vector<std::string> nodeKernels(const Run& run, const std::string& compileId,
                                      const std::string& node);
 
+// ATen's fused attention kernels (flash, memory-efficient, cuDNN, the CPU
+// flash kernel): Inductor runs them as fallbacks on purpose and pattern-matches
+// hand-written attention into them, so their time is attention's own, not an
+// op Inductor failed to lower. Returns the backend's name ("flash",
+// "memory-efficient", "cuDNN", "CPU flash", "device"), empty for any other
+// kernel name (aten.X.default, torch.ops.aten.X.default or aten::X).
+std::string fusedAttentionBackend(const std::string& kernelName);
+
 // Two settings side by side.
 struct KernelChange {
     std::string compileId;

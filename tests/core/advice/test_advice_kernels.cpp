@@ -137,6 +137,50 @@ TEST(KernelRule, FallbacksOfOneOpAreNamedOnceWithTheirKernelCount) {
     EXPECT_EQ(f.line, 23);            // the costlier of its two lines
 }
 
+// Inductor runs SDPA's fused kernels as fallbacks on purpose: they are not
+// ops it failed to lower, and no rewrite of the line would beat them.
+TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
+    const std::string sdpa = "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default";
+    cs::core::Run run = profiledRun(400'000, 300'000, 300'000, "fallback");
+    run.code[0].kernels[1].name = sdpa;
+    run.kernelProfile.kernels[1].name = sdpa;
+    EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.fallback").empty());
+
+    // With another fallback above a tenth, only that one counts.
+    run.graphs[0].nodes.push_back(nodeAt("nonzero_1", 23));
+    run.code[0].kernels.push_back(
+        codeKernel("aten.nonzero", "fallback", {"nonzero_1"}, 23, "idx2 = z.nonzero()"));
+    run.kernelProfile.kernels.push_back({"0/0", "aten.nonzero", 250'000, 10, false});
+    const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_NE(f.title.find(": 20% of the compiled kernel time"), std::string::npos) << f.title;
+    EXPECT_EQ(f.line, 23);
+    EXPECT_TRUE(anyEvidence(f, "1 fallback kernel takes 25.0 µs per call")) << f.evidence[0];
+    EXPECT_TRUE(anyEvidence(f, "left out: ATen's fused attention (CPU flash), 30.0 µs per call "
+                               "(24%)"));
+}
+
+TEST(KernelRule, ADominantAttentionKernelNamesItsBackendsLevers) {
+    const std::string efficient = "aten._scaled_dot_product_efficient_attention.default";
+    cs::core::Run run = profiledRun(100'000, 700'000, 200'000, "fallback");
+    run.code[0].kernels[1].name = efficient;
+    run.kernelProfile.kernels[1].name = efficient;
+    auto found = withRule(advise(reportOf({run})), "kernel.dominant");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("memory-efficient backend"), std::string::npos);
+    EXPECT_NE(found[0].remedy.find("--autocast bf16"), std::string::npos) << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("could not lower"), std::string::npos);
+
+    const std::string flash = "aten._scaled_dot_product_flash_attention.default";
+    run.code[0].kernels[1].name = flash;
+    run.kernelProfile.kernels[1].name = flash;
+    found = withRule(advise(reportOf({run})), "kernel.dominant");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("flash backend"), std::string::npos);
+    EXPECT_EQ(found[0].remedy.find("--autocast"), std::string::npos) << found[0].remedy;
+}
+
 TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
     cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
     run.graphBreaks.push_back(

@@ -233,6 +233,25 @@ TEST(KernelCost, ASingleOpKernelLeavesOutNodesThatOtherKernelsCompute) {
     EXPECT_NEAR(compiledShareSum(fused), 1.0, 1e-12);
 }
 
+TEST(KernelCost, FusedAttentionKernelsAreNamedByTheirSdpaBackend) {
+    using cs::core::fusedAttentionBackend;
+    EXPECT_EQ(
+        fusedAttentionBackend("torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default"),
+        "CPU flash");
+    EXPECT_EQ(fusedAttentionBackend("aten._scaled_dot_product_flash_attention.default"), "flash");
+    EXPECT_EQ(fusedAttentionBackend("aten::_flash_attention_forward"), "flash");
+    EXPECT_EQ(fusedAttentionBackend("aten._scaled_dot_product_efficient_attention.default"),
+              "memory-efficient");
+    EXPECT_EQ(fusedAttentionBackend("aten._efficient_attention_backward.default"),
+              "memory-efficient");
+    EXPECT_EQ(fusedAttentionBackend("aten._scaled_dot_product_cudnn_attention.default"), "cuDNN");
+    // The math backend is attention written out in ops: not a fused kernel.
+    EXPECT_EQ(fusedAttentionBackend("aten._scaled_dot_product_attention_math.default"), "");
+    EXPECT_EQ(fusedAttentionBackend("aten.nonzero.default"), "");
+    EXPECT_EQ(fusedAttentionBackend("extern_kernels.bmm"), "");
+    EXPECT_EQ(fusedAttentionBackend("cpp_fused_flash_attention_0"), "");
+}
+
 TEST(KernelCost, TwoNodesOfOneKernelOnOneLineAddUp) {
     cs::core::Run run = oneGraph();
     run.graphs[0].nodes[3].line = 21; // mul on relu's line
