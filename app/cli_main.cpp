@@ -488,9 +488,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
             line += ", median " + formatDuration(stats->median) + " over " +
                     std::to_string(stats->count) + " calls";
         if (const auto check = crosscheck(run)) {
-            char diff[48];
+            char diff[80];
             std::snprintf(diff, sizeof diff, ", cross-check %+.1f%%%s", 100 * check->difference(),
-                          check->disagrees() ? " (disturbed)" : "");
+                          !check->judgeable()  ? " (too few blocks to judge)"
+                          : check->disagrees() ? " (disturbed)"
+                                               : "");
             line += diff;
         }
         if (run.scaling) {

@@ -128,6 +128,9 @@ def measure_calls(
 # Block timing as torch.utils.benchmark's blocked_autorange does it.
 BLOCK_MIN_NS = 10_000_000
 BLOCKS_MAX = 20
+# core's kMinCrosscheckBlocks: fewer get no verdict, so these many are timed
+# even past the budget (a disturbed first block can eat all of it).
+BLOCKS_MIN = 3
 BLOCKS_BUDGET_NS = 500_000_000
 
 
@@ -136,7 +139,7 @@ def block_means(
 ) -> tuple[int, list[float]]:
     """Times blocks of calls, each long enough (>= BLOCK_MIN_NS by the per-call
     estimate) that the clock's cost vanishes, until BLOCKS_MAX blocks or
-    min(BLOCKS_BUDGET_NS, budget_ns) have passed; at least one block.
+    min(BLOCKS_BUDGET_NS, budget_ns) have passed; at least BLOCKS_MIN blocks.
     Returns (calls per block, mean ns per call of each block)."""
     calls = max(1, math.ceil(BLOCK_MIN_NS / max(per_call_ns, 1.0)))
     budget = min(BLOCKS_BUDGET_NS, max(budget_ns, 0))
@@ -144,6 +147,6 @@ def block_means(
     start = time.perf_counter_ns()
     while len(means) < BLOCKS_MAX:
         means.append(timer.block(fn, inputs, calls) / calls)
-        if time.perf_counter_ns() - start >= budget:
+        if len(means) >= BLOCKS_MIN and time.perf_counter_ns() - start >= budget:
             break
     return calls, means

@@ -3,6 +3,8 @@ on the harness functions and on a tiny model run."""
 
 from __future__ import annotations
 
+import os
+import re
 import time
 
 import pytest
@@ -69,9 +71,10 @@ def test_block_size_and_budget():
     calls, means = harness.block_means(t, None, (), 200_000.0, 10**12)
     assert calls == 50
     assert len(means) == harness.BLOCKS_MAX and all(m == 200_000 for m in means)
-    # a call slower than a block: one call per block; a zero budget: one block
+    # a call slower than a block: one call per block; a zero budget: the
+    # fewest blocks that still get a verdict
     calls, means = harness.block_means(FakeTimer(5 * 10**7), None, (), 5e7, 0)
-    assert calls == 1 and len(means) == 1
+    assert calls == 1 and len(means) == harness.BLOCKS_MIN == 3
 
 
 def test_block_means_stop_at_the_budget():
@@ -80,8 +83,24 @@ def test_block_means_stop_at_the_budget():
 
     calls, means = harness.block_means(harness.CpuTimer(), slow, (), 2e6, 60_000_000)
     assert calls == 5
-    assert 1 <= len(means) < harness.BLOCKS_MAX
+    assert harness.BLOCKS_MIN <= len(means) < harness.BLOCKS_MAX
     assert all(m >= 2e6 for m in means)
+
+
+def test_a_first_block_past_the_budget_still_gets_the_fewest_blocks_for_a_verdict():
+    # The per-call median promised 1 ms calls (10 per block); a disturbance
+    # holds the first call for 30 ms, and that block alone outlasts the budget.
+    held = []
+
+    def disturbed(*_):
+        if not held:
+            held.append(True)
+            time.sleep(0.03)
+
+    calls, means = harness.block_means(harness.CpuTimer(), disturbed, (), 1e6, 15_000_000)
+    assert calls == 10
+    assert len(means) == harness.BLOCKS_MIN
+    assert means[0] >= 3e6 > means[1]
 
 
 def test_tiny_model_run_sends_chunks_and_a_crosscheck():
@@ -140,3 +159,12 @@ def test_calls_timed_but_not_sent_can_be_flushed_from_outside():
     with pytest.raises(Stop):
         harness.measure_calls(timer, None, (), 10, buffer.send, buffer=buffer)
     assert sent == [(0, [1, 2, 3, 4])], "flushed once, never sent twice"
+
+
+def test_the_fewest_blocks_are_the_fewest_core_judges():
+    header = os.path.join(
+        os.path.dirname(__file__), "..", "..", "core", "analysis", "measurement_check.h"
+    )
+    with open(header, encoding="utf-8") as f:
+        m = re.search(r"kMinCrosscheckBlocks = (\d+);", f.read())
+    assert m and int(m.group(1)) == harness.BLOCKS_MIN
