@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib.util
+import inspect
 import os
 import re
 import sys
@@ -250,8 +251,6 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
 
 
 def load_torchvision(name: str) -> LoadedModel:
-    import torch
-
     try:
         import torchvision  # noqa: F401
         from torchvision import models
@@ -283,8 +282,16 @@ def load_torchvision(name: str) -> LoadedModel:
             + (f" Similar names: {', '.join(close)}." if close else "")
             + " See torchvision.models.list_models().",
         )
+    # Random weights, nothing downloaded: detection and segmentation builders
+    # also fetch a pretrained backbone unless told not to.
+    kwargs: dict[str, Any] = {"weights": None}
     try:
-        model = models.get_model(name, weights=None)  # random weights: nothing is downloaded
+        if "weights_backbone" in inspect.signature(models.get_model_builder(name)).parameters:
+            kwargs["weights_backbone"] = None
+    except (TypeError, ValueError, KeyError):  # no signature: the plain call, as before
+        pass
+    try:
+        model = models.get_model(name, **kwargs)
     except Exception as e:
         raise ProbeError(
             "get_model_raised",
@@ -301,8 +308,34 @@ def load_torchvision(name: str) -> LoadedModel:
         pass
     model.eval()
     return LoadedModel(
-        f"torchvision:{name}", name, None, model, (torch.randn(1, 3, size, size),), None
+        f"torchvision:{name}", name, None, model, torchvision_inputs(models, name, size), None
     )
+
+
+# Frames of a video clip: what torchvision's video weights were trained on
+# (MViT needs exactly 16; S3D at least 14).
+VIDEO_FRAMES = 16
+
+
+def torchvision_inputs(models: Any, name: str, size: int) -> tuple:
+    """One random batch of what the model's family takes: a clip
+    [1, 3, frames, size, size] for video models, two frames for optical flow
+    (RAFT), else one image [1, 3, size, size] (classification, detection and
+    segmentation, which take an image batch too)."""
+    import torch
+
+    def family(module: str) -> set[str]:
+        try:
+            return set(models.list_models(module=getattr(models, module)))
+        except Exception:  # an older torchvision without the module: not that family
+            return set()
+
+    if name in family("video"):
+        return (torch.randn(1, 3, VIDEO_FRAMES, size, size),)
+    if name in family("optical_flow"):
+        side = max(8, size // 8 * 8)  # RAFT downsamples by 8
+        return (torch.randn(1, 3, side, side), torch.randn(1, 3, side, side))
+    return (torch.randn(1, 3, size, size),)
 
 
 def load_pt2(path: str, device: Any = None) -> LoadedModel:

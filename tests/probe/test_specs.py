@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import runpy
 
+import pytest
 from conftest import (
     PROBE_PATH,
     assert_well_formed,
@@ -99,3 +100,29 @@ def test_break_inside_library_code_points_at_the_user_line():
     assert len(frames) > b["user_frame"] + 1
     assert all(not f["user"] for f in frames[b["user_frame"] + 1 :])
     assert any("json" in f["file"] for f in frames if not f["user"])
+
+
+@pytest.mark.parametrize(
+    "name, shapes",
+    [
+        # a pretrained backbone by default: the loader passes weights_backbone=None
+        ("ssdlite320_mobilenet_v3_large", [[1, 3, 224, 224]]),
+        ("lraspp_mobilenet_v3_large", [[1, 3, 224, 224]]),
+        ("r3d_18", [[1, 3, 16, 112, 112]]),  # a clip, at its weights' crop size
+        ("raft_small", [[1, 3, 224, 224], [1, 3, 224, 224]]),  # two frames
+    ],
+)
+def test_torchvision_families_get_their_inputs_and_download_nothing(monkeypatch, name, shapes):
+    import torch
+    import torchvision  # noqa: F401  # the project's install puts it in the venv
+
+    from compilescope_probe import loader
+
+    def no_download(url, *args, **kwargs):
+        raise AssertionError(f"torchvision:{name} tried to download {url}")
+
+    monkeypatch.setattr(torch.hub, "load_state_dict_from_url", no_download)
+    loaded = loader.load_torchvision(name)
+    assert [list(t.shape) for t in loaded.inputs] == shapes
+    with torch.no_grad():
+        loaded.model(*loaded.inputs)  # the inputs fit the model
