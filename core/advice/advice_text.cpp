@@ -12,6 +12,20 @@ std::string baseName(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+std::string installedPackage(const std::string& path) {
+    for (const char* marker : {"site-packages/", "dist-packages/"}) {
+        if (const size_t at = path.rfind(marker); at != std::string::npos) {
+            const size_t from = at + std::string(marker).size();
+            const std::string rest = path.substr(from);
+            const size_t end = rest.find_first_of("/\\");
+            if (end != std::string::npos)
+                return rest.substr(0, end);
+            return rest.substr(0, rest.rfind('.')); // a module of its own: six.py
+        }
+    }
+    return {};
+}
+
 std::string shortLocation(const std::string& file, int line) {
     if (file.empty())
         return {};

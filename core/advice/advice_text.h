@@ -11,6 +11,9 @@ namespace cs::core::advice {
 // "item_break.py:21" (the file's last path component and the line).
 std::string shortLocation(const std::string& file, int line);
 std::string baseName(const std::string& path);
+// The installed package a path lies in ("torchvision" for
+// .../site-packages/torchvision/ops/boxes.py); empty outside site-packages.
+std::string installedPackage(const std::string& path);
 // "1 graph", "3 graphs", "1,500 nodes".
 std::string plural(long long count, const std::string& one, const std::string& many);
 // "1.23×"

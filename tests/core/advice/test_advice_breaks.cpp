@@ -2,6 +2,7 @@
 // gb_type and reason texts) and on real probe streams of the gallery models.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/advice/advice_text.h"
@@ -11,6 +12,7 @@
 using namespace advice_test;
 using cs::core::advice::BreakCause;
 using cs::core::advice::diagnoseBreak;
+using cs::core::advice::installedPackage;
 using cs::core::advice::torchHints;
 
 namespace {
@@ -230,6 +232,54 @@ TEST(AdviceBreaks, BreakInAResumeFunctionNamesTheUsersFunction) {
         << f.evidence[0];
     for (const auto& e : f.evidence)
         EXPECT_EQ(e.find("torch_dynamo_resume"), std::string::npos) << e;
+}
+
+// torchvision's SSD under torch.compile, as the probe reported it: the break
+// is in the library's postprocessing, which the user does not edit.
+TEST(AdviceBreaks, ABreakWhollyInLibraryCodeSaysToKeepThatCodeOutOfTheGraph) {
+    const std::string ssd = "/v/lib/python3.11/site-packages/torchvision/models/detection/ssd.py";
+    GraphBreak gb = makeBreak("Dynamic shape operator",
+                              "Dynamic shape operator\n  Explanation: Operator "
+                              "`aten.nonzero.default`'s output shape depends on input Tensor data.",
+                              ssd, 404, "detections = self.postprocess_detections(...)");
+    gb.frames[0].user = false;
+    gb.frames.push_back({ssd, 436, "postprocess_detections", "score = score[keep_idxs]", false});
+    gb.userFrame = -1;
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    run.graphBreaks.push_back(gb);
+    const auto found = withRule(advise(reportOf({run})), "graph_break.dynamic_output");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.line, 436);
+    EXPECT_TRUE(std::any_of(f.evidence.begin(), f.evidence.end(), [](const std::string& e) {
+        return e == "every frame of it is torchvision's installed code, none the model file's: "
+                    "forward ssd.py:404 → postprocess_detections ssd.py:436";
+    }));
+    EXPECT_NE(f.remedy.find("torchvision's code"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("model.postprocess_detections = "
+                            "torch.compiler.disable(model.postprocess_detections)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("capture_dynamic_output_shape_ops = True"), std::string::npos);
+    EXPECT_EQ(f.remedy.find("torch.where"), std::string::npos) << "no rewrite of library code";
+
+    // The same break on the user's own line keeps the rewrite.
+    cs::core::Run own = timedRun("default", {1000}, constant(20, 100));
+    own.graphBreaks.push_back(
+        makeBreak("Dynamic shape operator", gb.reason, "/m/model.py", 9, "idx = y.nonzero()"));
+    const auto mine = withRule(advise(reportOf({own})), "graph_break.dynamic_output");
+    ASSERT_EQ(mine.size(), 1U);
+    EXPECT_NE(mine[0].remedy.find("torch.where"), std::string::npos);
+    for (const auto& e : mine[0].evidence)
+        EXPECT_EQ(e.find("installed code"), std::string::npos) << e;
+}
+
+TEST(AdviceText, InstalledPackageIsTheFolderAfterSitePackages) {
+    EXPECT_EQ(installedPackage("/v/lib/python3.11/site-packages/torchvision/ops/boxes.py"),
+              "torchvision");
+    EXPECT_EQ(installedPackage("/usr/lib/python3/dist-packages/transformers/x.py"), "transformers");
+    EXPECT_EQ(installedPackage("/v/site-packages/six.py"), "six");
+    EXPECT_EQ(installedPackage("/home/me/model.py"), "");
 }
 
 } // namespace
