@@ -420,11 +420,35 @@ def precheck(spec: str) -> None:
         ) from None
 
 
+# The seed every probe builds its model and inputs under (docs/measuring.md).
+MODEL_SEED = 0
+
+
+def seed_all(seed: int = MODEL_SEED) -> None:
+    """Seeds Python's, torch's and NumPy's generators, so that every probe of
+    a comparison builds the same random weights and inputs: a model whose work
+    depends on the values (a detector's NMS over the boxes that pass its score
+    threshold) would otherwise do different work in each setting. A model
+    file that seeds itself reseeds over this."""
+    import random
+
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+    except ImportError:  # torch runs without NumPy: nothing more to seed
+        return
+    numpy.random.seed(seed)
+
+
 def load(
     spec: str, classifier: FrameClassifier, device: Any = None, batch_size: int | None = None
 ) -> LoadedModel:
     """`batch_size`: a batch-size walk's first size, for a get_inputs(batch_size)
-    without a default; None outside a walk."""
+    without a default; None outside a walk. Seeds first (seed_all)."""
+    seed_all()
     if spec.startswith("torchvision:"):
         return load_torchvision(spec.split(":", 1)[1].strip())
     path = os.path.abspath(os.path.expanduser(spec))

@@ -126,3 +126,45 @@ def test_torchvision_families_get_their_inputs_and_download_nothing(monkeypatch,
     assert [list(t.shape) for t in loaded.inputs] == shapes
     with torch.no_grad():
         loaded.model(*loaded.inputs)  # the inputs fit the model
+
+
+RANDOM_MODEL = """
+import random
+
+import numpy as np
+import torch
+
+
+def get_model():
+    return torch.nn.Linear(4, 4)
+
+
+def get_inputs():
+    return torch.randn(2, 4) * random.random() * float(np.random.rand())
+"""
+
+
+def test_every_load_builds_the_same_random_weights_and_inputs(tmp_path):
+    # Each setting of a comparison loads in a probe of its own: a detector's
+    # NMS does more or less work with other random weights, so they must match.
+    import torch
+
+    from compilescope_probe import loader
+    from compilescope_probe.frames import FrameClassifier
+
+    path = tmp_path / "random_model.py"
+    path.write_text(RANDOM_MODEL)
+    classifier = FrameClassifier(str(path))
+    loads = []
+    for _ in range(2):
+        torch.manual_seed(len(loads) + 7)  # what ran before the load must not matter
+        loads.append(loader.load(str(path), classifier))
+    a, b = loads
+    assert torch.equal(a.inputs[0], b.inputs[0])
+    assert torch.equal(a.model.weight, b.model.weight)
+    vision = [loader.load("torchvision:squeezenet1_0", classifier) for _ in range(2)]
+    assert torch.equal(vision[0].inputs[0], vision[1].inputs[0])
+    assert all(
+        torch.equal(p, q)
+        for p, q in zip(vision[0].model.parameters(), vision[1].model.parameters(), strict=True)
+    )
