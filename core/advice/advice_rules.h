@@ -14,6 +14,8 @@ namespace cs::core::advice {
 void failureRule(const AdviceInput& input, std::vector<Finding>& out);
 // Graph breaks grouped by cause and source line.
 void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out);
+// Graph breaks wholly in library code, one finding per package.
+void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out);
 // Recompiles because an input dimension changed; the recompile limit.
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out);
 // No significant speedup, or per-call time dominated by overhead.

@@ -206,4 +206,14 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
     return make(BreakCause::Other, "graph_break.other", what, "Graph break: " + what, remedy, 0.5);
 }
 
+std::string libraryPackage(const GraphBreak& b) {
+    if (b.userFrame >= 0 || b.frames.empty())
+        return {};
+    return installedPackage(b.frames.back().file);
+}
+
+bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis) {
+    return diagnosis.cause != BreakCause::CompilerDisabled && !libraryPackage(b).empty();
+}
+
 } // namespace cs::core::advice

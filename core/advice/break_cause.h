@@ -34,6 +34,14 @@ struct BreakDiagnosis {
 // nullopt when the break is of no known cause and torch offers no usable hint.
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b);
 
+// The installed package a break lies wholly in ("torchvision": every frame is
+// in site-packages, so the user cannot edit the line); empty otherwise.
+std::string libraryPackage(const GraphBreak& b);
+
+// Whether the break belongs to libraryBreakRule: wholly in library code, and
+// not one the user asked for with torch.compiler.disable.
+bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis);
+
 // torch's "Hint:" lines from a break reason, without the ones that only say
 // to report an issue to PyTorch.
 std::vector<std::string> torchHints(const std::string& reason);

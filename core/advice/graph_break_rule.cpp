@@ -1,5 +1,6 @@
 // Rule 1: graph breaks by cause. One finding per cause and source line, over
 // all settings that hit it, with the graphs it splits the function into.
+// Breaks wholly in library code are libraryBreakRule's.
 #include <map>
 #include <set>
 #include <tuple>
@@ -37,39 +38,6 @@ std::set<int> graphsAround(const Run& run, const std::vector<int>& breaks) {
     return graphs;
 }
 
-// The package a break lies wholly in ("torchvision"): every frame is
-// installed code, so the user cannot edit the line. Empty otherwise.
-std::string libraryOf(const GraphBreak& gb) {
-    if (gb.userFrame >= 0 || gb.frames.empty())
-        return {};
-    return installedPackage(gb.frames.back().file);
-}
-
-// What to do about a break in library code: keep that code out of the graph
-// on purpose (the function the compiled frame called into), and torch's own
-// switch where the cause has one.
-std::string libraryRemedy(const GraphBreak& gb, const BreakDiagnosis& diagnosis,
-                          const std::string& package) {
-    const SourceFrame& called = gb.frames[gb.frames.size() >= 2 ? 1 : 0];
-    const std::string fn = functionLabel(called.function);
-    std::string remedy =
-        "The break is in " + package +
-        "'s code, not in the model file: rather than edit the "
-        "library, leave " +
-        fn + " (" + shortLocation(called.file, called.line) +
-        ") out of the graph on purpose. Wrap it in torch.compiler.disable (for a method of the "
-        "model: model." +
-        called.function + " = torch.compiler.disable(model." + called.function +
-        ")), so its breaks become one at the call, or compile only the modules that do the "
-        "work (torch.compile(model.backbone)) instead of the whole model.";
-    if (diagnosis.cause == BreakCause::DynamicOutputShape)
-        remedy += " Or let Dynamo trace the op: "
-                  "torch._dynamo.config.capture_dynamic_output_shape_ops = True.";
-    else if (diagnosis.cause == BreakCause::Other)
-        remedy += " " + diagnosis.remedy; // torch's own hints
-    return remedy;
-}
-
 } // namespace
 
 void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -83,8 +51,8 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
             const GraphBreak& gb = run.graphBreaks[b];
             auto diagnosis = diagnoseBreak(gb);
-            if (!diagnosis)
-                continue;
+            if (!diagnosis || isLibraryBreak(gb, *diagnosis))
+                continue; // a library's breaks are one finding (libraryBreakRule)
             const SourceFrame* frame = gb.location();
             auto key = std::make_tuple(diagnosis->rule, frame ? frame->file : std::string(),
                                        frame ? frame->line : 0);
@@ -157,15 +125,6 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             graphText + "; " + f.setting + " has " +
             plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
             plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") + " in all");
-        if (const std::string package = libraryOf(first); !package.empty()) {
-            std::string chain; // outermost first, as the frames come
-            for (const auto& frame : first.frames)
-                chain += (chain.empty() ? "" : " → ") + functionLabel(frame.function) + " " +
-                         shortLocation(frame.file, frame.line);
-            f.evidence.push_back("every frame of it is " + package +
-                                 "'s installed code, none the model file's: " + chain);
-            f.remedy = libraryRemedy(first, site.diagnosis, package);
-        }
         if (labels.size() > 1)
             f.evidence.push_back("also in " + std::to_string(labels.size() - 1) +
                                  (isImported(run) ? " other rank(s): " : " other setting(s): ") +

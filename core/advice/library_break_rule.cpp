@@ -1,0 +1,173 @@
+// Graph breaks wholly in library code (every frame in site-packages:
+// torchvision's detection postprocessing, NMS): one finding per package over
+// all settings, since the user cannot edit those lines; the lever is keeping
+// that code out of the graph.
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/break_cause.h"
+#include "core/analysis/function_name.h"
+#include "core/analysis/rank_divergence.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+struct LibraryBreaks {
+    std::vector<std::pair<int, int>> hits; // (run, index into run.graphBreaks)
+    std::vector<std::string> sites;        // "ssd.py:436 in postprocess_detections: ..." once each
+    bool dynamicOutput = false;
+    bool scalar = false;
+};
+
+// What a break is, in one phrase: our diagnosis, else torch's break type.
+std::string breakText(const GraphBreak& gb, const std::optional<BreakDiagnosis>& diagnosis) {
+    if (diagnosis && diagnosis->cause != BreakCause::Other)
+        return diagnosis->title;
+    return gb.gbType.empty() ? firstLine(gb.reason) : gb.gbType;
+}
+
+// The library function the compiled frame calls on the way to a break
+// (frames[1] when the stack holds more than the compiled function), with the
+// call's frame: what torch.compiler.disable should wrap.
+const SourceFrame* calledInto(const GraphBreak& gb) {
+    return gb.frames.size() >= 2 ? &gb.frames[1] : nullptr;
+}
+
+std::string disableText(const GraphBreak* entry) {
+    if (!entry)
+        return "Wrap the library function your model calls on the way to these lines in "
+               "torch.compiler.disable: it then runs eagerly with all it calls, and its breaks "
+               "become one at the call.";
+    const SourceFrame& caller = entry->frames[0];
+    const std::string fn = entry->frames[1].function;
+    std::string text = "Wrap the library function your model calls on the way to them in "
+                       "torch.compiler.disable: here " +
+                       functionLabel(fn) + ", called at " + shortLocation(caller.file, caller.line);
+    // self.fn(...) in the compiled forward: a method of the model object.
+    if (caller.code.find("self." + fn + "(") != std::string::npos)
+        text += " (model." + fn + " = torch.compiler.disable(model." + fn + "))";
+    return text +
+           ". It then runs eagerly with all it calls, and its breaks become one at the call.";
+}
+
+} // namespace
+
+void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    std::map<std::string, LibraryBreaks> packages;
+    std::vector<std::string> order;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (run.error && run.error->kind == "fullgraph_break")
+            continue; // the failure rule reports it, as the reason the setting failed
+        for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
+            const GraphBreak& gb = run.graphBreaks[b];
+            const auto diagnosis = diagnoseBreak(gb);
+            if (diagnosis && diagnosis->cause == BreakCause::CompilerDisabled)
+                continue; // asked for: graphBreakRule says so
+            const std::string package = libraryPackage(gb);
+            if (package.empty())
+                continue;
+            auto [it, fresh] = packages.try_emplace(package);
+            if (fresh)
+                order.push_back(package);
+            LibraryBreaks& lib = it->second;
+            lib.hits.emplace_back(static_cast<int>(r), static_cast<int>(b));
+            const SourceFrame& at = gb.frames.back();
+            const std::string site = shortLocation(at.file, at.line) + " in " +
+                                     functionLabel(at.function) + ": " + breakText(gb, diagnosis);
+            if (std::find(lib.sites.begin(), lib.sites.end(), site) == lib.sites.end())
+                lib.sites.push_back(site);
+            lib.dynamicOutput |= diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
+            lib.scalar |= diagnosis && diagnosis->cause == BreakCause::ScalarValue;
+        }
+    }
+
+    for (const auto& package : order) {
+        const LibraryBreaks& lib = packages.at(package);
+        const int firstRun = lib.hits.front().first;
+        const Run& run = runs[static_cast<size_t>(firstRun)];
+        std::vector<const GraphBreak*> inFirst;
+        std::vector<std::string> labels;
+        std::vector<std::string> functions;
+        const GraphBreak* entry = nullptr;
+        int lastRun = -1;
+        for (const auto& [r, b] : lib.hits) {
+            const GraphBreak& gb = runs[static_cast<size_t>(r)].graphBreaks[static_cast<size_t>(b)];
+            if (r == firstRun) {
+                inFirst.push_back(&gb);
+                const std::string fn = functionLabel(gb.frames.back().function);
+                if (std::find(functions.begin(), functions.end(), fn) == functions.end())
+                    functions.push_back(fn);
+                if (!entry && calledInto(gb))
+                    entry = &gb;
+            }
+            if (r != lastRun)
+                labels.push_back(runLabel(runs[static_cast<size_t>(r)], r));
+            lastRun = r;
+        }
+        const GraphBreak& first = *inFirst.front();
+        const SourceFrame& at = first.frames.back();
+
+        Finding f;
+        f.rule = "graph_break.library";
+        f.severity = Severity::Warning;
+        f.title = package + "'s code breaks the graph " +
+                  plural(static_cast<long long>(inFirst.size()), "time", "times") + " (in " +
+                  joinWords(functions) + ")";
+        f.tab = EvidenceTab::Breaks;
+        f.run = firstRun;
+        f.setting = runLabel(run, firstRun);
+        f.file = at.file;
+        f.line = at.line;
+        f.code = at.code;
+        f.graphBreak = lib.hits.front().second;
+        f.graph = first.graphBefore;
+
+        f.evidence.push_back(
+            plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") + " in " +
+            f.setting + " lie wholly in " + package +
+            "'s installed code, none in the model file; " + f.setting + " has " +
+            plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
+            plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") +
+            " in all (Breaks tab)");
+        const size_t shown = std::min<size_t>(lib.sites.size(), 5);
+        for (size_t i = 0; i < shown; ++i)
+            f.evidence.push_back(lib.sites[i]);
+        if (lib.sites.size() > shown)
+            f.evidence.push_back(plural(static_cast<long long>(lib.sites.size() - shown),
+                                        "more site", "more sites"));
+        if (labels.size() > 1)
+            f.evidence.push_back("also in " + std::to_string(labels.size() - 1) +
+                                 (isImported(run) ? " other rank(s): " : " other setting(s): ") +
+                                 joinWords({labels.begin() + 1, labels.end()}));
+
+        f.remedy = "These breaks are in " + package +
+                   "'s code, not in the model file: rather than edit the library, keep that "
+                   "code out of the graph on purpose. " +
+                   disableText(entry) +
+                   " Or compile only the modules that do the work (torch.compile(model.backbone)) "
+                   "instead of the whole model.";
+        if (lib.dynamicOutput)
+            f.remedy += " Or let Dynamo trace the data-dependent ops: "
+                        "torch._dynamo.config.capture_dynamic_output_shape_ops = True.";
+        if (lib.scalar)
+            f.remedy += " Or let Dynamo trace .item(): torch._dynamo.config.capture_scalar_outputs "
+                        "= True.";
+        if (inFirst.size() > 1)
+            f.gain = "from the " +
+                     plural(static_cast<long long>(run.graphBreaks.size()), "graph break",
+                            "graph breaks") +
+                     " measured in " + f.setting + " to as few as " +
+                     std::to_string(run.graphBreaks.size() - inFirst.size() + 1) +
+                     " (one stays at the call)";
+        f.confidence = entry ? 0.8 : 0.6;
+        out.push_back(std::move(f));
+    }
+}
+
+} // namespace cs::core::advice
