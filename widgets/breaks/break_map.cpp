@@ -108,13 +108,21 @@ void BreakMap::rebuild() {
     if (run) {
         const int graphs = static_cast<int>(run->graphs.size());
         const int breaks = static_cast<int>(run->graphBreaks.size());
-        // Breaks before any graph (or with no graph recorded before them) come first.
+        const auto inRange = [&](int g) { return g >= 0 && g < graphs; };
+        // Breaks tied to no graph come first; a break with no graph before it
+        // (one that ended a frame before it captured anything, as a "graph
+        // break in loop" does) comes just before the graph after it.
         for (int b = 0; b < breaks; ++b) {
-            const int before = run->graphBreaks[static_cast<size_t>(b)].graphBefore;
-            if (before < 0 || before >= graphs)
+            const auto& gb = run->graphBreaks[static_cast<size_t>(b)];
+            if (!inRange(gb.graphBefore) && !inRange(gb.graphAfter))
                 add(true, b);
         }
         for (int g = 0; g < graphs; ++g) {
+            for (int b = 0; b < breaks; ++b) {
+                const auto& gb = run->graphBreaks[static_cast<size_t>(b)];
+                if (!inRange(gb.graphBefore) && gb.graphAfter == g)
+                    add(true, b);
+            }
             add(false, g);
             for (int b = 0; b < breaks; ++b) {
                 if (run->graphBreaks[static_cast<size_t>(b)].graphBefore == g)

@@ -78,6 +78,28 @@ class BreakViewsTest : public QObject {
         QVERIFY(tokens[1].rect.right() < tokens[2].rect.left());
     }
 
+    // torchvision's SSD: a "graph break in loop" ends its frame before it
+    // captures anything (no graph before it); it sits before the graph after it.
+    void mapPutsABreakWithNoGraphBeforeItJustBeforeTheGraphAfterIt() {
+        widgets::ReportDocument document;
+        widgets::BreakMap map(&document);
+        core::Run run = test::replayFixture("print_break_aot_eager_cpu.jsonl");
+        core::GraphBreak loop = run.graphBreaks.front();
+        loop.graphBefore = -1;
+        loop.graphAfter = 1;
+        core::GraphBreak orphan = loop;
+        orphan.graphAfter = -1;
+        run.graphBreaks.push_back(loop);
+        run.graphBreaks.push_back(orphan);
+        document.showReport(test::reportOf({run}));
+        std::vector<std::pair<bool, int>> order;
+        for (const auto& token : map.tokens())
+            order.emplace_back(token.isBreak, token.index);
+        const std::vector<std::pair<bool, int>> expected = {
+            {true, 2}, {false, 0}, {true, 0}, {true, 1}, {false, 1}};
+        QCOMPARE(order, expected);
+    }
+
     void mapTableAndSourceStayInSync() {
         QTemporaryDir dir;
         core::Run run = test::replayFixture("print_break_aot_eager_cpu.jsonl");
