@@ -44,6 +44,8 @@ _LIMIT_RE = re.compile(
 # "kwargs['input_ids']" (or "L['kwargs']['input_ids']").
 _ARGS_RE = re.compile(r"(?:L\[')?\bargs(?:'\])?\[(\d+)\]")
 _KWARGS_RE = re.compile(r"(?:L\[')?\bkwargs(?:'\])?\['(\w+)'\]")
+# The probe's own KeywordCall(*values) around a model called by keyword.
+_VALUES_RE = re.compile(r"(?:L\[')?\bvalues(?:'\])?\[(\d+)\]")
 
 
 def _qualified(target: Any) -> str:
@@ -235,8 +237,13 @@ class Capture:
         classifier: FrameClassifier,
         root: tuple | None = None,
         input_names: list[str] | None = None,
+        wrapper_file: str | None = None,
     ) -> None:
         self.emit = emit
+        # The file of the probe's own wrapper around a model called by keyword
+        # (loader.keyword_call): its frame is the model's forward to the user,
+        # and its values[i] the keyword names in input_names.
+        self.wrapper_file = os.path.realpath(wrapper_file) if wrapper_file else None
         # (function, file, line) of the model's forward: names the frame when
         # torch compiles a wrapper around it (its own wrap_inline's `inner`, or
         # a library's decorator such as transformers' can_return_tuple).
@@ -376,6 +383,8 @@ class Capture:
         graph_extra: dict[str, Any] = {}
         if self.root and function == "inner" and (file or "").endswith("external_utils.py"):
             function, file, line = self.root
+        elif self.root and self._is_wrapper(file):
+            function, file, line = self.root
         elif self._library_entry(file, compile_id):
             graph_extra["library_frame"] = {"function": function, "file": file, "line": line}
             function, file, line = self.root
@@ -429,6 +438,9 @@ class Capture:
                 ("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id))
             )
 
+    def _is_wrapper(self, file: str | None) -> bool:
+        return bool(self.wrapper_file and file and os.path.realpath(file) == self.wrapper_file)
+
     def _library_entry(self, file: str | None, compile_id: str | None) -> bool:
         """The first frame torch compiled (frame id 0) lies in library code: a
         decorator around the model's forward. Later frames in library code are
@@ -439,35 +451,40 @@ class Capture:
             return False  # the forward itself lies in a library (torchvision:resnet18)
         return compile_id is None or str(compile_id).split("/")[0] in ("0", "[0")
 
-    def _user_names(self, text: str) -> str:
-        """A wrapper's args[i] and kwargs['x'] as the forward's parameter names."""
+    def _user_names(self, text: str, positions: re.Pattern = _ARGS_RE) -> str:
+        """A wrapper's args[i] (or the keyword wrapper's values[i]) and
+        kwargs['x'] as the forward's parameter names."""
 
         def positional(m: re.Match) -> str:
             i = int(m.group(1))
             return self.input_names[i] if i < len(self.input_names) else m.group(0)
 
-        return _KWARGS_RE.sub(lambda m: m.group(1), _ARGS_RE.sub(positional, text))
+        return _KWARGS_RE.sub(lambda m: m.group(1), positions.sub(positional, text))
 
     def _as_user_entry(self, entry: dict, compile_id: str | None) -> dict:
         """A recompile (or limit) of a library wrapper, told as the model's
         forward and its parameter names; the raw names stay in library_frame
-        and raw_reason."""
-        if not self._library_entry(entry.get("file"), compile_id):
+        and raw_reason. The probe's own keyword wrapper is told the same way,
+        without a library_frame: it is not the user's program."""
+        wrapper = self.root is not None and self._is_wrapper(entry.get("file"))
+        if not wrapper and not self._library_entry(entry.get("file"), compile_id):
             return entry
         function, file, line = self.root  # type: ignore[misc]
         out = dict(entry)
-        out["library_frame"] = {
-            "function": entry.get("function"),
-            "file": entry.get("file"),
-            "line": entry.get("line"),
-        }
+        if not wrapper:
+            out["library_frame"] = {
+                "function": entry.get("function"),
+                "file": entry.get("file"),
+                "line": entry.get("line"),
+            }
         out.update(function=function, file=file, line=line)
+        positions = _VALUES_RE if wrapper else _ARGS_RE
         reason = entry.get("reason")
-        if isinstance(reason, str) and self._user_names(reason) != reason:
+        if isinstance(reason, str) and self._user_names(reason, positions) != reason:
             out["raw_reason"] = reason
-            out["reason"] = self._user_names(reason)
+            out["reason"] = self._user_names(reason, positions)
         if isinstance(entry.get("reasons"), list):
-            out["reasons"] = [self._user_names(str(r)) for r in entry["reasons"]]
+            out["reasons"] = [self._user_names(str(r), positions) for r in entry["reasons"]]
         return out
 
     def _take_artifact(self, compile_id: str | None) -> dict | None:

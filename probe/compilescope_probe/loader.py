@@ -124,11 +124,20 @@ def keyword_call(model: Any, names: tuple[str, ...]) -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.model = model  # a Module is registered, so .to() and .eval() reach it
+            self.keyword_names = names
 
         def forward(self, *values: Any) -> Any:
             return self.model(**dict(zip(names, values)))
 
     return KeywordCall()
+
+
+def keyword_names(model: Any) -> tuple[str, ...] | None:
+    """The names a keyword_call wrapper passes its values by; None for any
+    other model."""
+    if type(model).__name__ == "KeywordCall" and type(model).__module__ == __name__:
+        return model.keyword_names
+    return None
 
 
 def _raised(

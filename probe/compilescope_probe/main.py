@@ -579,13 +579,26 @@ class Probe:
             )
         import torch._dynamo
 
+        from . import loader
         from .capture import Capture, make_backend
         from .compile_phases import MetricsFeed
         from .compile_stages import StageWatcher
 
-        self.capture = Capture(
-            self.emit, self.classifier, _root_location(model), _input_names(model)
-        )
+        keyword_names = loader.keyword_names(model)
+        if keyword_names is not None:
+            # Called by keyword through the probe's KeywordCall: the user's
+            # forward and keyword names, not the wrapper's.
+            self.capture = Capture(
+                self.emit,
+                self.classifier,
+                _root_location(model.model),
+                list(keyword_names),
+                wrapper_file=loader.__file__,
+            )
+        else:
+            self.capture = Capture(
+                self.emit, self.classifier, _root_location(model), _input_names(model)
+            )
         self.capture.install()
         if s.backend == "inductor":
             from .generated_code import CodeCapture, configure

@@ -96,3 +96,32 @@ def get_input_sweep():
     assert [e["kind"] for e in errors] == ["missing_get_inputs"], run.describe()
     message = errors[0]["message"]
     assert "get_input_sweep()" in message and "input_ids, attention_mask" in message
+
+
+def test_a_recompile_names_the_models_forward_and_the_keyword(tmp_path):
+    # Dynamo compiles the probe's keyword wrapper, whose inputs are values[i]:
+    # told to the user as the model's own forward and its keyword names.
+    path = write(
+        tmp_path,
+        MODEL
+        + """
+
+def get_input_sweep():
+    return [{"input_ids": torch.zeros(2, n, dtype=torch.long),
+             "attention_mask": torch.ones(2, n)} for n in (4, 12)]
+""",
+    )
+    run = run_probe(
+        path, "--mode", "default", "--backend", "aot_eager", "--dynamic", "false", "--sweep", *QUICK
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    recompiles = run.of("recompile")
+    assert recompiles, run.describe()
+    for r in recompiles:
+        assert r["function"] == "Keyworded.forward" and r["file"] == str(path), r
+        assert "values[" not in r["reason"] and "'input_ids'" in r["reason"], r["reason"]
+        assert "library_frame" not in r, "the probe's wrapper is not library code"
+    for g in run.of("graph"):
+        assert g["function"] == "Keyworded.forward" and g["file"] == str(path), g
+        assert "library_frame" not in g
