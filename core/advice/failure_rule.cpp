@@ -20,6 +20,13 @@ bool mentionsSymbolicShapes(const std::string& text) {
     return false;
 }
 
+// Unbacked sizes: torch could not decide a condition on a size that comes
+// from tensor values, which no dynamic setting changes.
+bool dataDependent(const std::string& text) {
+    return containsText(text, "GuardOnDataDependentSymNode") ||
+           containsText(text, "data-dependent expression");
+}
+
 bool mentionsMissingTriton(const std::string& text) {
     return containsText(text, "No module named 'triton'") ||
            containsNoCase(text, "Cannot find a working triton installation") ||
@@ -153,7 +160,21 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
                          (file.empty() ? std::string() : " at " + shortLocation(file, line)));
             f.file = file;
             f.line = line;
-            if (run.setting.dynamic == "true")
+            if (dataDependent(text)) {
+                f.title = label + " failed on a size that depends on tensor data" +
+                          (file.empty() ? std::string() : " at " + shortLocation(file, line));
+                f.remedy = "The sizes in that expression (u0, u1, …) come from tensor values "
+                           "(nonzero, unique, a boolean mask, .item()): no dynamic setting or "
+                           "mark_static fixes them. ";
+                f.remedy += run.setting.fullgraph
+                                ? "Without fullgraph=True Dynamo breaks the graph there and runs "
+                                  "on (the Breaks tab then shows where); to keep one graph, state "
+                                  "what holds with torch._check(...) before the line, or move the "
+                                  "data-dependent step out of the compiled function."
+                                : "State what holds with torch._check(...) before the line (for "
+                                  "a size: torch._check(n <= limit)), or move the data-dependent "
+                                  "step out of the compiled function (torch.compiler.disable).";
+            } else if (run.setting.dynamic == "true")
                 f.remedy = "Compile with dynamic=False (or leave dynamic at auto) so sizes are "
                            "specialised, or mark the offending dimension static with "
                            "torch._dynamo.mark_static(tensor, dim).";

@@ -28,9 +28,16 @@ def format_exc(exc: BaseException) -> str:
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
+# A message line longer than this is cut: torch's symbolic-shape errors print
+# expressions of kilobytes on one line. The traceback keeps the whole text.
+SUMMARY_CHARS = 400
+
+
 def exc_summary(exc: BaseException) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else ""
+    if len(first) > SUMMARY_CHARS:
+        first = f"{first[:SUMMARY_CHARS]}… ({len(first) - SUMMARY_CHARS:,} more characters)"
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 

@@ -115,3 +115,15 @@ def test_event_writer_survives_a_closed_reader():
         signal.signal(signal.SIGPIPE, old)
         os.close(w)
     assert writer.closed
+
+
+def test_exc_summary_cuts_a_kilobyte_line_and_says_how_much_is_left():
+    from compilescope_probe.errors import SUMMARY_CHARS, exc_summary
+
+    expression = " + ".join(f"4*Min(300, u{i})" for i in range(90))
+    summary = exc_summary(RuntimeError(f"Could not guard on {expression} > 4000\nmore"))
+    assert summary.startswith("RuntimeError: Could not guard on 4*Min(300, u0)")
+    cut = len("Could not guard on ") + len(expression) + len(" > 4000") - SUMMARY_CHARS
+    assert summary.endswith(f"… ({cut:,} more characters)")
+    assert len(summary) < SUMMARY_CHARS + 60
+    assert exc_summary(ValueError("short\nsecond line")) == "ValueError: short"

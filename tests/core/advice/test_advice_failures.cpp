@@ -52,10 +52,15 @@ const FailureCase kFailures[] = {
      "torch.compile failed (while compiling /m/model.py:17): TypeError: unsupported operand SymInt",
      "", "failure.symbolic_shapes", "mark_static"},
     {"symint with dynamic=True", "default", "compile_failed",
+     "torch.compile failed: TypeError: unsupported operand SymInt", "", "failure.symbolic_shapes",
+     "dynamic=False"},
+    // No dynamic setting fixes a size that comes from data (torchvision's
+    // SSD under fullgraph failed so).
+    {"data-dependent size", "default", "compile_failed",
      "torch.compile failed: GuardOnDataDependentSymNode: Could not guard on data-dependent "
      "expression",
      "  File \"/m/model.py\", line 12, in forward\n    n = int(x.sum())\n",
-     "failure.symbolic_shapes", "dynamic=False"},
+     "failure.symbolic_shapes", "torch._check"},
     {"unrelated compile failure", "default", "compile_failed",
      "torch.compile failed: KeyError: 'foo'", "", "", ""},
     {"model raised", "default", "model_raised", "The model raised ValueError", "", "", ""},
@@ -66,7 +71,8 @@ class FailureTable : public ::testing::TestWithParam<FailureCase> {};
 TEST_P(FailureTable, FiresOnlyWhereItCanSayWhatToChange) {
     const auto& c = GetParam();
     auto run = failed(c.mode, c.kind, c.message, c.traceback);
-    if (std::string(c.name) == "symint with dynamic=True")
+    if (std::string(c.name) == "symint with dynamic=True" ||
+        std::string(c.name) == "data-dependent size")
         run.setting.dynamic = "true";
     const auto findings = advise(reportOf({run}), {});
     if (std::string(c.rule).empty()) {
@@ -87,6 +93,19 @@ INSTANTIATE_TEST_SUITE_P(Advice, FailureTable, ::testing::ValuesIn(kFailures),
                                  ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
                              return name;
                          });
+
+TEST(AdviceFailures, ADataDependentSizeUnderFullgraphSaysTheBreakWouldLetItRunOn) {
+    auto run = failed("default", "compile_failed",
+                      "torch.compile failed: UserError: Could not guard on data-dependent "
+                      "expression 4*Min(300, u0) > 4000");
+    run.setting.fullgraph = true;
+    const auto f = advise(reportOf({run}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].title.find("failed on a size that depends on tensor data"), std::string::npos)
+        << f[0].title;
+    EXPECT_NE(f[0].remedy.find("Without fullgraph=True"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("compile with dynamic=False"), std::string::npos) << f[0].remedy;
+}
 
 TEST(AdviceFailures, SymbolicShapesShowTheFailingLine) {
     auto fromMessage =
