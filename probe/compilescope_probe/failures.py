@@ -79,10 +79,15 @@ def classify(
         if eager_exc is None:
             loc = user_location(e, classifier)
             where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
+            if "data-dependent expression" in str(e):
+                # Not torch's bug: a size there comes from tensor values.
+                then = "a size there depends on tensor values (torch._check tells torch what holds)"
+            else:
+                then = "try --backend aot_eager to narrow it down, and report it to PyTorch"
             return ProbeError(
                 "compile_failed",
                 f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
-                f"torch.compile; try --backend aot_eager to narrow it down, and report it to PyTorch.",
+                f"torch.compile; {then}.",
                 tb=format_exc(e),
             )
         e = eager_exc

@@ -125,3 +125,12 @@ def test_out_of_memory_keeps_what_was_measured():
     assert run.events[-1]["status"] == "failed"
     # two calls ran before memory ran out; their iterations are in the stream
     assert [i["index"] for i in run.calls()] == [0, 1]
+
+
+def test_a_data_dependent_size_under_fullgraph_is_not_called_a_torch_bug():
+    path = fixture_model("data_dependent_size")
+    run = run_probe(path, "--mode", "default", "--fullgraph", *FAST)
+    err = _failed_with(run, "compile_failed")
+    assert f"while compiling {path}:13" in err["message"], err["message"]
+    assert "depends on tensor values" in err["message"]
+    assert "report it to PyTorch" not in err["message"]
