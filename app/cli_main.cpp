@@ -153,9 +153,14 @@ void printMeasurementNotes(const Run& run, const Environment& where) {
     if (const auto check = crosscheck(run))
         std::fprintf(stderr, "    cross-check: %s: %s\n", crosscheckText(*check).c_str(),
                      crosscheckVerdict(*check).c_str());
-    if (const auto load = machineLoad(run, where))
+    if (const auto load = machineLoad(run, where); load && load->judgeable())
         std::fprintf(stderr, "    the rest of the machine: %s: %s\n",
                      machineLoadText(*load).c_str(), machineLoadVerdict(*load).c_str());
+    else if (load) // its figures are a few kernel ticks: the phase's length is what to say
+        std::fprintf(stderr,
+                     "    the rest of the machine: not judged (a measure phase of %s; "
+                     "under 0.5 s the kernel's CPU ticks are too coarse)\n",
+                     formatDuration(load->wallNs).c_str());
     std::string notes;
     if (run.probe.threads > 0) {
         notes += std::to_string(run.probe.threads) + " intra-op thread(s)";
