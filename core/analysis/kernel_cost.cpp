@@ -419,6 +419,10 @@ std::string fusedAttentionBackend(const std::string& kernelName) {
     return {};
 }
 
+std::string kernelKindLabel(const std::string& kind, const std::string& kernelName) {
+    return kind == "fallback" && !fusedAttentionBackend(kernelName).empty() ? "attention" : kind;
+}
+
 std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,
                                      const std::string& kernel) {
     std::vector<std::string> nodes;
@@ -595,7 +599,7 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines) {
                       row.kind == "wrapper"
                           ? ""
                           : formatCount(static_cast<double>(row.launchesPerCall)).c_str(),
-                      row.kind.c_str());
+                      kernelKindLabel(row.kind, row.name).c_str());
         out += line + where + "\n";
     }
     const auto unseen = std::count_if(cost.kernels.begin(), cost.kernels.end(),

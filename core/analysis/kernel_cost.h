@@ -74,6 +74,10 @@ std::vector<std::string> nodeKernels(const Run& run, const std::string& compileI
 // kernel name (aten.X.default, torch.ops.aten.X.default or aten::X).
 std::string fusedAttentionBackend(const std::string& kernelName);
 
+// The kind to show for a kernel: its kind, but "attention" for a fused
+// attention fallback (the advice leaves it out of the fallbacks too).
+std::string kernelKindLabel(const std::string& kind, const std::string& kernelName);
+
 // Two settings side by side.
 struct KernelChange {
     std::string compileId;

@@ -77,7 +77,7 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         kernels.html(wrapper ? "<i>outside kernels</i>"
                              : "<code>" + htmlEscape(row.name) + "</code>" +
                                    (row.ambiguous ? " *" : ""));
-        kernels.text(row.kind);
+        kernels.text(kernelKindLabel(row.kind, row.name));
         kernels.text(
             row.compileId.empty() ? "?" : row.compileId + (row.part.empty() ? "" : " ") + row.part);
         kernels.text(formatDuration(*row.nsPerCall));

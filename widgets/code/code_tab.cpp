@@ -785,7 +785,14 @@ void CodeTab::fillKernels() {
                        tr("Profiled, but no kernel of that name is in the code (unmapped)");
             std::vector<Cell> row;
             row.push_back({q(item.name), {}, tip, false, item.kind == "wrapper"});
-            row.push_back({q(item.kind)});
+            const std::string backend =
+                item.kind == "fallback" ? core::fusedAttentionBackend(item.name) : std::string();
+            row.push_back({q(core::kernelKindLabel(item.kind, item.name)),
+                           {},
+                           backend.empty() ? QString()
+                                           : tr("ATen's fused attention (SDPA's %1 backend): "
+                                                "Inductor runs it as a fallback on purpose")
+                                                 .arg(q(backend))});
             row.push_back(timeCell(item.nsPerCall));
             if (item.nsPerCall && item.kind != "wrapper")
                 row.push_back({percent(item.share), item.share, {}, true});

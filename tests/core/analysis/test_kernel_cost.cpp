@@ -250,6 +250,12 @@ TEST(KernelCost, FusedAttentionKernelsAreNamedByTheirSdpaBackend) {
     EXPECT_EQ(fusedAttentionBackend("aten.nonzero.default"), "");
     EXPECT_EQ(fusedAttentionBackend("extern_kernels.bmm"), "");
     EXPECT_EQ(fusedAttentionBackend("cpp_fused_flash_attention_0"), "");
+    // Shown as its own kind: the advice does not count it among the fallbacks.
+    EXPECT_EQ(cs::core::kernelKindLabel("fallback",
+                                        "aten._scaled_dot_product_efficient_attention.default"),
+              "attention");
+    EXPECT_EQ(cs::core::kernelKindLabel("fallback", "aten.nonzero.default"), "fallback");
+    EXPECT_EQ(cs::core::kernelKindLabel("extern", "aten._flash_attention_forward"), "extern");
 }
 
 TEST(KernelCost, TwoNodesOfOneKernelOnOneLineAddUp) {
