@@ -4,6 +4,7 @@
 
 #include "core/advice/advice_text.h"
 #include "core/analysis/function_name.h"
+#include "core/analysis/rank_divergence.h"
 
 namespace cs::core::advice {
 
@@ -214,6 +215,21 @@ std::string libraryPackage(const GraphBreak& b) {
 
 bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis) {
     return diagnosis.cause != BreakCause::CompilerDisabled && !libraryPackage(b).empty();
+}
+
+std::string alsoInText(const std::vector<Run>& runs, const std::vector<std::pair<int, int>>& hits) {
+    std::vector<std::string> labels;
+    int lastRun = -1;
+    for (const auto& hit : hits) {
+        if (hit.first != lastRun && lastRun >= 0)
+            labels.push_back(runLabel(runs[static_cast<size_t>(hit.first)], hit.first));
+        lastRun = hit.first;
+    }
+    if (labels.empty())
+        return {};
+    const bool ranks = isImported(runs[static_cast<size_t>(hits.front().first)]);
+    return "also in " + std::to_string(labels.size()) +
+           (ranks ? " other rank(s): " : " other setting(s): ") + joinWords(labels);
 }
 
 } // namespace cs::core::advice

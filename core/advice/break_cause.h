@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/report/session.h"
@@ -41,6 +42,24 @@ std::string libraryPackage(const GraphBreak& b);
 // Whether the break belongs to libraryBreakRule: wholly in library code, and
 // not one the user asked for with torch.compiler.disable.
 bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis);
+
+// Calls visit(run, index into run.graphBreaks, break) for every break the
+// break rules weigh: a run that failed on fullgraph=True is left out (the
+// failure rule reports its break, as the reason the setting failed).
+template <typename Visit> void forEachAdvisedBreak(const std::vector<Run>& runs, Visit visit) {
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (run.error && run.error->kind == "fullgraph_break")
+            continue;
+        for (size_t b = 0; b < run.graphBreaks.size(); ++b)
+            visit(static_cast<int>(r), static_cast<int>(b), run.graphBreaks[b]);
+    }
+}
+
+// "also in 2 other setting(s): a and b" (ranks for an imported log) for the
+// runs of `hits` ((run, break) pairs in run order) after the first; empty
+// when all are in one run.
+std::string alsoInText(const std::vector<Run>& runs, const std::vector<std::pair<int, int>>& hits);
 
 // torch's "Hint:" lines from a break reason, without the ones that only say
 // to report an issue to PyTorch.

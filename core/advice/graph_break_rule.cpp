@@ -44,46 +44,35 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     std::map<std::tuple<std::string, std::string, int>, Site> sites;
     std::vector<std::tuple<std::string, std::string, int>> order;
-    for (size_t r = 0; r < runs.size(); ++r) {
-        const Run& run = runs[r];
-        if (run.error && run.error->kind == "fullgraph_break")
-            continue; // the failure rule reports it, as the reason the setting failed
-        for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
-            const GraphBreak& gb = run.graphBreaks[b];
-            auto diagnosis = diagnoseBreak(gb);
-            if (!diagnosis || isLibraryBreak(gb, *diagnosis))
-                continue; // a library's breaks are one finding (libraryBreakRule)
-            const SourceFrame* frame = gb.location();
-            auto key = std::make_tuple(diagnosis->rule, frame ? frame->file : std::string(),
-                                       frame ? frame->line : 0);
-            auto [it, fresh] = sites.try_emplace(key);
-            if (fresh) {
-                order.push_back(key);
-                it->second.diagnosis = *diagnosis;
-                if (frame) {
-                    it->second.file = frame->file;
-                    it->second.line = frame->line;
-                    it->second.code = frame->code;
-                    it->second.function = functionLabel(frame->function);
-                }
+    forEachAdvisedBreak(runs, [&](int r, int b, const GraphBreak& gb) {
+        auto diagnosis = diagnoseBreak(gb);
+        if (!diagnosis || isLibraryBreak(gb, *diagnosis))
+            return; // a library's breaks are one finding (libraryBreakRule)
+        const SourceFrame* frame = gb.location();
+        auto key = std::make_tuple(diagnosis->rule, frame ? frame->file : std::string(),
+                                   frame ? frame->line : 0);
+        auto [it, fresh] = sites.try_emplace(key);
+        if (fresh) {
+            order.push_back(key);
+            it->second.diagnosis = *diagnosis;
+            if (frame) {
+                it->second.file = frame->file;
+                it->second.line = frame->line;
+                it->second.code = frame->code;
+                it->second.function = functionLabel(frame->function);
             }
-            it->second.hits.emplace_back(static_cast<int>(r), static_cast<int>(b));
         }
-    }
+        it->second.hits.emplace_back(r, b);
+    });
 
     for (const auto& key : order) {
         const Site& site = sites.at(key);
         const int firstRun = site.hits.front().first;
         const Run& run = runs[static_cast<size_t>(firstRun)];
         std::vector<int> inFirst;
-        std::vector<std::string> labels;
-        int lastRun = -1;
         for (const auto& [r, b] : site.hits) {
             if (r == firstRun)
                 inFirst.push_back(b);
-            if (r != lastRun)
-                labels.push_back(runLabel(runs[static_cast<size_t>(r)], r));
-            lastRun = r;
         }
         const auto graphs = graphsAround(run, inFirst);
         const int split =
@@ -125,10 +114,8 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             graphText + "; " + f.setting + " has " +
             plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
             plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") + " in all");
-        if (labels.size() > 1)
-            f.evidence.push_back("also in " + std::to_string(labels.size() - 1) +
-                                 (isImported(run) ? " other rank(s): " : " other setting(s): ") +
-                                 joinWords({labels.begin() + 1, labels.end()}));
+        if (const std::string also = alsoInText(runs, site.hits); !also.empty())
+            f.evidence.push_back(also);
         if (site.diagnosis.cause != BreakCause::CompilerDisabled) {
             const size_t total = run.graphBreaks.size();
             f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +

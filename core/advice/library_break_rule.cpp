@@ -60,55 +60,44 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     std::map<std::string, LibraryBreaks> packages;
     std::vector<std::string> order;
-    for (size_t r = 0; r < runs.size(); ++r) {
-        const Run& run = runs[r];
-        if (run.error && run.error->kind == "fullgraph_break")
-            continue; // the failure rule reports it, as the reason the setting failed
-        for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
-            const GraphBreak& gb = run.graphBreaks[b];
-            const auto diagnosis = diagnoseBreak(gb);
-            if (diagnosis && diagnosis->cause == BreakCause::CompilerDisabled)
-                continue; // asked for: graphBreakRule says so
-            const std::string package = libraryPackage(gb);
-            if (package.empty())
-                continue;
-            auto [it, fresh] = packages.try_emplace(package);
-            if (fresh)
-                order.push_back(package);
-            LibraryBreaks& lib = it->second;
-            lib.hits.emplace_back(static_cast<int>(r), static_cast<int>(b));
-            const SourceFrame& at = gb.frames.back();
-            const std::string site = shortLocation(at.file, at.line) + " in " +
-                                     functionLabel(at.function) + ": " + breakText(gb, diagnosis);
-            if (std::find(lib.sites.begin(), lib.sites.end(), site) == lib.sites.end())
-                lib.sites.push_back(site);
-            lib.dynamicOutput |= diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
-            lib.scalar |= diagnosis && diagnosis->cause == BreakCause::ScalarValue;
-        }
-    }
+    forEachAdvisedBreak(runs, [&](int r, int b, const GraphBreak& gb) {
+        const auto diagnosis = diagnoseBreak(gb);
+        if (diagnosis && diagnosis->cause == BreakCause::CompilerDisabled)
+            return; // asked for: graphBreakRule says so
+        const std::string package = libraryPackage(gb);
+        if (package.empty())
+            return;
+        auto [it, fresh] = packages.try_emplace(package);
+        if (fresh)
+            order.push_back(package);
+        LibraryBreaks& lib = it->second;
+        lib.hits.emplace_back(r, b);
+        const SourceFrame& at = gb.frames.back();
+        const std::string site = shortLocation(at.file, at.line) + " in " +
+                                 functionLabel(at.function) + ": " + breakText(gb, diagnosis);
+        if (std::find(lib.sites.begin(), lib.sites.end(), site) == lib.sites.end())
+            lib.sites.push_back(site);
+        lib.dynamicOutput |= diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
+        lib.scalar |= diagnosis && diagnosis->cause == BreakCause::ScalarValue;
+    });
 
     for (const auto& package : order) {
         const LibraryBreaks& lib = packages.at(package);
         const int firstRun = lib.hits.front().first;
         const Run& run = runs[static_cast<size_t>(firstRun)];
         std::vector<const GraphBreak*> inFirst;
-        std::vector<std::string> labels;
         std::vector<std::string> functions;
         const GraphBreak* entry = nullptr;
-        int lastRun = -1;
         for (const auto& [r, b] : lib.hits) {
-            const GraphBreak& gb = runs[static_cast<size_t>(r)].graphBreaks[static_cast<size_t>(b)];
-            if (r == firstRun) {
-                inFirst.push_back(&gb);
-                const std::string fn = functionLabel(gb.frames.back().function);
-                if (std::find(functions.begin(), functions.end(), fn) == functions.end())
-                    functions.push_back(fn);
-                if (!entry && calledInto(gb))
-                    entry = &gb;
-            }
-            if (r != lastRun)
-                labels.push_back(runLabel(runs[static_cast<size_t>(r)], r));
-            lastRun = r;
+            if (r != firstRun)
+                break; // hits come in run order
+            const GraphBreak& gb = run.graphBreaks[static_cast<size_t>(b)];
+            inFirst.push_back(&gb);
+            const std::string fn = functionLabel(gb.frames.back().function);
+            if (std::find(functions.begin(), functions.end(), fn) == functions.end())
+                functions.push_back(fn);
+            if (!entry && calledInto(gb))
+                entry = &gb;
         }
         const GraphBreak& first = *inFirst.front();
         const SourceFrame& at = first.frames.back();
@@ -141,10 +130,8 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (lib.sites.size() > shown)
             f.evidence.push_back(plural(static_cast<long long>(lib.sites.size() - shown),
                                         "more site", "more sites"));
-        if (labels.size() > 1)
-            f.evidence.push_back("also in " + std::to_string(labels.size() - 1) +
-                                 (isImported(run) ? " other rank(s): " : " other setting(s): ") +
-                                 joinWords({labels.begin() + 1, labels.end()}));
+        if (const std::string also = alsoInText(runs, lib.hits); !also.empty())
+            f.evidence.push_back(also);
 
         f.remedy = "These breaks are in " + package +
                    "'s code, not in the model file: rather than edit the library, keep that "

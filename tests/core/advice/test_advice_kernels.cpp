@@ -56,6 +56,14 @@ Run profiledRun(int64_t a, int64_t b, int64_t c, const std::string& kindB = "cpp
     return run;
 }
 
+// A second aten.nonzero fallback at model.py:23, taking `ns` over the window.
+void addSecondNonzero(cs::core::Run& run, int64_t ns) {
+    run.graphs[0].nodes.push_back(nodeAt("nonzero_1", 23));
+    run.code[0].kernels.push_back(
+        codeKernel("aten.nonzero", "fallback", {"nonzero_1"}, 23, "idx2 = z.nonzero()"));
+    run.kernelProfile.kernels.push_back({"0/0", "aten.nonzero", ns, 10, false});
+}
+
 bool anyEvidence(const Finding& f, const std::string& part) {
     for (const auto& e : f.evidence)
         if (e.find(part) != std::string::npos)
@@ -122,10 +130,7 @@ TEST(KernelRule, FallbacksAtATenthOfTheKernelTime) {
 // Two layers running the same ATen op: one op to change, named once.
 TEST(KernelRule, FallbacksOfOneOpAreNamedOnceWithTheirKernelCount) {
     cs::core::Run run = profiledRun(400'000, 100'000, 400'000, "fallback");
-    run.graphs[0].nodes.push_back(nodeAt("nonzero_1", 23));
-    run.code[0].kernels.push_back(
-        codeKernel("aten.nonzero", "fallback", {"nonzero_1"}, 23, "idx2 = z.nonzero()"));
-    run.kernelProfile.kernels.push_back({"0/0", "aten.nonzero", 120'000, 10, false});
+    addSecondNonzero(run, 120'000);
     const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
     ASSERT_EQ(found.size(), 1U);
     const Finding& f = found.front();
@@ -147,10 +152,7 @@ TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
     EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.fallback").empty());
 
     // With another fallback above a tenth, only that one counts.
-    run.graphs[0].nodes.push_back(nodeAt("nonzero_1", 23));
-    run.code[0].kernels.push_back(
-        codeKernel("aten.nonzero", "fallback", {"nonzero_1"}, 23, "idx2 = z.nonzero()"));
-    run.kernelProfile.kernels.push_back({"0/0", "aten.nonzero", 250'000, 10, false});
+    addSecondNonzero(run, 250'000);
     const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
     ASSERT_EQ(found.size(), 1U);
     const Finding& f = found.front();
