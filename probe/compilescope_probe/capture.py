@@ -257,6 +257,7 @@ class Capture:
         self.overhead_ns = 0  # time spent recording inside torch's compile
         self.failures: list[str] = []
         self._pending: list[tuple[str, dict]] = []  # ("graph"|"graph_break", payload) for this call
+        self._attempts: dict[int, int] = {}  # id(payload) -> the compile attempt that made it
         self._artifacts: list[dict] = []
         self._guard_fails: list[tuple[str, Any]] = []
         self._limits: list[dict] = []
@@ -355,8 +356,6 @@ class Capture:
             self.overhead_ns += time.perf_counter_ns() - t0
 
     def _record_graph(self, gm: Any) -> None:
-        index = self.graph_count
-        self.graph_count += 1
         meta = getattr(gm, "meta", {}) or {}
         cid = meta.get("dynamo_compile_id")
         if cid is None:
@@ -368,6 +367,11 @@ class Capture:
                 fallbacks.missing("torch._guards.CompileContext.current_compile_id", e)
                 cid = None
         compile_id = str(cid) if cid is not None else None
+        attempt = _compile_attempt()
+        if attempt > 0 and compile_id is not None:
+            self._drop_restarted(compile_id, attempt)
+        index = self.graph_count
+        self.graph_count += 1
         reason = getattr(gm, "compile_subgraph_reason", None)
         function = file = None
         line = 0
@@ -429,14 +433,33 @@ class Capture:
             if kind == "graph":
                 break
         self._pending.append(("graph", graph))
+        self._attempts[id(graph)] = attempt
         if reason is not None and getattr(reason, "graph_break", False):
             artifact = self._take_artifact(compile_id)
             stack = list(getattr(reason, "user_stack", None) or [])
             if not stack and artifact:
                 stack = artifact.get("stack") or []
-            self._pending.append(
-                ("graph_break", self._break(str(reason.reason), stack, artifact, index, compile_id))
+            b = self._break(str(reason.reason), stack, artifact, index, compile_id)
+            self._pending.append(("graph_break", b))
+            self._attempts[id(b)] = attempt
+
+    def _drop_restarted(self, compile_id: str, attempt: int) -> None:
+        """Dynamo restarted the analysis of this compile (attempt > 0, the
+        "0/0_1" of torch's logs): what it recorded at earlier attempts was
+        thrown away, so it leaves the call's graphs and breaks, and its graph
+        indexes go to the graphs of this attempt. Those were the latest
+        recorded: a frame compiles to the end before another starts."""
+        kept = []
+        for kind, payload in self._pending:
+            stale = (
+                payload.get("compile_id") == compile_id
+                and self._attempts.get(id(payload), 0) < attempt
             )
+            if not stale:
+                kept.append((kind, payload))
+            elif kind == "graph":
+                self.graph_count = min(self.graph_count, payload["index"])
+        self._pending = kept
 
     def _is_wrapper(self, file: str | None) -> bool:
         return bool(self.wrapper_file and file and os.path.realpath(file) == self.wrapper_file)
@@ -525,6 +548,7 @@ class Capture:
     def begin_call(self, inputs_text: str) -> None:
         self._call_inputs = inputs_text
         self._pending = []
+        self._attempts = {}
         self._artifacts = []
         self._guard_fails = []
         self._limits = []
@@ -560,6 +584,7 @@ class Capture:
             else:
                 self.emit("graph", **payload)
         self._pending = []
+        self._attempts = {}
         self._emit_recompiles(metrics)
         for entry in self._limits:
             self.emit("recompile_limit", **self._as_user_entry(entry, None))
@@ -671,6 +696,19 @@ class Capture:
         if isinstance(size, int):
             return size + 1
         return None
+
+
+def _compile_attempt() -> int:
+    """Which analysis of the current compile this is: 0, or more after Dynamo
+    restarted it (RestartAnalysis, e.g. after Inductor specialized a float)."""
+    try:
+        import torch._guards
+
+        ctx = torch._guards.CompileContext.try_get()
+    except Exception as e:
+        fallbacks.missing("torch._guards.CompileContext.try_get", e)
+        return 0
+    return int(getattr(ctx, "attempt", 0) or 0) if ctx is not None else 0
 
 
 def fullgraph_break(exc: BaseException, capture: Capture) -> dict:

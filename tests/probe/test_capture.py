@@ -15,6 +15,7 @@ from conftest import (
     GALLERY,
     assert_well_formed,
     first_call_graphs,
+    fixture_model,
     gallery,
     innermost_user_location,
     run_probe,
@@ -157,8 +158,6 @@ def test_module_paths_and_shapes_in_the_mlp():
 def test_break_with_no_graph_before_it():
     """A print as the first statement leaves no graph before the break:
     explain lists no such break, the probe reports it with graph_before -1."""
-    from conftest import fixture_model
-
     path = fixture_model("chatty")
     run = run_probe(path, "--backend", "eager", "--warmup", "1", "--iters", "1")
     graphs, breaks = first_call_graphs(run)
@@ -170,3 +169,26 @@ def test_break_with_no_graph_before_it():
         assert b["graph_before"] == -1 and b["graph_after"] == 0
         loc = innermost_user_location(b)
         assert loc[0] == str(path) and "CHATTY" in lines[loc[1] - 1]
+
+
+def test_a_restarted_analysis_leaves_one_graph():
+    # GPT-2 under dynamic=True showed "2 graphs, 0 breaks" for one compile:
+    # the graph of the abandoned attempt was reported next to the real one.
+    run = run_probe(
+        fixture_model("restarted_compile"),
+        "--mode",
+        "default",
+        "--dynamic",
+        "true",
+        "--warmup",
+        "1",
+        "--iters",
+        "2",
+        "--profile-calls",
+        "0",
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    graphs = run.of("graph")
+    assert [(g["index"], g["compile_id"]) for g in graphs] == [(0, "0/0")], run.describe()
+    assert not run.of("graph_break")
