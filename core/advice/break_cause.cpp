@@ -217,6 +217,21 @@ bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis) {
     return diagnosis.cause != BreakCause::CompilerDisabled && !libraryPackage(b).empty();
 }
 
+Finding breakFinding(const std::vector<Run>& runs, int run, int graphBreak, const std::string& file,
+                     int line, const std::string& code) {
+    const Run& r = runs[static_cast<size_t>(run)];
+    Finding f;
+    f.tab = EvidenceTab::Breaks;
+    f.run = run;
+    f.setting = runLabel(r, run);
+    f.file = file;
+    f.line = line;
+    f.code = code;
+    f.graphBreak = graphBreak;
+    f.graph = r.graphBreaks[static_cast<size_t>(graphBreak)].graphBefore;
+    return f;
+}
+
 std::string alsoInText(const std::vector<Run>& runs, const std::vector<std::pair<int, int>>& hits) {
     std::vector<std::string> labels;
     int lastRun = -1;

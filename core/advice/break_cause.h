@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/advice/advice.h"
 #include "core/report/session.h"
 
 namespace cs::core::advice {
@@ -55,6 +56,11 @@ template <typename Visit> void forEachAdvisedBreak(const std::vector<Run>& runs,
             visit(static_cast<int>(r), static_cast<int>(b), run.graphBreaks[b]);
     }
 }
+
+// A Breaks-tab finding about break `graphBreak` of run `run`, placed at
+// file:line: the fields both break rules fill alike (rule, title, remedy left).
+Finding breakFinding(const std::vector<Run>& runs, int run, int graphBreak, const std::string& file,
+                     int line, const std::string& code);
 
 // "also in 2 other setting(s): a and b" (ranks for an imported log) for the
 // runs of `hits` ((run, break) pairs in run order) after the first; empty

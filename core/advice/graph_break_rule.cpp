@@ -81,19 +81,11 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         const std::string where = shortLocation(site.file, site.line);
         const std::string fn = site.function.empty() ? "the compiled function" : site.function;
 
-        Finding f;
+        Finding f = breakFinding(runs, firstRun, inFirst.front(), site.file, site.line, site.code);
         f.rule = site.diagnosis.rule;
         f.severity = site.diagnosis.cause == BreakCause::CompilerDisabled ? Severity::Info
                                                                           : Severity::Warning;
         f.title = site.diagnosis.title + (where.empty() ? "" : " (" + where + ")");
-        f.tab = EvidenceTab::Breaks;
-        f.run = firstRun;
-        f.setting = runLabel(run, firstRun);
-        f.file = site.file;
-        f.line = site.line;
-        f.code = site.code;
-        f.graphBreak = inFirst.front();
-        f.graph = first.graphBefore;
         f.graphsSplit = split;
         f.remedy = site.diagnosis.remedy;
         f.confidence = site.diagnosis.confidence;

@@ -1,8 +1,9 @@
 // The kernel rules (docs/kernel-cost.md, docs/advice.md): from the profiled
 // window after the measure phase, a kernel that takes more than half of the
 // compiled kernels' time, time in ops Inductor could not lower (ATen
-// fallbacks, its fused attention aside), and a user line that runs uncompiled after a graph break.
-// Each fires only on a run with a kernel profile, with the numbers and the line.
+// fallbacks, its fused attention aside), and a user line that runs uncompiled
+// after a graph break. Each fires only on a run with a kernel profile, with the
+// numbers and the line.
 #include <algorithm>
 #include <cstdio>
 
@@ -168,12 +169,14 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     int kernels = 0;
     std::vector<FallbackOp> ops; // costliest first, as the rows come
     FallbackOp attention;        // ATen's fused attention: a fallback on purpose
+    std::vector<std::string> attentionBackends;
     for (const auto& row : cost.kernels) {
         if (row.kind != "fallback" || !row.nsPerCall)
             continue;
         if (const std::string backend = fusedAttentionBackend(row.name); !backend.empty()) {
-            if (attention.name.find(backend) == std::string::npos)
-                attention.name += (attention.name.empty() ? "" : ", ") + backend;
+            if (std::find(attentionBackends.begin(), attentionBackends.end(), backend) ==
+                attentionBackends.end())
+                attentionBackends.push_back(backend);
             attention.nsPerCall += *row.nsPerCall;
             attention.share += row.share;
             ++attention.kernels;
@@ -219,8 +222,8 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     if (ops.size() > 3)
         f.evidence.push_back(plural(static_cast<long long>(ops.size() - 3), "more op", "more ops"));
     if (attention.kernels > 0)
-        f.evidence.push_back("left out: ATen's fused attention (" + attention.name + "), " +
-                             formatDuration(attention.nsPerCall) + " per call (" +
+        f.evidence.push_back("left out: ATen's fused attention (" + joinWords(attentionBackends) +
+                             "), " + formatDuration(attention.nsPerCall) + " per call (" +
                              percent(attention.share) +
                              "), which Inductor runs as a fallback on purpose");
     placeAt(f, hottestLineOf(cost, ops.front().name));

@@ -102,20 +102,13 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         const GraphBreak& first = *inFirst.front();
         const SourceFrame& at = first.frames.back();
 
-        Finding f;
+        Finding f =
+            breakFinding(runs, firstRun, lib.hits.front().second, at.file, at.line, at.code);
         f.rule = "graph_break.library";
         f.severity = Severity::Warning;
         f.title = package + "'s code breaks the graph " +
                   plural(static_cast<long long>(inFirst.size()), "time", "times") + " (in " +
                   joinWords(functions) + ")";
-        f.tab = EvidenceTab::Breaks;
-        f.run = firstRun;
-        f.setting = runLabel(run, firstRun);
-        f.file = at.file;
-        f.line = at.line;
-        f.code = at.code;
-        f.graphBreak = lib.hits.front().second;
-        f.graph = first.graphBefore;
 
         f.evidence.push_back(
             plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") + " in " +

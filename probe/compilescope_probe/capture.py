@@ -457,7 +457,9 @@ class Capture:
             )
             if not stale:
                 kept.append((kind, payload))
-            elif kind == "graph":
+                continue
+            self._attempts.pop(id(payload), None)  # its id may be reused by a later payload
+            if kind == "graph":
                 self.graph_count = min(self.graph_count, payload["index"])
         self._pending = kept
 

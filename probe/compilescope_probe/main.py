@@ -584,21 +584,17 @@ class Probe:
         from .compile_phases import MetricsFeed
         from .compile_stages import StageWatcher
 
+        # Called by keyword through the probe's KeywordCall: the user's forward
+        # and keyword names, not the wrapper's.
         keyword_names = loader.keyword_names(model)
-        if keyword_names is not None:
-            # Called by keyword through the probe's KeywordCall: the user's
-            # forward and keyword names, not the wrapper's.
-            self.capture = Capture(
-                self.emit,
-                self.classifier,
-                _root_location(model.model),
-                list(keyword_names),
-                wrapper_file=loader.__file__,
-            )
-        else:
-            self.capture = Capture(
-                self.emit, self.classifier, _root_location(model), _input_names(model)
-            )
+        wrapped = keyword_names is not None
+        self.capture = Capture(
+            self.emit,
+            self.classifier,
+            _root_location(model.model if wrapped else model),
+            list(keyword_names) if wrapped else _input_names(model),
+            wrapper_file=loader.__file__ if wrapped else None,
+        )
         self.capture.install()
         if s.backend == "inductor":
             from .generated_code import CodeCapture, configure
