@@ -92,8 +92,12 @@ def test_compare_eager_and_default_mlp_on_cpu(run_cli):
     if saved > 0:
         assert row["saves"]
         expected = math.ceil(extra / saved) if extra > 0 else 0
-        # the file rounds to whole ns; the app divides the unrounded figures
-        assert abs(row["break_even_iterations"] - expected) <= 1, (row, expected)
+        # The file rounds each figure to whole ns; the app divides the unrounded
+        # ones. Half a ns on each median moves the saving by up to 1 ns, which
+        # moves the quotient by about expected / saved: large when the saving
+        # is small (316,557 against 316,562 in one CI run).
+        slack = 1 + (expected + 3) / saved
+        assert abs(row["break_even_iterations"] - expected) <= slack, (row, expected, slack)
     else:
         assert not row["saves"] and row["break_even_iterations"] == "never"
 
