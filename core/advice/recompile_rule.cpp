@@ -76,17 +76,104 @@ std::string dimName(const DimChange& d) {
            std::to_string(d.dim) + " of " + d.tensor;
 }
 
-std::string remedyFor(const DimChange& d) {
-    std::string text =
-        "Choose one: (1) torch._dynamo.mark_dynamic(" + d.tensor + ", " + std::to_string(d.dim);
+// Another input dimension that took the guarded one's size at the first call
+// and at every recompile: they change together (token ids and their attention
+// mask). Marking one of them dynamic alone fails: torch finds it equal to the
+// other, still static, and stops with "Constraints violated".
+struct Companion {
+    std::string tensor;
+    int dim = -1;
+};
+
+std::vector<Companion> changedWith(const Run& run, const std::string& function,
+                                   const DimChange& d) {
+    if (d.what != "size")
+        return {};
+    const NamedInputs model = parseModelInputs(run.model.inputs);
+    const auto named = std::find(model.names.begin(), model.names.end(), d.tensor);
+    if (named == model.names.end())
+        return {}; // not one of the model's own inputs (a frame after a break)
+    const auto guarded = static_cast<size_t>(named - model.names.begin());
+    std::vector<InputSizes> calls{model.sizes}; // the first compile ran on get_inputs()
+    for (const auto& rc : run.recompiles) {
+        if (rc.function != function)
+            continue;
+        auto sizes = parseInputShapes(rc.inputShapes);
+        if (sizes.size() == model.sizes.size())
+            calls.push_back(std::move(sizes));
+    }
+    auto sizeAt = [](const InputSizes& call, size_t input, int dim) -> std::optional<int64_t> {
+        if (input >= call.size() || !call[input] || dim < 0 ||
+            static_cast<size_t>(dim) >= call[input]->size())
+            return std::nullopt;
+        return (*call[input])[static_cast<size_t>(dim)];
+    };
+    std::vector<int64_t> guardedSizes;
+    for (const auto& call : calls) {
+        const auto size = sizeAt(call, guarded, d.dim);
+        if (!size)
+            return {};
+        guardedSizes.push_back(*size);
+    }
+    if (std::set<int64_t>(guardedSizes.begin(), guardedSizes.end()).size() < 2)
+        return {};
+    std::vector<Companion> out;
+    for (size_t input = 0; input < model.sizes.size(); ++input) {
+        if (!model.sizes[input])
+            continue;
+        for (int dim = 0; dim < static_cast<int>(model.sizes[input]->size()); ++dim) {
+            if (input == guarded && dim == d.dim)
+                continue;
+            bool same = true;
+            for (size_t c = 0; c < calls.size() && same; ++c)
+                same = sizeAt(calls[c], input, dim) == guardedSizes[c];
+            if (same)
+                out.push_back({model.names[input].empty() ? "args[" + std::to_string(input) + "]"
+                                                          : model.names[input],
+                               dim});
+        }
+    }
+    return out;
+}
+
+std::string markCall(const std::string& tensor, int dim, const std::set<int64_t>& sizes,
+                     bool bounds) {
+    std::string text = "torch._dynamo.mark_dynamic(" + tensor + ", " + std::to_string(dim);
     // Bounds from the sizes seen; below 2 torch specialises 0 and 1 anyway.
-    if (d.sizes.size() >= 2 && *d.sizes.begin() >= 2)
-        text += ", min=" + std::to_string(*d.sizes.begin()) +
-                ", max=" + std::to_string(*d.sizes.rbegin());
-    text += ") before the first call: one graph for every size of that dimension; "
-            "(2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
+    if (bounds && sizes.size() >= 2 && *sizes.begin() >= 2)
+        text +=
+            ", min=" + std::to_string(*sizes.begin()) + ", max=" + std::to_string(*sizes.rbegin());
+    return text + ")";
+}
+
+// Every mark the fix needs: the guarded dimension's and its companions'.
+std::string markCalls(const DimChange& d, const std::vector<Companion>& with, bool bounds) {
+    std::vector<std::string> calls{markCall(d.tensor, d.dim, d.sizes, bounds)};
+    for (const auto& c : with)
+        calls.push_back(markCall(c.tensor, c.dim, d.sizes, bounds));
+    return joinWords(calls);
+}
+
+const char* kMarkAll = "mark all of them: they change together, and one marked alone is "
+                       "specialised to the other's size, which fails with 'Constraints violated'";
+
+std::string remedyFor(const DimChange& d, const std::vector<Companion>& with) {
+    std::string text = "Choose one: (1) " + markCalls(d, with, true) + " before the first call";
+    if (!with.empty())
+        text += std::string(" (") + kMarkAll + ")";
+    text += std::string(": one graph for every size of ") +
+            (with.empty() ? "that dimension" : "them") +
+            "; (2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
     const auto padded = paddedSizes(d.sizes);
-    text += "(3) pad dimension " + std::to_string(d.dim) + " to a few fixed sizes";
+    text += "(3) pad dimension " + std::to_string(d.dim);
+    if (!with.empty()) {
+        std::vector<std::string> tensors{d.tensor};
+        for (const auto& c : with)
+            tensors.push_back(c.dim == d.dim ? c.tensor
+                                             : c.tensor + "'s dimension " + std::to_string(c.dim));
+        text += " of " + joinWords(tensors);
+    }
+    text += " to a few fixed sizes";
     if (padded.size() < d.sizes.size())
         text += " (" + sizesText(padded) + " would compile " +
                 plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
@@ -166,6 +253,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             };
             const std::string where =
                 graph ? " (" + shortLocation(graph->file, graph->line) + ")" : "";
+            const std::vector<Companion> with =
+                fr.dims.empty() ? std::vector<Companion>{}
+                                : changedWith(run, fr.function, fr.dims.front());
             if (!fr.dims.empty() && fr.recompiles > 0) {
                 const DimChange& main = fr.dims.front();
                 Finding f;
@@ -182,11 +272,24 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back("torch compiled library code around " + fn + ": " +
                                          libraryText(fr.libraryFrame) +
                                          "; its inputs are named here by " + fn + "'s parameters");
-                for (const auto& d : fr.dims)
+                // A companion's own guard failures are told by the line below.
+                size_t changing = 0;
+                for (const auto& d : fr.dims) {
+                    const bool companion = std::any_of(with.begin(), with.end(), [&](auto& c) {
+                        return c.tensor == d.tensor && c.dim == d.dim && d.what == "size";
+                    });
+                    if (companion)
+                        continue;
+                    ++changing;
                     f.evidence.push_back(
                         dimName(d) + " took " +
                         plural(static_cast<long long>(d.sizes.size()), "size", "sizes") + ": " +
                         sizesText(d.sizes));
+                }
+                for (const auto& c : with)
+                    f.evidence.push_back(dimName({c.tensor, "size", c.dim, {}}) +
+                                         " took the same size as " + dimName(main) +
+                                         " at every compile: they change together");
                 if (run.setting.dynamic == "false")
                     f.evidence.push_back("compiled with dynamic=False: every new size compiles "
                                          "another graph");
@@ -199,16 +302,17 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "the input sweep took " +
                         formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs)) +
                         " (Warmup tab)");
-                f.remedy = remedyFor(main);
+                f.remedy = remedyFor(main, with);
                 if (onlyAutomatic)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
-                               "compile: torch._dynamo.mark_dynamic(" +
-                               main.tensor + ", " + std::to_string(main.dim) + ").";
-                f.gain = fr.dims.size() == 1 && !onlyAutomatic
-                             ? "one compile of " + fn + " instead of " +
-                                   std::to_string(fr.recompiles + 1) +
-                                   " with mark_dynamic or dynamic=True"
-                             : std::string();
+                               "compile: " +
+                               markCalls(main, with, false) +
+                               (with.empty() ? std::string() : std::string(" (") + kMarkAll + ")") +
+                               ".";
+                f.gain = changing == 1 && !onlyAutomatic ? "one compile of " + fn + " instead of " +
+                                                               std::to_string(fr.recompiles + 1) +
+                                                               " with mark_dynamic or dynamic=True"
+                                                         : std::string();
                 f.confidence = 0.9;
                 out.push_back(std::move(f));
             }
@@ -229,9 +333,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      tabNote);
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + fr.limit->reason);
-                f.remedy = (fr.dims.empty() ? std::string() : remedyFor(fr.dims.front()) + " ") +
-                           "Raising torch._dynamo.config.recompile_limit only postpones the fall "
-                           "back to eager.";
+                f.remedy =
+                    (fr.dims.empty() ? std::string() : remedyFor(fr.dims.front(), with) + " ") +
+                    "Raising torch._dynamo.config.recompile_limit only postpones the fall "
+                    "back to eager.";
                 f.confidence = 0.95;
                 out.push_back(std::move(f));
             }

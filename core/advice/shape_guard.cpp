@@ -1,5 +1,6 @@
 #include "core/advice/shape_guard.h"
 
+#include <charconv>
 #include <regex>
 
 namespace cs::core::advice {
@@ -20,6 +21,69 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
                                  std::stoll(m[4].str()), -1};
     }
     return std::nullopt;
+}
+
+namespace {
+
+// "[2, 17]" → {2, 17}; nullopt for anything else ("int", "[s0, 4]").
+std::optional<std::vector<int64_t>> parseSizes(std::string_view text) {
+    while (!text.empty() && text.front() == ' ')
+        text.remove_prefix(1);
+    if (text.size() < 2 || text.front() != '[' || text.back() != ']')
+        return std::nullopt;
+    text = text.substr(1, text.size() - 2);
+    std::vector<int64_t> sizes;
+    while (!text.empty()) {
+        while (!text.empty() && text.front() == ' ')
+            text.remove_prefix(1);
+        int64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end == text.data())
+            return std::nullopt;
+        sizes.push_back(value);
+        text.remove_prefix(static_cast<size_t>(end - text.data()));
+        if (!text.empty()) {
+            if (text.front() != ',')
+                return std::nullopt;
+            text.remove_prefix(1);
+        }
+    }
+    return sizes;
+}
+
+} // namespace
+
+InputSizes parseInputShapes(const std::string& text) {
+    InputSizes out;
+    if (text.empty())
+        return out;
+    // Split at the commas between inputs, not those inside a shape.
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i == text.size() || (text[i] == ',' && depth == 0)) {
+            out.push_back(parseSizes(std::string_view(text).substr(start, i - start)));
+            start = i + 1;
+        } else if (text[i] == '[') {
+            ++depth;
+        } else if (text[i] == ']') {
+            --depth;
+        }
+    }
+    return out;
+}
+
+NamedInputs parseModelInputs(const std::vector<std::string>& inputs) {
+    NamedInputs out;
+    for (const auto& input : inputs) {
+        const size_t colon = input.find(": ");
+        out.names.push_back(colon == std::string::npos ? std::string() : input.substr(0, colon));
+        const size_t open = input.find('[', colon == std::string::npos ? 0 : colon);
+        out.sizes.push_back(open == std::string::npos
+                                ? std::nullopt
+                                : parseSizes(std::string_view(input).substr(open)));
+    }
+    return out;
 }
 
 } // namespace cs::core::advice

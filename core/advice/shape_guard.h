@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cs::core::advice {
 
@@ -18,5 +19,18 @@ struct ShapeGuardFailure {
 
 // nullopt when the reason is not a size/stride guard.
 std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason);
+
+// The sizes of a call's inputs as a recompile lists them ("[2, 17], int, [3]"):
+// nullopt for an input that is not a tensor or has a symbolic size.
+using InputSizes = std::vector<std::optional<std::vector<int64_t>>>;
+InputSizes parseInputShapes(const std::string& text);
+
+// The model event's inputs ("input_ids: int64[2, 32]", "float32[8]"): the
+// names (empty where the probe gave none) and the sizes.
+struct NamedInputs {
+    std::vector<std::string> names;
+    InputSizes sizes;
+};
+NamedInputs parseModelInputs(const std::vector<std::string>& inputs);
 
 } // namespace cs::core::advice

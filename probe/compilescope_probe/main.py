@@ -489,7 +489,11 @@ class Probe:
                 file=loaded.file,
                 name=loaded.name,
                 parameters=params,
-                inputs=loader.describe_inputs(inputs, loaded.input_names),
+                # Positional inputs carry the forward's parameter names, as
+                # Dynamo's guards name them (the recompile rule matches them).
+                inputs=loader.describe_inputs(
+                    inputs, loaded.input_names or tuple(_input_names(model))
+                ),
                 sweep=len(sweep) if sweep else 0,
                 device=str(self.device),
                 device_name=self.device_name(),

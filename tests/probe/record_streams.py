@@ -102,6 +102,19 @@ STREAMS = {
         "--iters",
         "3",
     ],
+    # Two positional inputs whose length changes together: recompile.shape marks both.
+    "advice_masked_tokens_static_sweep": [
+        FIXTURES / "masked_tokens.py",
+        "--backend",
+        "aot_eager",
+        "--dynamic",
+        "false",
+        "--sweep",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
     "advice_variable_length_auto_sweep": [
         MODELS / "variable_length.py",
         "--backend",

@@ -28,7 +28,7 @@ def test_exported_program_archive(tmp_path):
     assert run.events[-1]["status"] == "ok", run.describe()
     model = run.one("model")
     assert model["spec"] == str(path) and model["inputs"] == [
-        {"shape": [32, 512], "dtype": "float32"}
+        {"shape": [32, 512], "dtype": "float32", "name": "x"}
     ]
     assert model["parameters"] == sum(p.numel() for p in ns["get_model"]().parameters())
     graphs, breaks = first_call_graphs(run)
@@ -67,7 +67,7 @@ def test_torchvision_model_runs_with_random_weights_at_its_crop_size():
     assert run.events[-1]["status"] == "ok", run.describe()
     model = run.one("model")
     assert model["spec"] == "torchvision:resnet18" and model["name"] == "resnet18"
-    assert model["inputs"] == [{"shape": [1, 3, 224, 224], "dtype": "float32"}]
+    assert model["inputs"] == [{"shape": [1, 3, 224, 224], "dtype": "float32", "name": "x"}]
     expected = sum(
         p.numel() for p in torchvision.models.get_model("resnet18", weights=None).parameters()
     )

@@ -78,7 +78,8 @@ def test_phases_in_order(tiny_run):
     model = tiny_run.one("model")
     assert model in tiny_run.phase_span("load")
     assert model["file"] == str(gallery("print_break"))
-    assert model["inputs"] == [{"shape": [16, 64], "dtype": "float32"}]
+    # named as the forward's parameter, as Dynamo's guards name it
+    assert model["inputs"] == [{"shape": [16, 64], "dtype": "float32", "name": "x"}]
     assert model["parameters"] == 64 * 128 + 128 + 128 * 10 + 10
     assert model["device"] == "cpu"
 

@@ -1,10 +1,14 @@
 // Rule 2: recompiles from changing shapes and the recompile limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/advice/shape_guard.h"
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
+using cs::core::advice::parseInputShapes;
+using cs::core::advice::parseModelInputs;
 using cs::core::advice::parseShapeGuard;
 
 namespace {
@@ -177,6 +181,118 @@ TEST(AdviceRecompiles, LibraryWrapperIsNamedAsTheModelsForward) {
     EXPECT_NE(f.remedy.find("torch._dynamo.mark_dynamic(input_ids, 1"), std::string::npos)
         << f.remedy;
     EXPECT_EQ(f.remedy.find("args["), std::string::npos) << f.remedy;
+}
+
+TEST(InputShapes, ReadsTheRecompilesInputsAndTheModelsNamedInputs) {
+    const auto sizes = parseInputShapes("[2, 17], int, [3], [s0, 4], []");
+    ASSERT_EQ(sizes.size(), 5u);
+    EXPECT_EQ(sizes[0], (std::vector<int64_t>{2, 17}));
+    EXPECT_FALSE(sizes[1].has_value());
+    EXPECT_EQ(sizes[2], (std::vector<int64_t>{3}));
+    EXPECT_FALSE(sizes[3].has_value()); // symbolic: no size to compare
+    EXPECT_EQ(sizes[4], (std::vector<int64_t>{}));
+    EXPECT_TRUE(parseInputShapes("").empty());
+
+    const auto model = parseModelInputs({"input_ids: int64[2, 32]", "float32[8]", "flag: bool"});
+    EXPECT_EQ(model.names, (std::vector<std::string>{"input_ids", "", "flag"}));
+    ASSERT_EQ(model.sizes.size(), 3u);
+    EXPECT_EQ(model.sizes[0], (std::vector<int64_t>{2, 32}));
+    EXPECT_EQ(model.sizes[1], (std::vector<int64_t>{8}));
+    EXPECT_FALSE(model.sizes[2].has_value());
+}
+
+// A model called with token ids and their attention mask (a Hugging Face
+// encoder): both change length in every call, the guard names only the first.
+cs::core::Run maskedRun(const std::string& dynamic, const std::vector<int>& lengths) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.setting.dynamic = dynamic;
+    run.model.inputs = {"input_ids: int64[2, " + std::to_string(lengths.front()) + "]",
+                        "attention_mask: int64[2, " + std::to_string(lengths.front()) + "]",
+                        "scale: float32[4]"};
+    for (size_t i = 1; i < lengths.size(); ++i) {
+        cs::core::Recompile r;
+        r.function = "BertModel.forward";
+        r.reason = "0/" + std::to_string(i - 1) +
+                   ": tensor 'input_ids' size mismatch at index 1. " + "expected " +
+                   std::to_string(lengths[i - 1]) + ", actual " + std::to_string(lengths[i]);
+        const std::string n = std::to_string(lengths[i]);
+        r.inputShapes = "[2, " + n + "], [2, " + n + "], [4]";
+        run.recompiles.push_back(r);
+    }
+    return run;
+}
+
+bool hasLine(const std::vector<std::string>& lines, const std::string& part) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+TEST(AdviceRecompiles, InputsThatChangeTogetherAreMarkedTogether) {
+    // Marking input_ids alone fails on such a model with "Constraints violated"
+    // (tried on BertModel under torch 2.15): the fix must name the mask too.
+    const auto findings =
+        withRule(advise(reportOf({maskedRun("false", {32, 17, 40, 64})}), {}), "recompile.shape");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_NE(f.title.find("dimension 1 of input_ids"), std::string::npos) << f.title;
+    EXPECT_NE(f.remedy.find("mark_dynamic(input_ids, 1, min=17, max=64) and "
+                            "torch._dynamo.mark_dynamic(attention_mask, 1, min=17, max=64)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("Constraints violated"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("pad dimension 1 of input_ids and attention_mask"), std::string::npos)
+        << f.remedy;
+    EXPECT_TRUE(hasLine(f.evidence, "dimension 1 of attention_mask took the same size as "
+                                    "dimension 1 of input_ids"));
+    // The constant input and the constant batch dimension are not companions.
+    EXPECT_EQ(f.remedy.find("scale"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.remedy.find(", 0"), std::string::npos) << f.remedy;
+    EXPECT_FALSE(f.gain.empty());
+
+    const auto once =
+        withRule(advise(reportOf({maskedRun("auto", {32, 17})}), {}), "recompile.shape");
+    ASSERT_EQ(once.size(), 1u);
+    EXPECT_NE(once[0].remedy.find("torch._dynamo.mark_dynamic(input_ids, 1) and "
+                                  "torch._dynamo.mark_dynamic(attention_mask, 1)"),
+              std::string::npos)
+        << once[0].remedy;
+}
+
+TEST(AdviceRecompiles, RealStreamOfTwoPositionalInputsChangingTogether) {
+    // The probe names positional inputs by the forward's parameters; torch
+    // guarded the mask, so the token ids are the companion here.
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    setting.dynamic = "false";
+    setting.sweep = true;
+    const cs::core::Run run = fixtureRun("advice_masked_tokens_static_sweep.jsonl", setting);
+    EXPECT_EQ(run.model.inputs,
+              (std::vector<std::string>{"tokens: int64[2, 12]", "mask: float32[2, 12]"}));
+    const auto findings = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_NE(f.title.find("3 times"), std::string::npos) << f.title;
+    EXPECT_NE(f.remedy.find("mark_dynamic(mask, 1, min=7, max=33) and "
+                            "torch._dynamo.mark_dynamic(tokens, 1, min=7, max=33)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_TRUE(hasLine(f.evidence, "dimension 1 of tokens took the same size"));
+}
+
+TEST(AdviceRecompiles, AnInputThatOnceMatchedIsNoCompanion) {
+    auto run = maskedRun("false", {32, 17, 40});
+    // The mask kept its length at the last recompile: it did not change with the ids.
+    run.recompiles.back().inputShapes = "[2, 40], [2, 17], [4]";
+    const auto findings = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].remedy.find("attention_mask"), std::string::npos) << findings[0].remedy;
+    EXPECT_FALSE(hasLine(findings[0].evidence, "change together"));
+    // Without the model's input names (an older report) nothing is inferred.
+    auto unnamed = maskedRun("false", {32, 17, 40});
+    unnamed.model.inputs = {"int64[2, 32]", "int64[2, 32]", "float32[4]"};
+    const auto plain = withRule(advise(reportOf({unnamed}), {}), "recompile.shape");
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain[0].remedy.find(" and torch._dynamo"), std::string::npos) << plain[0].remedy;
 }
 
 } // namespace
