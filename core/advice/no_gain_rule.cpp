@@ -7,6 +7,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
+#include "core/analysis/kernel_cost.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -19,6 +20,10 @@ constexpr double kOverheadShare = 0.10;
 constexpr double kLaunchBoundBusy = 0.5;
 // Fewer measured calls than this make the interval wide: say so in confidence.
 constexpr size_t kSolidSamples = 20;
+// A line, or the compiled graphs' time outside their kernels, is worth naming
+// when it costs at least this share of eager's median more than under eager.
+constexpr double kLossShare = 0.02;
+constexpr size_t kLostLines = 3;
 
 std::string medianText(const LatencyStats& s) {
     return formatDuration(s.median) + " (95% CI " + formatDuration(s.medianCiLow) + "–" +
@@ -45,6 +50,38 @@ std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& 
                       " launches): launch-bound (Kernels tab)");
     }
     return why;
+}
+
+// Where the compiled setting lost time against eager, from both profiled
+// windows (docs/kernel-cost.md): the lines that cost more per call, and the
+// compiled graphs' own time outside their kernels, which eager does not have.
+std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double eagerMedian) {
+    std::vector<std::string> where;
+    const CostBreakdown mine = costBreakdown(run);
+    if (!mine.profiled || !costBreakdown(eager).profiled)
+        return where;
+    const double floor = kLossShare * eagerMedian;
+    std::vector<std::string> lines;
+    const auto changes = compareCosts(eager, run).lines; // largest gain first
+    for (auto it = changes.rbegin(); it != changes.rend() && lines.size() < kLostLines; ++it) {
+        if (it->nsPerCallB - it->nsPerCallA < floor)
+            break;
+        if (it->file.empty())
+            continue;
+        lines.push_back(shortLocation(it->file, it->line) +
+                        (it->code.empty() ? "" : " `" + it->code + "`") + " " +
+                        formatDuration(it->nsPerCallA) + " → " + formatDuration(it->nsPerCallB));
+    }
+    if (!lines.empty())
+        where.push_back("the lines that cost more per call than under eager (profiled window, "
+                        "Code tab): " +
+                        joinWords(lines));
+    if (mine.wrapperNsPerCall >= floor)
+        where.push_back("the compiled graphs spend " + formatDuration(mine.wrapperNsPerCall) +
+                        " per call outside their kernels (the generated code's own work, " +
+                        std::to_string(std::lround(100 * mine.wrapperNsPerCall / eagerMedian)) +
+                        "% of eager's median), time eager does not have (Code tab)");
+    return where;
 }
 
 bool reportHasMode(const Report& report, const std::string& mode) {
@@ -86,6 +123,8 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
                              formatRatio(sp.high) + ")" +
                              (slower ? ": significantly below 1" : ": the intervals overlap"));
         f.evidence.insert(f.evidence.end(), why.begin(), why.end());
+        const auto lost = lossEvidence(*eager, run, base->stats->median);
+        f.evidence.insert(f.evidence.end(), lost.begin(), lost.end());
         std::string remedy;
         if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
             remedy += "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";

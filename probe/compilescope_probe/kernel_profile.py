@@ -46,17 +46,30 @@ def _ns(us: float) -> int:
 
 class LineTracer:
     """sys.settrace on the user's frames only: (time, file, line, function)
-    at every line event, and the caller's line again when a user function
-    returns to it."""
+    at every line event, and the nearest user caller's line again when a user
+    function returns. `model_root`: the package of a model that is library code
+    (torchvision's, transformers'), whose frames count as the user's here:
+    otherwise its eager time would have no line at all."""
 
-    def __init__(self, classifier: FrameClassifier) -> None:
+    def __init__(self, classifier: FrameClassifier, model_root: str | None = None) -> None:
         self.classifier = classifier
+        self.model_root = model_root.rstrip(os.sep) + os.sep if model_root else None
         self.times: list[int] = []
         self.locs: list[tuple[str, int, str]] = []
         self._old: Any = None
+        self._traced: dict[str, bool] = {}
+
+    def is_traced(self, filename: str) -> bool:
+        hit = self._traced.get(filename)
+        if hit is None:
+            hit = self.classifier.is_user(filename) or bool(
+                self.model_root and os.path.realpath(filename).startswith(self.model_root)
+            )
+            self._traced[filename] = hit
+        return hit
 
     def _global(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "call" and self.classifier.is_user(frame.f_code.co_filename):
+        if event == "call" and self.is_traced(frame.f_code.co_filename):
             return self._local
         return None
 
@@ -65,8 +78,13 @@ class LineTracer:
             self.times.append(time.time_ns())
             self.locs.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
         elif event == "return":
+            # The nearest traced caller, past torch's own frames between: ops
+            # that nn.Sequential runs after this module belong to the line
+            # that called the Sequential, not to this module's last line.
             back = frame.f_back
-            if back is not None and self.classifier.is_user(back.f_code.co_filename):
+            while back is not None and not self.is_traced(back.f_code.co_filename):
+                back = back.f_back
+            if back is not None:
                 self.times.append(time.time_ns())
                 self.locs.append((back.f_code.co_filename, back.f_lineno, back.f_code.co_name))
         return self._local
@@ -312,8 +330,10 @@ def run_window(
     classifier: FrameClassifier,
     code_kernels: Mapping[str, Sequence[dict]],
     cuda: bool = False,
+    model_root: str | None = None,
 ) -> dict[str, Any]:
-    """Profile `calls` calls; the kernel_profile fields (source torch_profiler)."""
+    """Profile `calls` calls; the kernel_profile fields (source torch_profiler).
+    `model_root`: see LineTracer."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
     if not cuda:
@@ -332,7 +352,7 @@ def run_window(
         with record_function(CALL_MARK):
             fn(*inputs)
         sync()
-    tracer = LineTracer(classifier)
+    tracer = LineTracer(classifier, model_root)
     starts: list[int] = []
     ends: list[int] = []
     sync()

@@ -802,7 +802,7 @@ class Probe:
             # per-call statistics never see these calls.
             self.crosscheck(fn, model, inputs, statistics.median(latencies), measure_ns)
             # Last, in a phase of its own: the statistics never see these calls.
-            self.profile_window(fn, inputs)
+            self.profile_window(fn, model, inputs)
 
     def profile_calls(self) -> int:
         """Calls in the profile phase: --profile-calls, but never more than
@@ -810,7 +810,7 @@ class Probe:
         the window than in the measurement), none with --iters 0."""
         return min(self.s.profile_calls, self.s.iters) if self.s.iters > 0 else 0
 
-    def profile_window(self, fn: Any, inputs: tuple) -> None:
+    def profile_window(self, fn: Any, model: Any, inputs: tuple) -> None:
         calls = self.profile_calls()
         if calls <= 0:
             return
@@ -835,7 +835,14 @@ class Probe:
                     notes.append(f"CUPTI kernel records unreadable: {exc_summary(e)}")
             try:
                 fields = kernel_profile.run_window(
-                    self.torch, fn, inputs, calls, self.classifier, code_kernels, cuda=cuda
+                    self.torch,
+                    fn,
+                    inputs,
+                    calls,
+                    self.classifier,
+                    code_kernels,
+                    cuda=cuda,
+                    model_root=_library_model_root(model, self.classifier),
                 )
             except Exception as e:  # the window only adds; the run stands without it
                 self.log(
@@ -976,6 +983,27 @@ def _inductor_cache_dir() -> str | None:
     except Exception as e:
         fallbacks.missing("torch._inductor.runtime.cache_dir_utils.default_cache_dir", e)
         return None
+
+
+def _library_model_root(model: Any, classifier: Any) -> str | None:
+    """The package folder of a model whose forward is library code (a
+    torchvision or transformers model): its lines are the ones to name for
+    eager time. None when the forward is the user's, or torch's own."""
+    import inspect
+
+    from . import loader
+
+    wrapped = loader.keyword_names(model) is not None
+    target = model.model if wrapped else model
+    root = _root_location(target)
+    if root is None or not root[1] or classifier.is_user(root[1]):
+        return None
+    module = target.__module__ if inspect.isfunction(target) else type(target).__module__
+    package = sys.modules.get((module or "").partition(".")[0])
+    init = getattr(package, "__file__", None) or ""
+    if package is None or package.__name__ == "torch" or not init.endswith("__init__.py"):
+        return None  # torch's modules, or a one-file module: nothing to add
+    return os.path.dirname(os.path.realpath(init))
 
 
 def _root_location(model: Any) -> tuple | None:

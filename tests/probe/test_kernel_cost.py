@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import assert_well_formed, gallery, run_probe
+from conftest import assert_well_formed, fixture_model, gallery, run_probe
 
 from compilescope_probe import generated_code
 from compilescope_probe.frames import FrameClassifier
@@ -181,6 +181,22 @@ def test_eager_mode_profiles_eager_lines(eager_run):
     lines = {e["line"] for e in kp["eager"] if _same_file(e["file"], model)}
     assert {20, 21, 22} <= lines, kp["eager"]
     assert kp["eager_ns"] >= sum(e["ns"] for e in kp["eager"]) > 0
+
+
+def test_a_library_models_eager_time_has_the_librarys_lines():
+    # The forward is library code (as torchvision's and transformers' are):
+    # with only the user's frames traced, every eager op would lack a line.
+    run = run_probe(
+        fixture_model("library_model"), "--mode", "eager", "--warmup", "1", "--iters", "4"
+    )
+    assert run.events[-1]["status"] == "ok", run.describe()
+    kp = run.one("kernel_profile")
+    blocks = str(fixture_model("library_model").parent / "site-packages" / "fakelib" / "blocks.py")
+    named = {e["line"]: e for e in kp["eager"] if _same_file(e["file"], blocks)}
+    assert {15, 16} <= set(named), kp["eager"]
+    assert named[15]["code"] == "h = torch.relu(self.fc1(x))"
+    # Nothing from torch's own modules is named: only the model's package is added.
+    assert all("/torch/" not in e["file"] for e in kp["eager"]), kp["eager"]
 
 
 def test_the_cpu_profile_keeps_kinetos_log_out_of_the_console(eager_run):

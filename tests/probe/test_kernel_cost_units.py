@@ -379,3 +379,54 @@ def test_comments_fallback_on_an_older_wrapper():
     assert k["name"] == "triton_poi_fused_relu_0" and k["kind"] == "triton"
     assert k["nodes"] == ["act"] and k["lines"][0]["line"] == 22
     assert generated_code.part_of(OLD_WRAPPER) == "inference"
+
+
+# Stands in for torch's nn.Sequential: library code that calls the user's
+# modules one after another and then runs an op of its own.
+_LIBRARY = {}
+exec(
+    compile(
+        "import time\n"
+        "def run_all(fns, stamps):\n"
+        "    for f in fns:\n"
+        "        f()\n"
+        "    stamps.append(time.time_ns())\n",
+        "/x/lib/python3.11/site-packages/fakenn/container.py",
+        "exec",
+    ),
+    _LIBRARY,
+)
+
+
+def _user_module():
+    return 1
+
+
+def _user_forward(stamps):
+    _LIBRARY["run_all"]([_user_module], stamps)  # the line the library's own op belongs to
+    return 2
+
+
+def test_line_tracer_gives_the_library_containers_work_to_the_line_that_called_it():
+    tracer = kernel_profile.LineTracer(FrameClassifier(__file__))
+    stamps: list[int] = []
+    tracer.start()
+    try:
+        _user_forward(stamps)
+    finally:
+        tracer.stop()
+    file, line, function = tracer.at(stamps[0])
+    assert os.path.realpath(file) == os.path.realpath(__file__)
+    # Not _user_module's last line, which ran before: the caller of the container.
+    assert function == "_user_forward", (file, line, function)
+    assert "run_all" in open(__file__).read().splitlines()[line - 1]
+
+
+def test_line_tracer_follows_a_library_models_package_when_given_it():
+    root = "/x/lib/python3.11/site-packages/fakenn"
+    plain = kernel_profile.LineTracer(FrameClassifier(__file__))
+    assert not plain.is_traced(root + "/container.py")
+    model = kernel_profile.LineTracer(FrameClassifier(__file__), model_root=root)
+    assert model.is_traced(root + "/container.py") and model.is_traced(__file__)
+    assert not model.is_traced(root + "x/other.py")  # a sibling package, not this one
+    assert not model.is_traced("/x/lib/python3.11/site-packages/torch/nn/modules/module.py")

@@ -237,3 +237,40 @@ TEST(KernelRule, AnEagerLineBetweenTheGraphsOfABreakElsewhere) {
     run.graphBreaks.clear();
     EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.uncompiled_line").empty());
 }
+
+TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels) {
+    cs::core::Run eager = timedRun("eager", {10}, constant(20, 100'000)); // median 100 µs
+    KernelProfile& e = eager.kernelProfile;
+    e.present = true;
+    e.source = "torch_profiler";
+    e.calls = 10;
+    e.callNs = 1'000'000;
+    e.eager = {{{kFile, 20, "forward", "self.fc(x)", true}, 300'000},
+               {{kFile, 22, "forward", "idx = y.nonzero()", true}, 100'000}};
+    e.eagerNs = 400'000;
+    // Per call under default: line 20 30 µs as before, 22 50 µs (was 10), 21 10 µs
+    // (eager spent nothing there), and 20 µs in the graph outside its kernels.
+    const cs::core::Run profiled = profiledRun(300'000, 500'000, 100'000, "fallback");
+    cs::core::Run slower = timedRun("default", {1000}, constant(20, 150'000));
+    slower.graphs = profiled.graphs;
+    slower.code = profiled.code;
+    slower.kernelProfile = profiled.kernelProfile;
+    slower.kernelProfile.wrappers = {{"0/0", "", 200'000, 10, false}};
+
+    const auto found = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_TRUE(anyEvidence(f, "model.py:22 `idx = y.nonzero()` 10.0 µs → 50.0 µs and "
+                               "model.py:21 `y = torch.relu(y)` 0 → 10.0 µs"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_FALSE(anyEvidence(f, "model.py:20")); // it cost the same
+    EXPECT_TRUE(anyEvidence(f, "spend 20.0 µs per call outside their kernels"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_TRUE(anyEvidence(f, "20% of eager's median"));
+
+    // Without eager's profiled window there is nothing to set the lines against.
+    eager.kernelProfile = {};
+    const auto unprofiled = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
+    ASSERT_EQ(unprofiled.size(), 1U);
+    EXPECT_FALSE(anyEvidence(unprofiled.front(), "cost more per call"));
+}
