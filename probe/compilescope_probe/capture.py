@@ -116,6 +116,14 @@ def _module_path(nn_module_stack: Any) -> str | None:
     return path.lstrip(".") or None
 
 
+def _without_wrapper(path: str | None) -> str | None:
+    """A module path under the probe's KeywordCall, `model.encoder.layer.0`,
+    as the user's model names it: `encoder.layer.0`; the model itself: None."""
+    if path is None or path == "model":
+        return None
+    return path[len("model.") :] if path.startswith("model.") else path
+
+
 def _gb_id(text: str | None) -> str | None:
     m = _GB_ID_RE.search(text or "")
     return f"GB{m.group(1)}" if m else None
@@ -266,6 +274,10 @@ class Capture:
         self.metrics_seen = 0
 
     # -- installation -------------------------------------------------------
+    def _user_module(self, path: str | None) -> str | None:
+        # Under the keyword wrapper the user's model is its `model` attribute.
+        return _without_wrapper(path) if self.wrapper_file else path
+
     def install(self) -> None:
         trace = logging.getLogger("torch.__trace")
         h = _TraceHandler(self)
@@ -411,7 +423,7 @@ class Capture:
                     "dtype": dtype,
                     "file": fs.filename if fs else None,
                     "line": fs.lineno if fs else None,
-                    "module": _module_path(nm.get("nn_module_stack")),
+                    "module": self._user_module(_module_path(nm.get("nn_module_stack"))),
                     "inputs": [n.name for n in node.all_input_nodes],
                 }
             )

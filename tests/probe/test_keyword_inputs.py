@@ -62,6 +62,10 @@ def test_a_dict_of_inputs_is_passed_by_name_and_compiled(tmp_path):
     assert any("self.embed(input_ids)" in source[line - 1] for line in lines), lines
     for g in graphs:
         assert all("loader.py" not in (n.get("file") or "") for n in g["nodes"])
+    # Modules as the user's model names them, not under the wrapper's `model`.
+    modules = {n.get("module") for g in graphs for n in g["nodes"]}
+    assert {"embed", "proj"} <= modules, modules
+    assert not any(m and m.startswith("model") for m in modules), modules
 
 
 def test_the_batch_walk_calls_get_inputs_with_the_size_and_keeps_the_names(tmp_path):

@@ -33,9 +33,52 @@ TEST(AdviceCompileTime, LongFirstCallNamesTheDominantPhaseAndTheLevers) {
     ASSERT_GE(f.evidence.size(), 2u);
     EXPECT_NE(f.evidence[1].find("C++/Triton compile"), std::string::npos) << f.evidence[1];
     EXPECT_NE(f.evidence[1].find("79%"), std::string::npos) << f.evidence[1];
-    for (const char* lever : {"--warm-cache", "torch.compiler.save_cache_artifacts",
-                              "load_cache_artifacts", "dynamic=True", "regional compilation"})
+    for (const char* lever :
+         {"--warm-cache", "torch.compiler.save_cache_artifacts", "load_cache_artifacts"})
         EXPECT_NE(f.remedy.find(lever), std::string::npos) << lever << " in " << f.remedy;
+    // Neither recompiles nor a repeated block in the graphs: those levers are left out.
+    EXPECT_EQ(f.remedy.find("dynamic=True"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.remedy.find("regional"), std::string::npos) << f.remedy;
+}
+
+// An encoder of four identical layers (same ops on the same shapes) between
+// an embedding and a head: the regional-compilation lever names its list.
+TEST(AdviceCompileTime, RepeatedIdenticalBlocksAreNamedForRegionalCompilation) {
+    cs::core::Run run = longCompile();
+    Graph graph;
+    auto add = [&](const std::string& module, int count) {
+        for (int i = 0; i < count; ++i) {
+            GraphNode n;
+            n.name = module + std::to_string(i);
+            n.op = "call_function";
+            n.target = "aten.mm";
+            n.shape = "[8, 64]";
+            n.module = module;
+            graph.nodes.push_back(n);
+        }
+    };
+    add("embed", 3);
+    for (int layer = 0; layer < 4; ++layer) {
+        add("encoder.layer." + std::to_string(layer) + ".attention", 6);
+        add("encoder.layer." + std::to_string(layer) + ".mlp", 4);
+    }
+    add("head", 2);
+    run.graphs.push_back(graph);
+    cs::core::Recompile rc;
+    rc.function = "forward";
+    rc.reason = "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4";
+    run.recompiles.push_back(rc);
+    const auto findings = withRule(advise(reportOf({run}), {}), "perf.compile_time");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_NE(f.remedy.find("for block in model.encoder.layer: block.compile()"), std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("reuses it for all 4"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("dynamic=True"), std::string::npos) << f.remedy; // it recompiled
+    bool said = false;
+    for (const auto& e : f.evidence)
+        said = said || e.find("repeat one block 4 times") != std::string::npos;
+    EXPECT_TRUE(said) << ::testing::PrintToString(f.evidence);
 }
 
 TEST(AdviceCompileTime, ThresholdIsAnOption) {

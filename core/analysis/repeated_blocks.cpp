@@ -1,0 +1,119 @@
+#include "core/analysis/repeated_blocks.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace cs::core {
+
+namespace {
+
+std::vector<std::string> split(const std::string& path) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= path.size()) {
+        const size_t dot = path.find('.', start);
+        parts.push_back(
+            path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos)
+            break;
+        start = dot + 1;
+    }
+    return parts;
+}
+
+bool isIndex(const std::string& part) {
+    return !part.empty() && std::all_of(part.begin(), part.end(),
+                                        [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+std::string join(const std::vector<std::string>& parts, size_t from, size_t to) {
+    std::string text;
+    for (size_t i = from; i < to; ++i)
+        text += (i > from ? "." : "") + parts[i];
+    return text;
+}
+
+struct Child {
+    // Each node's module below the child, op, target and shape, in graph
+    // order: two children repeat only when these match node for node, as
+    // regional compilation reuses a block's graph only for the same code on
+    // the same shapes (Swin's stages differ in width, its shifted blocks in
+    // ops: compiled as blocks they made 7 graphs, 3.4x the whole model's compile).
+    std::string signature;
+    bool holdsModules = false;
+    size_t nodes = 0;
+};
+
+} // namespace
+
+RepeatedBlocks repeatedBlocks(const Run& run) {
+    RepeatedBlocks best;
+    // container → child index → what lies under it
+    std::map<std::string, std::map<std::string, Child>> lists;
+    for (const auto& graph : run.graphs) {
+        for (const auto& node : graph.nodes) {
+            if (node.module.empty())
+                continue;
+            ++best.totalNodes;
+            const auto parts = split(node.module);
+            for (size_t i = 1; i < parts.size(); ++i) {
+                if (!isIndex(parts[i]))
+                    continue;
+                Child& child = lists[join(parts, 0, i)][parts[i]];
+                const std::string inner = join(parts, i + 1, parts.size());
+                child.signature += inner + '|' + node.op + '|' + node.target + '|' + node.shape +
+                                   '|' + node.dtype + '\n';
+                child.holdsModules = child.holdsModules || !inner.empty();
+                ++child.nodes;
+            }
+        }
+    }
+    // One block may repeat in several lists.
+    struct Kind {
+        std::vector<std::string> containers;
+        int blocks = 0;
+        size_t nodes = 0;
+    };
+    std::map<std::string, Kind> kinds;
+    for (const auto& [container, children] : lists) {
+        std::map<std::string, std::pair<int, size_t>> inList;
+        for (const auto& [index, child] : children) {
+            if (!child.holdsModules)
+                continue;
+            auto& [count, nodes] = inList[child.signature];
+            ++count;
+            nodes += child.nodes;
+        }
+        for (const auto& [signature, counted] : inList) {
+            if (counted.first < 2 && children.size() > 1)
+                continue; // a one-off child, not a repeat (a list of one still counts below)
+            Kind& kind = kinds[signature];
+            kind.containers.push_back(container);
+            kind.blocks += counted.first;
+            kind.nodes += counted.second;
+        }
+    }
+    for (const auto& [signature, kind] : kinds) {
+        // Most nodes covered; on a tie, the smaller unit (more blocks).
+        if (kind.blocks >= 2 &&
+            (kind.nodes > best.nodes || (kind.nodes == best.nodes && kind.blocks > best.blocks))) {
+            best.containers = kind.containers;
+            best.blocks = kind.blocks;
+            best.nodes = kind.nodes;
+        }
+    }
+    return best;
+}
+
+std::string modulePathCode(const std::string& path, const std::string& root) {
+    std::string code = root;
+    for (const auto& part : split(path)) {
+        if (part.empty())
+            continue;
+        code += isIndex(part) ? "[" + part + "]" : "." + part;
+    }
+    return code;
+}
+
+} // namespace cs::core
