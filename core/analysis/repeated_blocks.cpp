@@ -53,7 +53,11 @@ RepeatedBlocks repeatedBlocks(const Run& run) {
     std::map<std::string, std::map<std::string, Child>> lists;
     for (const auto& graph : run.graphs) {
         for (const auto& node : graph.nodes) {
-            if (node.module.empty())
+            // Only the ops: a placeholder's target names its block's parameter
+            // (L_self_modules_blocks_modules_0_...), and the graph's input is
+            // placed in the first block that uses it.
+            if (node.module.empty() || node.op == "placeholder" || node.op == "get_attr" ||
+                node.op == "output")
                 continue;
             ++best.totalNodes;
             const auto parts = split(node.module);

@@ -15,8 +15,8 @@ struct RepeatedBlocks {
     // model each hold blocks of the same structure: "features.1", "features.3").
     std::vector<std::string> containers;
     int blocks = 0;        // blocks of that structure in all of them
-    size_t nodes = 0;      // graph nodes inside those blocks
-    size_t totalNodes = 0; // graph nodes with a module path, all graphs
+    size_t nodes = 0;      // op nodes inside those blocks
+    size_t totalNodes = 0; // op nodes with a module path, all graphs
     bool found() const { return blocks >= 2; }
 };
 

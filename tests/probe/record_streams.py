@@ -102,6 +102,16 @@ STREAMS = {
         "--iters",
         "3",
     ],
+    # Two residual blocks of the same ops on the same shapes: the regional-compilation block.
+    "clean_aot_eager_cpu": [
+        MODELS / "clean.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
     # Two positional inputs whose length changes together: recompile.shape marks both.
     "advice_masked_tokens_static_sweep": [
         FIXTURES / "masked_tokens.py",

@@ -99,6 +99,25 @@ TEST(AdviceCompileTime, RecordedRunBelowTheDefaultGivesNone) {
     const auto findings = withRule(advise(reportOf({run}), options), "perf.compile_time");
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_NE(findings.front().title.find("C++/Triton compile"), std::string::npos);
+    // fc1, fc2, head: nothing repeats, so regional compilation is not offered.
+    EXPECT_EQ(findings.front().remedy.find("regional"), std::string::npos)
+        << findings.front().remedy;
+}
+
+TEST(AdviceCompileTime, RecordedResidualBlocksAreTheRegionalBlock) {
+    // The gallery's clean.py: two residual blocks of the same ops on the same
+    // shapes, between which the graph's input and parameters are placeholders.
+    Setting setting;
+    setting.backend = "aot_eager";
+    cs::core::Run run = fixtureRun("clean_aot_eager_cpu.jsonl", setting);
+    run.setting.backend = "inductor"; // the rule judges the first call, not the backend
+    run.firstCallNs = 90 * kS;
+    const auto findings = withRule(advise(reportOf({run}), {}), "perf.compile_time");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings.front().remedy.find("for block in model.blocks: block.compile()"),
+              std::string::npos)
+        << findings.front().remedy;
+    EXPECT_NE(findings.front().remedy.find("reuses it for all 2"), std::string::npos);
 }
 
 // torch's precompiled header is built once per machine: it does not make a
