@@ -166,14 +166,29 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.remedy = "The sizes in that expression (u0, u1, …) come from tensor values "
                            "(nonzero, unique, a boolean mask, .item()): no dynamic setting or "
                            "mark_static fixes them. ";
-                f.remedy += run.setting.fullgraph
-                                ? "Without fullgraph=True Dynamo breaks the graph there and runs "
-                                  "on (the Breaks tab then shows where); to keep one graph, state "
-                                  "what holds with torch._check(...) before the line, or move the "
-                                  "data-dependent step out of the compiled function."
-                                : "State what holds with torch._check(...) before the line (for "
-                                  "a size: torch._check(n <= limit)), or move the data-dependent "
-                                  "step out of the compiled function (torch.compiler.disable).";
+                // In an installed package the line is not the user's to annotate.
+                const std::string package = installedPackage(file);
+                if (!package.empty())
+                    f.remedy += "The line is in " + package +
+                                "'s code, not the model file: rather than edit it, " +
+                                (run.setting.fullgraph
+                                     ? "drop fullgraph=True (Dynamo then breaks the graph there "
+                                       "and runs on; the Breaks tab shows where), or "
+                                     : std::string()) +
+                                "keep that step out of the compiled function: wrap the library "
+                                "function your model calls on the way to it in "
+                                "torch.compiler.disable, or compile only the modules that do the "
+                                "heavy work.";
+                else
+                    f.remedy +=
+                        run.setting.fullgraph
+                            ? "Without fullgraph=True Dynamo breaks the graph there and runs "
+                              "on (the Breaks tab then shows where); to keep one graph, state "
+                              "what holds with torch._check(...) before the line, or move the "
+                              "data-dependent step out of the compiled function."
+                            : "State what holds with torch._check(...) before the line (for "
+                              "a size: torch._check(n <= limit)), or move the data-dependent "
+                              "step out of the compiled function (torch.compiler.disable).";
             } else if (run.setting.dynamic == "true")
                 f.remedy = "Compile with dynamic=False (or leave dynamic at auto) so sizes are "
                            "specialised, or mark the offending dimension static with "

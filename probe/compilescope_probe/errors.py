@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import traceback
@@ -65,6 +66,29 @@ def user_location(exc: BaseException, classifier: FrameClassifier) -> tuple[str,
         for m in reversed(list(_FILE_LINE_RE.finditer(str(e)))):
             if classifier.is_user(m.group("file")):
                 return m.group("file"), int(m.group("line"))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def compiled_code_location(
+    exc: BaseException, classifier: FrameClassifier
+) -> tuple[str, int] | None:
+    """user_location, else the innermost frame of the code torch was compiling
+    (the stack torch attaches to its errors) outside torch itself: where a
+    model that is library code (torchvision's, transformers') failed."""
+    loc = user_location(exc, classifier)
+    if loc is not None:
+        return loc
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    torch_dir = os.sep + "torch" + os.sep
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        for attr in ("real_stack", "user_stack"):
+            for fs in reversed(list(getattr(e, attr, None) or [])):
+                fn = getattr(fs, "filename", None) or ""
+                if fn and not fn.startswith("<") and torch_dir not in fn:
+                    return fn, getattr(fs, "lineno", 0) or 0
         e = e.__cause__ or e.__context__
     return None
 

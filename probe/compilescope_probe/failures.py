@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ProbeError, exc_summary, format_exc, user_location
+from .errors import ProbeError, compiled_code_location, exc_summary, format_exc, user_location
 from .frames import FrameClassifier
 
 
@@ -77,7 +77,7 @@ def classify(
             except Exception as e2:  # the user's model raising: the answer sought here
                 eager_exc = e2
         if eager_exc is None:
-            loc = user_location(e, classifier)
+            loc = compiled_code_location(e, classifier)
             where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
             if "data-dependent expression" in str(e):
                 # Not torch's bug: a size there comes from tensor values.

@@ -127,3 +127,26 @@ def test_exc_summary_cuts_a_kilobyte_line_and_says_how_much_is_left():
     assert summary.endswith(f"… ({cut:,} more characters)")
     assert len(summary) < SUMMARY_CHARS + 60
     assert exc_summary(ValueError("short\nsecond line")) == "ValueError: short"
+
+
+def test_a_library_models_compile_failure_is_placed_in_the_library():
+    import traceback
+
+    from compilescope_probe.errors import compiled_code_location
+
+    lib = "/x/lib/python3.11/site-packages"
+    classifier = FrameClassifier("/home/u/model.py")
+    error = RuntimeError("Could not guard on data-dependent expression u0 > 4000")
+    # As torch attaches the stack of the code it was compiling to its errors:
+    # the model's forward in torchvision, the failing helper, torch's own frame.
+    error.user_stack = [
+        traceback.FrameSummary(f"{lib}/torchvision/models/detection/ssd.py", 404, "forward"),
+        traceback.FrameSummary(f"{lib}/torchvision/ops/boxes.py", 86, "batched_nms"),
+        traceback.FrameSummary(f"{lib}/torch/_ops.py", 1200, "__call__"),
+    ]
+    assert compiled_code_location(error, classifier) == (f"{lib}/torchvision/ops/boxes.py", 86)
+    # A frame of the user's own stays first choice.
+    error.user_stack.insert(1, traceback.FrameSummary("/home/u/model.py", 12, "forward"))
+    assert compiled_code_location(error, classifier) == ("/home/u/model.py", 12)
+    # Nothing attached: no place to name.
+    assert compiled_code_location(RuntimeError("boom"), classifier) is None

@@ -107,6 +107,28 @@ TEST(AdviceFailures, ADataDependentSizeUnderFullgraphSaysTheBreakWouldLetItRunOn
     EXPECT_EQ(f[0].remedy.find("compile with dynamic=False"), std::string::npos) << f[0].remedy;
 }
 
+TEST(AdviceFailures, ADataDependentSizeInALibrarysCodeIsNotTheUsersToAnnotate) {
+    // torchvision's SSDlite under fullgraph: the probe names the library line.
+    auto run = failed("default", "compile_failed",
+                      "torch.compile failed (while compiling "
+                      "/v/lib/python3.11/site-packages/torchvision/ops/boxes.py:86): UserError: "
+                      "Could not guard on data-dependent expression 4*Min(300, u0) > 4000");
+    run.setting.fullgraph = true;
+    auto f = advise(reportOf({run}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].title.find("at boxes.py:86"), std::string::npos) << f[0].title;
+    EXPECT_EQ(f[0].line, 86);
+    EXPECT_NE(f[0].remedy.find("in torchvision's code, not the model file"), std::string::npos)
+        << f[0].remedy;
+    EXPECT_NE(f[0].remedy.find("drop fullgraph=True"), std::string::npos) << f[0].remedy;
+    EXPECT_NE(f[0].remedy.find("torch.compiler.disable"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("torch._check"), std::string::npos) << f[0].remedy;
+    run.setting.fullgraph = false;
+    f = advise(reportOf({run}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].remedy.find("fullgraph"), std::string::npos) << f[0].remedy;
+}
+
 TEST(AdviceFailures, SymbolicShapesShowTheFailingLine) {
     auto fromMessage =
         failed("default", "compile_failed",
