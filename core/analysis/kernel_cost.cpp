@@ -419,6 +419,18 @@ std::string fusedAttentionBackend(const std::string& kernelName) {
     return {};
 }
 
+std::string shortKernelName(const std::string& kernelName) {
+    std::string name = kernelName;
+    const std::string prefix = "torch.ops.";
+    const std::string suffix = ".default";
+    if (name.rfind(prefix, 0) == 0)
+        name = name.substr(prefix.size());
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        name.resize(name.size() - suffix.size());
+    return name;
+}
+
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName) {
     return kind == "fallback" && !fusedAttentionBackend(kernelName).empty() ? "attention" : kind;
 }

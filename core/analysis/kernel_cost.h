@@ -78,6 +78,10 @@ std::string fusedAttentionBackend(const std::string& kernelName);
 // attention fallback (the advice leaves it out of the fallbacks too).
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName);
 
+// The name to show where width is short: "torch.ops.aten.topk.default" →
+// "aten.topk" (the kind column says it is an ATen op); any other name as is.
+std::string shortKernelName(const std::string& kernelName);
+
 // Two settings side by side.
 struct KernelChange {
     std::string compileId;

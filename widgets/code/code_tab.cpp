@@ -784,7 +784,8 @@ void CodeTab::fillKernels() {
                 tip += QStringLiteral("\n") +
                        tr("Profiled, but no kernel of that name is in the code (unmapped)");
             std::vector<Cell> row;
-            row.push_back({q(item.name), {}, tip, false, item.kind == "wrapper"});
+            row.push_back(
+                {q(core::shortKernelName(item.name)), {}, tip, false, item.kind == "wrapper"});
             const std::string backend =
                 item.kind == "fallback" ? core::fusedAttentionBackend(item.name) : std::string();
             row.push_back({q(core::kernelKindLabel(item.kind, item.name)),

@@ -541,3 +541,13 @@ TEST(KernelCost, RealMlpStreamMapsEveryKernelToNodesAndLines) {
         }
     }
 }
+
+TEST(KernelCost, ShortNamesDropTheOpNamespaceAndTheDefaultOverload) {
+    using cs::core::shortKernelName;
+    EXPECT_EQ(shortKernelName("torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default"),
+              "aten._scaled_dot_product_flash_attention_for_cpu");
+    EXPECT_EQ(shortKernelName("torch.ops.aten.sort.stable"), "aten.sort.stable"); // an overload
+    EXPECT_EQ(shortKernelName("extern_kernels.addmm"), "extern_kernels.addmm");
+    EXPECT_EQ(shortKernelName("cpp_fused_relu_0"), "cpp_fused_relu_0");
+    EXPECT_EQ(shortKernelName(".default"), ".default");
+}
