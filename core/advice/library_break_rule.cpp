@@ -30,11 +30,29 @@ std::string breakText(const GraphBreak& gb, const std::optional<BreakDiagnosis>&
     return gb.gbType.empty() ? firstLine(gb.reason) : gb.gbType;
 }
 
+// Whether the compiled frame itself is installed code: the model's forward
+// is the library's (a Hugging Face model, torchvision:NAME).
+bool compiledInLibrary(const GraphBreak& gb) {
+    return !gb.frames.empty() && !installedPackage(gb.frames.front().file).empty();
+}
+
+// `self.fn(` in the call's code: a method of the compiled module, which the
+// user can replace on the model object even when the module is a library's.
+bool callsOwnMethod(const SourceFrame& caller, const std::string& fn) {
+    return caller.code.find("self." + fn + "(") != std::string::npos;
+}
+
 // The library function the compiled frame calls on the way to a break
 // (frames[1] when the stack holds more than the compiled function), with the
-// call's frame: what torch.compiler.disable should wrap.
+// call's frame: what torch.compiler.disable should wrap. None when the call
+// is library code calling a plain function (a decorator of transformers'
+// calling the forward): no line of the user's reaches it.
 const SourceFrame* calledInto(const GraphBreak& gb) {
-    return gb.frames.size() >= 2 ? &gb.frames[1] : nullptr;
+    if (gb.frames.size() < 2)
+        return nullptr;
+    if (compiledInLibrary(gb) && !callsOwnMethod(gb.frames[0], gb.frames[1].function))
+        return nullptr;
+    return &gb.frames[1];
 }
 
 std::string disableText(const GraphBreak* entry) {
@@ -48,7 +66,7 @@ std::string disableText(const GraphBreak* entry) {
                        "torch.compiler.disable: here " +
                        functionLabel(fn) + ", called at " + shortLocation(caller.file, caller.line);
     // self.fn(...) in the compiled forward: a method of the model object.
-    if (caller.code.find("self." + fn + "(") != std::string::npos)
+    if (callsOwnMethod(caller, fn))
         text += " (model." + fn + " = torch.compiler.disable(model." + fn + "))";
     return text +
            ". It then runs eagerly with all it calls, and its breaks become one at the call.";
@@ -99,6 +117,9 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (!entry && calledInto(gb))
                 entry = &gb;
         }
+        const bool forwardInLibrary =
+            std::all_of(inFirst.begin(), inFirst.end(),
+                        [](const GraphBreak* gb) { return compiledInLibrary(*gb); });
         const GraphBreak& first = *inFirst.front();
         const SourceFrame& at = first.frames.back();
 
@@ -126,19 +147,28 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (const std::string also = alsoInText(runs, lib.hits); !also.empty())
             f.evidence.push_back(also);
 
-        f.remedy = "These breaks are in " + package +
-                   "'s code, not in the model file: rather than edit the library, keep that "
-                   "code out of the graph on purpose. " +
-                   disableText(entry) +
-                   " Or compile only the modules that do the work (torch.compile(model.backbone)) "
-                   "instead of the whole model.";
+        if (forwardInLibrary && !entry)
+            f.remedy = "These breaks are in " + package +
+                       "'s code, and so is the code torch compiled around them (the model's "
+                       "forward is the library's): no line of your file leads into them, so "
+                       "torch.compiler.disable has no call of yours to wrap. Compile only the "
+                       "submodules whose code does not break (torch.compile on each) instead of "
+                       "the whole model, or try a newer " +
+                       package + ", whose code may compile without them.";
+        else
+            f.remedy = "These breaks are in " + package +
+                       "'s code, not in the model file: rather than edit the library, keep that "
+                       "code out of the graph on purpose. " +
+                       disableText(entry) +
+                       " Or compile only the modules that do the work "
+                       "(torch.compile(model.backbone)) instead of the whole model.";
         if (lib.dynamicOutput)
             f.remedy += " Or let Dynamo trace the data-dependent ops: "
                         "torch._dynamo.config.capture_dynamic_output_shape_ops = True.";
         if (lib.scalar)
             f.remedy += " Or let Dynamo trace .item(): torch._dynamo.config.capture_scalar_outputs "
                         "= True.";
-        if (inFirst.size() > 1)
+        if (inFirst.size() > 1 && entry) // one call disabled: its breaks become one
             f.gain = "from the " +
                      plural(static_cast<long long>(run.graphBreaks.size()), "graph break",
                             "graph breaks") +

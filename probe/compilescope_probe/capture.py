@@ -534,6 +534,9 @@ class Capture:
     def _break(
         self, reason: str, stack: list, artifact: dict | None, before: int, compile_id: str | None
     ) -> dict:
+        # The probe's keyword wrapper is not the user's program: a break's
+        # stack starts at the model's forward, as it would without it.
+        stack = [fs for fs in stack if not self._is_wrapper(getattr(fs, "filename", None))]
         frames, user_frame = frame_dicts(stack, self.classifier)
         gb_type = (artifact or {}).get("gb_type") or (
             reason.splitlines()[0].strip() if reason else None

@@ -129,3 +129,74 @@ def get_input_sweep():
     for g in run.of("graph"):
         assert g["function"] == "Keyworded.forward" and g["file"] == str(path), g
         assert "library_frame" not in g
+
+
+def test_a_breaks_stack_leaves_out_the_probes_keyword_wrapper():
+    # Seen with a Hugging Face BertModel called by keyword: a break deep in
+    # transformers carried the wrapper's loader.py:130 as its first frame, and
+    # the library advice told the user to wrap "a call at loader.py:130".
+    import traceback
+
+    from compilescope_probe import loader
+    from compilescope_probe.capture import Capture
+    from compilescope_probe.frames import FrameClassifier
+
+    lib = "/x/lib/python3.11/site-packages/transformers"
+    capture = Capture(
+        lambda *a, **k: None,
+        FrameClassifier("/home/u/model.py"),
+        ("BertModel.forward", f"{lib}/modeling_bert.py", 600),
+        ["input_ids"],
+        wrapper_file=loader.__file__,
+    )
+    stack = [
+        traceback.FrameSummary(loader.__file__, 130, "forward"),
+        traceback.FrameSummary(f"{lib}/modeling_bert.py", 673, "forward"),
+        traceback.FrameSummary(f"{lib}/integrations/sdpa_attention.py", 182, "sdpa_forward"),
+    ]
+    out = capture._break("Observed exception", stack, None, 0, "0/0")
+    assert [f["file"] for f in out["frames"]] == [
+        f"{lib}/modeling_bert.py",
+        f"{lib}/integrations/sdpa_attention.py",
+    ]
+    assert out["user_frame"] == -1
+
+
+BREAKING = """
+import torch
+
+
+class Keyworded(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 4)
+
+    def forward(self, *, x):
+        return self.scaled(self.proj(x))
+
+    def scaled(self, y):
+        if y.sum().item() > 1e9:  # a graph break, one call below forward
+            y = y * 2
+        return y
+
+
+def get_model():
+    return Keyworded()
+
+
+def get_inputs():
+    return {"x": torch.randn(2, 16)}
+"""
+
+
+def test_a_breaks_stack_starts_at_the_models_forward_not_the_probes_wrapper(tmp_path):
+    path = write(tmp_path, BREAKING, "breaking.py")
+    run = run_probe(path, "--mode", "default", "--backend", "aot_eager", *QUICK)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    breaks = run.of("graph_break")
+    assert breaks, run.describe()
+    for b in breaks:
+        files = [f["file"] for f in b["frames"]]
+        assert all("loader.py" not in f for f in files), files
+        assert files[0] == str(path), files
+        assert b["frames"][b["user_frame"]]["file"] == str(path)

@@ -311,4 +311,29 @@ TEST(AdviceText, InstalledPackageIsTheFolderAfterSitePackages) {
     EXPECT_EQ(installedPackage("/home/me/model.py"), "");
 }
 
+// A Hugging Face model called by keyword: torch compiled transformers' own
+// forward decorator, which calls the forward as a plain function; the break
+// lies deep in the library. No line of the user's leads there to wrap.
+TEST(AdviceBreaks, ABreakUnderALibrarysOwnForwardHasNoCallOfTheUsersToDisable) {
+    const std::string tf = "/v/lib/python3.11/site-packages/transformers/";
+    GraphBreak gb = makeBreak("Observed exception", "Observed exception", tf + "utils/generic.py",
+                              1182, "output = func(self, *args, **kwargs)");
+    gb.frames.push_back({tf + "models/bert/modeling_bert.py", 673, "forward",
+                         "encoder_outputs = self.encoder(embedding_output)", false});
+    gb.frames.push_back({tf + "integrations/sdpa_attention.py", 182, "sdpa_attention_forward",
+                         "attn_output = torch.nn.functional.scaled_dot_product_attention(", false});
+    for (auto& frame : gb.frames)
+        frame.user = false;
+    gb.userFrame = -1;
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    run.graphBreaks.push_back(gb);
+    const auto found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_NE(f.remedy.find("no line of your file leads into them"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.remedy.find("called at generic.py"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("try a newer transformers"), std::string::npos) << f.remedy;
+    EXPECT_TRUE(f.gain.empty()) << f.gain; // no disabled call to fold the breaks into
+}
+
 } // namespace
