@@ -161,6 +161,8 @@ void printMeasurementNotes(const Run& run, const Environment& where) {
                      "    the rest of the machine: not judged (a measure phase of %s; "
                      "under 0.5 s the kernel's CPU ticks are too coarse)\n",
                      formatDuration(load->wallNs).c_str());
+    if (const std::string reference = hostReferenceText(run); !reference.empty())
+        std::fprintf(stderr, "    host reference (a fixed CPU workload): %s\n", reference.c_str());
     std::string notes;
     if (run.probe.threads > 0) {
         notes += std::to_string(run.probe.threads) + " intra-op thread(s)";

@@ -80,6 +80,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::memoryRule(input, findings);
     advice::disturbedRule(input, findings);
     advice::busyMachineRule(input, findings);
+    advice::hostDriftRule(input, findings);
     advice::unsettledRule(input, findings);
     advice::scalingRule(input, findings);
     advice::kernelRule(input, findings);

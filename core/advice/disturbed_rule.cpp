@@ -9,6 +9,7 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/advice/perf_scope.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/units.h"
 
@@ -97,6 +98,52 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
                    "it. Close the other work (or wait for it), or give the probe CPUs of its own "
                    "(taskset -c, --threads N), then measure again.";
         f.confidence = 0.8;
+        out.push_back(std::move(f));
+    }
+}
+
+void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    const Run* eager = input.baselineRun();
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (run.status == RunStatus::Imported)
+            continue;
+        const auto within = hostDriftWithin(run);
+        const bool changed = within && hostDrifted(*within);
+        const auto across = eager && eager != &run && judgedForSpeed(run)
+                                ? hostSpeedRatio(*eager, run)
+                                : std::nullopt;
+        const bool apart = across && hostDrifted(*across);
+        if (!changed && !apart)
+            continue;
+        const std::string label = run.setting.label();
+        Finding f = latencyWarning("measure.host_drift", r, label);
+        const auto ms = [](int64_t ns) { return formatDuration(static_cast<double>(ns)); };
+        if (apart) {
+            f.title = label + ": measured while the machine ran " + hostRatioText(*across) +
+                      " than during eager's measurement";
+            f.tab = EvidenceTab::Compare;
+            f.evidence.push_back(
+                "a fixed reference workload (six 256×256 matmuls) took " +
+                formatDuration(run.hostReference.meanNs()) + " around " + label +
+                "'s measurement and " + formatDuration(eager->hostReference.meanNs()) +
+                " around eager's: on this machine it repeats within a few per cent");
+            f.evidence.push_back("the speedup against eager mixes the machine's change with the "
+                                 "compile's (Compare tab)");
+        } else {
+            f.title = label + ": the machine changed speed while it measured";
+        }
+        if (changed)
+            f.evidence.push_back("the reference workload took " + ms(run.hostReference.beforeNs) +
+                                 " before the warmup and " + ms(run.hostReference.afterNs) +
+                                 " after the measured calls");
+        f.remedy = "The machine's own speed changed (a shared VM's neighbours, a CPU's clock or "
+                   "thermal limit), which slows single calls and blocks alike, so neither the "
+                   "cross-check nor the CPU counters need show it. Measure again, and compare "
+                   "settings only when their references agree; a dedicated machine or pinned "
+                   "threads (--threads N, taskset -c) keep them close.";
+        f.confidence = 0.7;
         out.push_back(std::move(f));
     }
 }

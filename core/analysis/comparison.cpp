@@ -1,5 +1,7 @@
 #include "core/analysis/comparison.h"
+
 #include "core/analysis/function_name.h"
+#include "core/analysis/measurement_check.h"
 #include "core/analysis/units.h"
 
 #include <algorithm>
@@ -262,6 +264,13 @@ Comparison compareRuns(const Report& report) {
         row.error = run.error;
         row.peakMemoryBytes = peakMemory(run, &row.memoryKind);
         row.notes = whatTorchDid(run);
+        if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
+            row.notes.push_back(
+                "the machine changed speed while it measured: a fixed reference workload took " +
+                formatDuration(static_cast<double>(run.hostReference.beforeNs)) +
+                " before the warmup and " +
+                formatDuration(static_cast<double>(run.hostReference.afterNs)) +
+                " after the measured calls");
         warmups.push_back(analyzeWarmup(run));
         const auto& w = warmups.back();
         if (w.band) {
@@ -289,6 +298,15 @@ Comparison compareRuns(const Report& report) {
             if (row.isBaseline || !row.stats)
                 continue;
             row.speedup = computeSpeedup(*base.stats, *row.stats);
+            const Run& baseRun = report.runs[static_cast<size_t>(c.baseline)];
+            const Run& run = report.runs[static_cast<size_t>(row.run)];
+            if (const auto ratio = hostSpeedRatio(baseRun, run); ratio && hostDrifted(*ratio))
+                row.notes.push_back(
+                    "measured while the machine ran " + hostRatioText(*ratio) +
+                    " than during eager's measurement (a fixed reference workload: " +
+                    formatDuration(run.hostReference.meanNs()) + " against " +
+                    formatDuration(baseRun.hostReference.meanNs()) +
+                    "): the speedup is not like for like");
             const double saved = base.stats->median - row.stats->median;
             row.saves = saved > 0;
             if (row.warmupNs && base.warmupNs)

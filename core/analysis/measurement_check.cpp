@@ -141,4 +141,40 @@ int setDropUnsettled(Report& report, bool drop) {
     return total;
 }
 
+std::optional<double> hostDriftWithin(const Run& run) {
+    if (!run.hostReference.present())
+        return std::nullopt;
+    return static_cast<double>(run.hostReference.afterNs) /
+           static_cast<double>(run.hostReference.beforeNs);
+}
+
+std::optional<double> hostSpeedRatio(const Run& a, const Run& b) {
+    if (!a.hostReference.present() || !b.hostReference.present())
+        return std::nullopt;
+    return b.hostReference.meanNs() / a.hostReference.meanNs();
+}
+
+bool hostDrifted(double ratio) {
+    return ratio > 1 + kHostDriftTolerance || ratio < 1 / (1 + kHostDriftTolerance);
+}
+
+std::string hostRatioText(double ratio) {
+    char text[32];
+    if (ratio >= 1)
+        std::snprintf(text, sizeof text, "%.2f× slower", ratio);
+    else
+        std::snprintf(text, sizeof text, "%.2f× faster", 1 / ratio);
+    return text;
+}
+
+std::string hostReferenceText(const Run& run) {
+    const auto drift = hostDriftWithin(run);
+    if (!drift)
+        return {};
+    return formatDuration(static_cast<double>(run.hostReference.beforeNs)) +
+           " before the warmup, " + formatDuration(static_cast<double>(run.hostReference.afterNs)) +
+           " after the measured calls: " +
+           (hostDrifted(*drift) ? "the machine changed speed" : "steady");
+}
+
 } // namespace cs::core

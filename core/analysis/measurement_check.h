@@ -69,6 +69,24 @@ std::string machineLoadShortText(const MachineLoad& load);
 // "quiet enough", "the probe shared its CPUs: the median is high", or too short to judge.
 std::string machineLoadVerdict(const MachineLoad& load);
 
+// The machine's own speed (docs/measuring.md, "The machine's speed"): the
+// host reference, a fixed CPU workload, timed before the warmup and after the
+// measured calls. Beyond this ratio the machine changed speed.
+inline constexpr double kHostDriftTolerance = 0.25;
+
+// after ÷ before within one run; nullopt without a reference.
+std::optional<double> hostDriftWithin(const Run& run);
+// b's reference over a's (the mean of each run's two): above 1, the machine
+// was slower while b was measured; nullopt unless both have one.
+std::optional<double> hostSpeedRatio(const Run& a, const Run& b);
+// Beyond kHostDriftTolerance either way.
+bool hostDrifted(double ratio);
+// "1.93× slower", "1.30× faster" (the machine, as the ratio says).
+std::string hostRatioText(double ratio);
+// "1.01 ms before the warmup, 1.02 ms after the measured calls: steady" (or
+// ": the machine changed speed"); empty without a reference.
+std::string hostReferenceText(const Run& run);
+
 struct UnsettledCalls {
     int calls = 0;       // leading measured calls above the steady-state band
     double highNs = 0;   // the band's top

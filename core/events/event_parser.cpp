@@ -280,6 +280,11 @@ class EventApplier {
                 lenientConvert(*it, run_.harnessOverheadNs);
             if (auto it = event_.find("machine_cpu"); it != event_.end() && name == "measure")
                 run_.measureMachineCpu = machineCpuFromJson(*it);
+            if (auto it = event_.find("host_reference");
+                it != event_.end() && it->is_object() && name == "measure") {
+                run_.hostReference.beforeNs = get<int64_t>(*it, "before_ns", 0);
+                run_.hostReference.afterNs = get<int64_t>(*it, "after_ns", 0);
+            }
         } else {
             run_.phases.push_back({name, tNs_, -1});
         }

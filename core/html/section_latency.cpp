@@ -166,6 +166,8 @@ void writeMeasurementChecks(std::ostream& out, const ReportView& view) {
         if (const auto load = machineLoad(*r.run, view.report.environment))
             line += (line.empty() ? "" : "; ") + std::string("the rest of the machine: ") +
                     machineLoadText(*load) + " — " + machineLoadVerdict(*load);
+        if (const std::string reference = hostReferenceText(*r.run); !reference.empty())
+            line += (line.empty() ? "" : "; ") + std::string("host reference: ") + reference;
         if (r.run->droppedUnsettled > 0)
             line += (line.empty() ? "" : "; ") + std::to_string(r.run->droppedUnsettled) +
                     " unsettled measured calls left out of the statistics";

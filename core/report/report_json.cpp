@@ -291,6 +291,9 @@ json runToJson(const Run& run) {
                     {"stats", statsToJson(measured)}};
     if (run.measureMachineCpu.present())
         j["latency"]["machine_cpu"] = machineCpuToJson(run.measureMachineCpu);
+    if (run.hostReference.present())
+        j["latency"]["host_reference"] = {{"before_ns", run.hostReference.beforeNs},
+                                          {"after_ns", run.hostReference.afterNs}};
     if (const auto estimate = run.blockEstimateNs()) {
         // Durations in the report are whole nanoseconds; a block mean's fraction is noise.
         std::vector<std::int64_t> blockMeansNs;

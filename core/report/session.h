@@ -452,6 +452,17 @@ struct MachineCpu {
     bool operator==(const MachineCpu&) const = default;
 };
 
+// A fixed CPU workload timed before the warmup and after the measured calls
+// (the measure end's host_reference, docs/measuring.md "The machine's speed"):
+// the median ns of one rep; 0 when not taken.
+struct HostReference {
+    int64_t beforeNs = 0;
+    int64_t afterNs = 0;
+    bool present() const { return beforeNs > 0 && afterNs > 0; }
+    double meanNs() const { return (static_cast<double>(beforeNs) + afterNs) / 2; }
+    bool operator==(const HostReference&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -474,6 +485,7 @@ struct Run {
     // The app's own CPU time while the probe measured; -1 when not taken.
     int64_t appCpuMeasureNs = -1;
     MachineCpu measureMachineCpu;
+    HostReference hostReference;
     // Measured calls left out of the statistics as still warming up: the
     // user's choice (--drop-unsettled, the Latency tab), never made silently.
     int droppedUnsettled = 0;

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 _TICK_NS = 1_000_000_000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 
@@ -89,3 +90,32 @@ def between(before: Snapshot | None, after: Snapshot | None) -> dict | None:
         "probe_cpu_ns": after.probe_cpu_ns - before.probe_cpu_ns,
         "tick_ns": _TICK_NS,
     }
+
+
+# The host reference (docs/measuring.md, "The machine's speed"): a fixed piece
+# of CPU work timed before the warmup and after the measured calls. A shared
+# VM's neighbours come and go and can halve its speed for minutes: that slows
+# single calls and blocks alike, and shows only as a reference that took longer
+# here than before, or than in the run it is compared with.
+REFERENCE_SIZE = 256  # float32 matmuls of this size, on torch's intra-op threads
+REFERENCE_MATMULS = 6  # per rep: about a millisecond on one core of a 2020s CPU
+REFERENCE_REPS = 7
+
+
+def reference_ns(torch: Any) -> int | None:
+    """The median time of one rep of the reference work; None if it failed."""
+    try:
+        with torch.inference_mode():
+            gen = torch.Generator().manual_seed(0)
+            a = torch.randn(REFERENCE_SIZE, REFERENCE_SIZE, generator=gen)
+            a @ a  # its first call allocates and picks the kernel
+            reps = []
+            for _ in range(REFERENCE_REPS):
+                t0 = time.perf_counter_ns()
+                for _ in range(REFERENCE_MATMULS):
+                    a @ a
+                reps.append(time.perf_counter_ns() - t0)
+    except Exception:  # a torch without CPU matmul: the reference is only missing
+        return None
+    reps.sort()
+    return reps[len(reps) // 2]

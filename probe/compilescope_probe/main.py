@@ -766,6 +766,8 @@ class Probe:
         s = self.s
         later: list = []
         later_wall = 0
+        # Before the warmup, whose calls then warm the caches it used.
+        reference_before = machine_load.reference_ns(self.torch) if s.iters > 0 else None
         clock.start()
         overhead_before = self.capture.overhead_ns if self.capture else 0
         with self.phase("warmup") as end:
@@ -793,6 +795,12 @@ class Probe:
                 measure_ns = time.perf_counter_ns() - t0
                 end["harness_overhead_ns"] = self.harness_overhead(inputs)
                 machine = machine_load.between(machine_before, machine_load.snapshot())
+                reference_after = machine_load.reference_ns(self.torch) if latencies else None
+                if reference_before and reference_after:
+                    end["host_reference"] = {
+                        "before_ns": reference_before,
+                        "after_ns": reference_after,
+                    }
                 if machine is not None:
                     end["machine_cpu"] = machine
         finally:

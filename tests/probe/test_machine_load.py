@@ -54,3 +54,16 @@ def test_a_busy_loop_shows_as_busy_time_of_this_machine():
     assert field["probe_cpu_ns"] >= 300_000_000
     # The kernel counts in ticks: coarse, not that coarse.
     assert field["busy_ns"] >= 200_000_000
+
+
+def test_the_host_reference_is_the_median_rep_and_fails_soft():
+    import torch
+
+    ns = machine_load.reference_ns(torch)
+    assert isinstance(ns, int) and ns > 0
+
+    class NoMatmul:  # a torch whose CPU matmul raises: no reference, no crash
+        def __getattr__(self, name):
+            raise RuntimeError("no such op")
+
+    assert machine_load.reference_ns(NoMatmul()) is None

@@ -112,6 +112,17 @@ def test_harness_overhead_reported(tiny_run):
     assert overhead < steady, "timing an empty function cannot cost more than running the model"
 
 
+def test_the_measure_end_carries_the_host_reference(tiny_run):
+    # A fixed CPU workload timed before the warmup and after the measured
+    # calls (docs/measuring.md, "The machine's speed").
+    end = [e for e in tiny_run.of("phase") if e["name"] == "measure" and e["edge"] == "end"][0]
+    ref = end["host_reference"]
+    assert set(ref) == {"before_ns", "after_ns"}
+    assert all(isinstance(v, int) and v > 0 for v in ref.values()), ref
+    # Six 256x256 matmuls: well above a microsecond, far below a second.
+    assert all(1_000 < v < 1_000_000_000 for v in ref.values()), ref
+
+
 def test_compile_time_after_first_call(tiny_run):
     ct = tiny_run.one("compile_time")
     order = [e["type"] for e in tiny_run.events]

@@ -142,6 +142,11 @@ void LatencyTab::updateChecks() {
             details << label + tr(" while it measured, ") +
                            QString::fromStdString(core::machineLoadText(*load)).toHtmlEscaped();
         }
+        if (const auto drift = core::hostDriftWithin(run); drift && core::hostDrifted(*drift))
+            parts << bold(tr("the machine changed speed")) + tr(" (see Advice)");
+        if (const std::string reference = core::hostReferenceText(run); !reference.empty())
+            details << label + tr(" host reference (a fixed CPU workload): ") +
+                           QString::fromStdString(reference).toHtmlEscaped();
         if (!parts.isEmpty())
             lines << QStringLiteral("<span style='color:%1'>■</span> %2 ")
                              .arg(QString::fromStdString(

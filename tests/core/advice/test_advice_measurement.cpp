@@ -2,6 +2,7 @@
 // too short (the first measured calls still above the steady-state band).
 #include <gtest/gtest.h>
 
+#include "core/analysis/comparison.h"
 #include "core/analysis/measurement_check.h"
 #include "tests/core/advice_reports.h"
 
@@ -145,4 +146,67 @@ TEST(UnsettledRule, SaysHowManyCallsItTookToSettle) {
     EXPECT_TRUE(withRule(advise(reportOf({timedRun("default", {1}, constant(10, 269 * kUs))}), {}),
                          "measure.unsettled")
                     .empty());
+}
+
+namespace {
+
+Run referenced(const std::string& mode, int64_t medianNs, int64_t beforeNs, int64_t afterNs) {
+    cs::core::Run run = timedRun(mode, {1000 * kUs}, constant(40, medianNs));
+    run.hostReference.beforeNs = beforeNs;
+    run.hostReference.afterNs = afterNs;
+    return run;
+}
+
+} // namespace
+
+// An LSTM on this project's VM: eager at 550 µs, default measured during a
+// minute when the whole machine ran at half speed (1.15 ms), cross-check and
+// CPU counters silent. The reference workload shows the machine's change.
+TEST(HostDriftRule, ASettingMeasuredOnASlowerMachineIsNotLikeForLike) {
+    const auto report = reportOf({referenced("eager", 550 * kUs, 1000 * kUs, 1020 * kUs),
+                                  referenced("default", 1150 * kUs, 1950 * kUs, 2010 * kUs)});
+    const auto findings = withRule(advise(report, {}), "measure.host_drift");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.run, 1);
+    EXPECT_EQ(f.tab, EvidenceTab::Compare);
+    EXPECT_NE(f.title.find("1.96× slower than during eager's measurement"), std::string::npos)
+        << f.title;
+    EXPECT_NE(f.evidence[0].find("took 1.98 ms around default's measurement and 1.01 ms around "
+                                 "eager's"),
+              std::string::npos)
+        << f.evidence[0];
+    // The comparison row says so too, for the CLI, the Compare tab and the HTML.
+    const auto comparison = cs::core::compareRuns(report);
+    ASSERT_EQ(comparison.rows.size(), 2u);
+    bool noted = false;
+    for (const auto& note : comparison.rows[1].notes)
+        noted = noted || note.find("not like for like") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
+TEST(HostDriftRule, AChangeWithinOneRunIsSaidAndAQuietMachineIsNot) {
+    auto report = reportOf({referenced("eager", 550 * kUs, 1000 * kUs, 1040 * kUs),
+                            referenced("default", 600 * kUs, 820 * kUs, 1230 * kUs)});
+    auto findings = withRule(advise(report, {}), "measure.host_drift");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings[0].title.find("changed speed while it measured"), std::string::npos)
+        << findings[0].title;
+    EXPECT_EQ(findings[0].tab, EvidenceTab::Latency);
+    EXPECT_NE(findings[0].evidence.back().find("820 µs before the warmup and 1.23 ms after"),
+              std::string::npos)
+        << findings[0].evidence.back();
+
+    EXPECT_EQ(cs::core::hostReferenceText(report.runs[1]),
+              "820 µs before the warmup, 1.23 ms after the measured calls: the machine changed "
+              "speed");
+    EXPECT_NE(cs::core::hostReferenceText(report.runs[0]).find(": steady"), std::string::npos);
+
+    // Within ±25% both ways, and without a reference (an older report): quiet.
+    report = reportOf({referenced("eager", 550 * kUs, 1000 * kUs, 1100 * kUs),
+                       referenced("default", 300 * kUs, 1150 * kUs, 1200 * kUs)});
+    EXPECT_TRUE(withRule(advise(report, {}), "measure.host_drift").empty());
+    report =
+        reportOf({referenced("eager", 550 * kUs, 0, 0), referenced("default", 300 * kUs, 0, 0)});
+    EXPECT_TRUE(withRule(advise(report, {}), "measure.host_drift").empty());
 }

@@ -226,6 +226,22 @@ TEST(ApplyEvent, TheMeasureEndCarriesTheMachinesCpu) {
     }
 }
 
+TEST(ApplyEvent, TheMeasureEndCarriesTheHostReference) {
+    const std::string begin =
+        "{\"type\":\"phase\",\"t_ns\":30,\"name\":\"measure\",\"edge\":\"begin\"}\n";
+    cs::core::Run run =
+        replayStream(begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end",)"
+                             R"("host_reference":{"before_ns":1010000,"after_ns":1990000}})"
+                             "\n");
+    EXPECT_EQ(run.hostReference, (cs::core::HostReference{1'010'000, 1'990'000}));
+    for (const char* odd : {R"("nope")", R"({"before_ns":"x","after_ns":5})", R"({})"}) {
+        run = replayStream(
+            begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","host_reference":)" +
+            odd + "}\n");
+        EXPECT_FALSE(run.hostReference.present()) << odd;
+    }
+}
+
 TEST(ApplyEvent, GraphBreakAndFullgraphError) {
     cs::core::Run run = replayStream(
         R"J({"type":"graph_break","t_ns":1,"index":0,"reason":"print","frames":[{"file":"/m.py","line":7,"function":"forward","code":"print(x)","user":true},{"file":"/torch/x.py","line":3,"function":"f","user":false}],"user_frame":0,"graph_before":0,"graph_after":1})J"
