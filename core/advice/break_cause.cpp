@@ -161,6 +161,22 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     "@torch.compiler.disable to keep one graph.",
                     sure);
     }
+    if (containsText(reason, "does not support RNN, GRU, or LSTM")) {
+        // "... when calling `L['self']._modules['lstm']`" → self.lstm
+        static const std::regex module(R"(calling `L\['self'\]\._modules\['([^']+)'\]`)");
+        const std::string name = firstMatch(reason, module);
+        const std::string what = name.empty() ? "a recurrent module" : "self." + name;
+        return make(BreakCause::RecurrentModule, "graph_break.rnn", what,
+                    what + " (an RNN, GRU or LSTM) breaks the graph: Dynamo does not trace it",
+                    "Set torch._dynamo.config.allow_rnn = True before the first call: Dynamo "
+                    "then traces the recurrent module into the graph (experimental; on a "
+                    "2-layer bidirectional LSTM on CPU it made one graph instead of two, with "
+                    "the same outputs, a shorter first call and no faster calls). Without it " +
+                        what +
+                        " runs eagerly between two graphs, which costs little when it is most "
+                        "of the work.",
+                    sure);
+    }
     if (containsText(gb, "marked as skipped") || containsText(reason, "skip reason:")) {
         const std::string name = skippedName(reason);
         const std::string what = name.empty() ? "a call Dynamo cannot trace" : name;

@@ -20,6 +20,7 @@ enum class BreakCause {
     UntraceableCall,
     UnsupportedBuiltin,
     DynamicOutputShape,
+    RecurrentModule,  // nn.RNN, nn.GRU, nn.LSTM: Dynamo leaves them out unless allow_rnn
     CompilerDisabled, // the user asked for this break with torch.compiler.disable
     Other,            // not recognised: only torch's own hints, if any
 };

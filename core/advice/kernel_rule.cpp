@@ -311,8 +311,8 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
             f.evidence.push_back("its compiled part takes " +
                                  formatDuration(line.compiledNsPerCall) + " per call");
         f.remedy = "This line runs in Python between compiled graphs. Removing the graph break "
-                   "before it (see that break's finding) lets Dynamo compile it with the rest; "
-                   "else move the work out of the model's call.";
+                   "before it (the Breaks tab says why it breaks) lets Dynamo compile it with "
+                   "the rest; else move the work out of the model's call.";
         f.confidence = 0.7;
         out.push_back(std::move(f));
     }

@@ -102,6 +102,16 @@ STREAMS = {
         "--iters",
         "3",
     ],
+    # nn.LSTM, which Dynamo leaves out of the graph: graph_break.rnn.
+    "advice_lstm_break": [
+        FIXTURES / "lstm_tagger.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
     # Two residual blocks of the same ops on the same shapes: the regional-compilation block.
     "clean_aot_eager_cpu": [
         MODELS / "clean.py",

@@ -204,7 +204,23 @@ INSTANTIATE_TEST_SUITE_P(
                     "data_dependent_branch.py", 21},
         GalleryCase{"advice_numpy_break.jsonl", "graph_break.numpy", "numpy_break.py", 25},
         GalleryCase{"advice_untraceable_call.jsonl", "graph_break.untraceable",
-                    "untraceable_call.py", 23}));
+                    "untraceable_call.py", 23},
+        GalleryCase{"advice_lstm_break.jsonl", "graph_break.rnn", "lstm_tagger.py", 16}));
+
+TEST(AdviceBreaks, AnLstmNamesItsModuleAndAllowRnn) {
+    // Seen on a bidirectional LSTM tagger: no finding for its break, while
+    // kernel.uncompiled_line pointed at "that break's finding".
+    Setting setting;
+    setting.backend = "aot_eager";
+    const auto found = withRule(
+        advise(reportOf({fixtureRun("advice_lstm_break.jsonl", setting)}), {}), "graph_break.rnn");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("self.lstm (an RNN, GRU or LSTM) breaks the graph"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("torch._dynamo.config.allow_rnn = True"), std::string::npos)
+        << found[0].remedy;
+}
 
 TEST(AdviceBreaks, CleanGalleryStreamHasNoFindings) {
     Setting setting;
