@@ -230,6 +230,19 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     f.remedy = "Inductor runs these ops through ATen, outside its generated kernels: nothing "
                "fuses across them and each reads and writes its tensors on its own. Express the "
                "line with ops Inductor lowers, or try a newer torch, which may lower the op.";
+    // nn.TransformerEncoderLayer's and nn.MultiheadAttention's inference fast
+    // path: one fused ATen op per layer, opaque to Inductor, taken in eval mode
+    // without grad. Turned off, the layer is ops Inductor compiles.
+    const bool fastPath = std::any_of(ops.begin(), ops.end(), [](const FallbackOp& op) {
+        return op.name.find("_transformer_encoder_layer_fwd") != std::string::npos ||
+               op.name.find("_native_multi_head_attention") != std::string::npos;
+    });
+    if (fastPath)
+        f.remedy = "These are the inference fast path of nn.TransformerEncoderLayer / "
+                   "nn.MultiheadAttention: one fused ATen op per layer, which Inductor cannot "
+                   "look into. Call torch.backends.mha.set_fastpath_enabled(False) before "
+                   "compiling: the layers then run as matmuls, softmax and norms that Inductor "
+                   "fuses (a 2-layer encoder on CPU: 205 µs per call against 344 µs).";
     f.confidence = 0.7;
     out.push_back(std::move(f));
 }

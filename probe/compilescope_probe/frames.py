@@ -115,4 +115,15 @@ def innermost_user(frames: list[traceback.FrameSummary], classifier: FrameClassi
     for fs in reversed(frames):
         if classifier.is_user(fs.filename):
             return fs
-    return frames[-1] if frames else None
+    # No user frame (a model that is library code): the innermost frame, but
+    # never the probe's own keyword wrapper, which is not the user's program.
+    for fs in reversed(frames):
+        if not _is_probe_file(fs.filename):
+            return fs
+    return None
+
+
+def _is_probe_file(filename: str | None) -> bool:
+    if not filename:
+        return False
+    return os.path.dirname(os.path.realpath(filename)) == _PROBE_DIR

@@ -150,3 +150,22 @@ def test_a_library_models_compile_failure_is_placed_in_the_library():
     assert compiled_code_location(error, classifier) == ("/home/u/model.py", 12)
     # Nothing attached: no place to name.
     assert compiled_code_location(RuntimeError("boom"), classifier) is None
+
+
+def test_a_nodes_place_is_never_the_probes_own_wrapper():
+    # nn.TransformerEncoder called by keyword: the node's stack trace held
+    # only the probe's KeywordCall line (torch's own frames are left out of
+    # it), and the fused op's time went to "loader.py:130".
+    import traceback
+
+    from compilescope_probe import loader
+    from compilescope_probe.frames import innermost_user
+
+    classifier = FrameClassifier("/home/u/model.py")
+    wrapper = traceback.FrameSummary(loader.__file__, 130, "forward")
+    library = traceback.FrameSummary("/x/site-packages/fakelib/blocks.py", 15, "forward")
+    assert innermost_user([wrapper], classifier) is None
+    assert innermost_user([wrapper, library], classifier) is library
+    user = traceback.FrameSummary("/home/u/model.py", 9, "forward")
+    assert innermost_user([wrapper, user, library], classifier) is user
+    assert innermost_user([], classifier) is None

@@ -163,6 +163,25 @@ TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
                                "(24%)"));
 }
 
+// nn.TransformerEncoder in eval mode without grad: each layer is one fused
+// ATen op, all of the compiled kernel time, with no line of the user's.
+TEST(KernelRule, TheTransformerFastPathIsTurnedOffToLetInductorCompileTheLayer) {
+    const std::string layer = "torch.ops.aten._transformer_encoder_layer_fwd.default";
+    cs::core::Run run = profiledRun(100'000, 800'000, 100'000, "fallback");
+    run.code[0].kernels[1].name = layer;
+    run.kernelProfile.kernels[1].name = layer;
+    const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("torch.backends.mha.set_fastpath_enabled(False)"),
+              std::string::npos)
+        << found[0].remedy;
+    // Any other fallback keeps the general remedy.
+    const auto plain = withRule(
+        advise(reportOf({profiledRun(100'000, 800'000, 100'000, "fallback")})), "kernel.fallback");
+    ASSERT_EQ(plain.size(), 1U);
+    EXPECT_EQ(plain[0].remedy.find("fastpath"), std::string::npos) << plain[0].remedy;
+}
+
 TEST(KernelRule, ADominantAttentionKernelNamesItsBackendsLevers) {
     const std::string efficient = "aten._scaled_dot_product_efficient_attention.default";
     cs::core::Run run = profiledRun(100'000, 700'000, 200'000, "fallback");
