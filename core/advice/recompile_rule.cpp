@@ -22,12 +22,19 @@ struct DimChange {
     std::set<int64_t> sizes;
 };
 
+struct ValueChange {
+    std::string name;                // "self.calls"
+    std::vector<std::string> values; // in the order seen
+    std::string hint;                // torch's own
+};
+
 struct FunctionRecompiles {
     std::string function;
     int recompiles = 0;
     const Recompile* limit = nullptr;
-    std::vector<DimChange> dims; // in the order first seen
-    std::string libraryFrame;    // library code torch compiled around the function
+    std::vector<DimChange> dims;     // in the order first seen
+    std::vector<ValueChange> values; // guards on a Python value, in the order first seen
+    std::string libraryFrame;        // library code torch compiled around the function
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -182,6 +189,37 @@ std::string remedyFor(const DimChange& d, const std::vector<Companion>& with) {
     return text;
 }
 
+std::string valuesText(const std::vector<std::string>& values) {
+    constexpr size_t kShown = 6;
+    if (values.size() <= kShown)
+        return joinWords(values);
+    std::string text;
+    for (size_t i = 0; i + 1 < kShown; ++i)
+        text += values[i] + ", ";
+    return text + "… " + values.back();
+}
+
+// A Python value torch compiled in as a constant, so every new value compiles
+// again: make it data (a tensor) or keep it out of the compiled call.
+std::string valueRemedy(const ValueChange& v) {
+    const bool attribute =
+        v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
+    std::string text =
+        attribute
+            ? "torch treats " + v.name +
+                  ", a number held on the module, as a constant: every new value compiles "
+                  "another graph. Keep it out of the compiled forward (update it outside the "
+                  "call), or hold it in a tensor (self.register_buffer(...)) so that it is data "
+                  "in one graph"
+            : "torch compiled " + v.name +
+                  " in as a constant: every new value compiles another graph. Pass it as a "
+                  "tensor (torch.tensor(value)) so that it is data in one graph, or keep it "
+                  "constant";
+    if (!v.hint.empty())
+        text += "; torch's hint: " + v.hint;
+    return text + ".";
+}
+
 } // namespace
 
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -197,7 +235,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}});
+            functions.push_back({name, 0, nullptr, {}, {}, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -210,7 +248,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
         for (const auto& rc : run.recompiles) {
             if (!rc.limitHit && rc.function.empty() && limitReasons.count(rc.reason))
                 continue;
-            FunctionRecompiles& fr = entry(rc.function);
+            FunctionRecompiles& fr = entry(recompiledFunction(run, rc));
             if (fr.libraryFrame.empty())
                 fr.libraryFrame = rc.libraryFrame;
             if (rc.limitHit)
@@ -218,8 +256,19 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             else
                 ++fr.recompiles;
             auto guard = parseShapeGuard(rc.reason);
-            if (!guard)
+            if (!guard) {
+                if (const auto value = parseValueGuard(rc.reason)) {
+                    auto v =
+                        std::find_if(fr.values.begin(), fr.values.end(),
+                                     [&](const ValueChange& c) { return c.name == value->name; });
+                    if (v == fr.values.end())
+                        v = fr.values.insert(fr.values.end(), {value->name, {}, value->hint});
+                    if (std::find(v->values.begin(), v->values.end(), value->value) ==
+                        v->values.end())
+                        v->values.push_back(value->value);
+                }
                 continue;
+            }
             auto it = std::find_if(fr.dims.begin(), fr.dims.end(), [&](const DimChange& d) {
                 return d.tensor == guard->tensor && d.dim == guard->dim && d.what == guard->what;
             });
@@ -316,6 +365,29 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.confidence = 0.9;
                 out.push_back(std::move(f));
             }
+            if (fr.dims.empty() && !fr.values.empty() && fr.recompiles > 0) {
+                const ValueChange& main = fr.values.front();
+                Finding f;
+                f.rule = "recompile.value";
+                f.severity = Severity::Warning;
+                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                          " because " + main.name + " changed";
+                locate(f);
+                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
+                                     fn + " in " + label + tabNote);
+                for (const auto& v : fr.values)
+                    f.evidence.push_back(
+                        v.name + " took " +
+                        plural(static_cast<long long>(v.values.size()), "value", "values") + ": " +
+                        valuesText(v.values) + "; each new one failed the guard `" + v.name +
+                        " == …` and compiled another graph");
+                f.remedy = valueRemedy(main);
+                f.gain = fr.values.size() == 1 ? "one compile of " + fn + " instead of " +
+                                                     std::to_string(fr.recompiles + 1)
+                                               : std::string();
+                f.confidence = 0.85;
+                out.push_back(std::move(f));
+            }
             if (fr.limit) {
                 Finding f;
                 f.rule = "recompile.limit";
@@ -333,10 +405,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      tabNote);
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + fr.limit->reason);
-                f.remedy =
-                    (fr.dims.empty() ? std::string() : remedyFor(fr.dims.front(), with) + " ") +
-                    "Raising torch._dynamo.config.recompile_limit only postpones the fall "
-                    "back to eager.";
+                f.remedy = (!fr.dims.empty()     ? remedyFor(fr.dims.front(), with) + " "
+                            : !fr.values.empty() ? valueRemedy(fr.values.front()) + " "
+                                                 : std::string()) +
+                           "Raising torch._dynamo.config.recompile_limit only postpones the fall "
+                           "back to eager.";
                 f.confidence = 0.95;
                 out.push_back(std::move(f));
             }

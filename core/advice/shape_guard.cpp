@@ -23,6 +23,21 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
     return std::nullopt;
 }
 
+std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
+    // "0/7: self.calls == 7     # self.calls += 1  # counter.py:10 in forward (HINT: ...)"
+    static const std::regex guard(
+        R"(^(?:\[?\d+/\d+\]?: )?([A-Za-z_][\w.]*|L\['[^']+'\](?:\.\w+)*) == (-?[0-9][0-9.e+-]*|True|False)(?:\s|$))");
+    std::smatch m;
+    if (!std::regex_search(reason, m, guard))
+        return std::nullopt;
+    ValueGuardFailure out{m[1].str(), m[2].str(), {}};
+    static const std::regex hint(R"(\(HINT: ([^\n]*)\))");
+    std::smatch h;
+    if (std::regex_search(reason, h, hint))
+        out.hint = h[1].str();
+    return out;
+}
+
 namespace {
 
 // "[2, 17]" → {2, 17}; nullopt for anything else ("int", "[s0, 4]").

@@ -20,6 +20,17 @@ struct ShapeGuardFailure {
 // nullopt when the reason is not a size/stride guard.
 std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason);
 
+// A guard on a Python value that changed: "self.calls == 7" (an int attribute
+// of the module, which torch treats as a constant), "L['scale'] == 0.5".
+struct ValueGuardFailure {
+    std::string name;  // as torch wrote it: "self.calls", "L['scale']"
+    std::string value; // the value the failed entry was compiled for
+    std::string hint;  // torch's own "(HINT: ...)" for it; empty when none
+};
+
+// nullopt when the reason is not `NAME == VALUE` on a plain number or bool.
+std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason);
+
 // The sizes of a call's inputs as a recompile lists them ("[2, 17], int, [3]"):
 // nullopt for an input that is not a tensor or has a symbolic size.
 using InputSizes = std::vector<std::optional<std::vector<int64_t>>>;

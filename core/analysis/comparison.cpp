@@ -195,7 +195,9 @@ std::vector<std::string> whatTorchDid(const Run& run) {
     for (const auto& r : run.recompiles) {
         if (r.limitHit) {
             const std::string limit = r.limit > 0 ? " (" + std::to_string(r.limit) + ")" : "";
-            notes.push_back("hit the recompile limit" + limit + " in " + functionLabel(r.function) +
+            const std::string function = recompiledFunction(run, r);
+            notes.push_back("hit the recompile limit" + limit + " in " +
+                            (function.empty() ? "a compiled function" : functionLabel(function)) +
                             ": torch runs it eagerly from then on");
         }
     }

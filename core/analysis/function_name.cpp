@@ -61,4 +61,35 @@ std::string functionName(std::string_view raw) {
     return userFunction(raw).name;
 }
 
+namespace {
+
+// "0/7: ..." → "0"; empty when the reason has no compile id.
+std::string frameId(const std::string& reason) {
+    const size_t colon = reason.find(':');
+    const size_t slash = reason.find('/');
+    if (colon == std::string::npos || slash == std::string::npos || slash > colon)
+        return {};
+    std::string id = reason.substr(0, slash);
+    if (!id.empty() && id.front() == '[')
+        id.erase(0, 1);
+    return id;
+}
+
+} // namespace
+
+std::string recompiledFunction(const Run& run, const Recompile& recompile) {
+    if (!recompile.function.empty() || !recompile.limitHit)
+        return recompile.function;
+    const std::string frame = frameId(recompile.reason);
+    std::string found;
+    for (const auto& rc : run.recompiles) {
+        if (rc.function.empty() || frame.empty() || frameId(rc.reason) != frame)
+            continue;
+        if (!found.empty() && found != rc.function)
+            return {};
+        found = rc.function;
+    }
+    return found;
+}
+
 } // namespace cs::core

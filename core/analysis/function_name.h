@@ -3,6 +3,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/report/session.h"
+
 namespace cs::core {
 
 // After a graph break Dynamo continues the user's function in a resume
@@ -20,5 +22,10 @@ std::string functionLabel(std::string_view raw);
 
 // "forward": the user's name alone, for sentences that already say where.
 std::string functionName(std::string_view raw);
+
+// The function a recompile event is about. The recompile-limit event may come
+// without one: then the function whose recompiles carry its frame id (the "0"
+// of "0/7: ...") is its; empty when none or several do.
+std::string recompiledFunction(const Run& run, const Recompile& recompile);
 
 } // namespace cs::core

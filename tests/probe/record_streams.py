@@ -102,6 +102,16 @@ STREAMS = {
         "--iters",
         "3",
     ],
+    # An int attribute counting calls: recompile.value up to the limit.
+    "advice_value_recompiles": [
+        FIXTURES / "counting_attribute.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "10",
+    ],
     # nn.LSTM, which Dynamo leaves out of the graph: graph_break.rnn.
     "advice_lstm_break": [
         FIXTURES / "lstm_tagger.py",

@@ -4,12 +4,14 @@
 #include <algorithm>
 
 #include "core/advice/shape_guard.h"
+#include "core/analysis/comparison.h"
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
 using cs::core::advice::parseInputShapes;
 using cs::core::advice::parseModelInputs;
 using cs::core::advice::parseShapeGuard;
+using cs::core::advice::parseValueGuard;
 
 namespace {
 
@@ -293,6 +295,55 @@ TEST(AdviceRecompiles, AnInputThatOnceMatchedIsNoCompanion) {
     const auto plain = withRule(advise(reportOf({unnamed}), {}), "recompile.shape");
     ASSERT_EQ(plain.size(), 1u);
     EXPECT_EQ(plain[0].remedy.find(" and torch._dynamo"), std::string::npos) << plain[0].remedy;
+}
+
+TEST(ValueGuards, ReadTheNameTheValueAndTorchsHint) {
+    auto g = parseValueGuard(
+        "0/7: self.calls == 7                # self.calls += 1  # m.py:10 in forward (HINT: "
+        "torch.compile considers integer attributes of the nn.Module to be static.)\nUser stack");
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->name, "self.calls");
+    EXPECT_EQ(g->value, "7");
+    EXPECT_EQ(g->hint, "torch.compile considers integer attributes of the nn.Module to be static.");
+    g = parseValueGuard("0/1: L['scale'] == 0.5");
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->name, "L['scale']");
+    EXPECT_EQ(g->value, "0.5");
+    EXPECT_TRUE(g->hint.empty());
+    EXPECT_FALSE(parseValueGuard("0/0: tensor 'x' size mismatch at index 1. expected 8, actual 4"));
+    EXPECT_FALSE(parseValueGuard("0/0: len(L['xs']) == 3"));
+    EXPECT_FALSE(parseValueGuard("0/0: ___check_obj_id(L['self'], 1234)"));
+}
+
+// A module counting its calls in an int attribute (recorded): every call
+// recompiled until the limit; the limit event names no function of its own.
+TEST(AdviceRecompiles, RealStreamOfAnIntAttributeThatChangesEveryCall) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_value_recompiles.jsonl", setting);
+    const auto findings = advise(reportOf({run}), {});
+    const auto value = withRule(findings, "recompile.value");
+    ASSERT_EQ(value.size(), 1u);
+    EXPECT_NE(value[0].title.find("recompiled 7 times because self.calls changed"),
+              std::string::npos)
+        << value[0].title;
+    EXPECT_TRUE(hasLine(value[0].evidence, "self.calls took 8 values: 0, 1, 2, 3, 4, … 7"))
+        << ::testing::PrintToString(value[0].evidence);
+    EXPECT_NE(value[0].remedy.find("register_buffer"), std::string::npos) << value[0].remedy;
+    EXPECT_NE(value[0].remedy.find("torch's hint: torch.compile considers integer attributes"),
+              std::string::npos)
+        << value[0].remedy;
+    const auto limit = withRule(findings, "recompile.limit");
+    ASSERT_EQ(limit.size(), 1u);
+    EXPECT_NE(limit[0].title.find("forward"), std::string::npos) << limit[0].title;
+    EXPECT_TRUE(hasLine(limit[0].evidence, "after 7 recompiles"))
+        << ::testing::PrintToString(limit[0].evidence);
+    EXPECT_NE(limit[0].remedy.find("register_buffer"), std::string::npos) << limit[0].remedy;
+    // The comparison's note names the function too.
+    bool named = false;
+    for (const auto& note : cs::core::whatTorchDid(run))
+        named = named || note.find("recompile limit (8) in forward") != std::string::npos;
+    EXPECT_TRUE(named);
 }
 
 } // namespace
