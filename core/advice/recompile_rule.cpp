@@ -189,6 +189,18 @@ std::string remedyFor(const DimChange& d, const std::vector<Companion>& with) {
     return text;
 }
 
+// The guard itself: its first line, with the padding before torch's "# source"
+// comment folded ("0/7: self.calls == 7   # self.calls += 1  # m.py:10 ...").
+std::string guardLine(const std::string& reason) {
+    std::string out;
+    for (const char c : firstLine(reason)) {
+        if (c == ' ' && !out.empty() && out.back() == ' ')
+            continue;
+        out += c;
+    }
+    return out;
+}
+
 std::string valuesText(const std::vector<std::string>& values) {
     constexpr size_t kShown = 6;
     if (values.size() <= kShown)
@@ -404,7 +416,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      " after " + plural(fr.recompiles, "recompile", "recompiles") +
                                      tabNote);
                 if (!fr.limit->reason.empty())
-                    f.evidence.push_back("last failed guard: " + fr.limit->reason);
+                    f.evidence.push_back("last failed guard: " + guardLine(fr.limit->reason));
                 f.remedy = (!fr.dims.empty()     ? remedyFor(fr.dims.front(), with) + " "
                             : !fr.values.empty() ? valueRemedy(fr.values.front()) + " "
                                                  : std::string()) +

@@ -339,6 +339,10 @@ TEST(AdviceRecompiles, RealStreamOfAnIntAttributeThatChangesEveryCall) {
     EXPECT_TRUE(hasLine(limit[0].evidence, "after 7 recompiles"))
         << ::testing::PrintToString(limit[0].evidence);
     EXPECT_NE(limit[0].remedy.find("register_buffer"), std::string::npos) << limit[0].remedy;
+    // The guard's own line, without the user stack torch appends below it.
+    EXPECT_TRUE(hasLine(limit[0].evidence, "last failed guard: 0/7: self.calls == 7 # self.calls"))
+        << ::testing::PrintToString(limit[0].evidence);
+    EXPECT_FALSE(hasLine(limit[0].evidence, "User stack"));
     // The comparison's note names the function too.
     bool named = false;
     for (const auto& note : cs::core::whatTorchDid(run))
