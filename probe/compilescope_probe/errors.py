@@ -45,28 +45,38 @@ def exc_summary(exc: BaseException) -> str:
 _FILE_LINE_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
-def user_location(exc: BaseException, classifier: FrameClassifier) -> tuple[str, int] | None:
-    """The innermost frame of the user's code that the exception passed
-    through: the traceback first, then the stacks torch attaches to its own
-    exceptions, then `File "...", line N` mentions in the message."""
+def _chain(exc: BaseException):
+    """The exception and its causes (then contexts), each once."""
     seen: set[int] = set()
     e: BaseException | None = exc
     while e is not None and id(e) not in seen:
         seen.add(id(e))
+        yield e
+        e = e.__cause__ or e.__context__
+
+
+def _attached_frames(e: BaseException):
+    """The stacks torch attaches to its own exceptions (the code it was
+    compiling), innermost frame first."""
+    for attr in ("real_stack", "user_stack"):
+        yield from reversed(list(getattr(e, attr, None) or []))
+
+
+def user_location(exc: BaseException, classifier: FrameClassifier) -> tuple[str, int] | None:
+    """The innermost frame of the user's code that the exception passed
+    through: the traceback first, then the stacks torch attaches to its own
+    exceptions, then `File "...", line N` mentions in the message."""
+    for e in _chain(exc):
         for fs in reversed(traceback.extract_tb(e.__traceback__)):
             if classifier.is_user(fs.filename):
                 return fs.filename, fs.lineno or 0
-        for attr in ("real_stack", "user_stack"):
-            stack = getattr(e, attr, None)
-            if stack:
-                for fs in reversed(list(stack)):
-                    fn = getattr(fs, "filename", None)
-                    if classifier.is_user(fn):
-                        return fn, getattr(fs, "lineno", 0) or 0
+        for fs in _attached_frames(e):
+            fn = getattr(fs, "filename", None)
+            if classifier.is_user(fn):
+                return fn, getattr(fs, "lineno", 0) or 0
         for m in reversed(list(_FILE_LINE_RE.finditer(str(e)))):
             if classifier.is_user(m.group("file")):
                 return m.group("file"), int(m.group("line"))
-        e = e.__cause__ or e.__context__
     return None
 
 
@@ -79,17 +89,12 @@ def compiled_code_location(
     loc = user_location(exc, classifier)
     if loc is not None:
         return loc
-    seen: set[int] = set()
-    e: BaseException | None = exc
     torch_dir = os.sep + "torch" + os.sep
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        for attr in ("real_stack", "user_stack"):
-            for fs in reversed(list(getattr(e, attr, None) or [])):
-                fn = getattr(fs, "filename", None) or ""
-                if fn and not fn.startswith("<") and torch_dir not in fn:
-                    return fn, getattr(fs, "lineno", 0) or 0
-        e = e.__cause__ or e.__context__
+    for e in _chain(exc):
+        for fs in _attached_frames(e):
+            fn = getattr(fs, "filename", None) or ""
+            if fn and not fn.startswith("<") and torch_dir not in fn:
+                return fn, getattr(fs, "lineno", 0) or 0
     return None
 
 
