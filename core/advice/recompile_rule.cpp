@@ -229,7 +229,7 @@ std::string valueRemedy(const ValueChange& v) {
                   "constant";
     if (!v.hint.empty())
         text += "; torch's hint: " + v.hint;
-    return text + ".";
+    return text.back() == '.' ? text : text + "."; // torch's hint ends in one already
 }
 
 } // namespace
