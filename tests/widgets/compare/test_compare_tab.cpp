@@ -180,8 +180,8 @@ class CompareTabTest : public QObject {
         QVERIFY(child<QLabel>(tab, "compareSummary")
                     ->text()
                     .contains("Note — reduce-overhead: mode reduce-overhead asks for CUDA"));
-        if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
-            tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/compare_tab.png");
+        if (!qEnvironmentVariableIsEmpty("CS_SHOT_DIR"))
+            tab.grab().save(qEnvironmentVariable("CS_SHOT_DIR") + "/compare_tab.png");
     }
 
     void warmupTabDrawsPhasesAndCurves() {
@@ -219,10 +219,10 @@ class CompareTabTest : public QObject {
         QCOMPARE(curves->yAxis->scaleType(), QCPAxis::stLogarithmic);
         QCOMPARE(curves->legend->itemCount(), 3);
         QVERIFY(child<QLabel>(tab, "warmupSummary")->text().contains("steady from call"));
-        if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS")) {
-            tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/warmup_tab.png");
+        if (!qEnvironmentVariableIsEmpty("CS_SHOT_DIR")) {
+            tab.grab().save(qEnvironmentVariable("CS_SHOT_DIR") + "/warmup_tab.png");
             child<QCustomPlot>(tab, "compilePhasePlot")
-                ->savePng(qEnvironmentVariable("CS_SCREENSHOTS") + "/phases2x.png", 0, 0, 2.0);
+                ->savePng(qEnvironmentVariable("CS_SHOT_DIR") + "/phases2x.png", 0, 0, 2.0);
         }
     }
 
@@ -283,8 +283,8 @@ class CompareTabTest : public QObject {
                                      .data()
                                      .toString();
         QVERIFY2(report.runs[0].harnessOverheadNs > 0 && !overhead.isEmpty(), qPrintable(overhead));
-        if (!qEnvironmentVariableIsEmpty("CS_SCREENSHOTS"))
-            tab.grab().save(qEnvironmentVariable("CS_SCREENSHOTS") + "/latency_tab.png");
+        if (!qEnvironmentVariableIsEmpty("CS_SHOT_DIR"))
+            tab.grab().save(qEnvironmentVariable("CS_SHOT_DIR") + "/latency_tab.png");
     }
 
     // The cross-check line and the choice to leave unsettled calls out.
