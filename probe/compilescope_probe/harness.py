@@ -1,4 +1,10 @@
-"""Timing one call of the model: wall clock on CPU, CUDA events on GPU."""
+"""Timing one call of the model: wall clock on CPU, CUDA events on GPU.
+
+A call's span ends after its output is dropped: a loop `y = model(x)` frees
+each output as it goes, and so do the blocks of the cross-check and
+torch.utils.benchmark. Dropping it after the span left out what freeing an
+output costs (docs/BENCHMARKS.md, "The output's free").
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,12 @@ from typing import Any, Callable
 
 
 class CpuTimer:
-    def __call__(self, fn: Callable[..., Any], inputs: tuple) -> tuple[int, int, Any]:
+    def __call__(self, fn: Callable[..., Any], inputs: tuple) -> tuple[int, int]:
+        """(latency, wall) of one call, its output dropped inside the span."""
         t0 = time.perf_counter_ns()
-        out = fn(*inputs)
+        fn(*inputs)
         t1 = time.perf_counter_ns()
-        return t1 - t0, t1 - t0, out
+        return t1 - t0, t1 - t0
 
     def block(self, fn: Callable[..., Any], inputs: tuple, calls: int) -> int:
         """Wall time of `calls` calls back to back."""
@@ -32,16 +39,16 @@ class CudaTimer:
         self.start = torch.cuda.Event(enable_timing=True)
         self.end = torch.cuda.Event(enable_timing=True)
 
-    def __call__(self, fn: Callable[..., Any], inputs: tuple) -> tuple[int, int, Any]:
+    def __call__(self, fn: Callable[..., Any], inputs: tuple) -> tuple[int, int]:
         self.torch.cuda.synchronize()
         t0 = time.perf_counter_ns()
         self.start.record()
-        out = fn(*inputs)
+        fn(*inputs)  # the output's free goes back to the caching allocator, on the host
         self.end.record()
         self.end.synchronize()
         t1 = time.perf_counter_ns()
         latency = int(self.start.elapsed_time(self.end) * 1e6)
-        return latency, t1 - t0, out
+        return latency, t1 - t0
 
     def block(self, fn: Callable[..., Any], inputs: tuple, calls: int) -> int:
         self.torch.cuda.synchronize()
@@ -115,7 +122,6 @@ def measure_calls(
             latency[i] = r[0]
             wall[i] = r[1]
             buf.timed = i + 1
-            del r  # the output goes before the next call, as one call at a time would
             now = clock()
             if now - last >= chunk_ns:
                 buf.flush()

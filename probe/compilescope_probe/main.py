@@ -675,7 +675,7 @@ class Probe:
         if self.capture is not None:
             self.capture.begin_call(shapes_text(inputs))
         try:
-            latency, wall, out = self.timer(fn, inputs)
+            latency, wall = self.timer(fn, inputs)
         except Exception as e:
             if self.feed is not None:
                 metrics = self.feed.take()
@@ -688,7 +688,6 @@ class Probe:
         if self.capture is not None:
             self.capture.end_call(metrics)
         self.flush_code()
-        del out
         if emit:
             self.emit(
                 "iteration",

@@ -168,3 +168,16 @@ def test_the_fewest_blocks_are_the_fewest_core_judges():
     with open(header, encoding="utf-8") as f:
         m = re.search(r"kMinCrosscheckBlocks = (\d+);", f.read())
     assert m and int(m.group(1)) == harness.BLOCKS_MIN
+
+
+def test_a_calls_span_includes_dropping_its_output():
+    # A loop `y = model(x)` frees every output, and so do the cross-check's blocks:
+    # a span that ends before the free reads low against them on small models.
+    import time
+
+    class SlowToFree:
+        def __del__(self):
+            time.sleep(0.02)
+
+    latency, wall = harness.CpuTimer()(SlowToFree, ())
+    assert latency >= 20_000_000 and wall == latency
