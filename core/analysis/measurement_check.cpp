@@ -61,6 +61,7 @@ std::optional<MachineLoad> machineLoad(const Run& run, const Environment& where)
                              : 0.0;
     const double others = static_cast<double>(m.busyNs) - static_cast<double>(m.probeCpuNs) - appNs;
     load.probeCpus = static_cast<double>(m.probeCpuNs) / load.wallNs;
+    load.childCpus = static_cast<double>(m.childrenCpuNs) / load.wallNs;
     load.otherCpus = std::max(0.0, others) / load.wallNs;
     load.stealShare = static_cast<double>(m.stealNs) / (load.wallNs * m.cpus);
     return load;
@@ -72,6 +73,10 @@ std::string machineLoadText(const MachineLoad& load) {
                   "other processes kept %.2f of the probe's %d CPU%s busy (the probe %.2f",
                   load.otherCpus, load.cpus, load.cpus == 1 ? "" : "s", load.probeCpus);
     std::string out = text;
+    if (load.childCpus >= kMinChildCpus) {
+        std::snprintf(text, sizeof text, ", %.2f of it in its child processes", load.childCpus);
+        out += text;
+    }
     if (load.probeThreads > 0)
         out += ", " + std::to_string(load.probeThreads) +
                (load.probeThreads == 1 ? " thread" : " threads");

@@ -43,13 +43,15 @@ std::string crosscheckVerdict(const Crosscheck& check);
 // single calls and blocks alike, so the cross-check cannot see it.
 inline constexpr int64_t kMinMachineWallNs = 500'000'000; // shorter: the kernel's ticks are coarse
 inline constexpr double kMinOtherCpus = 0.1;              // below: daemons, not a load
+inline constexpr double kMinChildCpus = 0.05;             // below: not worth naming
 inline constexpr double kStealShare = 0.05;
 
 struct MachineLoad {
     int cpus = 0;          // the CPUs the probe could run on
     int probeThreads = 0;  // torch's intra-op threads; 0 unknown
     double wallNs = 0;     // the measure phase
-    double probeCpus = 0;  // average CPUs the probe itself kept busy
+    double probeCpus = 0;  // average CPUs the probe itself kept busy, its child processes included
+    double childCpus = 0;  // of which its child processes (a recompile's C++ compiler)
     double otherCpus = 0;  // average CPUs everything else kept busy there
     double stealShare = 0; // of those CPUs' time, taken by the hypervisor
     bool judgeable() const { return wallNs >= static_cast<double>(kMinMachineWallNs); }
@@ -62,7 +64,8 @@ struct MachineLoad {
 // The app's own CPU is left out of the others' unless the report's runs were on
 // a remote target (`where.target`): then the app ran elsewhere.
 std::optional<MachineLoad> machineLoad(const Run& run, const Environment& where);
-// "other processes kept 1.30 of the probe's 2 CPUs busy (the probe 1.00, 1 thread); steal 0.0%"
+// "other processes kept 1.30 of the probe's 2 CPUs busy (the probe 1.00, 1 thread); steal 0.0%";
+// "(the probe 1.00, 0.87 of it in its child processes, ...)" when they took a share.
 std::string machineLoadText(const MachineLoad& load);
 // "others kept 1.30 of its 2 CPUs busy" (", steal 6.0%" when there was any to speak of)
 std::string machineLoadShortText(const MachineLoad& load);

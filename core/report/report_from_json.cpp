@@ -408,7 +408,8 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
              lenientValue<std::string>(r, "reason", ""), lenientValue<int>(r, "cache_size", 0),
              lenientValue<std::string>(r, "input_shapes", ""),
              lenientValue<bool>(r, "limit_hit", false), lenientValue<int>(r, "limit", 0),
-             lenientValue<std::string>(r, "library_frame", "")});
+             lenientValue<std::string>(r, "library_frame", ""),
+             lenientValue<std::string>(r, "phase", "")});
     }
     readCompilePhases(run, j);
     readMemory(run, j);

@@ -324,6 +324,8 @@ json runToJson(const Run& run) {
             rj["limit"] = r.limit;
         if (!r.libraryFrame.empty())
             rj["library_frame"] = r.libraryFrame;
+        if (!r.phase.empty())
+            rj["phase"] = r.phase;
         recompiles.push_back(std::move(rj));
     }
     j["recompiles"] = recompiles;

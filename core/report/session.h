@@ -144,6 +144,9 @@ struct Recompile {
     // The library code torch compiled around the model's forward ("wrapper at
     // transformers/utils/generic.py:1030"); `function` then names the forward.
     std::string libraryFrame;
+    // The probe's phase it happened in ("warmup", "measure", "sweep"); empty
+    // when unknown (an imported log, an older report).
+    std::string phase;
     bool operator==(const Recompile&) const = default;
 };
 
@@ -446,8 +449,9 @@ struct MachineCpu {
     int64_t wallNs = 0;
     int64_t busyNs = 0; // all CPUs, all processes, the probe's included
     int64_t stealNs = 0;
-    int64_t probeCpuNs = 0;
-    int64_t tickNs = 0; // busyNs and stealNs are counted in these
+    int64_t probeCpuNs = 0;    // the probe's threads and its child processes
+    int64_t tickNs = 0;        // busyNs and stealNs are counted in these
+    int64_t childrenCpuNs = 0; // of probeCpuNs, its child processes (a recompile's C++ compiler)
     bool present() const { return cpus > 0 && wallNs > 0; }
     bool operator==(const MachineCpu&) const = default;
 };

@@ -6,12 +6,15 @@ goes unseen. So the measure phase's end also carries the CPU time of the CPUs
 the probe may run on (its affinity) from /proc/stat over the phase, next to
 the probe's own: the difference is what other processes (and the app, which
 measures its own) took there, and steal is what the hypervisor gave to other
-guests.
+guests. The probe's own includes its child processes: a recompile in the
+measure phase runs the C++ compiler (and Inductor's compile workers) there,
+and that is the probe's work, not another program's.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +27,9 @@ class Snapshot:
     busy_ticks: int
     steal_ticks: int
     cpus: int
-    probe_cpu_ns: int
+    probe_cpu_ns: int  # the probe's threads and its child processes
     wall_ns: int
+    children_cpu_ns: int = 0  # of which its child processes, reaped or alive
 
 
 def parse_proc_stat(text: str, allowed: set[int] | None = None) -> tuple[int, int, int] | None:
@@ -64,6 +68,61 @@ def _affinity() -> set[int] | None:
         return None
 
 
+def parse_pid_stat(text: str) -> tuple[int, int] | None:
+    """(parent pid, CPU ticks of the process and its reaped children) from
+    /proc/PID/stat's text; None if it reads oddly. The command name in
+    parentheses may hold spaces and parentheses: the fields follow the last ')'."""
+    _, sep, rest = text.rpartition(")")
+    fields = rest.split()
+    if not sep or len(fields) < 15:
+        return None
+    try:
+        ppid = int(fields[1])
+        utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    except ValueError:
+        return None
+    return ppid, utime + stime + cutime + cstime
+
+
+def descendants_ticks(stats: dict[int, tuple[int, int]], root: int) -> int:
+    """The CPU ticks of every process below `root`, given each pid's
+    (parent pid, ticks)."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo, seen = 0, list(children.get(root, [])), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += stats[pid][1]
+        todo += children.get(pid, [])
+    return total
+
+
+def children_cpu_ns(proc: str = "/proc") -> int:
+    """CPU time of this process's child processes: those it reaped (a
+    finished compiler) and, from /proc, those still alive (a compile worker
+    pool) with what they reaped in turn."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reaped = int((usage.ru_utime + usage.ru_stime) * 1e9)
+    stats: dict[int, tuple[int, int]] = {}
+    try:
+        pids = [int(name) for name in os.listdir(proc) if name.isdigit()]
+    except OSError:
+        return reaped
+    for pid in pids:
+        try:
+            with open(f"{proc}/{pid}/stat", encoding="ascii", errors="replace") as f:
+                parsed = parse_pid_stat(f.read())
+        except OSError:  # it ended while we looked
+            continue
+        if parsed is not None:
+            stats[pid] = parsed
+    return reaped + descendants_ticks(stats, os.getpid()) * _TICK_NS
+
+
 def snapshot(path: str = "/proc/stat") -> Snapshot | None:
     """None where there is no /proc/stat (not Linux) or it reads oddly."""
     try:
@@ -74,7 +133,9 @@ def snapshot(path: str = "/proc/stat") -> Snapshot | None:
     if parsed is None:
         return None
     busy, steal, cpus = parsed
-    return Snapshot(busy, steal, cpus, time.process_time_ns(), time.perf_counter_ns())
+    children = children_cpu_ns()
+    own = time.process_time_ns()
+    return Snapshot(busy, steal, cpus, own + children, time.perf_counter_ns(), children)
 
 
 def between(before: Snapshot | None, after: Snapshot | None) -> dict | None:
@@ -88,6 +149,7 @@ def between(before: Snapshot | None, after: Snapshot | None) -> dict | None:
         "busy_ns": max(0, after.busy_ticks - before.busy_ticks) * _TICK_NS,
         "steal_ns": max(0, after.steal_ticks - before.steal_ticks) * _TICK_NS,
         "probe_cpu_ns": after.probe_cpu_ns - before.probe_cpu_ns,
+        "children_cpu_ns": max(0, after.children_cpu_ns - before.children_cpu_ns),
         "tick_ns": _TICK_NS,
     }
 

@@ -81,7 +81,7 @@ inline Report divergentTwoRanks() {
                                           "actual 24";
     one.recompiles.push_back({"forward",
                               "tensor 'x' size mismatch at index 0. expected 32, actual 24", 2, "",
-                              false, 0, ""});
+                              false, 0, "", ""});
     one.cacheLookups[0].outcome = "miss";
     one.cacheLookups.push_back({"0/1", "fx_graph", "bypass", "cache bypass: unsupported op"});
     one.compiles[0].restartReasons = {"restart: graph break in forward"};

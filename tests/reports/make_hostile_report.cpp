@@ -72,7 +72,8 @@ Run hostileRun(const std::string& mode) {
     b.graphAfter = 1;
     run.graphBreaks.push_back(b);
     run.recompiles.push_back({hostile("recompile function"), hostile("guard"), 2,
-                              hostile("input shapes"), true, 8, hostile("library frame")});
+                              hostile("input shapes"), true, 8, hostile("library frame"),
+                              hostile("recompile phase")});
     run.compilePhases.push_back({hostile("compile phase"), 0.5});
     run.firstCallNs = 700000000;
     run.compilePhasesSource = hostile("phase source");

@@ -77,6 +77,25 @@ TEST(MachineLoad, OthersAreTheBusyTimeLessTheProbesAndTheAppsOwn) {
     EXPECT_NEAR(machineLoad(run, remote)->otherCpus, 0.3515, 1e-9);
 }
 
+TEST(MachineLoad, TheProbesChildProcessesAreItsOwnNotOthers) {
+    // A recompile in the measure phase: the C++ compiler ran as the probe's
+    // child, 1.7 of the probe's 1.9 s, on a machine busy 2.0 s of 2 CPUs.
+    cs::core::Run run = checkedRun(230 * kUs, {});
+    run.probe.threads = 1;
+    run.measureMachineCpu = machineCpu(2'003'000'000);
+    run.measureMachineCpu.childrenCpuNs = 1'700'000'000;
+    const auto load = machineLoad(run, here);
+    ASSERT_TRUE(load);
+    EXPECT_NEAR(load->otherCpus, 0.05, 1e-9);
+    EXPECT_NEAR(load->childCpus, 0.85, 1e-9);
+    EXPECT_FALSE(load->contended());
+    EXPECT_EQ(machineLoadText(*load),
+              "other processes kept 0.05 of the probe's 2 CPUs busy (the probe 0.95, 0.85 of it "
+              "in its child processes, 1 thread); steal 0.0%");
+    const auto report = reportOf({run});
+    EXPECT_TRUE(withRule(advise(report, {}), "measure.busy_machine").empty());
+}
+
 TEST(MachineLoad, ContendedOnlyWhenTheProbeAndTheOthersWantMoreThanTheCpus) {
     cs::core::Run run = checkedRun(230 * kUs, {});
     run.measureMachineCpu = machineCpu(2'003'000'000); // others 0.05 CPU: daemons
@@ -146,6 +165,39 @@ TEST(UnsettledRule, SaysHowManyCallsItTookToSettle) {
     EXPECT_TRUE(withRule(advise(reportOf({timedRun("default", {1}, constant(10, 269 * kUs))}), {}),
                          "measure.unsettled")
                     .empty());
+}
+
+TEST(UnsettledRule, RecompilesAmongTheMeasuredCallsAreNotAShortWarmup) {
+    // self.calls == N guards: each measured call compiled until torch's limit.
+    std::vector<int64_t> measured{1'400'000 * kUs, 1'300'000 * kUs, 1'500'000 * kUs};
+    for (int i = 0; i < 10; ++i)
+        measured.push_back((23 + i % 2) * kUs);
+    cs::core::Run run = timedRun("default", {16'000'000 * kUs, 900 * kUs}, measured);
+    run.setting.warmup = 5;
+    for (int i = 0; i < 3; ++i)
+        run.recompiles.push_back({"forward", "self.calls == " + std::to_string(5 + i), 6 + i, "",
+                                  false, 8, "", "measure"});
+    run.recompiles.push_back({"", "0/7: self.calls == 7", 8, "", true, 8, "", "measure"});
+    run.recompiles.push_back({"forward", "self.calls == 1", 2, "", false, 8, "", "warmup"});
+    const auto findings = withRule(advise(reportOf({run}), {}), "measure.unsettled");
+    ASSERT_EQ(findings.size(), 1u);
+    const auto& f = findings[0];
+    EXPECT_EQ(f.title, "default: the measured calls recompiled; the first 3 were not steady");
+    bool counted = false;
+    for (const auto& e : f.evidence)
+        counted = counted || e == "3 recompiles of forward happened among the measured calls: "
+                                  "compile time, not warmup";
+    EXPECT_TRUE(counted);
+    EXPECT_EQ(f.remedy.find("--warmup"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("Stop the recompiles"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("--drop-unsettled"), std::string::npos) << f.remedy;
+
+    // The same calls with the recompiles in the warmup: a short warmup, as before.
+    for (auto& rc : run.recompiles)
+        rc.phase = "warmup";
+    const auto warm = withRule(advise(reportOf({run}), {}), "measure.unsettled");
+    ASSERT_EQ(warm.size(), 1u);
+    EXPECT_NE(warm[0].remedy.find("--warmup 8"), std::string::npos) << warm[0].remedy;
 }
 
 namespace {

@@ -84,7 +84,7 @@ TEST(AdviceRanks, RepeatedFindingsOfRanksNameTheRanks) {
             run.recompiles.push_back({"forward",
                                       "tensor 'x' size mismatch at index 0. expected 32, actual " +
                                           std::to_string(actual),
-                                      2, "", false, 8, ""});
+                                      2, "", false, 8, "", ""});
         runs.push_back(run);
     }
     const auto findings = advise(ranksReport(runs));

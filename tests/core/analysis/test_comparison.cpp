@@ -301,7 +301,7 @@ TEST(Comparison, WhatTorchDid) {
     run.probe.device = "cuda:0";
     EXPECT_TRUE(whatTorchDid(run).empty());
     run.logs.push_back({0, "info", "torch skipped CUDA graphs: mutated inputs"});
-    run.recompiles.push_back({"forward", "size changed", 9, "", true, 8, ""});
+    run.recompiles.push_back({"forward", "size changed", 9, "", true, 8, "", ""});
     notes = whatTorchDid(run);
     ASSERT_EQ(notes.size(), 2u);
     EXPECT_EQ(notes[0], "torch skipped CUDA graphs: mutated inputs");

@@ -205,16 +205,34 @@ TEST(ApplyEvent, PhasesOpenAndClose) {
     EXPECT_FALSE(run.measureMachineCpu.present());
 }
 
+TEST(ApplyEvent, ARecompileKnowsThePhaseItHappenedIn) {
+    const auto event = [](const char* type, const char* name, const char* edge) {
+        return std::string(R"({"type":")") + type + R"(","t_ns":1,"name":")" + name +
+               R"(","edge":")" + edge + R"(","function":"forward","reason":"r"})" + "\n";
+    };
+    const cs::core::Run run =
+        replayStream(event("recompile", "", "") + event("phase", "warmup", "begin") +
+                     event("recompile", "", "") + event("phase", "warmup", "end") +
+                     event("phase", "measure", "begin") + event("recompile", "", "") +
+                     event("recompile_limit", "", "") + event("phase", "measure", "end"));
+    ASSERT_EQ(run.recompiles.size(), 4u);
+    EXPECT_EQ(run.recompiles[0].phase, ""); // before any phase
+    EXPECT_EQ(run.recompiles[1].phase, "warmup");
+    EXPECT_EQ(run.recompiles[2].phase, "measure");
+    EXPECT_EQ(run.recompiles[3].phase, "measure");
+    EXPECT_TRUE(run.recompiles[3].limitHit);
+}
+
 TEST(ApplyEvent, TheMeasureEndCarriesTheMachinesCpu) {
     const std::string begin =
         "{\"type\":\"phase\",\"t_ns\":30,\"name\":\"measure\",\"edge\":\"begin\"}\n";
     cs::core::Run run = replayStream(
         begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","machine_cpu":)"
                 R"({"cpus":2,"wall_ns":1000000000,"busy_ns":1300000000,"steal_ns":0,)"
-                R"("probe_cpu_ns":950000000,"tick_ns":10000000}})"
+                R"("probe_cpu_ns":950000000,"tick_ns":10000000,"children_cpu_ns":300000000}})"
                 "\n");
-    EXPECT_EQ(run.measureMachineCpu,
-              (MachineCpu{2, 1'000'000'000, 1'300'000'000, 0, 950'000'000, 10'000'000}));
+    EXPECT_EQ(run.measureMachineCpu, (MachineCpu{2, 1'000'000'000, 1'300'000'000, 0, 950'000'000,
+                                                 10'000'000, 300'000'000}));
     // Odd values read as not measured, never as a throw.
     for (const char* odd : {R"("nope")", R"({"cpus":0,"wall_ns":5})", R"({"cpus":"x"})",
                             R"({"cpus":2,"wall_ns":-4})"}) {
@@ -332,8 +350,10 @@ TEST(Fixtures, PrintBreakSplitsTheModelInTwo) {
 TEST(Fixtures, SweepRecompilesOnEachNewLength) {
     auto run = fixture("variable_length_sweep.jsonl");
     ASSERT_GE(run.recompiles.size(), 2u);
-    for (const auto& r : run.recompiles)
+    for (const auto& r : run.recompiles) {
         EXPECT_NE(r.reason.find("size mismatch"), std::string::npos) << r.reason;
+        EXPECT_EQ(r.phase, "sweep");
+    }
     EXPECT_NE(run.phase("sweep"), nullptr);
 }
 

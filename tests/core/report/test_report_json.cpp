@@ -138,7 +138,8 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     run.crosscheckBlockMeansNs = {1000.0, 1010.0, 990.0};
     run.appCpuMeasureNs = 12345;
     run.droppedUnsettled = 1;
-    run.measureMachineCpu = {2, 1'000'000'000, 1'300'000'000, 20'000'000, 950'000'000, 10'000'000};
+    run.measureMachineCpu = {2,           1'000'000'000, 1'300'000'000, 20'000'000,
+                             950'000'000, 10'000'000,    400'000'000};
     run.hostReference = {1'010'000, 1'990'000};
     run.console = "printed bytes\n"; // the sample's invalid UTF-8 would not read back equal
     const std::string text = cs::test::writeAndKeepReport(report, "core_measurement_checks");
@@ -157,6 +158,7 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_EQ(latency["samples_ns"].size() + 1, measured);
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("crosscheck"));
     EXPECT_EQ(latency["machine_cpu"]["busy_ns"], 1'300'000'000);
+    EXPECT_EQ(latency["machine_cpu"]["children_cpu_ns"], 400'000'000);
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("machine_cpu"));
     EXPECT_EQ(latency["host_reference"]["after_ns"], 1'990'000);
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("host_reference"));

@@ -60,6 +60,7 @@ TEST(ReportFromStreams, RoundTripsAndShowsWhatTheProbeFound) {
     ASSERT_NE(where, nullptr);
     EXPECT_NE(html.find(htmlEscape(where->code)), std::string::npos) << where->code;
     ASSERT_FALSE(read.report.runs[3].recompiles.empty());
+    EXPECT_EQ(read.report.runs[3].recompiles[0].phase, "sweep"); // kept through the report
     EXPECT_NE(html.find(htmlEscape(read.report.runs[3].recompiles[0].reason)), std::string::npos);
     ASSERT_TRUE(read.report.runs[4].error.has_value());
     EXPECT_NE(html.find(htmlEscape(read.report.runs[4].error->message)), std::string::npos);
