@@ -119,7 +119,6 @@ void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out) {
             continue;
         const std::string label = run.setting.label();
         Finding f = latencyWarning("measure.host_drift", r, label);
-        const auto ms = [](int64_t ns) { return formatDuration(static_cast<double>(ns)); };
         if (apart) {
             f.title = label + ": measured while the machine ran " + hostRatioText(*across) +
                       " than during eager's measurement";
@@ -135,9 +134,7 @@ void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.title = label + ": the machine changed speed while it measured";
         }
         if (changed)
-            f.evidence.push_back("the reference workload took " + ms(run.hostReference.beforeNs) +
-                                 " before the warmup and " + ms(run.hostReference.afterNs) +
-                                 " after the measured calls");
+            f.evidence.push_back("the reference workload took " + hostReferenceSpanText(run));
         f.remedy = "The machine's own speed changed (a shared VM's neighbours, a CPU's clock or "
                    "thermal limit), which slows single calls and blocks alike, so neither the "
                    "cross-check nor the CPU counters need show it. Measure again, and compare "

@@ -269,10 +269,7 @@ Comparison compareRuns(const Report& report) {
         if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
             row.notes.push_back(
                 "the machine changed speed while it measured: a fixed reference workload took " +
-                formatDuration(static_cast<double>(run.hostReference.beforeNs)) +
-                " before the warmup and " +
-                formatDuration(static_cast<double>(run.hostReference.afterNs)) +
-                " after the measured calls");
+                hostReferenceSpanText(run));
         warmups.push_back(analyzeWarmup(run));
         const auto& w = warmups.back();
         if (w.band) {

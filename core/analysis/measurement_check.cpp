@@ -172,13 +172,18 @@ std::string hostRatioText(double ratio) {
     return text;
 }
 
+std::string hostReferenceSpanText(const Run& run) {
+    return formatDuration(static_cast<double>(run.hostReference.beforeNs)) +
+           " before the warmup and " +
+           formatDuration(static_cast<double>(run.hostReference.afterNs)) +
+           " after the measured calls";
+}
+
 std::string hostReferenceText(const Run& run) {
     const auto drift = hostDriftWithin(run);
     if (!drift)
         return {};
-    return formatDuration(static_cast<double>(run.hostReference.beforeNs)) +
-           " before the warmup, " + formatDuration(static_cast<double>(run.hostReference.afterNs)) +
-           " after the measured calls: " +
+    return hostReferenceSpanText(run) + ": " +
            (hostDrifted(*drift) ? "the machine changed speed" : "steady");
 }
 

@@ -86,8 +86,9 @@ std::optional<double> hostSpeedRatio(const Run& a, const Run& b);
 bool hostDrifted(double ratio);
 // "1.93× slower", "1.30× faster" (the machine, as the ratio says).
 std::string hostRatioText(double ratio);
-// "1.01 ms before the warmup, 1.02 ms after the measured calls: steady" (or
-// ": the machine changed speed"); empty without a reference.
+// "1.01 ms before the warmup and 1.02 ms after the measured calls"
+std::string hostReferenceSpanText(const Run& run);
+// The same with ": steady" (or ": the machine changed speed"); empty without a reference.
 std::string hostReferenceText(const Run& run);
 
 struct UnsettledCalls {

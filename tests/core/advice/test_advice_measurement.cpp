@@ -250,7 +250,7 @@ TEST(HostDriftRule, AChangeWithinOneRunIsSaidAndAQuietMachineIsNot) {
         << findings[0].evidence.back();
 
     EXPECT_EQ(cs::core::hostReferenceText(report.runs[1]),
-              "820 µs before the warmup, 1.23 ms after the measured calls: the machine changed "
+              "820 µs before the warmup and 1.23 ms after the measured calls: the machine changed "
               "speed");
     EXPECT_NE(cs::core::hostReferenceText(report.runs[0]).find(": steady"), std::string::npos);
 
