@@ -22,12 +22,8 @@ std::string progressSoFar(const Run& run) {
     const auto warmup = run.warmupLatencies().size();
     std::string text = std::to_string(warmup) + " warmup and " + std::to_string(measured) +
                        " measured iterations were read and are kept";
-    for (auto it = run.phases.rbegin(); it != run.phases.rend(); ++it) {
-        if (it->endNs < 0) {
-            text += "; it was in the " + it->name + " phase";
-            break;
-        }
-    }
+    if (const PhaseSpan* open = run.openPhase())
+        text += "; it was in the " + open->name + " phase";
     if (importingTorch(run))
         text += "; it was still importing torch, before the model was loaded";
     return text;

@@ -391,12 +391,8 @@ class EventApplier {
             r.libraryFrame =
                 frame.function + " at " + frame.file + ":" + std::to_string(frame.line);
         }
-        for (auto it = run_.phases.rbegin(); it != run_.phases.rend(); ++it) {
-            if (it->endNs < 0 && it->beginNs >= 0) {
-                r.phase = it->name;
-                break;
-            }
-        }
+        if (const PhaseSpan* open = run_.openPhase())
+            r.phase = open->name;
         run_.recompiles.push_back(std::move(r));
     }
 

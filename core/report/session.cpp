@@ -123,6 +123,14 @@ const PhaseSpan* Run::phase(const std::string& name) const {
     return nullptr;
 }
 
+const PhaseSpan* Run::openPhase() const {
+    for (auto it = phases.rbegin(); it != phases.rend(); ++it) {
+        if (it->endNs < 0)
+            return &*it;
+    }
+    return nullptr;
+}
+
 const MemorySeries* Run::memorySeries(const std::string& kind) const {
     for (const auto& series : memory) {
         if (series.kind == kind)

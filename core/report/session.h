@@ -541,6 +541,8 @@ struct Run {
     std::optional<double> blockEstimateNs() const;
     std::vector<int64_t> warmupLatencies() const;
     const PhaseSpan* phase(const std::string& name) const;
+    // The phase the probe is in (or died in): the last one begun and not ended.
+    const PhaseSpan* openPhase() const;
     const MemorySeries* memorySeries(const std::string& kind) const;
     bool operator==(const Run&) const = default;
 };

@@ -329,11 +329,7 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return toString(run.status);
     if (!run.sawHello)
         return "starting the interpreter";
-    const PhaseSpan* open = nullptr;
-    for (const auto& p : run.phases) {
-        if (p.endNs < 0)
-            open = &p;
-    }
+    const PhaseSpan* open = run.openPhase();
     if (!open && run.phases.empty()) {
         // Between hello and the model's load the probe imports torch: on a
         // cold file system, or a network one, that alone can take a minute.
