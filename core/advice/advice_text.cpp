@@ -69,4 +69,13 @@ std::string firstLine(const std::string& text) {
     return end == std::string::npos ? text : text.substr(0, end);
 }
 
+std::string guardExpression(const std::string& reason) {
+    std::string line = firstLine(reason);
+    if (const auto comment = line.find(" #"); comment != std::string::npos)
+        line.resize(comment);
+    while (!line.empty() && line.back() == ' ')
+        line.pop_back();
+    return line;
+}
+
 } // namespace cs::core::advice

@@ -24,5 +24,8 @@ bool containsText(const std::string& text, const std::string& part); // case-sen
 bool containsNoCase(const std::string& text, const std::string& part);
 // The first line of a multi-line message.
 std::string firstLine(const std::string& text);
+// A failed guard without torch's source comment and hint after it:
+// "1/1: self.level == 1" of "1/1: self.level == 1     # return ... (HINT: ...)".
+std::string guardExpression(const std::string& reason);
 
 } // namespace cs::core::advice

@@ -3,34 +3,74 @@
 // the tail. The user may drop them from the statistics, as a visible choice.
 // When the slow calls recompiled (a guard on a value that changes every call),
 // more warmup is the wrong advice: it hides a compile the program pays too.
-#include <set>
-
+// A recompile later among the measured calls (a guard that fails every so
+// often) is not an unsettled start but an outlier with a cause:
+// measure.recompiled, said apart from a short warmup.
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/analysis/function_name.h"
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
 
 namespace {
 
-struct MeasuredRecompiles {
-    long long count = 0;
-    std::vector<std::string> functions;
-};
-
-// The recompiles among the measured calls; the limit event is not a compile.
-MeasuredRecompiles measuredRecompiles(const Run& run) {
-    MeasuredRecompiles m;
-    std::set<std::string> seen;
-    for (const auto& rc : run.recompiles) {
-        if (rc.phase != "measure" || rc.limitHit)
-            continue;
-        ++m.count;
-        if (!rc.function.empty() && seen.insert(rc.function).second)
-            m.functions.push_back(rc.function);
+// "measured call 25 took 251 ms: forward recompiled (self.level == 0)", the
+// first few; the rest counted.
+void addRecompiledCalls(const Run& run, Finding& f) {
+    constexpr size_t kShown = 4;
+    const auto calls = recompiledMeasuredCalls(run);
+    for (size_t i = 0; i < calls.size() && i < kShown; ++i) {
+        const Recompile& rc = run.recompiles[calls[i].recompile];
+        std::string line =
+            "measured call " + std::to_string(calls[i].measuredCall) + " took " +
+            formatDuration(static_cast<double>(calls[i].latencyNs)) + ": " +
+            (rc.function.empty() ? std::string("a function") : functionLabel(rc.function)) +
+            " recompiled";
+        if (const std::string guard = guardExpression(rc.reason); !guard.empty())
+            line += " (" + guard + ")";
+        f.evidence.push_back(std::move(line));
     }
-    return m;
+    if (calls.size() > kShown)
+        f.evidence.push_back(std::to_string(calls.size() - kShown) +
+                             " more measured calls recompiled");
+}
+
+const char* const kStopRecompiles =
+    "Stop the recompiles (the recompile finding says which guard failed): ";
+
+// Recompiles among the measured calls that did not leave the first calls
+// unsettled (a guard that fails every so often): outliers in the mean and
+// the tail, compile time rather than the model's speed.
+void recompiledMidMeasure(const Run& run, int r, const MeasureRecompiles& recompiled,
+                          std::vector<Finding>& out) {
+    const std::string label = run.setting.label();
+    Finding f;
+    f.rule = "measure.recompiled";
+    f.severity = Severity::Warning;
+    f.title = label + ": " + plural(recompiled.count, "recompile", "recompiles") +
+              " among the measured calls";
+    f.tab = EvidenceTab::Latency;
+    f.run = r;
+    f.setting = label;
+    addRecompiledCalls(run, f);
+    if (f.evidence.empty())
+        f.evidence.push_back(
+            plural(recompiled.count, "recompile", "recompiles") +
+            (recompiled.functions.empty() ? "" : " of " + joinWords(recompiled.functions)) +
+            " happened among the measured calls (the report does not say which)");
+    if (const auto stats = computeStats(run.measuredLatencies()))
+        f.evidence.push_back("the median, " + formatDuration(stats->median) +
+                             ", barely moves; the mean (" + formatDuration(stats->mean) +
+                             ") and the slowest call (" + formatDuration(stats->max) +
+                             ") hold compile time");
+    f.remedy = std::string(kStopRecompiles) +
+               "your program pays these compiles too, whenever the guard fails. Until then "
+               "read the median, not the mean or the tail.";
+    f.confidence = recompiledMeasuredCalls(run).empty() ? 0.6 : 0.8;
+    out.push_back(std::move(f));
 }
 
 } // namespace
@@ -39,44 +79,56 @@ void unsettledRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
-        const auto unsettled = unsettledCalls(run);
         // An imported TORCH_TRACE log measured no calls: nothing can be unsettled.
-        if (!unsettled || run.status == RunStatus::Imported)
+        if (run.status == RunStatus::Imported)
+            continue;
+        const auto unsettled = unsettledCalls(run);
+        const auto recompiled = measureRecompiles(run);
+        const bool compiledAtStart = unsettled && unsettledByRecompiles(run, *unsettled);
+        if (recompiled.count > 0 && !compiledAtStart)
+            recompiledMidMeasure(run, static_cast<int>(r), recompiled, out);
+        if (!unsettled)
             continue;
         const std::string label = run.setting.label();
         const std::string n = std::to_string(unsettled->calls);
-        const auto recompiled = measuredRecompiles(run);
         Finding f;
         f.rule = "measure.unsettled";
         f.severity = Severity::Warning;
-        f.title = recompiled.count > 0 ? label + ": the measured calls recompiled; the first " + n +
-                                             " were not steady"
-                                       : label + ": warmup too short; the first " + n +
-                                             " measured calls were still warming up";
+        const bool one = unsettled->calls == 1;
+        const std::string first = one ? "the first" : "the first " + n;
+        f.title = compiledAtStart ? label + ": the measured calls recompiled; " + first +
+                                        (one ? " was not steady" : " were not steady")
+                                  : label + ": warmup too short; " + first +
+                                        (one ? " measured call was still warming up"
+                                             : " measured calls were still warming up");
         f.tab = EvidenceTab::Latency;
         f.run = static_cast<int>(r);
         f.setting = label;
-        f.evidence.push_back("measured calls 1-" + n + " took up to " +
-                             formatDuration(static_cast<double>(unsettled->worstNs)) +
-                             ", above the steady-state band's top " +
-                             formatDuration(unsettled->highNs) + " (median " +
-                             formatDuration(unsettled->medianNs) + ")");
+        f.evidence.push_back(
+            (one ? "measured call 1 took " : "measured calls 1-" + n + " took up to ") +
+            formatDuration(static_cast<double>(unsettled->worstNs)) +
+            ", above the steady-state band's top " + formatDuration(unsettled->highNs) +
+            " (median " + formatDuration(unsettled->medianNs) + ")");
         f.evidence.push_back("after " + std::to_string(run.setting.warmup) +
-                             " warmup calls it took " + n + " more calls to settle");
-        if (recompiled.count > 0)
+                             " warmup calls it took " +
+                             plural(unsettled->calls, "more call", "more calls") + " to settle");
+        if (compiledAtStart) {
             f.evidence.push_back(
                 plural(recompiled.count, "recompile", "recompiles") +
                 (recompiled.functions.empty() ? "" : " of " + joinWords(recompiled.functions)) +
                 " happened among the measured calls: compile time, not warmup");
+            addRecompiledCalls(run, f);
+        }
         if (run.droppedUnsettled > 0)
             f.evidence.push_back(std::to_string(run.droppedUnsettled) +
                                  " of them are left out of the statistics, as asked");
-        const std::string dropThem = "leave these calls out of the statistics: --drop-unsettled, "
-                                     "or \"Drop unsettled calls\" in the Latency tab.";
-        f.remedy = recompiled.count > 0
-                       ? "Stop the recompiles (the recompile finding says which guard failed): "
-                         "a longer warmup would only hide compiles your program pays as well. "
-                         "Until then, " +
+        const std::string dropThem =
+            "leave these calls out of the statistics: --drop-unsettled, "
+            "or the Latency tab's \"Leave out unsettled measured calls\" box.";
+        f.remedy = compiledAtStart
+                       ? std::string(kStopRecompiles) +
+                             "a longer warmup would only hide compiles your program pays as well. "
+                             "Until then, " +
                              dropThem
                        : "Warm up longer (--warmup " +
                              std::to_string(run.setting.warmup + unsettled->calls) +

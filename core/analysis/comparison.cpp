@@ -105,8 +105,13 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
     shown = std::min(shown, calls.size());
     for (size_t i = 0; i < shown; ++i) {
         const auto& c = calls[i];
+        const bool recompiled =
+            std::any_of(run.recompiles.begin(), run.recompiles.end(), [&c](const Recompile& rc) {
+                return rc.callIndex == c.index && !rc.limitHit;
+            });
         w.curve.push_back({static_cast<int>(i), c.latencyNs, c.wallNs, c.warmup,
-                           w.band && w.band->contains(static_cast<double>(c.latencyNs))});
+                           w.band && w.band->contains(static_cast<double>(c.latencyNs)),
+                           recompiled});
     }
 
     w.firstCallNs = run.firstCallNs;

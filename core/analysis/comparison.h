@@ -35,8 +35,9 @@ struct WarmupCall {
     int index = 0; // in call order, 0 = the first (compiling) call
     int64_t latencyNs = 0;
     int64_t wallNs = 0;
-    bool warmup = false; // the probe ran it as a warmup call (not measured)
-    bool inBand = false; // within the steady-state band
+    bool warmup = false;     // the probe ran it as a warmup call (not measured)
+    bool inBand = false;     // within the steady-state band
+    bool recompiled = false; // a recompile happened in it (Recompile::callIndex)
 };
 
 struct WarmupAnalysis {

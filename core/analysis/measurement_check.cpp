@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/analysis/comparison.h"
+#include "core/analysis/function_name.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
@@ -15,6 +16,9 @@ bool Crosscheck::disagrees() const {
 }
 
 std::string crosscheckVerdict(const Crosscheck& check) {
+    if (check.recompiled)
+        return "not comparable: torch recompiled while they were timed (the blocks may run "
+               "other code)";
     if (!check.judgeable())
         return "too few blocks to judge (measure for longer: --iters)";
     return check.disagrees() ? "they disagree: the measurement was disturbed" : "they agree";
@@ -25,8 +29,13 @@ std::optional<Crosscheck> crosscheck(const Run& run) {
     const auto stats = computeStats(run.measuredLatencies());
     if (!estimate || *estimate <= 0 || !stats)
         return std::nullopt;
+    // The blocks' recompiles are reported with the profiled window that follows them.
+    const bool recompiled =
+        std::any_of(run.recompiles.begin(), run.recompiles.end(), [](const Recompile& rc) {
+            return rc.phase == "measure" || rc.phase == "profile";
+        });
     return Crosscheck{stats->median, *estimate, run.crosscheckBlockCalls,
-                      static_cast<int>(run.crosscheckBlockMeansNs.size())};
+                      static_cast<int>(run.crosscheckBlockMeansNs.size()), recompiled};
 }
 
 std::string crosscheckText(const Crosscheck& check) {
@@ -134,6 +143,63 @@ std::optional<UnsettledCalls> unsettledCalls(const Run& run) {
     if (u.calls >= 2 || one)
         return u;
     return std::nullopt;
+}
+
+MeasureRecompiles measureRecompiles(const Run& run) {
+    MeasureRecompiles m;
+    for (const auto& rc : run.recompiles) {
+        if (rc.phase != "measure" || rc.limitHit)
+            continue;
+        ++m.count;
+        const std::string name = functionName(rc.function);
+        if (!name.empty() &&
+            std::find(m.functions.begin(), m.functions.end(), name) == m.functions.end())
+            m.functions.push_back(name);
+    }
+    return m;
+}
+
+std::vector<RecompiledCall> recompiledMeasuredCalls(const Run& run) {
+    std::vector<RecompiledCall> out;
+    if (run.recompiles.empty())
+        return out;
+    int measured = 0;
+    for (const auto& it : run.iterations) {
+        if (it.warmup)
+            continue;
+        ++measured;
+        for (size_t r = 0; r < run.recompiles.size(); ++r) {
+            const auto& rc = run.recompiles[r];
+            if (rc.callIndex == it.index && !rc.limitHit)
+                out.push_back({measured, it.latencyNs, r});
+        }
+    }
+    return out;
+}
+
+bool unsettledByRecompiles(const Run& run, const UnsettledCalls& unsettled) {
+    if (measureRecompiles(run).count == 0)
+        return false;
+    const auto located = recompiledMeasuredCalls(run);
+    return located.empty() || located.front().measuredCall <= unsettled.calls;
+}
+
+std::string recompileWhenText(const Run& run, const Recompile& recompile) {
+    if (recompile.callIndex < 0)
+        return recompile.phase == "profile" ? "the profiled window" : recompile.phase;
+    int measured = 0;
+    for (const auto& it : run.iterations) {
+        measured += it.warmup ? 0 : 1;
+        if (it.index != recompile.callIndex)
+            continue;
+        if (!it.warmup)
+            return "measured call " + std::to_string(measured);
+        return it.index == 0 ? "the first call"
+                             : "call " + std::to_string(it.index + 1) + " (warmup)";
+    }
+    // A sweep's calls are not iterations: their own numbers.
+    return "call " + std::to_string(recompile.callIndex + 1) +
+           (recompile.phase.empty() ? "" : " (" + recompile.phase + ")");
 }
 
 int setDropUnsettled(Report& report, bool drop) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/report/session.h"
 
@@ -23,9 +24,13 @@ struct Crosscheck {
     double blockEstimateNs = 0;
     int blockCalls = 0;
     int blocks = 0;
+    // Torch recompiled in the measured calls or right after them (in the
+    // blocks): the blocks may run other code (the next compiled variant, or
+    // eager past the recompile limit), so the two timings do not compare.
+    bool recompiled = false;
     // perCallMedianNs / blockEstimateNs - 1: + when single calls timed slower than blocks.
     double difference() const { return perCallMedianNs / blockEstimateNs - 1; }
-    bool judgeable() const { return blocks >= kMinCrosscheckBlocks; }
+    bool judgeable() const { return blocks >= kMinCrosscheckBlocks && !recompiled; }
     // Judgeable, and apart by more than kCrosscheckTolerance.
     bool disagrees() const;
 };
@@ -35,7 +40,8 @@ std::optional<Crosscheck> crosscheck(const Run& run);
 // "blocks of 50 calls: 212 µs per call, per-call median 215 µs (+1.4%)"
 std::string crosscheckText(const Crosscheck& check);
 // "they agree", "they disagree: the measurement was disturbed", or, for
-// fewer than kMinCrosscheckBlocks blocks, "too few blocks to judge".
+// fewer than kMinCrosscheckBlocks blocks, "too few blocks to judge"; after
+// a recompile, "not comparable".
 std::string crosscheckVerdict(const Crosscheck& check);
 
 // The rest of the machine while the probe measured (docs/measuring.md, "The
@@ -106,6 +112,37 @@ inline constexpr size_t kMinCallsForUnsettled = 10;
 // for a sweep (the shape changes between calls) and for fewer than
 // kMinCallsForUnsettled measured calls.
 std::optional<UnsettledCalls> unsettledCalls(const Run& run);
+
+// The recompiles in the measure phase (Recompile::phase); the limit event
+// is not a compile.
+struct MeasureRecompiles {
+    long long count = 0;
+    std::vector<std::string> functions; // the user's names (functionName), each once, in order
+};
+MeasureRecompiles measureRecompiles(const Run& run);
+
+// A measured call that recompiled (Recompile::callIndex), as the Latency
+// chart and the advice number measured calls: from 1, over all of them
+// whether or not the run drops unsettled ones.
+struct RecompiledCall {
+    int measuredCall = 0;
+    int64_t latencyNs = 0;
+    size_t recompile = 0; // into Run::recompiles
+};
+
+// In call order; recompiles of the same call each get an entry. Recompiles
+// with no call or in a warmup call are not here.
+std::vector<RecompiledCall> recompiledMeasuredCalls(const Run& run);
+
+// Whether the unsettled first calls were compiles rather than warmup: one
+// of them recompiled, or, in a report that does not say which calls did,
+// any measured call did.
+bool unsettledByRecompiles(const Run& run, const UnsettledCalls& unsettled);
+
+// When a recompile happened, as the charts number calls: "measured call 25",
+// "call 3 (warmup)", "the first call", "call 12 (sweep)"; without a call, its
+// phase ("the profiled window", "measure"); empty when nothing is known.
+std::string recompileWhenText(const Run& run, const Recompile& recompile);
 
 // Drops (or, with drop false, restores) every run's unsettled calls from its
 // statistics (Run::droppedUnsettled). Returns how many calls are dropped in all.

@@ -393,6 +393,7 @@ class EventApplier {
         }
         if (const PhaseSpan* open = run_.openPhase())
             r.phase = open->name;
+        r.callIndex = std::max(get<int>(event_, "call_index", -1), -1);
         run_.recompiles.push_back(std::move(r));
     }
 

@@ -20,16 +20,33 @@ void writeSeries(std::ostream& out, const ReportView& view) {
     SvgChart chart("Latency of every measured call per setting");
     chart.setXAxis({"measured call number", AxisUnit::Plain});
     chart.setYAxis({"latency per call", AxisUnit::DurationNs});
+    bool recompiled = false;
     for (const auto& r : view.runs) {
         std::vector<Point> points;
         const auto samples = r.run->measuredLatencies();
+        // Dropped unsettled calls keep their numbers: the advice names calls by them.
+        const int dropped = r.run->droppedUnsettled;
         for (size_t i = 0; i < samples.size(); ++i)
-            points.emplace_back(static_cast<double>(i + 1), static_cast<double>(samples[i]));
+            points.emplace_back(static_cast<double>(dropped + static_cast<int>(i) + 1),
+                                static_cast<double>(samples[i]));
         if (points.empty())
             continue;
         chart.addLine(r.label, r.color, std::move(points));
         chart.addLegend(r.label, r.color);
+        for (const auto& call : recompiledMeasuredCalls(*r.run)) {
+            if (call.measuredCall <= dropped)
+                continue;
+            const Recompile& rc = r.run->recompiles[call.recompile];
+            chart.addMarker(
+                {static_cast<double>(call.measuredCall), static_cast<double>(call.latencyNs)},
+                r.color,
+                r.label + ": measured call " + std::to_string(call.measuredCall) + " recompiled " +
+                    rc.function + " (" + formatDuration(static_cast<double>(call.latencyNs)) + ")");
+            recompiled = true;
+        }
     }
+    if (recompiled)
+        chart.addLegend("▼ a measured call that recompiled", "#222");
     out << (chart.empty() ? "<p class=\"empty\">No measured calls to chart.</p>" : chart.render());
 }
 

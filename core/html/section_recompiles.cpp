@@ -1,5 +1,6 @@
 // Recompiles: each time a guard failed and torch compiled the function again.
 #include "core/analysis/function_name.h"
+#include "core/analysis/measurement_check.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -17,6 +18,7 @@ void writeRecompiles(std::ostream& out, const ReportView& view) {
          {"guard that failed", true},
          {"cache entries", false, "compiled versions of this function after recompiling"},
          {"input shapes", true},
+         {"when", true, "the call it happened in, numbered as the charts number calls"},
          {"limit", true}});
     for (const auto& r : view.runs) {
         for (const auto& rc : r.run->recompiles) {
@@ -26,6 +28,8 @@ void writeRecompiles(std::ostream& out, const ReportView& view) {
             table.html("<code>" + htmlEscape(rc.reason) + "</code>");
             table.text(std::to_string(rc.cacheSize));
             table.text(rc.inputShapes.empty() ? "—" : rc.inputShapes);
+            const std::string when = recompileWhenText(*r.run, rc);
+            table.text(when.empty() ? "—" : when);
             if (!rc.limitHit)
                 table.text("");
             else if (rc.limit > 0)

@@ -136,6 +136,10 @@ void SvgChart::addBand(double x0, double x1, std::string label) {
     bands_.push_back({x0, x1, std::move(label)});
 }
 
+void SvgChart::addMarker(Point at, const std::string& color, std::string tip) {
+    markers_.push_back({at, color, std::move(tip)});
+}
+
 void SvgChart::addLegend(std::string name, std::string color) {
     legend_.emplace_back(std::move(name), std::move(color));
 }
@@ -164,6 +168,8 @@ std::string SvgChart::render() const {
     }
     for (const auto& b : bands_)
         xr.add(b.x0, x_.log), xr.add(b.x1, x_.log);
+    for (const auto& m : markers_)
+        xr.add(m.at.first, x_.log), yr.add(m.at.second, y_.log);
     if (!xr.valid() || (!yr.valid() && categories_.empty()))
         return "<p class=\"empty\">" + htmlEscape(title_) + ": nothing to chart.</p>";
 
@@ -316,6 +322,18 @@ std::string SvgChart::render() const {
                     << htmlEscape(i < l.tips.size() ? l.tips[i] : l.name) << "</title></circle>";
             }
         }
+    }
+    for (const auto& m : markers_) {
+        const auto [x, y] = m.at;
+        if ((x_.log && x <= 0) || (y_.log && y <= 0) || !std::isfinite(x) || !std::isfinite(y))
+            continue;
+        const double px = sx(x), py = sy(y);
+        // Its tip on the point, drawn above it, outlined so it reads over the line.
+        svg << "<polygon class=\"marker\" points=\"" << num(px) << "," << num(py) << " "
+            << num(px - 5) << "," << num(py - 9) << " " << num(px + 5) << "," << num(py - 9)
+            << "\" fill=\"" << htmlEscape(m.color)
+            << "\" stroke=\"#222\" stroke-width=\"1\"><title>" << htmlEscape(m.tip)
+            << "</title></polygon>";
     }
     svg << "</svg>";
     if (!legend_.empty()) {

@@ -43,6 +43,8 @@ class SvgChart {
     void addSegment(Point from, Point to, const std::string& color, double width = 1.5,
                     std::string tip = {});
     void addBand(double x0, double x1, std::string label);
+    // A triangle pointing down at a point of a line: an event on it (a recompile).
+    void addMarker(Point at, const std::string& color, std::string tip);
     void addLegend(std::string name, std::string color);
 
     bool empty() const;
@@ -71,6 +73,10 @@ class SvgChart {
         double x0, x1;
         std::string label;
     };
+    struct Marker {
+        Point at;
+        std::string color, tip;
+    };
 
     std::string title_;
     double width_, height_;
@@ -80,6 +86,7 @@ class SvgChart {
     std::vector<Rect> rects_;
     std::vector<Segment> segments_;
     std::vector<Band> bands_;
+    std::vector<Marker> markers_;
     std::vector<std::pair<std::string, std::string>> legend_;
 };
 

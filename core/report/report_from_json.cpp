@@ -409,7 +409,8 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
              lenientValue<std::string>(r, "input_shapes", ""),
              lenientValue<bool>(r, "limit_hit", false), lenientValue<int>(r, "limit", 0),
              lenientValue<std::string>(r, "library_frame", ""),
-             lenientValue<std::string>(r, "phase", "")});
+             lenientValue<std::string>(r, "phase", ""),
+             std::max(lenientValue<int>(r, "call_index", -1), -1)});
     }
     readCompilePhases(run, j);
     readMemory(run, j);

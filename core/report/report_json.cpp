@@ -326,6 +326,8 @@ json runToJson(const Run& run) {
             rj["library_frame"] = r.libraryFrame;
         if (!r.phase.empty())
             rj["phase"] = r.phase;
+        if (r.callIndex >= 0)
+            rj["call_index"] = r.callIndex;
         recompiles.push_back(std::move(rj));
     }
     j["recompiles"] = recompiles;

@@ -147,6 +147,9 @@ struct Recompile {
     // The probe's phase it happened in ("warmup", "measure", "sweep"); empty
     // when unknown (an imported log, an older report).
     std::string phase;
+    // The call it happened in, numbered as Iteration::index; -1 when unknown
+    // (the profiled window, a batch-size walk, an imported log, an older report).
+    int callIndex = -1;
     bool operator==(const Recompile&) const = default;
 };
 

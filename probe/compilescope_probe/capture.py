@@ -270,6 +270,7 @@ class Capture:
         self._guard_fails: list[tuple[str, Any]] = []
         self._limits: list[dict] = []
         self._call_inputs = ""
+        self._call_index: int | None = None
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
 
@@ -562,17 +563,23 @@ class Capture:
         return out
 
     # -- per call -------------------------------------------------------------
-    def begin_call(self, inputs_text: str) -> None:
+    def begin_call(self, inputs_text: str, call_index: int | None = None) -> None:
+        """`call_index`: the call's index as its `iteration` event numbers it,
+        None when the span holds no single numbered call."""
         self._call_inputs = inputs_text
+        self._call_index = call_index
         self._pending = []
         self._attempts = {}
         self._artifacts = []
         self._guard_fails = []
         self._limits = []
 
-    def end_call(self, metrics: list[Any]) -> None:
+    def end_call(
+        self, metrics: list[Any], locate: Callable[[Any], int | None] | None = None
+    ) -> None:
         """Emit what this call compiled: graphs and breaks in execution order,
-        then recompiles and recompile-limit hits."""
+        then recompiles and recompile-limit hits. `locate` finds the call of a
+        compile (its CompilationMetrics) in a span of several calls."""
         # Breaks that left no graph behind (a break at the top of a frame, a
         # frame skipped for a break in a loop) come only from the trace.
         seen = set()
@@ -602,7 +609,7 @@ class Capture:
                 self.emit("graph", **payload)
         self._pending = []
         self._attempts = {}
-        self._emit_recompiles(metrics)
+        self._emit_recompiles(metrics, locate)
         for entry in self._limits:
             self.emit("recompile_limit", **self._as_user_entry(entry, None))
         self._limits = []
@@ -633,7 +640,9 @@ class Capture:
             b["graph_after"] = self._pending[pos][1]["index"]
         self._pending.insert(pos, ("graph_break", b))
 
-    def _emit_recompiles(self, metrics: list[Any]) -> None:
+    def _emit_recompiles(
+        self, metrics: list[Any], locate: Callable[[Any], int | None] | None
+    ) -> None:
         by_code: dict[Any, list[str]] = {}
         for reason, code in self._guard_fails:
             by_code.setdefault(code, []).append(reason)
@@ -676,6 +685,9 @@ class Capture:
                 "input_shapes": self._call_inputs,
                 "limit": limit,
             }
+            call = self._call_index if locate is None else locate(m)
+            if call is not None:
+                entry["call_index"] = call
             self.emit("recompile", **self._as_user_entry(entry, compile_id or None))
         # Without CompilationMetrics.recompile_reason (older torch), guard
         # failures are all we have: one recompile per code object.
@@ -693,6 +705,8 @@ class Capture:
                 "input_shapes": self._call_inputs,
                 "limit": limit,
             }
+            if self._call_index is not None:
+                entry["call_index"] = self._call_index
             self.emit("recompile", **self._as_user_entry(entry, None))
 
     @staticmethod

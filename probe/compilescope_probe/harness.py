@@ -88,6 +88,9 @@ class CallBuffer:
         self.timed = 0
         self.sent = 0
         self.send = send
+        # (call, perf_counter_ns just before it), at the start, after each
+        # chunk and at the end: where the calls lay in time, for locate_call.
+        self.anchors: list[tuple[int, int]] = []
 
     def flush(self) -> None:
         first, end = self.sent, self.timed
@@ -116,6 +119,7 @@ def measure_calls(
     wall = buf.wall
     clock = time.perf_counter_ns
     last = clock()
+    buf.anchors.append((0, last))
     try:
         for i in range(iters):
             r = timer(fn, inputs)
@@ -126,9 +130,65 @@ def measure_calls(
             if now - last >= chunk_ns:
                 buf.flush()
                 last = clock()
+                buf.anchors.append((i + 1, last))
     finally:
+        buf.anchors.append((buf.timed, clock()))
         buf.flush()  # the rest at the end, or what was timed before a call raised
     return latency
+
+
+def locate_call(buf: CallBuffer, at_ns: int, lasted_ns: int) -> int | None:
+    """The measured call (0-based) in which something began at `at_ns`
+    (perf_counter clock) and ran for `lasted_ns`: a compile in the loop.
+
+    Between two anchors a call's start is estimated from the first one plus
+    the walls before it; the loop's own steps (the slack: the anchors' gap
+    less the walls) make a true start later than its estimate, never earlier.
+    So the call is the last one estimated to start by `at_ns` that could
+    still hold it and whose wall could hold the compile. None outside the
+    loop or when no call fits."""
+    anchors = buf.anchors
+    for k in range(len(anchors) - 1):
+        (first, start), (end_call, end) = anchors[k], anchors[k + 1]
+        if not start <= at_ns < end:
+            continue
+        slack = max(end - start - sum(buf.wall[first:end_call]), 0)
+        # perf_counter and the epoch clock torch stamps compiles with may tick
+        # apart a little: a wall must hold most of the compile, not all of it.
+        need = int(lasted_ns * 0.95)
+        found = None
+        for call in range(first, end_call):
+            if start > at_ns:
+                break
+            if buf.wall[call] >= need and at_ns <= start + buf.wall[call] + slack:
+                found = call
+            start += buf.wall[call]
+        return found
+    return None
+
+
+def compile_locator(buf: CallBuffer, first_index: int) -> Callable[[Any], int | None]:
+    """Maps a compile's CompilationMetrics to the `iteration` index of the
+    measured call it ran in, by the epoch time torch stamped it with
+    (start_time_us and duration_us; start_time and entire_frame_compile_time_s
+    before torch 2.6). None when torch gave no time."""
+    epoch_minus_perf = time.time_ns() - time.perf_counter_ns()
+
+    def locate(metrics: Any) -> int | None:
+        start_us = getattr(metrics, "start_time_us", None)
+        lasted_us = getattr(metrics, "duration_us", None)
+        if start_us is None:
+            seconds = getattr(metrics, "start_time", None)
+            start_us = int(seconds * 1e6) if isinstance(seconds, (int, float)) else None
+        if lasted_us is None:
+            seconds = getattr(metrics, "entire_frame_compile_time_s", None)
+            lasted_us = int(seconds * 1e6) if isinstance(seconds, (int, float)) else 0
+        if not isinstance(start_us, int):
+            return None
+        call = locate_call(buf, start_us * 1000 - epoch_minus_perf, max(int(lasted_us), 0) * 1000)
+        return None if call is None else first_index + call
+
+    return locate
 
 
 # Block timing as torch.utils.benchmark's blocked_autorange does it.

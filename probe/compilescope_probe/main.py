@@ -673,7 +673,7 @@ class Probe:
 
         metrics: list = []
         if self.capture is not None:
-            self.capture.begin_call(shapes_text(inputs))
+            self.capture.begin_call(shapes_text(inputs), self.call_index if emit else None)
         try:
             latency, wall = self.timer(fn, inputs)
         except Exception as e:
@@ -894,7 +894,7 @@ class Probe:
         """The measured calls, with nothing else in the probe between them:
         no capture hooks, no event per call (docs/measuring.md); the caller
         pauses RSS sampling around the whole phase."""
-        from .harness import CallBuffer, measure_calls
+        from .harness import CallBuffer, compile_locator, measure_calls
         from .loader import shapes_text
 
         if self.s.iters == 0:
@@ -911,26 +911,27 @@ class Probe:
             self.measured += len(latencies)
 
         if self.capture is not None:
-            # One begin/end around the whole loop: a recompile in it is still reported.
+            # One begin/end around the whole loop: a recompile in it is still
+            # reported, and its call found afterwards by time (compile_locator).
             self.capture.begin_call(shapes_text(inputs))
             self.capture.uninstall()
+        buffer = CallBuffer(self.s.iters, send)
+        locate = compile_locator(buffer, self.call_index)
         try:
-            self.pending_calls = CallBuffer(self.s.iters, send)
-            latencies = measure_calls(
-                self.timer, fn, inputs, self.s.iters, send, buffer=self.pending_calls
-            )
+            self.pending_calls = buffer
+            latencies = measure_calls(self.timer, fn, inputs, self.s.iters, send, buffer=buffer)
         except Exception as e:
-            self.end_quiet()
+            self.end_quiet(locate)
             raise self.failure(e, model, inputs) from None
         finally:
             self.pending_calls = None
-        self.end_quiet()
+        self.end_quiet(locate)
         return latencies
 
-    def end_quiet(self) -> None:
+    def end_quiet(self, locate: Any = None) -> None:
         if self.capture is not None:
             self.capture.install()
-            self.capture.end_call(self.feed.take() if self.feed is not None else [])
+            self.capture.end_call(self.feed.take() if self.feed is not None else [], locate)
         self.flush_code()
 
     def crosscheck(

@@ -29,7 +29,7 @@ Report sampleReport() {
         "\n"
         R"J({"type":"graph_break","t_ns":9,"index":0,"reason":"print","frames":[{"file":"/m/mlp.py","line":12,"function":"forward","code":"print(x)"}],"user_frame":0,"graph_before":0,"graph_after":1})J"
         "\n"
-        R"J({"type":"recompile","t_ns":10,"function":"forward","reason":"size mismatch","cache_size":2,"input_shapes":"[8, 16]"})J"
+        R"J({"type":"recompile","t_ns":10,"function":"forward","reason":"size mismatch","cache_size":2,"input_shapes":"[8, 16]","call_index":3})J"
         "\n"
         R"J({"type":"recompile_limit","t_ns":11,"function":"forward","limit":8,"reason":"limit"})J"
         "\n"

@@ -112,6 +112,17 @@ STREAMS = {
         "--iters",
         "10",
     ],
+    # A guard that fails every 20 calls: recompiles at warmup call 20 and at
+    # measured calls 19, 39 and 59, each with its call_index.
+    "recompiles_mid_measure": [
+        FIXTURES / "periodic_guard.py",
+        "--backend",
+        "eager",
+        "--warmup",
+        "21",
+        "--iters",
+        "60",
+    ],
     # nn.LSTM, which Dynamo leaves out of the graph: graph_break.rnn.
     "advice_lstm_break": [
         FIXTURES / "lstm_tagger.py",

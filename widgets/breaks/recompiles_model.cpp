@@ -4,6 +4,7 @@
 #include <QColor>
 
 #include "core/analysis/function_name.h"
+#include "core/analysis/measurement_check.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
 #include "widgets/graph/compiled_run.h"
@@ -56,7 +57,8 @@ int RecompilesModel::columnCount(const QModelIndex& parent) const {
 QVariant RecompilesModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    static const char* names[] = {"function", "guard that failed", "cache size", "input shapes"};
+    static const char* names[] = {"function", "guard that failed", "cache size", "input shapes",
+                                  "when"};
     if (role == Qt::DisplayRole)
         return tr(names[section]);
     if (role == Qt::ToolTipRole) {
@@ -69,6 +71,9 @@ QVariant RecompilesModel::headerData(int section, Qt::Orientation orientation, i
             return tr("Compiled variants of this function after this recompile");
         case Inputs:
             return tr("Shapes of the inputs of the call that caused the recompile");
+        case When:
+            return tr("The call it happened in, numbered as the Latency and Warmup charts number "
+                      "calls (a triangle marks it there)");
         default:
             return {};
         }
@@ -105,10 +110,14 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
                                    : tr("limit %1").arg(r.limit);
         case Inputs:
             return QString::fromStdString(r.inputShapes);
+        case When:
+            return QString::fromStdString(core::recompileWhenText(*run, r));
         default:
             return {};
         }
     case SortRole:
+        if (index.column() == When)
+            return r.callIndex; // call order; -1 (unknown) first
         return index.column() == CacheSize ? QVariant(r.cacheSize) : data(index, Qt::DisplayRole);
     case Qt::ToolTipRole:
         if (r.limitHit)

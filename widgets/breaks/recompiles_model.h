@@ -1,5 +1,6 @@
 // The recompiles of one run: the function, the guard that failed, the cache
-// size reached and the input shapes of the call that caused it. A hit of the
+// size reached, the input shapes of the call that caused it and which call
+// that was. A hit of the
 // recompile limit is a row of its own, marked, with what it means.
 #pragma once
 
@@ -12,7 +13,7 @@ class ReportDocument;
 class RecompilesModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Function, Reason, CacheSize, Inputs, ColumnCount };
+    enum Column { Function, Reason, CacheSize, Inputs, When, ColumnCount };
 
     explicit RecompilesModel(ReportDocument* document, QObject* parent = nullptr);
 

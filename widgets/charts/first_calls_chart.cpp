@@ -63,6 +63,20 @@ void FirstCallsChart::refresh() {
             steady->removeFromLegend();
             steady->setSelectable(QCP::stNone);
         }
+        QCPGraph* recompiled = nullptr;
+        for (const auto& c : w.curve) {
+            if (!c.recompiled)
+                continue;
+            if (recompiled == nullptr) {
+                recompiled = plot_->addGraph();
+                recompiled->setName(tr("%1: recompiled").arg(label));
+                recompiled->setLineStyle(QCPGraph::lsNone);
+                recompiled->setScatterStyle(QCPScatterStyle(
+                    QCPScatterStyle::ssTriangle, QPen(color.darker(160), 1.5), QBrush(color), 10));
+            }
+            recompiled->addData(c.index + 1,
+                                static_cast<double>(std::max<int64_t>(c.latencyNs, 1)));
+        }
         if (w.steadyFrom && *w.steadyFrom < static_cast<int>(w.curve.size())) {
             QCPGraph* end = plot_->addGraph();
             end->setName(tr("%1: steady state from this call").arg(label));

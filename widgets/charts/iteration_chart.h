@@ -7,6 +7,10 @@
 
 class QCustomPlot;
 
+namespace cs::core {
+struct Run;
+}
+
 namespace cs::widgets {
 
 class ReportDocument;
@@ -18,6 +22,8 @@ class IterationChart : public QWidget {
     void refresh();
 
   private:
+    void addRecompileMarks(const core::Run& run, const QString& label, const QColor& color);
+
     ReportDocument* document_;
     QCustomPlot* plot_;
     RefreshThrottle throttle_{100}; // live events arrive faster than a person can see

@@ -55,7 +55,8 @@ LatencyTab::LatencyTab(ReportDocument* document, QWidget* parent)
     dropUnsettled_->setObjectName("dropUnsettled");
     dropUnsettled_->setToolTip(
         tr("Leave the first measured calls that sit above the steady-state band (still warming "
-           "up) out of the statistics. The report records how many were left out."));
+           "up, or recompiling) out of the statistics. The report records how many were left "
+           "out."));
     connect(dropUnsettled_, &QCheckBox::toggled, document_,
             [this](bool drop) { document_->setDropUnsettled(drop); });
     bottomLayout->addWidget(dropUnsettled_);
@@ -115,11 +116,15 @@ void LatencyTab::updateChecks() {
     QStringList lines;
     QStringList details;
     int unsettled = 0;
+    int warming = 0;     // runs whose unsettled calls were warmup
+    int recompiling = 0; // runs whose unsettled calls were compiles
     bool dropped = false;
     for (size_t r = 0; r < report.runs.size(); ++r) {
         const auto& run = report.runs[r];
-        if (const auto u = core::unsettledCalls(run))
+        if (const auto u = core::unsettledCalls(run)) {
             unsettled += u->calls;
+            ++(core::unsettledByRecompiles(run, *u) ? recompiling : warming);
+        }
         dropped = dropped || run.droppedUnsettled > 0;
         const QString label = QString::fromStdString(run.setting.label()).toHtmlEscaped();
         QStringList parts;
@@ -164,8 +169,11 @@ void LatencyTab::updateChecks() {
         (details.isEmpty() ? QString() : "<br><br>" + details.join(QStringLiteral("<br>"))));
     const QSignalBlocker block(dropUnsettled_);
     dropUnsettled_->setChecked(dropped);
-    dropUnsettled_->setText(
-        tr("Leave out %n unsettled measured call(s) (still warming up)", "", unsettled));
+    const QString why = recompiling == 0 ? tr("still warming up")
+                        : warming == 0   ? tr("they recompiled")
+                                         : tr("still warming up or recompiling");
+    dropUnsettled_->setText(tr("Leave out %n unsettled measured call(s)", "", unsettled) + " (" +
+                            why + ")");
     dropUnsettled_->setVisible(unsettled > 0);
     dropUnsettled_->setEnabled(!document_->isLive());
 }

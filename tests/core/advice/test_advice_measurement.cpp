@@ -200,6 +200,71 @@ TEST(UnsettledRule, RecompilesAmongTheMeasuredCallsAreNotAShortWarmup) {
     EXPECT_NE(warm[0].remedy.find("--warmup 8"), std::string::npos) << warm[0].remedy;
 }
 
+TEST(RecompiledRule, ARecompileLaterAmongTheMeasuredCallsIsAnOutlierWithACause) {
+    // A guard that fails every 20 calls: the start settles, two calls compile.
+    std::vector<int64_t> measured = constant(40, 269 * kUs);
+    measured[19] = 150'000 * kUs;
+    measured[34] = 140'000 * kUs;
+    cs::core::Run run = timedRun("default", {16'000'000 * kUs, 900 * kUs}, measured);
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "measure.recompiled").empty());
+
+    // Calls 21 and 36 of the run are measured calls 20 and 35.
+    run.recompiles.push_back(
+        {"forward", "1/0: self.level == 0\nmore", 2, "", false, 8, "", "measure", 21});
+    run.recompiles.push_back(
+        {"forward", "1/1: self.level == 1", 3, "", false, 8, "", "measure", 36});
+    run.recompiles.push_back({"forward", "1/2: self.level == 2", 4, "", false, 8, "", "profile"});
+    const auto all = advise(reportOf({run}), {});
+    EXPECT_TRUE(withRule(all, "measure.unsettled").empty()) << "the start settled";
+    const auto findings = withRule(all, "measure.recompiled");
+    ASSERT_EQ(findings.size(), 1u);
+    const auto& f = findings[0];
+    EXPECT_EQ(f.title, "default: 2 recompiles among the measured calls");
+    ASSERT_GE(f.evidence.size(), 3u);
+    EXPECT_EQ(f.evidence[0],
+              "measured call 20 took 150 ms: forward recompiled (1/0: self.level == 0)");
+    EXPECT_EQ(f.evidence[1],
+              "measured call 35 took 140 ms: forward recompiled (1/1: self.level == 1)");
+    EXPECT_NE(f.evidence[2].find("the median, 269"), std::string::npos) << f.evidence[2];
+    EXPECT_NE(f.remedy.find("Stop the recompiles"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.remedy.find("--warmup"), std::string::npos) << f.remedy;
+    EXPECT_DOUBLE_EQ(f.confidence, 0.8);
+
+    // An older report: the phase but not the call.
+    for (auto& rc : run.recompiles)
+        rc.callIndex = -1;
+    const auto unlocated = withRule(advise(reportOf({run}), {}), "measure.recompiled");
+    ASSERT_EQ(unlocated.size(), 1u);
+    EXPECT_EQ(unlocated[0].evidence[0], "2 recompiles of forward happened among the measured "
+                                        "calls (the report does not say which)");
+    EXPECT_DOUBLE_EQ(unlocated[0].confidence, 0.6);
+}
+
+TEST(RecompiledRule, AShortWarmupAndALaterRecompileAreToldApart) {
+    // The first three measured calls still warming up (no compile in them),
+    // and measured call 30 recompiled: two findings, each with its remedy.
+    std::vector<int64_t> measured{19000 * kUs, 15000 * kUs, 11000 * kUs};
+    for (int i = 0; i < 37; ++i)
+        measured.push_back((269 + i % 3) * kUs);
+    measured[29] = 150'000 * kUs;
+    cs::core::Run run = timedRun("default", {16'000'000 * kUs, 900 * kUs}, measured);
+    run.setting.warmup = 2;
+    run.recompiles.push_back({"torch_dynamo_resume_in_forward_at_25",
+                              "1/1: self.level == 1      # return x  # m.py:26 "
+                              "(HINT: torch.compile considers integer attributes ...)",
+                              2, "", false, 8, "", "measure", 31});
+    const auto all = advise(reportOf({run}), {});
+    const auto unsettled = withRule(all, "measure.unsettled");
+    ASSERT_EQ(unsettled.size(), 1u);
+    EXPECT_NE(unsettled[0].title.find("warmup too short"), std::string::npos) << unsettled[0].title;
+    EXPECT_NE(unsettled[0].remedy.find("--warmup 5"), std::string::npos) << unsettled[0].remedy;
+    const auto recompiled = withRule(all, "measure.recompiled");
+    ASSERT_EQ(recompiled.size(), 1u);
+    EXPECT_EQ(recompiled[0].evidence[0],
+              "measured call 30 took 150 ms: forward (after the break at "
+              "line 25) recompiled (1/1: self.level == 1)");
+}
+
 namespace {
 
 Run referenced(const std::string& mode, int64_t medianNs, int64_t beforeNs, int64_t afterNs) {

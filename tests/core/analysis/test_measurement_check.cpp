@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/analysis/measurement_check.h"
 #include "tests/core/advice_reports.h"
 
@@ -79,4 +81,70 @@ TEST(UnsettledCalls, DroppingIsAChoiceThatCanBeUndone) {
     EXPECT_TRUE(unsettledCalls(report.runs[0]));
     EXPECT_EQ(setDropUnsettled(report, false), 0);
     EXPECT_EQ(report.runs[0].measuredLatencies(), all);
+}
+
+// A guard that fails every 20 calls (tests/probe/models/periodic_guard.py,
+// recorded): 21 warmup calls, 60 measured; torch recompiled in call 20 and
+// in measured calls 19, 39 and 59, then in the profiled window.
+TEST(RecompiledCalls, RealStreamNamesTheMeasuredCallsThatCompiled) {
+    cs::core::Setting setting;
+    setting.backend = "eager";
+    setting.warmup = 21;
+    const cs::core::Run run = fixtureRun("recompiles_mid_measure.jsonl", setting);
+    const auto calls = recompiledMeasuredCalls(run);
+    ASSERT_EQ(calls.size(), 3u);
+    EXPECT_EQ(calls[0].measuredCall, 19);
+    EXPECT_EQ(calls[1].measuredCall, 39);
+    EXPECT_EQ(calls[2].measuredCall, 59);
+    const auto measured = run.measuredLatencies();
+    std::vector<int64_t> sorted = measured;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& c : calls) {
+        EXPECT_EQ(c.latencyNs, measured[static_cast<size_t>(c.measuredCall - 1)]);
+        EXPECT_GT(c.latencyNs, 5 * sorted[sorted.size() / 2]) << "a compile is slow";
+    }
+    ASSERT_GE(run.recompiles.size(), 5u);
+    EXPECT_EQ(recompileWhenText(run, run.recompiles[0]), "call 20 (warmup)");
+    EXPECT_EQ(recompileWhenText(run, run.recompiles[1]), "measured call 19");
+    EXPECT_EQ(recompileWhenText(run, run.recompiles[4]), "the profiled window");
+    EXPECT_EQ(run.recompiles[4].callIndex, -1);
+}
+
+TEST(RecompiledCalls, WhenText) {
+    cs::core::Run run = timedRun("default", {900 * kUs, 300 * kUs}, constant(5, 200 * kUs));
+    cs::core::Recompile rc;
+    EXPECT_EQ(recompileWhenText(run, rc), "") << "nothing known";
+    rc.phase = "sweep";
+    EXPECT_EQ(recompileWhenText(run, rc), "sweep");
+    rc.callIndex = 0;
+    EXPECT_EQ(recompileWhenText(run, rc), "the first call");
+    rc.callIndex = 1;
+    EXPECT_EQ(recompileWhenText(run, rc), "call 2 (warmup)");
+    rc.callIndex = 6;
+    EXPECT_EQ(recompileWhenText(run, rc), "measured call 5");
+    rc.callIndex = 40; // a call not (yet) among the iterations
+    EXPECT_EQ(recompileWhenText(run, rc), "call 41 (sweep)");
+    // The limit event is no compile: not a recompiled call.
+    rc.callIndex = 4;
+    rc.limitHit = true;
+    run.recompiles.push_back(rc);
+    EXPECT_TRUE(recompiledMeasuredCalls(run).empty());
+}
+
+TEST(Crosscheck, NoVerdictWhenTorchRecompiledWhileItTimed) {
+    cs::core::Run run = timedRun("default", {500 * kUs}, constant(20, 200 * kUs));
+    run.crosscheckBlockCalls = 50;
+    run.crosscheckBlockMeansNs = {280 * kUs, 281 * kUs, 279 * kUs}; // eager past the limit
+    ASSERT_TRUE(crosscheck(run)->disagrees());
+    cs::core::Recompile rc;
+    rc.phase = "warmup";
+    run.recompiles.push_back(rc);
+    EXPECT_TRUE(crosscheck(run)->disagrees()) << "a warmup recompile is before both";
+    for (const char* phase : {"measure", "profile"}) {
+        run.recompiles.back().phase = phase;
+        const auto check = crosscheck(run);
+        ASSERT_TRUE(check);
+        EXPECT_FALSE(check->disagrees()) << phase;
+        EXPECT_NE(crosscheckVerdict(*check).find("not comparable"), std::string::npos) << phase;
+    }
 }

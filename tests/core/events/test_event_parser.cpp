@@ -223,6 +223,20 @@ TEST(ApplyEvent, ARecompileKnowsThePhaseItHappenedIn) {
     EXPECT_TRUE(run.recompiles[3].limitHit);
 }
 
+TEST(ApplyEvent, ARecompileKnowsItsCallWhenTheProbeSaysIt) {
+    const cs::core::Run run = replayStream(
+        R"({"type":"recompile","t_ns":1,"function":"forward","reason":"r","call_index":12})"
+        "\n"
+        R"({"type":"recompile","t_ns":2,"function":"forward","reason":"r"})"
+        "\n"
+        R"({"type":"recompile","t_ns":3,"function":"forward","reason":"r","call_index":-4})"
+        "\n");
+    ASSERT_EQ(run.recompiles.size(), 3u);
+    EXPECT_EQ(run.recompiles[0].callIndex, 12);
+    EXPECT_EQ(run.recompiles[1].callIndex, -1);
+    EXPECT_EQ(run.recompiles[2].callIndex, -1) << "a negative index is no call";
+}
+
 TEST(ApplyEvent, TheMeasureEndCarriesTheMachinesCpu) {
     const std::string begin =
         "{\"type\":\"phase\",\"t_ns\":30,\"name\":\"measure\",\"edge\":\"begin\"}\n";

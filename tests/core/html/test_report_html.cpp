@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/html/report_html.h"
+#include "tests/core/advice_reports.h"
 #include "tests/core/sample_reports.h"
 
 using namespace cs::core;
@@ -152,4 +153,25 @@ TEST(ReportHtml, ComparisonNotesAreShownEscaped) {
     EXPECT_NE(html.find("backend &lt;aot_eager&gt; ignores mode max-autotune"), std::string::npos);
     EXPECT_NE(html.find("built torch&#39;s precompiled C++ header (4.00 µs"), std::string::npos);
     EXPECT_EQ(html.find("<aot_eager>"), std::string::npos);
+}
+
+TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {
+    std::vector<int64_t> measured = advice_test::constant(30, 200'000);
+    measured[11] = 90'000'000;
+    cs::core::Run run = advice_test::timedRun("default", {900'000'000, 300'000}, measured);
+    Recompile rc;
+    rc.function = "forward";
+    rc.reason = "0/0: self.level == 0";
+    rc.phase = "measure";
+    rc.callIndex = 13; // two warmup calls, then measured call 12
+    run.recompiles.push_back(rc);
+    const std::string html = writeReportHtml(advice_test::reportOf({run}));
+    EXPECT_NE(html.find("<polygon class=\"marker\""), std::string::npos);
+    EXPECT_NE(html.find("measured call 12 recompiled forward (90.0 ms)"), std::string::npos);
+    EXPECT_NE(html.find(">measured call 12</td>"), std::string::npos) << "the Recompiles table";
+
+    // Dropped as unsettled, the call has no point left to mark.
+    run.droppedUnsettled = 12;
+    const std::string dropped = writeReportHtml(advice_test::reportOf({run}));
+    EXPECT_EQ(dropped.find("<polygon class=\"marker\""), std::string::npos);
 }

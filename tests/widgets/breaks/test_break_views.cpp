@@ -336,6 +336,9 @@ class BreakViewsTest : public QObject {
                  QString("2"));
         QCOMPARE(model->index(0, widgets::RecompilesModel::Inputs).data().toString(),
                  QString("[4, 16]"));
+        // The sweep's calls are not numbered: the phase says when.
+        QCOMPARE(model->index(0, widgets::RecompilesModel::When).data().toString(),
+                 QString("sweep"));
         QVERIFY(!model->hasLimitHit());
 
         // A recorded run that hit torch's recompile limit (many_lengths.py, dynamic=false).

@@ -17,6 +17,7 @@
 #include "core/analysis/palette.h"
 #include "core/report/report_json.h"
 #include "tests/widgets/find_child.h"
+#include "tests/widgets/fixture_report.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/charts/compile_phase_chart.h"
 #include "widgets/charts/first_calls_chart.h"
@@ -347,6 +348,54 @@ class CompareTabTest : public QObject {
         QCOMPARE(changed.count(), runsWithSome);
         drop->setChecked(false);
         QCOMPARE(document.report().runs[0].droppedUnsettled, 0);
+    }
+
+    // A guard that fails every 20 calls (recorded): a triangle on each call
+    // that recompiled, on the call numbers the advice and the Recompiles tab use.
+    void recompiledCallsAreMarkedOnBothCharts() {
+        core::Setting setting;
+        setting.backend = "eager";
+        setting.warmup = 21;
+        core::Run run = test::replayFixture("recompiles_mid_measure.jsonl", setting);
+        run.status = core::RunStatus::Ok;
+        core::Report report;
+        report.runs.push_back(run);
+        widgets::ReportDocument document;
+        widgets::LatencyTab latency(&document);
+        widgets::WarmupTab warmup(&document);
+        document.showReport(report);
+        const auto marks = [](QCustomPlot* plot) {
+            QList<QPair<double, double>> points;
+            for (int g = 0; g < plot->graphCount(); ++g) {
+                if (!plot->graph(g)->name().endsWith(": recompiled"))
+                    continue;
+                for (auto it = plot->graph(g)->data()->constBegin();
+                     it != plot->graph(g)->data()->constEnd(); ++it)
+                    points.append({it->key, it->value});
+            }
+            return points;
+        };
+        const auto measured = run.measuredLatencies();
+        const auto onLatency = marks(child<QCustomPlot>(latency, "iterationPlot"));
+        QCOMPARE(onLatency.size(), 3);
+        for (const auto& [key, value] : onLatency) {
+            QVERIFY2(key == 19 || key == 39 || key == 59, qPrintable(QString::number(key)));
+            QCOMPARE(value, static_cast<double>(measured[static_cast<size_t>(key) - 1]));
+        }
+        // The warmup chart counts every call from 1: warmup call 20 compiled,
+        // and measured call 19 is call 40 of the run.
+        const auto onWarmup = marks(child<QCustomPlot>(warmup, "firstCallsPlot"));
+        QVERIFY(!onWarmup.isEmpty());
+        QCOMPARE(onWarmup[0].first, 20.0);
+        QCOMPARE(onWarmup[0].second, static_cast<double>(run.iterations[19].latencyNs));
+        if (onWarmup.size() > 1)
+            QCOMPARE(onWarmup[1].first, 40.0);
+        // Nothing to mark, nothing drawn.
+        run.recompiles.clear();
+        report.runs[0] = run;
+        document.showReport(report);
+        QVERIFY(marks(child<QCustomPlot>(latency, "iterationPlot")).isEmpty());
+        QVERIFY(marks(child<QCustomPlot>(warmup, "firstCallsPlot")).isEmpty());
     }
 };
 
