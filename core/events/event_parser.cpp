@@ -280,6 +280,9 @@ class EventApplier {
                 lenientConvert(*it, run_.harnessOverheadNs);
             if (auto it = event_.find("machine_cpu"); it != event_.end() && name == "measure")
                 run_.measureMachineCpu = machineCpuFromJson(*it);
+            if (auto it = event_.find("compile_time");
+                it != event_.end() && it->is_object() && name == "warmup")
+                laterWarmupCompile(*it, "wall_ns");
             if (auto it = event_.find("host_reference");
                 it != event_.end() && it->is_object() && name == "measure") {
                 run_.hostReference.beforeNs = get<int64_t>(*it, "before_ns", 0);
@@ -397,15 +400,22 @@ class EventApplier {
         run_.recompiles.push_back(std::move(r));
     }
 
+    // What the warmup calls after the first compiled: the warmup end's
+    // compile_time (wall_ns), or from an older probe a compile_time event of
+    // scope warmup (first_call_ns).
+    void laterWarmupCompile(const json& ct, const char* wallField) {
+        run_.warmupCompilePhases.clear();
+        if (auto it = ct.find("phases"); it != ct.end() && it->is_array()) {
+            for (const auto& p : *it)
+                run_.warmupCompilePhases.push_back(
+                    {getString(p, "name"), get<double>(p, "seconds", 0)});
+        }
+        run_.warmupCompileNs = get<int64_t>(ct, wallField, -1);
+    }
+
     void compileTime() {
         if (getString(event_, "scope") == "warmup") {
-            run_.warmupCompilePhases.clear();
-            if (auto it = event_.find("phases"); it != event_.end() && it->is_array()) {
-                for (const auto& p : *it)
-                    run_.warmupCompilePhases.push_back(
-                        {getString(p, "name"), get<double>(p, "seconds", 0)});
-            }
-            run_.warmupCompileNs = get<int64_t>(event_, "first_call_ns", -1);
+            laterWarmupCompile(event_, "first_call_ns");
             return;
         }
         run_.compilePhases.clear();

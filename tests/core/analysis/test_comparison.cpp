@@ -1,6 +1,9 @@
 // Warmup analysis, break-even and the comparison on hand-computed data.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/analysis/comparison.h"
 #include "core/analysis/comparison_text.h"
 #include "core/analysis/units.h"
@@ -407,6 +410,26 @@ TEST(Warmup, LaterWarmupCompileKeepsTheFirstCallPhases) {
     auto read = readReportJson(writeReportJson(report), "memory");
     ASSERT_TRUE(read.ok);
     EXPECT_EQ(read.report.runs[0], run);
+}
+
+// Today's probe sends what later warmup calls compiled on the warmup end
+// (docs/protocol.md). Recorded: a guard that fails at call 20 of 21 warmup
+// calls; its recompile ran the C++ compiler (periodic_guard.py).
+TEST(Warmup, LaterWarmupCompilesFromTheWarmupEndOfARealStream) {
+    std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/streams/recompiles_mid_measure.jsonl");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string stream = text.str();
+    ASSERT_NE(stream.find(R"("name": "warmup", "edge": "end", "compile_time")"), std::string::npos);
+    const cs::core::Run run = replayStream(stream);
+    ASSERT_FALSE(run.warmupCompilePhases.empty());
+    int64_t laterWall = 0;
+    for (const auto& it : run.iterations)
+        laterWall += it.warmup && !it.firstCall ? it.wallNs : 0;
+    EXPECT_EQ(run.warmupCompileNs, laterWall) << "the wall time of warmup calls 2-21";
+    const auto w = analyzeWarmup(run);
+    EXPECT_GT(w.laterSeconds(), 0);
+    EXPECT_LE(w.laterSeconds() * 1e9, static_cast<double>(laterWall));
 }
 
 TEST(Comparison, ASlowdownIsNeverBest) {
