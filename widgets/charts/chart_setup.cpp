@@ -55,6 +55,15 @@ QString bytesText(double bytes) {
     return QString::fromStdString(core::formatBytes(bytes));
 }
 
+QCPGraph* addRecompileMarks(QCustomPlot* plot, const QString& label, const QColor& color) {
+    QCPGraph* marks = plot->addGraph();
+    marks->setName(QObject::tr("%1: recompiled").arg(label));
+    marks->setLineStyle(QCPGraph::lsNone);
+    marks->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle,
+                                           QPen(color.darker(160), 1.5), QBrush(color), 10));
+    return marks;
+}
+
 QColor toQColor(const std::string& hex) {
     return QColor(QString::fromStdString(hex));
 }

@@ -26,6 +26,9 @@ void setLogDurationAxis(QCPAxis* axis, const QString& label);
 void enableHoverValues(QCustomPlot* plot, const ValueFormatter& xText, const ValueFormatter& yText);
 // A chart with nothing to show says why, in the middle, instead of a blank.
 void setEmptyMessage(QCustomPlot* plot, const QString& message);
+// A graph of triangles only, named "<label>: recompiled": the calls that
+// recompiled, on the Latency and Warmup charts alike.
+QCPGraph* addRecompileMarks(QCustomPlot* plot, const QString& label, const QColor& color);
 
 bool saveChartSvg(QCustomPlot* plot, const QString& path);
 QColor toQColor(const std::string& hex);

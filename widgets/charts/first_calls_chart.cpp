@@ -67,13 +67,8 @@ void FirstCallsChart::refresh() {
         for (const auto& c : w.curve) {
             if (!c.recompiled)
                 continue;
-            if (recompiled == nullptr) {
-                recompiled = plot_->addGraph();
-                recompiled->setName(tr("%1: recompiled").arg(label));
-                recompiled->setLineStyle(QCPGraph::lsNone);
-                recompiled->setScatterStyle(QCPScatterStyle(
-                    QCPScatterStyle::ssTriangle, QPen(color.darker(160), 1.5), QBrush(color), 10));
-            }
+            if (recompiled == nullptr)
+                recompiled = addRecompileMarks(plot_, label, color);
             recompiled->addData(c.index + 1,
                                 static_cast<double>(std::max<int64_t>(c.latencyNs, 1)));
         }

@@ -68,7 +68,7 @@ void IterationChart::refresh() {
         }
         maxX = std::max(maxX, first + static_cast<int>(samples.size()) - 1);
         graph->setData(keys, values, true);
-        addRecompileMarks(run, label, color);
+        markRecompiledCalls(run, label, color);
     }
     if (plot_->graphCount() == 0) {
         setEmptyMessage(plot_, report.runs.empty() ? tr("Run a model to see its latency per call")
@@ -84,20 +84,15 @@ void IterationChart::refresh() {
 }
 
 // A triangle on each measured call that recompiled: a spike with a cause.
-void IterationChart::addRecompileMarks(const core::Run& run, const QString& label,
-                                       const QColor& color) {
+void IterationChart::markRecompiledCalls(const core::Run& run, const QString& label,
+                                         const QColor& color) {
     const auto calls = core::recompiledMeasuredCalls(run);
     QCPGraph* marks = nullptr;
     for (const auto& call : calls) {
         if (call.measuredCall <= run.droppedUnsettled)
             continue;
-        if (marks == nullptr) {
-            marks = plot_->addGraph();
-            marks->setName(tr("%1: recompiled").arg(label));
-            marks->setLineStyle(QCPGraph::lsNone);
-            marks->setScatterStyle(QCPScatterStyle(
-                QCPScatterStyle::ssTriangle, QPen(color.darker(160), 1.5), QBrush(color), 10));
-        }
+        if (marks == nullptr)
+            marks = addRecompileMarks(plot_, label, color);
         marks->addData(call.measuredCall, static_cast<double>(call.latencyNs));
     }
 }

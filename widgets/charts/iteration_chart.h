@@ -22,7 +22,7 @@ class IterationChart : public QWidget {
     void refresh();
 
   private:
-    void addRecompileMarks(const core::Run& run, const QString& label, const QColor& color);
+    void markRecompiledCalls(const core::Run& run, const QString& label, const QColor& color);
 
     ReportDocument* document_;
     QCustomPlot* plot_;
