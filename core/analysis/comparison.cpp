@@ -88,9 +88,21 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
             break;
         }
     }
+    auto recompiledIn = [&run](int callIndex) {
+        return std::any_of(
+            run.recompiles.begin(), run.recompiles.end(),
+            [callIndex](const Recompile& rc) { return rc.callIndex == callIndex && !rc.limitHit; });
+    };
     const size_t before = w.steadyFrom ? static_cast<size_t>(*w.steadyFrom) : calls.size();
     double extra = 0;
-    for (size_t i = 0; i < before; ++i) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+        // A warmup call that recompiled after steady state is compile cost too
+        // (a new shape's dynamic recompile, a guard that flips at call 20).
+        const bool warming = i < before || (calls[i].warmup && recompiledIn(calls[i].index));
+        if (!warming)
+            continue;
+        if (i >= before)
+            w.recompiledAfterSteady.push_back(static_cast<int>(i));
         w.warmupWallNs += calls[i].wallNs;
         if (w.band)
             extra += static_cast<double>(calls[i].latencyNs) - w.band->median;
@@ -105,13 +117,9 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
     shown = std::min(shown, calls.size());
     for (size_t i = 0; i < shown; ++i) {
         const auto& c = calls[i];
-        const bool recompiled =
-            std::any_of(run.recompiles.begin(), run.recompiles.end(), [&c](const Recompile& rc) {
-                return rc.callIndex == c.index && !rc.limitHit;
-            });
         w.curve.push_back({static_cast<int>(i), c.latencyNs, c.wallNs, c.warmup,
                            w.band && w.band->contains(static_cast<double>(c.latencyNs)),
-                           recompiled});
+                           recompiledIn(c.index)});
     }
 
     w.firstCallNs = run.firstCallNs;

@@ -48,7 +48,10 @@ struct WarmupAnalysis {
     // Call index where warmup ends: the first call whose latency is at or
     // below the band's top. nullopt when no call gets there (or no band).
     std::optional<int> steadyFrom;
-    // Wall time of the calls before steadyFrom (all calls when it never ends).
+    // Warmup calls at or after steadyFrom that recompiled: warmup again.
+    std::vector<int> recompiledAfterSteady;
+    // Wall time of the calls before steadyFrom (all calls when it never ends)
+    // and of recompiledAfterSteady.
     int64_t warmupWallNs = 0;
     // What those calls cost beyond steady state: sum of (latency - steady
     // median). This is the warmup cost break-even pays back. nullopt without a band.
@@ -107,9 +110,11 @@ struct ComparisonRow {
     // Dynamo traced it, so graphs, breaks and recompiles apply; false for
     // aoti, whose graph comes from torch.export (shown as "—", never best).
     bool dynamo = true;
-    std::optional<int64_t> warmupWallNs; // wall time until steady state
-    std::optional<double> warmupNs;      // extra cost of the first calls until steady state
-    std::optional<Speedup> speedup;      // vs eager; nullopt without a baseline or stats
+    // WarmupAnalysis's warmupWallNs and extraNs: until steady state, and later
+    // warmup calls that recompiled.
+    std::optional<int64_t> warmupWallNs;
+    std::optional<double> warmupNs;
+    std::optional<Speedup> speedup; // vs eager; nullopt without a baseline or stats
     // Calls until the extra warmup over eager is paid back by what each call
     // saves; nullopt = never (or not applicable: see saves and isBaseline).
     std::optional<double> breakEven;

@@ -27,7 +27,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
     beginSection(
         out, "comparison", "Comparison",
         "Speedup is eager's median over the setting's median, with a conservative interval from "
-        "the two medians' 95% confidence intervals. Warmup is the time until steady state; "
+        "the two medians' 95% confidence intervals. Warmup is the time until steady state "
+        "and of any later warmup call that recompiled; "
         "break-even is the number of calls after which a setting's extra warmup cost (what those "
         "calls took beyond the steady-state median) over eager is paid back by the time it saves "
         "per call. "
@@ -59,7 +60,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
          {"recompiles"},
          {"first call", false, "the call where torch compiles"},
          {"warmup", false,
-          "time until steady state; hover a value for what those calls cost beyond it, which "
+          "time until steady state and of later warmup calls that recompiled; hover a value for "
+          "what those calls cost beyond it, which "
           "break-even pays back"},
          {"median"},
          {"p99"},

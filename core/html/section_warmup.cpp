@@ -124,10 +124,12 @@ void writeFirstCalls(std::ostream& out, const ReportView& view) {
     chart.setXAxis({"call number (warmup calls, then the first measured calls)", AxisUnit::Plain,
                     false, false});
     chart.setYAxis({"latency per call (log scale)", AxisUnit::DurationNs, true});
+    bool recompiled = false;
     for (const auto& r : view.runs) {
         std::vector<Point> points;
         std::vector<std::string> tips;
         int measured = 0;
+        std::vector<std::pair<Point, std::string>> marks;
         for (const auto& it : r.run->iterations) {
             if (!it.warmup && ++measured > kMeasuredShown)
                 break;
@@ -136,12 +138,23 @@ void writeFirstCalls(std::ostream& out, const ReportView& view) {
             tips.push_back(r.label + " call " + std::to_string(points.size()) +
                            (it.warmup ? " (warmup)" : "") + ": " +
                            formatDuration(static_cast<double>(it.latencyNs)));
+            for (const auto& rc : r.run->recompiles) {
+                if (rc.callIndex != it.index || rc.limitHit)
+                    continue;
+                marks.emplace_back(points.back(), tips.back() + ", recompiled " + rc.function);
+                break;
+            }
         }
         if (points.empty())
             continue;
         chart.addLine(r.label, r.color, std::move(points), true, tips);
         chart.addLegend(r.label, r.color);
+        for (auto& [at, tip] : marks)
+            chart.addMarker(at, r.color, std::move(tip));
+        recompiled = recompiled || !marks.empty();
     }
+    if (recompiled)
+        chart.addLegend("▼ a call that recompiled", "#222");
     if (chart.empty())
         out << "<p class=\"empty\">No calls were measured.</p>";
     else

@@ -62,7 +62,8 @@ json warmupToJson(const WarmupAnalysis& w) {
                          {"latency_ns", c.latencyNs},
                          {"wall_ns", c.wallNs},
                          {"warmup", c.warmup},
-                         {"in_band", c.inBand}});
+                         {"in_band", c.inBand},
+                         {"recompiled", c.recompiled}});
     }
     json phases = json::array();
     for (const auto& p : w.phases)
@@ -72,6 +73,7 @@ json warmupToJson(const WarmupAnalysis& w) {
         later.push_back({{"name", p.name}, {"ns", ns(p.seconds * 1e9)}});
     return {{"steady_band", band},
             {"steady_from_call", orNull(w.steadyFrom)},
+            {"recompiled_after_steady", w.recompiledAfterSteady},
             {"warmup_wall_ns", w.warmupWallNs},
             {"extra_ns", nsOrNull(w.extraNs)},
             {"first_call_ns", w.firstCallNs},

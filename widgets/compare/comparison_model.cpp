@@ -212,9 +212,9 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
         break;
     case Warmup:
         if (r.warmupNs)
-            tip = tr("%1 until steady state; %2 beyond what those calls cost in steady state (the "
-                     "warmup cost "
-                     "break-even pays back)")
+            tip = tr("%1 of warmup: the calls until steady state, and any later warmup call "
+                     "that recompiled; %2 beyond what those calls cost in steady state (the "
+                     "warmup cost break-even pays back)")
                       .arg(durationText(static_cast<double>(r.warmupWallNs.value_or(0))),
                            durationText(*r.warmupNs));
         break;

@@ -88,6 +88,15 @@ QStandardItem* durationItem(int64_t ns, const QString& why = {},
     return item;
 }
 
+// "call 21" or "calls 21, 41": 1-based, as the chart counts.
+QString callsText(const std::vector<int>& indices) {
+    QStringList numbers;
+    for (int i : indices)
+        numbers << QString::number(i + 1);
+    return (indices.size() == 1 ? QObject::tr("call %1") : QObject::tr("calls %1"))
+        .arg(numbers.join(", "));
+}
+
 QStandardItem* cellItem(const core::ColdStart& cell) {
     return durationItem(cell.firstCallNs, QString::fromStdString(cell.why), cell.speedupOverFresh);
 }
@@ -158,7 +167,14 @@ void WarmupTab::updateSummary() {
                 line += tr("; later warmup calls compiled %1 more (%2)")
                             .arg(durationText(w.laterSeconds() * 1e9), later.join(", "));
             }
-            if (w.steadyFrom)
+            if (w.steadyFrom && !w.recompiledAfterSteady.empty())
+                line += tr("; steady from call %1 until %2 recompiled: warmup %3 in all (%4 "
+                           "beyond steady state)")
+                            .arg(*w.steadyFrom + 1)
+                            .arg(callsText(w.recompiledAfterSteady),
+                                 durationText(static_cast<double>(w.warmupWallNs)),
+                                 durationText(w.extraNs.value_or(0)));
+            else if (w.steadyFrom)
                 line += tr("; steady from call %1, %2 until then (%3 beyond steady state)")
                             .arg(*w.steadyFrom + 1)
                             .arg(durationText(static_cast<double>(w.warmupWallNs)),

@@ -432,6 +432,53 @@ TEST(Warmup, LaterWarmupCompilesFromTheWarmupEndOfARealStream) {
     EXPECT_LE(w.laterSeconds() * 1e9, static_cast<double>(laterWall));
 }
 
+TEST(Warmup, AWarmupCallThatRecompiledAfterSteadyStateIsWarmupCost) {
+    cs::core::Run run = makeRun("default", {5000, 100, 100, 2000, 100}, repeat(100, 9));
+    cs::core::Recompile rc;
+    rc.function = "forward";
+    rc.phase = "warmup";
+    rc.callIndex = 3;
+    run.recompiles.push_back(rc);
+    cs::core::Recompile measured = rc; // among the measured calls: not warmup
+    measured.phase = "measure";
+    measured.callIndex = 7;
+    run.recompiles.push_back(measured);
+    run.iterations[7].latencyNs = run.iterations[7].wallNs = 900;
+    const auto w = analyzeWarmup(run);
+    ASSERT_TRUE(w.steadyFrom);
+    EXPECT_EQ(*w.steadyFrom, 1);
+    EXPECT_EQ(w.recompiledAfterSteady, std::vector<int>{3});
+    EXPECT_EQ(w.warmupWallNs, 5000 + 2000);
+    ASSERT_TRUE(w.extraNs);
+    EXPECT_DOUBLE_EQ(*w.extraNs, 4900 + 1900);
+    EXPECT_TRUE(w.curve[3].recompiled);
+    EXPECT_TRUE(w.curve[7].recompiled);
+    EXPECT_FALSE(w.curve[4].recompiled);
+
+    // One at the recompile limit ran eager: no compile in it.
+    run.recompiles[0].limitHit = true;
+    EXPECT_TRUE(analyzeWarmup(run).recompiledAfterSteady.empty());
+}
+
+TEST(Warmup, APeriodicGuardsWarmupRecompileIsMarkedAndCountedInARealStream) {
+    std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/streams/recompiles_mid_measure.jsonl");
+    std::stringstream text;
+    text << in.rdbuf();
+    const cs::core::Run run = replayStream(text.str());
+    const auto w = analyzeWarmup(run);
+    ASSERT_TRUE(w.steadyFrom);
+    ASSERT_GT(w.curve.size(), 19u);
+    EXPECT_TRUE(w.curve[19].recompiled) << "the guard flips in warmup call 20";
+    EXPECT_TRUE(w.curve[19].warmup);
+    // Before steady state or after it, the recompiling call is warmup cost.
+    const bool counted = 19 < *w.steadyFrom || w.recompiledAfterSteady == std::vector<int>{19};
+    EXPECT_TRUE(counted);
+    int recompiledOnCurve = 0;
+    for (const auto& c : w.curve)
+        recompiledOnCurve += c.recompiled ? 1 : 0;
+    EXPECT_GE(recompiledOnCurve, 1);
+}
+
 TEST(Comparison, ASlowdownIsNeverBest) {
     Report report;
     report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));

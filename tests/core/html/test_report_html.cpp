@@ -175,3 +175,22 @@ TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {
     const std::string dropped = writeReportHtml(advice_test::reportOf({run}));
     EXPECT_EQ(dropped.find("<polygon class=\"marker\""), std::string::npos);
 }
+
+TEST(ReportHtml, AWarmupCallThatRecompiledIsMarkedOnTheFirstCalls) {
+    cs::core::Run run = advice_test::timedRun(
+        "default", {900'000'000, 300'000, 200'000, 80'000'000, 200'000},
+        advice_test::constant(30, 200'000));
+    Recompile rc;
+    rc.function = "forward";
+    rc.phase = "warmup";
+    rc.callIndex = 3;
+    run.recompiles.push_back(rc);
+    const std::string html = writeReportHtml(advice_test::reportOf({run}));
+    const size_t warmup = html.find("id=\"warmup\"");
+    ASSERT_NE(warmup, std::string::npos);
+    const size_t mark = html.find("<polygon class=\"marker\"", warmup);
+    ASSERT_NE(mark, std::string::npos);
+    EXPECT_LT(mark, html.find("</section>", warmup));
+    EXPECT_NE(html.find("call 4 (warmup): 80.0 ms, recompiled forward"), std::string::npos);
+    EXPECT_NE(html.find("a call that recompiled"), std::string::npos);
+}

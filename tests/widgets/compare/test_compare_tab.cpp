@@ -352,6 +352,33 @@ class CompareTabTest : public QObject {
 
     // A guard that fails every 20 calls (recorded): a triangle on each call
     // that recompiled, on the call numbers the advice and the Recompiles tab use.
+    void aWarmupRecompileAfterSteadyStateIsNamedInTheSummary() {
+        core::Run run;
+        run.setting.mode = "default";
+        run.status = core::RunStatus::Ok;
+        const std::vector<int64_t> warmupNs{5'000'000, 100'000, 100'000, 2'000'000, 100'000};
+        for (int i = 0; i < 25; ++i) {
+            const bool warm = i < static_cast<int>(warmupNs.size());
+            const int64_t ns = warm ? warmupNs[static_cast<size_t>(i)] : 100'000;
+            run.iterations.push_back({i, ns, ns, 0, warm, i == 0});
+        }
+        core::Recompile rc;
+        rc.function = "forward";
+        rc.phase = "warmup";
+        rc.callIndex = 3;
+        run.recompiles.push_back(rc);
+        core::Report report;
+        report.runs.push_back(run);
+        widgets::ReportDocument document;
+        widgets::WarmupTab warmup(&document);
+        document.showReport(report);
+        const QString text = child<QLabel>(warmup, "warmupSummary")->text();
+        // Call 4 paid 1.9 ms beyond steady state, on top of the first call's 4.9 ms.
+        QVERIFY2(text.contains("steady from call 2 until call 4 recompiled: warmup 7.00 ms in all "
+                               "(6.80 ms beyond steady state)"),
+                 qPrintable(text));
+    }
+
     void recompiledCallsAreMarkedOnBothCharts() {
         core::Setting setting;
         setting.backend = "eager";
