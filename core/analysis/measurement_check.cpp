@@ -29,10 +29,11 @@ std::optional<Crosscheck> crosscheck(const Run& run) {
     const auto stats = computeStats(run.measuredLatencies());
     if (!estimate || *estimate <= 0 || !stats)
         return std::nullopt;
-    // The blocks' recompiles are reported with the profiled window that follows them.
+    // The blocks' recompiles come in the crosscheck phase; an older probe
+    // reported them with the profiled window that followed.
     const bool recompiled =
         std::any_of(run.recompiles.begin(), run.recompiles.end(), [](const Recompile& rc) {
-            return rc.phase == "measure" || rc.phase == "profile";
+            return rc.phase == "measure" || rc.phase == "crosscheck" || rc.phase == "profile";
         });
     return Crosscheck{stats->median, *estimate, run.crosscheckBlockCalls,
                       static_cast<int>(run.crosscheckBlockMeansNs.size()), recompiled};
@@ -185,8 +186,13 @@ bool unsettledByRecompiles(const Run& run, const UnsettledCalls& unsettled) {
 }
 
 std::string recompileWhenText(const Run& run, const Recompile& recompile) {
-    if (recompile.callIndex < 0)
-        return recompile.phase == "profile" ? "the profiled window" : recompile.phase;
+    if (recompile.callIndex < 0) {
+        if (recompile.phase == "profile")
+            return "the profiled window";
+        if (recompile.phase == "crosscheck")
+            return "the cross-check's blocks";
+        return recompile.phase;
+    }
     int measured = 0;
     for (const auto& it : run.iterations) {
         measured += it.warmup ? 0 : 1;

@@ -141,7 +141,7 @@ bool unsettledByRecompiles(const Run& run, const UnsettledCalls& unsettled);
 
 // When a recompile happened, as the charts number calls: "measured call 25",
 // "call 3 (warmup)", "the first call", "call 12 (sweep)"; without a call, its
-// phase ("the profiled window", "measure"); empty when nothing is known.
+// phase ("the cross-check's blocks", "the profiled window"); empty when nothing is known.
 std::string recompileWhenText(const Run& run, const Recompile& recompile);
 
 // Drops (or, with drop false, restores) every run's unsettled calls from its

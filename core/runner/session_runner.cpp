@@ -314,7 +314,9 @@ std::string betweenPhases(const std::string& lastEnded) {
     if (lastEnded == "warmup")
         return "after warmup";
     if (lastEnded == "measure")
-        return "cross-checking the median with timed blocks of calls";
+        return "after measuring";
+    if (lastEnded == "crosscheck")
+        return "after the cross-check";
     if (lastEnded == "export")
         return "after torch.export";
     if (lastEnded == "package")
@@ -359,6 +361,8 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return "warmup " + std::to_string(warmupDone) + "/" + std::to_string(run.setting.warmup);
     if (open->name == "measure")
         return "measuring " + std::to_string(measured) + "/" + std::to_string(run.setting.iters);
+    if (open->name == "crosscheck")
+        return "cross-checking the median with timed blocks of calls";
     if (open->name == "profile")
         return "profiling the kernels (the calls after the measured ones)";
     if (open->name == "sweep")

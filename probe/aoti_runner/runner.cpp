@@ -609,7 +609,10 @@ void Runner::execute() {
     edge("measure", true, overheadNs, machineCpuBetween(machineBefore, machineSnapshot()));
     sampler_.resume();
     if (timed_ > 0) {
+        // A phase of its own, as in the Python probe (where torch may recompile in it).
+        edge("crosscheck", false);
         crosscheck(timer, measureNs);
+        edge("crosscheck", true);
     }
 }
 

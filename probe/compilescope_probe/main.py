@@ -938,13 +938,26 @@ class Probe:
         self, fn: Any, model: Any, inputs: tuple, median_ns: float, measure_ns: int
     ) -> None:
         from .harness import block_means
+        from .loader import shapes_text
 
-        try:
-            calls, means = block_means(self.timer, fn, inputs, median_ns, measure_ns)
-        except Exception as e:  # the same calls just ran; say it, keep the measurement
-            self.log("warning", f"the block-timing cross-check failed: {exc_summary(e)}")
-            return
-        self.emit("crosscheck", block_calls=calls, block_means_ns=means)
+        # A phase and a capture span of their own: torch may recompile in the
+        # blocks (a guard that flips every N calls), and those compiles, their
+        # graphs and a recompile-limit hit belong to the run even when no
+        # profiled window follows to report them.
+        with self.phase("crosscheck"):
+            if self.capture is not None:
+                self.capture.begin_call(shapes_text(inputs))
+            try:
+                calls, means = block_means(self.timer, fn, inputs, median_ns, measure_ns)
+            except Exception as e:  # the same calls just ran; say it, keep the measurement
+                self.log("warning", f"the block-timing cross-check failed: {exc_summary(e)}")
+                calls, means = 0, []
+            finally:
+                if self.capture is not None:
+                    self.capture.end_call(self.feed.take() if self.feed is not None else [])
+                self.flush_code()
+            if means:
+                self.emit("crosscheck", block_calls=calls, block_means_ns=means)
 
     def harness_overhead(self, inputs: tuple) -> int:
         from .harness import harness_overhead_ns

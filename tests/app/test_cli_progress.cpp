@@ -74,9 +74,10 @@ class TestCliProgress : public QObject {
     // Each phase's own words (tests/support/probe_killer.py reads them live).
     void eachPhaseIsNamed() {
         const std::vector<std::pair<std::string, QString>> expected = {
-            {"load", "loading the model"}, {"warmup", "warmup 0/"},
-            {"measure", "measuring 0/"},   {"profile", "profiling the kernels"},
-            {"sweep", "input sweep"},      {"scale", "batch-size walk"}};
+            {"load", "loading the model"},        {"warmup", "warmup 0/"},
+            {"measure", "measuring 0/"},          {"crosscheck", "cross-checking the median"},
+            {"profile", "profiling the kernels"}, {"sweep", "input sweep"},
+            {"scale", "batch-size walk"}};
         for (const auto& [phase, words] : expected) {
             const QString text =
                 QString::fromStdString(core::describeProgress(runIn(phase), 1'000));
@@ -92,7 +93,8 @@ class TestCliProgress : public QObject {
             {"load", "preparing the first call"},
             {"compile", "after the first call"},
             {"warmup", "after warmup"},
-            {"measure", "cross-checking the median"},
+            {"measure", "after measuring"},
+            {"crosscheck", "after the cross-check"},
             {"profile", "finishing the run (after profile)"}};
         for (const auto& [phase, words] : expected) {
             const QString text =

@@ -4,7 +4,7 @@ import json
 
 from conftest import GALLERY
 
-PHASES = ("load", "compile", "warmup", "measure", "profile")
+PHASES = ("load", "compile", "warmup", "measure", "crosscheck", "profile")
 NO_CUDA = "no CUDA device: GPU memory and kernels unavailable"
 
 

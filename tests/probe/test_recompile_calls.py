@@ -84,3 +84,34 @@ def test_recompiles_name_their_calls_in_a_run():
     measured = sorted(c["latency_ns"] for c in calls.values() if not c["warmup"])
     for index in located[1:]:
         assert calls[index]["latency_ns"] > 5 * measured[len(measured) // 2], "a compile is slow"
+
+
+def test_the_blocks_compiles_are_reported_in_their_own_phase():
+    # After 60 measured calls the cross-check's blocks call on: the guard
+    # flips at calls 100, 120, 140 (recompiles) and 160 (torch's limit of 8
+    # variants). With no profiled window after the blocks, those compiles,
+    # their graphs and the limit hit were once lost.
+    run = run_probe(
+        fixture_model("periodic_guard"),
+        "--backend",
+        "eager",
+        "--warmup",
+        "21",
+        "--iters",
+        "60",
+        "--profile-calls",
+        "0",
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    assert not [e for e in run.of("phase") if e["name"] == "profile"]
+    blocks = run.phase_span("crosscheck")
+    assert run.one("crosscheck") in blocks
+    in_blocks = [e for e in blocks if e["type"] == "recompile"]
+    assert len(in_blocks) >= 1, run.describe()
+    assert all("call_index" not in e for e in in_blocks), "the blocks' calls have no numbers"
+    graphs = [e["index"] for e in run.of("graph")]
+    assert graphs == list(range(len(graphs))), "no graph index skipped"
+    assert len(graphs) == 1 + len(run.of("recompile")), "a graph per compile"
+    limit = run.of("recompile_limit")
+    assert limit and all(e in blocks for e in limit)

@@ -71,6 +71,8 @@ def test_phases_in_order(tiny_run):
         ("warmup", "end"),
         ("measure", "begin"),
         ("measure", "end"),
+        ("crosscheck", "begin"),
+        ("crosscheck", "end"),
         ("profile", "begin"),
         ("profile", "end"),
     ]

@@ -217,6 +217,7 @@ PROGRESS_PHASES = [
     ("first call", "compile"),
     ("warmup", "warmup"),
     ("measuring", "measure"),
+    ("cross-checking", "crosscheck"),
     ("profiling", "profile"),
     ("input sweep", "sweep"),
     ("batch-size walk", "scale"),
@@ -259,7 +260,17 @@ class ProgressWatch:
         return "".join(self.lines)
 
 
-PHASE_ORDER = ["start", "load", "compile", "warmup", "measure", "profile", "sweep", "scale"]
+PHASE_ORDER = [
+    "start",
+    "load",
+    "compile",
+    "warmup",
+    "measure",
+    "crosscheck",
+    "profile",
+    "sweep",
+    "scale",
+]
 
 
 def anchor_ns(watch: ProgressWatch, phase: str, start_ns: int) -> tuple[int | None, bool]:

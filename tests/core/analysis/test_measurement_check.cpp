@@ -85,7 +85,7 @@ TEST(UnsettledCalls, DroppingIsAChoiceThatCanBeUndone) {
 
 // A guard that fails every 20 calls (tests/probe/models/periodic_guard.py,
 // recorded): 21 warmup calls, 60 measured; torch recompiled in call 20 and
-// in measured calls 19, 39 and 59, then in the profiled window.
+// in measured calls 19, 39 and 59, then in the cross-check's blocks.
 TEST(RecompiledCalls, RealStreamNamesTheMeasuredCallsThatCompiled) {
     cs::core::Setting setting;
     setting.backend = "eager";
@@ -106,7 +106,7 @@ TEST(RecompiledCalls, RealStreamNamesTheMeasuredCallsThatCompiled) {
     ASSERT_GE(run.recompiles.size(), 5u);
     EXPECT_EQ(recompileWhenText(run, run.recompiles[0]), "call 20 (warmup)");
     EXPECT_EQ(recompileWhenText(run, run.recompiles[1]), "measured call 19");
-    EXPECT_EQ(recompileWhenText(run, run.recompiles[4]), "the profiled window");
+    EXPECT_EQ(recompileWhenText(run, run.recompiles[4]), "the cross-check's blocks");
     EXPECT_EQ(run.recompiles[4].callIndex, -1);
 }
 
@@ -116,6 +116,9 @@ TEST(RecompiledCalls, WhenText) {
     EXPECT_EQ(recompileWhenText(run, rc), "") << "nothing known";
     rc.phase = "sweep";
     EXPECT_EQ(recompileWhenText(run, rc), "sweep");
+    rc.phase = "profile"; // an older probe's blocks, or the window itself
+    EXPECT_EQ(recompileWhenText(run, rc), "the profiled window");
+    rc.phase = "sweep";
     rc.callIndex = 0;
     EXPECT_EQ(recompileWhenText(run, rc), "the first call");
     rc.callIndex = 1;
@@ -140,7 +143,7 @@ TEST(Crosscheck, NoVerdictWhenTorchRecompiledWhileItTimed) {
     rc.phase = "warmup";
     run.recompiles.push_back(rc);
     EXPECT_TRUE(crosscheck(run)->disagrees()) << "a warmup recompile is before both";
-    for (const char* phase : {"measure", "profile"}) {
+    for (const char* phase : {"measure", "crosscheck", "profile"}) {
         run.recompiles.back().phase = phase;
         const auto check = crosscheck(run);
         ASSERT_TRUE(check);

@@ -130,8 +130,10 @@ def test_a_full_stream_on_cpu(package: dict) -> None:
         ("warmup", "end"),
         ("measure", "begin"),
         ("measure", "end"),
+        ("crosscheck", "begin"),
+        ("crosscheck", "end"),
     ]
-    measure_end = of(events, "phase")[-1]
+    measure_end = of(events, "phase")[5]
     assert measure_end["harness_overhead_ns"] >= 0
     machine = measure_end["machine_cpu"]
     assert machine["cpus"] >= 1 and machine["wall_ns"] > 0 and machine["probe_cpu_ns"] > 0
@@ -174,6 +176,9 @@ def test_a_full_stream_on_cpu(package: dict) -> None:
 
     cross = of(events, "crosscheck")
     assert len(cross) == 1 and cross[0]["block_calls"] >= 1 and cross[0]["block_means_ns"]
+    # In its own phase, after the measure phase.
+    assert events.index(of(events, "phase")[6]) < events.index(cross[0])
+    assert events.index(cross[0]) < events.index(of(events, "phase")[7])
 
     rss = [s for e in of(events, "memory") if e["kind"] == "host_rss" for s in e["samples"]]
     assert rss and all(len(s) == 2 and s[1] > 0 for s in rss)
