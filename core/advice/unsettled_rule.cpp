@@ -33,9 +33,10 @@ void addRecompiledCalls(const Run& run, Finding& f) {
             line += " (" + guard + ")";
         f.evidence.push_back(std::move(line));
     }
-    if (calls.size() > kShown)
-        f.evidence.push_back(std::to_string(calls.size() - kShown) +
-                             " more measured calls recompiled");
+    if (const size_t more = calls.size() > kShown ? calls.size() - kShown : 0; more > 0)
+        f.evidence.push_back(std::to_string(more) + (more == 1
+                                                         ? " more measured call recompiled"
+                                                         : " more measured calls recompiled"));
 }
 
 const char* const kStopRecompiles =

@@ -230,6 +230,20 @@ TEST(RecompiledRule, ARecompileLaterAmongTheMeasuredCallsIsAnOutlierWithACause) 
     EXPECT_EQ(f.remedy.find("--warmup"), std::string::npos) << f.remedy;
     EXPECT_DOUBLE_EQ(f.confidence, 0.8);
 
+    // Four calls are named; the rest counted, in the singular for one.
+    cs::core::Run five = run;
+    five.recompiles.pop_back();
+    for (int call : {5, 10, 15}) {
+        five.iterations[static_cast<size_t>(call + 1)].latencyNs = 100'000 * kUs;
+        five.recompiles.push_back(
+            {"forward", "1/9: self.level == 9", 5, "", false, 8, "", "measure", call + 1});
+    }
+    const auto named = withRule(advise(reportOf({five}), {}), "measure.recompiled");
+    ASSERT_EQ(named.size(), 1u);
+    EXPECT_EQ(named[0].title, "default: 5 recompiles among the measured calls");
+    ASSERT_GE(named[0].evidence.size(), 5u);
+    EXPECT_EQ(named[0].evidence[4], "1 more measured call recompiled");
+
     // An older report: the phase but not the call.
     for (auto& rc : run.recompiles)
         rc.callIndex = -1;
