@@ -1,4 +1,5 @@
 // Recompiles: each time a guard failed and torch compiled the function again.
+#include "core/advice/advice_text.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/measurement_check.h"
 #include "core/html/html_sections.h"
@@ -25,7 +26,14 @@ void writeRecompiles(std::ostream& out, const ReportView& view) {
             table.beginRow(rc.limitHit ? "bad" : "");
             table.html(runLabelHtml(r));
             table.text(functionLabel(rc.function));
-            table.html("<code>" + htmlEscape(rc.reason) + "</code>");
+            // The guard; torch's source comment and hint folded away under it.
+            const std::string guard = advice::guardExpression(rc.reason);
+            std::string reason =
+                "<code>" + htmlEscape(guard.empty() ? rc.reason : guard) + "</code>";
+            if (!guard.empty() && guard != rc.reason)
+                reason += "<details><summary>torch's full text</summary><pre>" +
+                          htmlEscape(rc.reason) + "</pre></details>";
+            table.html(reason);
             table.text(std::to_string(rc.cacheSize));
             table.text(rc.inputShapes.empty() ? "—" : rc.inputShapes);
             const std::string when = recompileWhenText(*r.run, rc);

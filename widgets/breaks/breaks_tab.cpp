@@ -115,11 +115,17 @@ BreaksTab::BreaksTab(ReportDocument* document, QWidget* parent)
         onSelection(document_->selection());
     });
     connect(recompiles_, &RecompilesModel::modelReset, this, &BreaksTab::updateSummary);
-    // A run with recompiles but no breaks (a shape sweep) gives the recompiles the room.
-    // Relative sizes: the splitter scales them to its height, also while hidden.
+    // The room goes where the rows are: a run with recompiles but no breaks
+    // (a shape sweep) gives it to the recompiles, more recompiles than break
+    // sites (a guard that keeps failing) shares it evenly. Relative sizes:
+    // the splitter scales them to its height, also while hidden.
     connect(document_, &ReportDocument::reportReset, this, [this, split] {
-        if (sites_->rowCount() == 0 && recompiles_->rowCount() > 0)
+        const int sites = sites_->rowCount();
+        const int recompiles = recompiles_->rowCount();
+        if (sites == 0 && recompiles > 0)
             split->setSizes({1000, 2000});
+        else if (recompiles > sites)
+            split->setSizes({1000, 1000});
         else
             split->setSizes({3000, 1000});
     });

@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 
+#include "core/advice/advice_text.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/measurement_check.h"
 #include "widgets/common/report_document.h"
@@ -93,12 +94,15 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
         case Function:
             return r.limitHit ? tr("⚠ %1").arg(function) : function;
-        case Reason:
+        case Reason: {
+            // The guard alone; torch's source comment and hint are in the tooltip.
+            const QString guard = QString::fromStdString(core::advice::guardExpression(r.reason));
             if (!r.limitHit)
-                return reason.section('\n', 0, 0);
+                return guard;
             return (r.limit > 0 ? tr("RECOMPILE LIMIT HIT (limit %1)").arg(r.limit)
                                 : tr("RECOMPILE LIMIT HIT")) +
-                   tr(": runs eagerly from now on — %1").arg(reason.section('\n', 0, 0));
+                   tr(": runs eagerly from now on — %1").arg(guard);
+        }
         case CacheSize:
             // limit 0: a report recorded before the probe read torch's limit.
             if (r.limit <= 0)

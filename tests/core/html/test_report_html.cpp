@@ -169,6 +169,16 @@ TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {
     EXPECT_NE(html.find("<polygon class=\"marker\""), std::string::npos);
     EXPECT_NE(html.find("measured call 12 recompiled forward (90.0 ms)"), std::string::npos);
     EXPECT_NE(html.find(">measured call 12</td>"), std::string::npos) << "the Recompiles table";
+    EXPECT_NE(html.find("<code>0/0: self.level == 0</code></td>"), std::string::npos)
+        << "a guard with no comment is shown whole, with nothing folded under it";
+
+    // torch's source comment and hint fold away under the guard.
+    run.recompiles[0].reason =
+        "0/0: self.level == 0  # return x * self.level  # m.py:9 in forward (HINT: make it a "
+        "tensor)";
+    const std::string commented = writeReportHtml(advice_test::reportOf({run}));
+    EXPECT_NE(commented.find("<code>0/0: self.level == 0</code><details>"), std::string::npos);
+    EXPECT_NE(commented.find("(HINT: make it a tensor)</pre></details>"), std::string::npos);
 
     // Dropped as unsettled, the call has no point left to mark.
     run.droppedUnsettled = 12;
@@ -177,9 +187,9 @@ TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {
 }
 
 TEST(ReportHtml, AWarmupCallThatRecompiledIsMarkedOnTheFirstCalls) {
-    cs::core::Run run = advice_test::timedRun(
-        "default", {900'000'000, 300'000, 200'000, 80'000'000, 200'000},
-        advice_test::constant(30, 200'000));
+    cs::core::Run run =
+        advice_test::timedRun("default", {900'000'000, 300'000, 200'000, 80'000'000, 200'000},
+                              advice_test::constant(30, 200'000));
     Recompile rc;
     rc.function = "forward";
     rc.phase = "warmup";

@@ -3,6 +3,7 @@
 // follows a source line, a missing source file is said so, library-code
 // breaks show the user's frame, recompiles (and a limit hit) are listed.
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -362,6 +363,34 @@ class BreakViewsTest : public QObject {
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
         shoot(&tab, "breaks_recompiles");
+    }
+
+    // One break site and a guard that fails every 20 calls: the recompiles
+    // get as much room as the breaks, several rows in a short tab.
+    void manyRecompilesGetTheRoomToBeRead() {
+        core::Setting setting;
+        setting.backend = "eager";
+        setting.warmup = 21;
+        core::Run run = test::replayFixture("recompiles_mid_measure.jsonl", setting);
+        widgets::ReportDocument document;
+        widgets::BreaksTab tab(&document);
+        tab.resize(1000, 460);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        document.showReport(test::reportOf({run}));
+        auto* recompiles = child<widgets::RecompilesModel>(tab, "recompilesModel");
+        QVERIFY(recompiles->rowCount() >= 5);
+        // The cell holds the guard; torch's source comment and hint are in the tooltip.
+        const QModelIndex guard = recompiles->index(0, widgets::RecompilesModel::Reason);
+        QCOMPARE(guard.data().toString(), QString("1/0: self.level == 0"));
+        QVERIFY(guard.data(Qt::ToolTipRole).toString().contains("HINT"));
+        QCoreApplication::processEvents();
+        auto* table = tab.findChild<QTableView*>("recompilesTable");
+        QVERIFY(table);
+        const int rows =
+            table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
+        QVERIFY2(rows >= 4, qPrintable(QString("%1 rows shown").arg(rows)));
+        shoot(&tab, "breaks_many_recompiles");
     }
 
     // fullgraph=True: no graph, the break arrives inside the error; the views still place it.
