@@ -271,6 +271,7 @@ class Capture:
         self._limits: list[dict] = []
         self._call_inputs = ""
         self._call_index: int | None = None
+        self._frames: dict[str, tuple[Any, Any, Any]] = {}  # torch's frame id -> code
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
 
@@ -355,6 +356,9 @@ class Capture:
             }
         else:
             entry = {"function": "", "limit": recompile_limit(), "reason": text}
+        entry["input_shapes"] = self._call_inputs
+        if self._call_index is not None:
+            entry["call_index"] = self._call_index
         self._limits.append(entry)
 
     def record_graph(self, gm: Any) -> None:
@@ -640,6 +644,36 @@ class Capture:
             b["graph_after"] = self._pending[pos][1]["index"]
         self._pending.insert(pos, ("graph_break", b))
 
+    def _remember_frame(self, m: Any) -> None:
+        """Which code object each of torch's frame ids ("1" of compile id
+        "1/3") is: a refused compile's metrics carry no code of their own."""
+        frame = str(getattr(m, "compile_id", "") or "").split("/")[0]
+        name = getattr(m, "co_name", None)
+        if frame and name:
+            self._frames[frame] = (
+                name,
+                getattr(m, "co_filename", None),
+                getattr(m, "co_firstlineno", None),
+            )
+
+    def _limit_from_metrics(
+        self, m: Any, reason: str, locate: Callable[[Any], int | None] | None
+    ) -> dict:
+        frame = str(getattr(m, "compile_id", "") or "").split("/")[0]
+        name, file, line = self._frames.get(frame, (None, None, None))
+        entry: dict[str, Any] = {
+            "function": getattr(m, "co_name", None) or name or "",
+            "file": getattr(m, "co_filename", None) or file,
+            "line": getattr(m, "co_firstlineno", None) or line,
+            "limit": recompile_limit(),
+            "reason": reason,
+            "input_shapes": self._call_inputs,
+        }
+        call = self._call_index if locate is None else locate(m)
+        if call is not None:
+            entry["call_index"] = call
+        return entry
+
     def _emit_recompiles(
         self, metrics: list[Any], locate: Callable[[Any], int | None] | None
     ) -> None:
@@ -649,6 +683,7 @@ class Capture:
         done_codes = set()
         limit = recompile_limit()
         for m in metrics:
+            self._remember_frame(m)
             reason = getattr(m, "recompile_reason", None)
             if not reason:
                 continue
@@ -657,12 +692,16 @@ class Capture:
                 # Not a recompile but a refusal: the limit (reported from the
                 # log, or here when the log said nothing) or a failed compile.
                 text = str(getattr(m, "fail_reason", "") or "")
-                if not self._limits and (
-                    "recompile limit" in text.lower() or "cache_size_limit" in text
-                ):
-                    self._limits.append(
-                        {"function": None, "limit": recompile_limit(), "reason": reason}
-                    )
+                if "recompile limit" in text.lower() or "cache_size_limit" in text:
+                    if self._limits:
+                        # The log named it; the metrics know when it was.
+                        call = self._call_index if locate is None else locate(m)
+                        if call is not None:
+                            self._limits[0].setdefault("call_index", call)
+                    else:
+                        # The log was not heard (the quiet measure loop
+                        # unhooks it): the metrics name the frame too.
+                        self._limits.append(self._limit_from_metrics(m, reason, locate))
                 continue
             name = getattr(m, "co_name", None)
             file = getattr(m, "co_filename", None)

@@ -115,3 +115,29 @@ def test_the_blocks_compiles_are_reported_in_their_own_phase():
     assert len(graphs) == 1 + len(run.of("recompile")), "a graph per compile"
     limit = run.of("recompile_limit")
     assert limit and all(e in blocks for e in limit)
+
+
+def test_a_limit_hit_among_the_measured_calls_names_its_frame_and_call():
+    # The guard flips for the 8th time at call 159, a measured call: torch
+    # refuses to compile again. The quiet loop does not hear torch's log, so
+    # the frame and the call come from its CompilationMetrics.
+    run = run_probe(
+        fixture_model("periodic_guard"),
+        "--backend",
+        "eager",
+        "--warmup",
+        "21",
+        "--iters",
+        "150",
+        "--profile-calls",
+        "0",
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    limit = run.one("recompile_limit")
+    assert limit in run.phase_span("measure")
+    assert limit["function"] == "torch_dynamo_resume_in_forward_at_25"
+    assert limit["file"].endswith("periodic_guard.py") and limit["line"] == 25
+    assert limit["call_index"] == 159, limit
+    assert limit["input_shapes"] == "[2, 8]"
+    assert "self.level == 7" in limit["reason"]
