@@ -29,6 +29,15 @@ def _buffer(walls, gap, start=1_000, chunks=()):
     return buf, starts
 
 
+def _periodic_guard_run(iters: int, *extra: str):
+    """periodic_guard.py (a guard that fails every 20 calls) under the eager
+    backend, 21 warmup calls, `iters` measured ones."""
+    return run_probe(
+        fixture_model("periodic_guard"),
+        *("--backend", "eager", "--warmup", "21", "--iters", str(iters), *extra),
+    )
+
+
 def test_a_compile_is_found_in_the_call_whose_wall_holds_it():
     walls = [10] * 30 + [5_000] + [10] * 30
     buf, starts = _buffer(walls, gap=3)
@@ -72,9 +81,7 @@ def test_recompiles_name_their_calls_in_a_run():
     # 21 warmup calls then 60 measured: torch recompiles as the counter
     # crosses each multiple of 20, at 0-based calls 19 (a warmup call,
     # reported by itself) and 39, 59, 79 (measured, found by time).
-    run = run_probe(
-        fixture_model("periodic_guard"), "--backend", "eager", "--warmup", "21", "--iters", "60"
-    )
+    run = _periodic_guard_run(60)
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     calls = {c["index"]: c for c in expand_calls(run.events)}
@@ -91,17 +98,7 @@ def test_the_blocks_compiles_are_reported_in_their_own_phase():
     # flips at calls 100, 120, 140 (recompiles) and 160 (torch's limit of 8
     # variants). With no profiled window after the blocks, those compiles,
     # their graphs and the limit hit were once lost.
-    run = run_probe(
-        fixture_model("periodic_guard"),
-        "--backend",
-        "eager",
-        "--warmup",
-        "21",
-        "--iters",
-        "60",
-        "--profile-calls",
-        "0",
-    )
+    run = _periodic_guard_run(60, "--profile-calls", "0")
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     assert not [e for e in run.of("phase") if e["name"] == "profile"]
@@ -121,17 +118,7 @@ def test_a_limit_hit_among_the_measured_calls_names_its_frame_and_call():
     # The guard flips for the 8th time at call 159, a measured call: torch
     # refuses to compile again. The quiet loop does not hear torch's log, so
     # the frame and the call come from its CompilationMetrics.
-    run = run_probe(
-        fixture_model("periodic_guard"),
-        "--backend",
-        "eager",
-        "--warmup",
-        "21",
-        "--iters",
-        "150",
-        "--profile-calls",
-        "0",
-    )
+    run = _periodic_guard_run(150, "--profile-calls", "0")
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
     limit = run.one("recompile_limit")
