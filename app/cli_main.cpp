@@ -31,6 +31,7 @@
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/report_diff.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/scaling.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/units.h"
@@ -699,7 +700,7 @@ void printImportSummary(const Report& report) {
         }
         std::fprintf(stderr, "%-10s %8zu %8zu %10zu %9zu %12s %d/%d/%d\n",
                      run.setting.label().c_str(), run.graphs.size(), run.graphBreaks.size(),
-                     run.recompiles.size(), run.compiles.size(),
+                     static_cast<size_t>(recompileCount(run)), run.compiles.size(),
                      formatDuration(seconds * 1e9).c_str(), hit, miss, bypass);
     }
 }

@@ -7,6 +7,7 @@
 #include "core/advice/advice_text.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/repeated_blocks.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -100,10 +101,9 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
                                  " of it built torch's precompiled C++ header, which torch "
                                  "keeps for every later compile on this machine: the next "
                                  "start skips that part");
-        if (!run.recompiles.empty())
-            f.evidence.push_back(
-                plural(static_cast<long long>(run.recompiles.size()), "recompile", "recompiles") +
-                " add to it (Breaks tab)");
+        if (const int recompiles = recompileCount(run); recompiles > 0)
+            f.evidence.push_back(plural(recompiles, "recompile", "recompiles") +
+                                 " add to it (Breaks tab)");
         std::vector<std::string> levers{
             run.setting.warmCache()
                 ? "The warm cache did not cut it enough"

@@ -2,6 +2,7 @@
 
 #include "core/analysis/function_name.h"
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 #include <algorithm>
@@ -274,7 +275,7 @@ Comparison compareRuns(const Report& report) {
         row.stats = computeStats(run.measuredLatencies());
         row.graphs = static_cast<int>(run.graphs.size());
         row.breaks = static_cast<int>(run.graphBreaks.size());
-        row.recompiles = static_cast<int>(run.recompiles.size());
+        row.recompiles = recompileCount(run);
         row.dynamo = run.setting.mode != "aoti";
         row.error = run.error;
         row.peakMemoryBytes = peakMemory(run, &row.memoryKind);

@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core {
@@ -138,7 +139,7 @@ RankRow rowOf(const Run& run, int index) {
     row.compiles = static_cast<int>(run.compiles.size());
     row.graphs = static_cast<int>(run.graphs.size());
     row.graphBreaks = static_cast<int>(run.graphBreaks.size());
-    row.recompiles = static_cast<int>(run.recompiles.size());
+    row.recompiles = recompileCount(run);
     for (const auto& c : run.compiles) {
         row.compileSeconds += c.seconds;
         row.failures += c.failType.empty() ? 0 : 1;

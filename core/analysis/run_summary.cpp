@@ -1,8 +1,15 @@
 #include "core/analysis/run_summary.h"
 
+#include <algorithm>
+
 #include "core/analysis/comparison.h"
 
 namespace cs::core {
+
+int recompileCount(const Run& run) {
+    return static_cast<int>(std::count_if(run.recompiles.begin(), run.recompiles.end(),
+                                          [](const Recompile& rc) { return !rc.limitHit; }));
+}
 
 RunSummary summarizeRun(const Run& run) {
     RunSummary s;
@@ -22,7 +29,7 @@ RunSummary summarizeRun(const Run& run) {
         s.firstCallNs = run.firstCallNs;
     s.graphs = static_cast<int>(run.graphs.size());
     s.breaks = static_cast<int>(run.graphBreaks.size());
-    s.recompiles = static_cast<int>(run.recompiles.size());
+    s.recompiles = recompileCount(run);
     // The same peak the comparison shows (device reserved, device, else host RSS).
     if (auto peak = peakMemory(run, &s.peakKind))
         s.peakBytes = *peak;

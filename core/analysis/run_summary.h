@@ -18,11 +18,14 @@ struct RunSummary {
     int64_t firstCallNs = -1; // the first call (where torch compiles)
     int graphs = 0;
     int breaks = 0;
-    int recompiles = 0;
+    int recompiles = 0;     // recompileCount()
     int64_t peakBytes = -1; // core::peakMemory(): device reserved, device, else host RSS
     std::string peakKind;   // "device reserved", "device" or "host RSS"; empty when none
 };
 
 RunSummary summarizeRun(const Run& run);
+// Times torch compiled a function again; a recompile-limit hit is a refusal,
+// not one of them (7 recompiles fill a cache of 8, then the 8th is refused).
+int recompileCount(const Run& run);
 
 } // namespace cs::core

@@ -8,6 +8,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "core/analysis/run_summary.h"
 #include "widgets/breaks/break_map.h"
 #include "widgets/breaks/break_sites_model.h"
 #include "widgets/breaks/recompiles_model.h"
@@ -202,9 +203,7 @@ void BreaksTab::updateSummary() {
     summary_->setText(
         tr("%1, %2, %3")
             .arg(counted(static_cast<qsizetype>(run->graphs.size()), tr("graph"), tr("graphs")),
-                 breaks,
-                 counted(static_cast<qsizetype>(run->recompiles.size()), tr("recompile"),
-                         tr("recompiles"))));
+                 breaks, counted(core::recompileCount(*run), tr("recompile"), tr("recompiles"))));
     if (recompiles_->hasLimitHit())
         recompilesNote_->setText(
             tr("⚠ The recompile limit was hit: %1 Mark the changing dimension dynamic "

@@ -2,6 +2,7 @@
 
 #include <QSignalBlocker>
 
+#include "core/analysis/run_summary.h"
 #include "widgets/common/report_document.h"
 #include "widgets/graph/compiled_run.h"
 #include "widgets/graph/graph_terms.h"
@@ -38,8 +39,7 @@ void RunPicker::refresh() {
                       counted(static_cast<qsizetype>(run.graphs.size()), tr("graph"), tr("graphs")),
                       counted(static_cast<qsizetype>(run.graphBreaks.size()), tr("break"),
                               tr("breaks")),
-                      counted(static_cast<qsizetype>(run.recompiles.size()), tr("recompile"),
-                              tr("recompiles"))),
+                      counted(core::recompileCount(run), tr("recompile"), tr("recompiles"))),
              static_cast<int>(i)});
     }
     if (items.isEmpty())

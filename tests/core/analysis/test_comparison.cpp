@@ -6,6 +6,7 @@
 
 #include "core/analysis/comparison.h"
 #include "core/analysis/comparison_text.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 #include "core/events/event_parser.h"
 #include "core/report/report_json.h"
@@ -477,6 +478,23 @@ TEST(Warmup, APeriodicGuardsWarmupRecompileIsMarkedAndCountedInARealStream) {
     for (const auto& c : w.curve)
         recompiledOnCurve += c.recompiled ? 1 : 0;
     EXPECT_GE(recompiledOnCurve, 1);
+}
+
+TEST(Comparison, ARecompileLimitHitIsNotARecompile) {
+    // The periodic guard: torch recompiled 7 times, filling its cache of 8,
+    // then refused the 8th (one recompile_limit event).
+    std::ifstream in(std::string(COMPILESCOPE_FIXTURES) + "/streams/recompiles_mid_measure.jsonl");
+    std::stringstream text;
+    text << in.rdbuf();
+    cs::core::Run run = replayStream(text.str());
+    run.status = RunStatus::Ok;
+    ASSERT_EQ(run.recompiles.size(), 8u);
+    ASSERT_TRUE(run.recompiles.back().limitHit);
+    EXPECT_EQ(recompileCount(run), 7);
+    EXPECT_EQ(summarizeRun(run).recompiles, 7);
+    Report report;
+    report.runs.push_back(run);
+    EXPECT_EQ(compareRuns(report).rows[0].recompiles, 7);
 }
 
 TEST(Comparison, ASlowdownIsNeverBest) {
