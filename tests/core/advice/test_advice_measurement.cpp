@@ -233,10 +233,10 @@ TEST(RecompiledRule, ARecompileLaterAmongTheMeasuredCallsIsAnOutlierWithACause) 
     // Four calls are named; the rest counted, in the singular for one.
     cs::core::Run five = run;
     five.recompiles.pop_back();
-    for (int call : {5, 10, 15}) {
-        five.iterations[static_cast<size_t>(call + 1)].latencyNs = 100'000 * kUs;
+    for (int index : {6, 11, 16}) { // measured calls 5, 10 and 15
+        five.iterations[static_cast<size_t>(index)].latencyNs = 100'000 * kUs;
         five.recompiles.push_back(
-            {"forward", "1/9: self.level == 9", 5, "", false, 8, "", "measure", call + 1});
+            {"forward", "1/9: self.level == 9", 5, "", false, 8, "", "measure", index});
     }
     const auto named = withRule(advise(reportOf({five}), {}), "measure.recompiled");
     ASSERT_EQ(named.size(), 1u);
