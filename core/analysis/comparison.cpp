@@ -89,17 +89,13 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
             break;
         }
     }
-    auto recompiledIn = [&run](int callIndex) {
-        return std::any_of(
-            run.recompiles.begin(), run.recompiles.end(),
-            [callIndex](const Recompile& rc) { return rc.callIndex == callIndex && !rc.limitHit; });
-    };
     const size_t before = w.steadyFrom ? static_cast<size_t>(*w.steadyFrom) : calls.size();
     double extra = 0;
     for (size_t i = 0; i < calls.size(); ++i) {
         // A warmup call that recompiled after steady state is compile cost too
         // (a new shape's dynamic recompile, a guard that flips at call 20).
-        const bool warming = i < before || (calls[i].warmup && recompiledIn(calls[i].index));
+        const bool warming =
+            i < before || (calls[i].warmup && recompileInCall(run, calls[i].index) != nullptr);
         if (!warming)
             continue;
         if (i >= before)
@@ -120,7 +116,7 @@ WarmupAnalysis analyzeWarmup(const Run& run) {
         const auto& c = calls[i];
         w.curve.push_back({static_cast<int>(i), c.latencyNs, c.wallNs, c.warmup,
                            w.band && w.band->contains(static_cast<double>(c.latencyNs)),
-                           recompiledIn(c.index)});
+                           recompileInCall(run, c.index) != nullptr});
     }
 
     w.firstCallNs = run.firstCallNs;

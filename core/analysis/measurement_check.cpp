@@ -178,6 +178,14 @@ std::vector<RecompiledCall> recompiledMeasuredCalls(const Run& run) {
     return out;
 }
 
+const Recompile* recompileInCall(const Run& run, int callIndex) {
+    for (const auto& rc : run.recompiles) {
+        if (rc.callIndex == callIndex && !rc.limitHit)
+            return &rc;
+    }
+    return nullptr;
+}
+
 bool unsettledByRecompiles(const Run& run, const UnsettledCalls& unsettled) {
     if (measureRecompiles(run).count == 0)
         return false;

@@ -133,6 +133,9 @@ struct RecompiledCall {
 // In call order; recompiles of the same call each get an entry. Recompiles
 // with no call or in a warmup call are not here.
 std::vector<RecompiledCall> recompiledMeasuredCalls(const Run& run);
+// The first recompile (not a limit hit: no compile there) in the call of this
+// Iteration::index; nullptr when that call compiled nothing again.
+const Recompile* recompileInCall(const Run& run, int callIndex);
 
 // Whether the unsettled first calls were compiles rather than warmup: one
 // of them recompiled, or, in a report that does not say which calls did,

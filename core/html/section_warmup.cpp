@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/analysis/measurement_check.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
@@ -138,12 +139,8 @@ void writeFirstCalls(std::ostream& out, const ReportView& view) {
             tips.push_back(r.label + " call " + std::to_string(points.size()) +
                            (it.warmup ? " (warmup)" : "") + ": " +
                            formatDuration(static_cast<double>(it.latencyNs)));
-            for (const auto& rc : r.run->recompiles) {
-                if (rc.callIndex != it.index || rc.limitHit)
-                    continue;
-                marks.emplace_back(points.back(), tips.back() + ", recompiled " + rc.function);
-                break;
-            }
+            if (const Recompile* rc = recompileInCall(*r.run, it.index))
+                marks.emplace_back(points.back(), tips.back() + ", recompiled " + rc->function);
         }
         if (points.empty())
             continue;

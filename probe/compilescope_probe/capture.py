@@ -187,6 +187,11 @@ class _Registry:
         }
 
 
+def _frame_id(m: Any) -> str:
+    """torch's frame id of a CompilationMetrics: "1" of compile id "1/3"."""
+    return str(getattr(m, "compile_id", "") or "").split("/")[0]
+
+
 def recompile_limit() -> int | None:
     """torch's limit on compiled versions of one frame: recompile_limit, or
     cache_size_limit before torch 2.6. None when neither exists."""
@@ -644,10 +649,15 @@ class Capture:
             b["graph_after"] = self._pending[pos][1]["index"]
         self._pending.insert(pos, ("graph_break", b))
 
+    def _call_of(self, m: Any, locate: Callable[[Any], int | None] | None) -> int | None:
+        """The call a compile (its CompilationMetrics) happened in: the span's
+        own call, or found by time in a span of several calls."""
+        return self._call_index if locate is None else locate(m)
+
     def _remember_frame(self, m: Any) -> None:
         """Which code object each of torch's frame ids ("1" of compile id
         "1/3") is: a refused compile's metrics carry no code of their own."""
-        frame = str(getattr(m, "compile_id", "") or "").split("/")[0]
+        frame = _frame_id(m)
         name = getattr(m, "co_name", None)
         if frame and name:
             self._frames[frame] = (
@@ -659,8 +669,7 @@ class Capture:
     def _limit_from_metrics(
         self, m: Any, reason: str, locate: Callable[[Any], int | None] | None
     ) -> dict:
-        frame = str(getattr(m, "compile_id", "") or "").split("/")[0]
-        name, file, line = self._frames.get(frame, (None, None, None))
+        name, file, line = self._frames.get(_frame_id(m), (None, None, None))
         entry: dict[str, Any] = {
             "function": getattr(m, "co_name", None) or name or "",
             "file": getattr(m, "co_filename", None) or file,
@@ -669,7 +678,7 @@ class Capture:
             "reason": reason,
             "input_shapes": self._call_inputs,
         }
-        call = self._call_index if locate is None else locate(m)
+        call = self._call_of(m, locate)
         if call is not None:
             entry["call_index"] = call
         return entry
@@ -695,7 +704,7 @@ class Capture:
                 if "recompile limit" in text.lower() or "cache_size_limit" in text:
                     if self._limits:
                         # The log named it; the metrics know when it was.
-                        call = self._call_index if locate is None else locate(m)
+                        call = self._call_of(m, locate)
                         if call is not None:
                             self._limits[0].setdefault("call_index", call)
                     else:
@@ -724,7 +733,7 @@ class Capture:
                 "input_shapes": self._call_inputs,
                 "limit": limit,
             }
-            call = self._call_index if locate is None else locate(m)
+            call = self._call_of(m, locate)
             if call is not None:
                 entry["call_index"] = call
             self.emit("recompile", **self._as_user_entry(entry, compile_id or None))
