@@ -30,6 +30,7 @@
 #include "core/analysis/comparison_text.h"
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/page_faults.h"
 #include "core/analysis/report_diff.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/scaling.h"
@@ -164,6 +165,10 @@ void printMeasurementNotes(const Run& run, const Environment& where) {
                      formatDuration(load->wallNs).c_str());
     if (const std::string reference = hostReferenceText(run); !reference.empty())
         std::fprintf(stderr, "    host reference (a fixed CPU workload): %s\n", reference.c_str());
+    if (const auto faults = pageFaults(run))
+        std::fprintf(stderr, "    %s: %s\n",
+                     faults->costly() ? "page faults, costly" : "page faults",
+                     pageFaultsText(*faults).c_str());
     std::string notes;
     if (run.probe.threads > 0) {
         notes += std::to_string(run.probe.threads) + " intra-op thread(s)";

@@ -31,6 +31,8 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out);
 // Other processes kept the probe's CPUs busy through the measure phase.
 void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out);
 void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out);
+// Page faults every call: malloc gives the buffers back to the OS between calls.
+void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out);
 // The first measured calls above the steady-state band: warmup too short.
 void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 // Ranks of an imported TORCH_TRACE log that compiled differently from the others.

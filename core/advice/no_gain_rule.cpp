@@ -8,6 +8,7 @@
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
 #include "core/analysis/kernel_cost.h"
+#include "core/analysis/page_faults.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -84,6 +85,13 @@ std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double e
     return where;
 }
 
+// The compiled calls pay page faults that eager's do not (perf.page_faults).
+bool faultsMoreThanEager(const Run& eager, const Run& run) {
+    const auto mine = pageFaults(run);
+    const auto base = pageFaults(eager);
+    return mine && base && mine->costly() && !base->costly();
+}
+
 bool reportHasMode(const Report& report, const std::string& mode) {
     return std::any_of(report.runs.begin(), report.runs.end(), [&](const Run& r) {
         return r.setting.mode == mode && r.status == RunStatus::Ok;
@@ -125,7 +133,16 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.evidence.insert(f.evidence.end(), why.begin(), why.end());
         const auto lost = lossEvidence(*eager, run, base->stats->median);
         f.evidence.insert(f.evidence.end(), lost.begin(), lost.end());
+        const bool faulting = faultsMoreThanEager(*eager, run);
+        if (faulting)
+            f.evidence.push_back(
+                "its calls fault their memory in again each time, eager's do not: " +
+                formatCount(pageFaults(run)->perCall) + " page faults per call against " +
+                formatCount(pageFaults(*eager)->perCall) + " (perf.page_faults, Latency tab)");
         std::string remedy;
+        if (faulting)
+            remedy += "First keep malloc's memory between calls (the page-fault finding) and "
+                      "measure again: that cost is the allocator's, not the compiled code's. ";
         if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
             remedy += "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";
         remedy += "A larger batch gives the compiled kernels more work per call; otherwise leave "

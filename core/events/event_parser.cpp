@@ -280,6 +280,8 @@ class EventApplier {
                 lenientConvert(*it, run_.harnessOverheadNs);
             if (auto it = event_.find("machine_cpu"); it != event_.end() && name == "measure")
                 run_.measureMachineCpu = machineCpuFromJson(*it);
+            if (auto it = event_.find("host_faults"); it != event_.end() && name == "measure")
+                run_.measureHostFaults = hostFaultsFromJson(*it);
             if (auto it = event_.find("compile_time");
                 it != event_.end() && it->is_object() && name == "warmup")
                 laterWarmupCompile(*it, "wall_ns");

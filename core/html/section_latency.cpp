@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/page_faults.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
@@ -185,6 +186,11 @@ void writeMeasurementChecks(std::ostream& out, const ReportView& view) {
                     machineLoadText(*load) + " — " + machineLoadVerdict(*load);
         if (const std::string reference = hostReferenceText(*r.run); !reference.empty())
             line += (line.empty() ? "" : "; ") + std::string("host reference: ") + reference;
+        if (const auto faults = pageFaults(*r.run))
+            line += (line.empty() ? "" : "; ") +
+                    std::string(faults->costly() ? "page faults, costly (see Advice): "
+                                                 : "page faults: ") +
+                    pageFaultsText(*faults);
         if (r.run->droppedUnsettled > 0)
             line += (line.empty() ? "" : "; ") + std::to_string(r.run->droppedUnsettled) +
                     " unsettled measured calls left out of the statistics";

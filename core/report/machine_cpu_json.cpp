@@ -6,16 +6,25 @@
 
 namespace cs::core {
 
+namespace {
+
+// A count or a duration: never negative, 0 when missing or odd.
+int64_t countAt(const nlohmann::json& object, const char* key) {
+    return std::max<int64_t>(0, lenientValue<int64_t>(object, key, 0));
+}
+
+} // namespace
+
 MachineCpu machineCpuFromJson(const nlohmann::json& object) {
     MachineCpu cpu;
     cpu.cpus = std::max(0, lenientValue<int>(object, "cpus", 0));
-    cpu.wallNs = std::max<int64_t>(0, lenientValue<int64_t>(object, "wall_ns", 0));
-    cpu.busyNs = std::max<int64_t>(0, lenientValue<int64_t>(object, "busy_ns", 0));
-    cpu.stealNs = std::max<int64_t>(0, lenientValue<int64_t>(object, "steal_ns", 0));
-    cpu.probeCpuNs = std::max<int64_t>(0, lenientValue<int64_t>(object, "probe_cpu_ns", 0));
+    cpu.wallNs = countAt(object, "wall_ns");
+    cpu.busyNs = countAt(object, "busy_ns");
+    cpu.stealNs = countAt(object, "steal_ns");
+    cpu.probeCpuNs = countAt(object, "probe_cpu_ns");
     cpu.childrenCpuNs =
         std::clamp<int64_t>(lenientValue<int64_t>(object, "children_cpu_ns", 0), 0, cpu.probeCpuNs);
-    cpu.tickNs = std::max<int64_t>(0, lenientValue<int64_t>(object, "tick_ns", 0));
+    cpu.tickNs = countAt(object, "tick_ns");
     if (!cpu.present())
         return {};
     return cpu;
@@ -28,6 +37,35 @@ nlohmann::json machineCpuToJson(const MachineCpu& cpu) {
     if (cpu.childrenCpuNs > 0)
         j["children_cpu_ns"] = cpu.childrenCpuNs;
     return j;
+}
+
+HostFaults hostFaultsFromJson(const nlohmann::json& object) {
+    HostFaults faults;
+    faults.calls = std::max(0, lenientValue<int>(object, "calls", 0));
+    faults.minor = countAt(object, "minor");
+    faults.major = countAt(object, "major");
+    faults.sysCpuNs = countAt(object, "sys_cpu_ns");
+    faults.wallNs = countAt(object, "wall_ns");
+    if (const auto page = lenientValue<int64_t>(object, "page_bytes", 0); page > 0)
+        faults.pageBytes = page;
+    faults.allocator = lenientValue<std::string>(object, "allocator", "");
+    if (const auto it = object.find("malloc_env"); it != object.end() && it->is_object())
+        for (const auto& [name, value] : it->items())
+            if (value.is_string())
+                faults.mallocEnv.emplace_back(name, value.get<std::string>());
+    if (!faults.present())
+        return {};
+    return faults;
+}
+
+nlohmann::json hostFaultsToJson(const HostFaults& faults) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto& [name, value] : faults.mallocEnv)
+        env[name] = value;
+    return {{"calls", faults.calls},         {"minor", faults.minor},
+            {"major", faults.major},         {"sys_cpu_ns", faults.sysCpuNs},
+            {"wall_ns", faults.wallNs},      {"page_bytes", faults.pageBytes},
+            {"allocator", faults.allocator}, {"malloc_env", env}};
 }
 
 } // namespace cs::core

@@ -1,6 +1,7 @@
-// The machine's CPU over the measure phase in both places it travels: the
-// probe's measure end (machine_cpu) and the report's latency.machine_cpu,
-// with the same fields (docs/protocol.md, docs/report-format.md).
+// What the machine did over the measure phase, in both places it travels:
+// the probe's measure end (machine_cpu, host_faults) and the report's
+// latency.machine_cpu and latency.host_faults, with the same fields
+// (docs/protocol.md, docs/report-format.md).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,5 +13,9 @@ namespace cs::core {
 // Not present (cpus 0) when the object is missing, odd or has no CPUs.
 MachineCpu machineCpuFromJson(const nlohmann::json& object);
 nlohmann::json machineCpuToJson(const MachineCpu& cpu);
+
+// Not present (calls 0) when the object is missing, odd or covers no calls.
+HostFaults hostFaultsFromJson(const nlohmann::json& object);
+nlohmann::json hostFaultsToJson(const HostFaults& faults);
 
 } // namespace cs::core

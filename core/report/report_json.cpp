@@ -291,6 +291,8 @@ json runToJson(const Run& run) {
                     {"stats", statsToJson(measured)}};
     if (run.measureMachineCpu.present())
         j["latency"]["machine_cpu"] = machineCpuToJson(run.measureMachineCpu);
+    if (run.measureHostFaults.present())
+        j["latency"]["host_faults"] = hostFaultsToJson(run.measureHostFaults);
     if (run.hostReference.present())
         j["latency"]["host_reference"] = {{"before_ns", run.hostReference.beforeNs},
                                           {"after_ns", run.hostReference.afterNs}};

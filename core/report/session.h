@@ -470,6 +470,22 @@ struct HostReference {
     bool operator==(const HostReference&) const = default;
 };
 
+// The probe's own page faults and kernel CPU over the measured calls (the
+// measure end's host_faults, docs/measuring.md "Page faults"): buffers that
+// malloc hands back to the OS are faulted in and zeroed again on every call.
+struct HostFaults {
+    int calls = 0; // the measured calls they cover; 0: not measured
+    int64_t minor = 0;
+    int64_t major = 0;
+    int64_t sysCpuNs = 0; // the kernel's CPU time for the probe, all its threads
+    int64_t wallNs = 0;   // the measured calls' span
+    int64_t pageBytes = 4096;
+    std::string allocator; // "glibc", "jemalloc", "tcmalloc", "mimalloc"; "" unknown
+    std::vector<std::pair<std::string, std::string>> mallocEnv; // malloc's tunables that were set
+    bool present() const { return calls > 0; }
+    bool operator==(const HostFaults&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -536,6 +552,7 @@ struct Run {
     std::optional<TraceSource> trace;
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;
+    HostFaults measureHostFaults;
 
     bool finished() const;
     // The measured calls the statistics use: all of them but the first droppedUnsettled.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace cs::aoti {
@@ -93,6 +94,55 @@ std::optional<MachineCpuField> machineCpuBetween(const std::optional<MachineSnap
     f.stealNs = std::max<int64_t>(0, after->stat.stealTicks - before->stat.stealTicks) * tick;
     f.probeCpuNs = after->processCpuNs - before->processCpuNs;
     f.tickNs = tick;
+    return f;
+}
+
+FaultCounts faultCounts() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return {usage.ru_minflt, usage.ru_majflt,
+            static_cast<int64_t>(usage.ru_stime.tv_sec) * 1'000'000'000 +
+                static_cast<int64_t>(usage.ru_stime.tv_usec) * 1000,
+            clockNs(CLOCK_MONOTONIC)};
+}
+
+std::string allocatorFromMaps(const std::string& maps) {
+    std::istringstream lines(maps);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const auto slash = line.rfind('/');
+        const std::string file = slash == std::string::npos ? "" : line.substr(slash + 1);
+        for (const char* name : {"jemalloc", "tcmalloc", "mimalloc"}) {
+            if (file.rfind(std::string("lib") + name, 0) == 0)
+                return name;
+        }
+    }
+    return "glibc";
+}
+
+std::optional<HostFaultsField> hostFaultsBetween(const FaultCounts& before,
+                                                 const FaultCounts& after, int64_t calls) {
+    if (calls <= 0)
+        return std::nullopt;
+    HostFaultsField f;
+    f.calls = calls;
+    f.minor = std::max<int64_t>(0, after.minor - before.minor);
+    f.major = std::max<int64_t>(0, after.major - before.major);
+    f.sysCpuNs = std::max<int64_t>(0, after.sysNs - before.sysNs);
+    f.wallNs = std::max<int64_t>(0, after.wallNs - before.wallNs);
+    f.pageBytes = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    if (std::ifstream maps("/proc/self/maps"); maps) {
+        std::stringstream text;
+        text << maps.rdbuf();
+        f.allocator = allocatorFromMaps(text.str());
+    }
+    // The same tunables the probe reports (host_faults.py MALLOC_ENV).
+    for (const char* name :
+         {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_ARENA_MAX",
+          "GLIBC_TUNABLES", "MALLOC_CONF", "TCMALLOC_RELEASE_RATE"}) {
+        if (const char* value = std::getenv(name))
+            f.mallocEnv.emplace_back(name, value);
+    }
     return f;
 }
 

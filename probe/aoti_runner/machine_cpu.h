@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cs::aoti {
 
@@ -41,5 +43,33 @@ struct MachineCpuField {
 // The measure end's machine_cpu; nullopt without both or when the CPUs changed.
 std::optional<MachineCpuField> machineCpuBetween(const std::optional<MachineSnapshot>& before,
                                                  const std::optional<MachineSnapshot>& after);
+
+// The runner's own page faults and kernel CPU over the measured calls, as the
+// probe reports them (host_faults.py): getrusage, read before and after.
+struct FaultCounts {
+    int64_t minor = 0;
+    int64_t major = 0;
+    int64_t sysNs = 0;
+    int64_t wallNs = 0;
+};
+FaultCounts faultCounts();
+
+struct HostFaultsField {
+    int64_t calls = 0;
+    int64_t minor = 0;
+    int64_t major = 0;
+    int64_t sysCpuNs = 0;
+    int64_t wallNs = 0;
+    int64_t pageBytes = 4096;
+    std::string allocator; // "glibc", "jemalloc", "tcmalloc", "mimalloc"; "" unknown
+    std::vector<std::pair<std::string, std::string>> mallocEnv;
+};
+
+// "jemalloc", "tcmalloc" or "mimalloc" when /proc/self/maps' text maps one,
+// else "glibc".
+std::string allocatorFromMaps(const std::string& maps);
+// The measure end's host_faults; nullopt without calls.
+std::optional<HostFaultsField> hostFaultsBetween(const FaultCounts& before,
+                                                 const FaultCounts& after, int64_t calls);
 
 } // namespace cs::aoti

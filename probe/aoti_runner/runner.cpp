@@ -207,7 +207,8 @@ class Runner {
     // overheadNs: the measure end's harness_overhead_ns (-1: none); machine:
     // its machine_cpu.
     void edge(const char* name, bool end, int64_t overheadNs = -1,
-              const std::optional<MachineCpuField>& machine = std::nullopt);
+              const std::optional<MachineCpuField>& machine = std::nullopt,
+              const std::optional<HostFaultsField>& faults = std::nullopt);
     void flushRss();
     void fatal(const Fatal& f);
     void execute();
@@ -264,7 +265,8 @@ void Runner::hello(const std::string& deviceName) {
 // A phase edge as the probe writes it: host RSS sampled just inside the
 // edges, a CUPTI mark, and the RSS samples sent after each end.
 void Runner::edge(const char* name, bool end, int64_t overheadNs,
-                  const std::optional<MachineCpuField>& machine) {
+                  const std::optional<MachineCpuField>& machine,
+                  const std::optional<HostFaultsField>& faults) {
     if (end) {
         sampler_.sampleNow();
     }
@@ -283,6 +285,23 @@ void Runner::edge(const char* name, bool end, int64_t overheadNs,
             .field("probe_cpu_ns", static_cast<long long>(machine->probeCpuNs))
             .field("tick_ns", static_cast<long long>(machine->tickNs))
             .end();
+    }
+    if (faults) {
+        e.key("host_faults")
+            .beginObject()
+            .field("calls", static_cast<long long>(faults->calls))
+            .field("minor", static_cast<long long>(faults->minor))
+            .field("major", static_cast<long long>(faults->major))
+            .field("sys_cpu_ns", static_cast<long long>(faults->sysCpuNs))
+            .field("wall_ns", static_cast<long long>(faults->wallNs))
+            .field("page_bytes", static_cast<long long>(faults->pageBytes))
+            .field("allocator", faults->allocator)
+            .key("malloc_env")
+            .beginObject();
+        for (const auto& [key, value] : faults->mallocEnv) {
+            e.field(key.c_str(), value);
+        }
+        e.end().end();
     }
     const int64_t t = monotonicNs();
     emit(e);
@@ -602,11 +621,13 @@ void Runner::execute() {
     sampler_.pause();
     edge("measure", false);
     const auto machineBefore = machineSnapshot();
+    const FaultCounts faultsBefore = faultCounts();
     const int64_t t0 = monotonicNs();
     measure(timer);
     const int64_t measureNs = monotonicNs() - t0;
+    const auto faults = hostFaultsBetween(faultsBefore, faultCounts(), timed_);
     const int64_t overheadNs = harnessOverhead(timer);
-    edge("measure", true, overheadNs, machineCpuBetween(machineBefore, machineSnapshot()));
+    edge("measure", true, overheadNs, machineCpuBetween(machineBefore, machineSnapshot()), faults);
     sampler_.resume();
     if (timed_ > 0) {
         // A phase of its own, as in the Python probe (where torch may recompile in it).

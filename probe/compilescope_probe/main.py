@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import __version__, failures, fallbacks, lifeline, machine_load
+from . import __version__, failures, fallbacks, host_faults, lifeline, machine_load
 from .aoti import RunnerCrashed
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
@@ -789,9 +789,13 @@ class Probe:
         try:
             with self.phase("measure") as end:
                 machine_before = machine_load.snapshot()
+                faults_before = host_faults.counts()
                 t0 = time.perf_counter_ns()
                 latencies = self.measure_quietly(fn, model, inputs)
                 measure_ns = time.perf_counter_ns() - t0
+                faults = host_faults.between(faults_before, host_faults.counts(), len(latencies))
+                if faults is not None:
+                    end["host_faults"] = faults
                 end["harness_overhead_ns"] = self.harness_overhead(inputs)
                 machine = machine_load.between(machine_before, machine_load.snapshot())
                 reference_after = machine_load.reference_ns(self.torch) if latencies else None

@@ -9,8 +9,10 @@
 #include <QVBoxLayout>
 
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/page_faults.h"
 #include "core/analysis/palette.h"
 #include "core/analysis/rank_divergence.h"
+#include "core/analysis/units.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/charts/iteration_chart.h"
 #include "widgets/charts/latency_box_plot.h"
@@ -152,6 +154,15 @@ void LatencyTab::updateChecks() {
         if (const std::string reference = core::hostReferenceText(run); !reference.empty())
             details << label + tr(" host reference (a fixed CPU workload): ") +
                            QString::fromStdString(reference).toHtmlEscaped();
+        if (const auto faults = core::pageFaults(run)) {
+            if (faults->costly())
+                parts << bold(
+                             tr("%1 page faults per call")
+                                 .arg(QString::fromStdString(core::formatCount(faults->perCall)))) +
+                             tr(" (see Advice)");
+            details << label + tr(" page faults while measuring: ") +
+                           QString::fromStdString(core::pageFaultsText(*faults)).toHtmlEscaped();
+        }
         if (!parts.isEmpty())
             lines << QStringLiteral("<span style='color:%1'>■</span> %2 ")
                              .arg(QString::fromStdString(
@@ -165,7 +176,8 @@ void LatencyTab::updateChecks() {
         tr("After measuring, the probe times the same calls in blocks, as torch.utils.benchmark's "
            "blocked_autorange does: on a quiet machine the block estimate and the per-call median "
            "agree within 5%. A load that lasts through the measure phase slows both alike; the "
-           "CPU time of the probe's CPUs shows it (the rest of the machine).") +
+           "CPU time of the probe's CPUs shows it (the rest of the machine). Page faults: pages "
+           "the calls took from the OS again each time, and the kernel's CPU for them.") +
         (details.isEmpty() ? QString() : "<br><br>" + details.join(QStringLiteral("<br>"))));
     const QSignalBlocker block(dropUnsettled_);
     dropUnsettled_->setChecked(dropped);

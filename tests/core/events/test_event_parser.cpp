@@ -274,6 +274,33 @@ TEST(ApplyEvent, TheMeasureEndCarriesTheHostReference) {
     }
 }
 
+TEST(ApplyEvent, TheMeasureEndCarriesTheHostFaults) {
+    const std::string begin =
+        "{\"type\":\"phase\",\"t_ns\":30,\"name\":\"measure\",\"edge\":\"begin\"}\n";
+    cs::core::Run run = replayStream(
+        begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","host_faults":)"
+                R"({"calls":20,"minor":94700,"major":1,"sys_cpu_ns":238000000,"wall_ns":802000000,)"
+                R"("page_bytes":4096,"allocator":"jemalloc",)"
+                R"("malloc_env":{"MALLOC_CONF":"dirty_decay_ms:0","ODD":7}}})"
+                "\n");
+    EXPECT_EQ(run.measureHostFaults, (cs::core::HostFaults{20,
+                                                           94'700,
+                                                           1,
+                                                           238'000'000,
+                                                           802'000'000,
+                                                           4096,
+                                                           "jemalloc",
+                                                           {{"MALLOC_CONF", "dirty_decay_ms:0"}}}));
+    // Odd values read as not measured, never as a throw.
+    for (const char* odd : {R"("nope")", R"({"calls":0,"minor":5})", R"({"calls":"x"})", R"({})"}) {
+        run = replayStream(
+            begin + R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","host_faults":)" +
+            odd + "}\n");
+        EXPECT_FALSE(run.measureHostFaults.present()) << odd;
+        EXPECT_TRUE(run.parseProblems.empty()) << odd;
+    }
+}
+
 TEST(ApplyEvent, GraphBreakAndFullgraphError) {
     cs::core::Run run = replayStream(
         R"J({"type":"graph_break","t_ns":1,"index":0,"reason":"print","frames":[{"file":"/m.py","line":7,"function":"forward","code":"print(x)","user":true},{"file":"/torch/x.py","line":3,"function":"f","user":false}],"user_frame":0,"graph_before":0,"graph_after":1})J"

@@ -155,6 +155,22 @@ TEST(ReportHtml, ComparisonNotesAreShownEscaped) {
     EXPECT_EQ(html.find("<aot_eager>"), std::string::npos);
 }
 
+TEST(ReportHtml, PageFaultsAreListedWithTheMeasurementChecks) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    report.runs[0].measureHostFaults = {20, 40, 0, 0, 2000, 4096, "glibc", {}};
+    report.runs[1].measureHostFaults = {20, 94'700, 0, 1000, 3000, 4096, "glibc", {}};
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find("page faults: 2 page faults per call (8.00 KiB of fresh pages); glibc"),
+              std::string::npos);
+    EXPECT_NE(html.find("page faults, costly (see Advice): 4,735 page faults per call"),
+              std::string::npos);
+    EXPECT_NE(html.find("perf.page_faults"), std::string::npos); // the finding, in Advice
+}
+
 TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {
     std::vector<int64_t> measured = advice_test::constant(30, 200'000);
     measured[11] = 90'000'000;

@@ -141,6 +141,8 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     run.measureMachineCpu = {2,           1'000'000'000, 1'300'000'000, 20'000'000,
                              950'000'000, 10'000'000,    400'000'000};
     run.hostReference = {1'010'000, 1'990'000};
+    run.measureHostFaults = {20,          94'700, 1,       238'000'000,
+                             802'000'000, 4096,   "glibc", {{"MALLOC_ARENA_MAX", "2"}}};
     run.console = "printed bytes\n"; // the sample's invalid UTF-8 would not read back equal
     const std::string text = cs::test::writeAndKeepReport(report, "core_measurement_checks");
 
@@ -162,6 +164,9 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("machine_cpu"));
     EXPECT_EQ(latency["host_reference"]["after_ns"], 1'990'000);
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("host_reference"));
+    EXPECT_EQ(latency["host_faults"]["minor"], 94'700);
+    EXPECT_EQ(latency["host_faults"]["malloc_env"]["MALLOC_ARENA_MAX"], "2");
+    EXPECT_FALSE(doc["runs"][1]["latency"].contains("host_faults"));
 
     std::vector<std::string> warnings;
     const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
@@ -173,6 +178,7 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_EQ(dom.droppedUnsettled, 1);
     EXPECT_EQ(dom.measureMachineCpu, run.measureMachineCpu);
     EXPECT_EQ(dom.hostReference, run.hostReference);
+    EXPECT_EQ(dom.measureHostFaults, run.measureHostFaults);
     EXPECT_EQ(dom.iterations, run.iterations);
     EXPECT_EQ(dom, run);
     auto read = readReportJson(text, "memory");

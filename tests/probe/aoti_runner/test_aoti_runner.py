@@ -137,6 +137,9 @@ def test_a_full_stream_on_cpu(package: dict) -> None:
     assert measure_end["harness_overhead_ns"] >= 0
     machine = measure_end["machine_cpu"]
     assert machine["cpus"] >= 1 and machine["wall_ns"] > 0 and machine["probe_cpu_ns"] > 0
+    faults = measure_end["host_faults"]
+    assert faults["calls"] == ITERS and faults["allocator"] == "glibc", faults
+    assert faults["minor"] >= 0 and faults["sys_cpu_ns"] >= 0 and faults["page_bytes"] > 0
 
     single = of(events, "iteration")
     assert [e["index"] for e in single] == list(range(WARMUP))

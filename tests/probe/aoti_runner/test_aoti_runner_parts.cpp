@@ -20,9 +20,11 @@
 #include <cmath>
 #include <csignal>
 #include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace {
@@ -73,6 +75,33 @@ TEST(AotiMachineCpu, ABusyLoopShowsAsThisProcesssCpu) {
     EXPECT_GE(field->wallNs, field->probeCpuNs / field->cpus);
     EXPECT_GE(field->busyNs, 100'000'000); // the kernel's ticks: coarse, not that coarse
     EXPECT_FALSE(cs::aoti::machineCpuBetween(before, std::nullopt));
+}
+
+// Touches 64 fresh pages of a new mapping between two counts: they show as
+// this process's minor faults.
+TEST(AotiHostFaults, FreshPagesShowAsMinorFaultsAndTheAllocatorIsNamed) {
+    const long page = sysconf(_SC_PAGESIZE);
+    const size_t bytes = 64 * static_cast<size_t>(page);
+    const auto before = cs::aoti::faultCounts();
+    void* block = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(block, MAP_FAILED);
+    std::memset(block, 1, bytes);
+    munmap(block, bytes);
+    const auto field = cs::aoti::hostFaultsBetween(before, cs::aoti::faultCounts(), 8);
+    ASSERT_TRUE(field);
+    EXPECT_EQ(field->calls, 8);
+    EXPECT_GE(field->minor, 64);
+    EXPECT_EQ(field->pageBytes, page);
+    EXPECT_EQ(field->allocator, "glibc"); // this test preloads nothing
+    EXPECT_FALSE(cs::aoti::hostFaultsBetween(before, before, 0));
+
+    const std::string libc = "7f00-7f01 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n";
+    EXPECT_EQ(cs::aoti::allocatorFromMaps(libc), "glibc");
+    EXPECT_EQ(
+        cs::aoti::allocatorFromMaps(libc + "7f02-7f03 r-xp 0 08:01 2 /lib/libjemalloc.so.2\n"),
+        "jemalloc");
+    EXPECT_EQ(cs::aoti::allocatorFromMaps("7f-80 r-xp 0 0:0 3 /opt/libtcmalloc_minimal.so.4\n"),
+              "tcmalloc");
 }
 
 TEST(AotiJsonLine, EscapesStringsSoTheyRoundTrip) {

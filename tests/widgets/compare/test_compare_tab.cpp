@@ -324,7 +324,22 @@ class CompareTabTest : public QObject {
         QVERIFY2(detail.contains("other processes kept 0.55 of the probe's 2 CPUs busy (the "
                                  "probe 0.95, 2 threads)"),
                  qPrintable(detail));
+        // Costly page faults: named on the line, their figures in the tooltip.
+        core::Report faulting = report;
+        const int calls = static_cast<int>(all.size());
+        faulting.runs[0].measureHostFaults = {
+            calls, 4735LL * calls, 0, median * calls, median * calls, 4096, "glibc", {}};
+        document.showReport(faulting, kFixture);
+        const QString faults = child<QLabel>(tab, "crosscheck")->text();
+        QVERIFY2(faults.contains("4,735 page faults per call</b> (see Advice)"),
+                 qPrintable(faults));
+        QVERIFY2(child<QLabel>(tab, "crosscheck")
+                     ->toolTip()
+                     .contains("page faults while measuring: 4,735 page faults per call (18.5 MiB "
+                               "of fresh pages)"),
+                 qPrintable(child<QLabel>(tab, "crosscheck")->toolTip()));
         document.showReport(report, kFixture);
+        QVERIFY(!child<QLabel>(tab, "crosscheck")->text().contains("page faults"));
         // what core finds: at least the three made slow, maybe a real call after them
         int total = 0, runsWithSome = 0;
         for (const auto& r : report.runs) {

@@ -1,0 +1,87 @@
+// Memory given back to the OS on every call. When malloc returns a model's
+// freed buffers to the kernel (glibc unmaps large blocks and trims its heap's
+// top), the next call faults every page in again and the kernel zeroes it:
+// kernel CPU that eager, whose buffers happen to stay, may not pay.
+// torchvision's ResNet-18 compiled on CPU ran 1.3x slower than eager that way
+// and as fast as eager with malloc told to keep its memory (docs/measuring.md,
+// "Page faults").
+#include <algorithm>
+#include <vector>
+
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/analysis/page_faults.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+// What keeps the memory, for the allocator the probe ran with.
+std::string remedyFor(const PageFaults& faults) {
+    if (faults.allocator == "glibc" || faults.allocator.empty()) {
+        std::string remedy =
+            "glibc's malloc gives large freed blocks back to the OS, so each call takes its "
+            "buffers' pages again. Keep them: run with MALLOC_MMAP_THRESHOLD_=33554432 "
+            "MALLOC_TRIM_THRESHOLD_=1073741824 in the environment (set both: either alone "
+            "turns off glibc's adaptive thresholds and makes it worse), or preload jemalloc or "
+            "tcmalloc (LD_PRELOAD=libjemalloc.so.2), as PyTorch's CPU performance tuning guide "
+            "suggests. The probe inherits compilescope's environment: start it the same way "
+            "and measure again.";
+        if (!faults.mallocEnv.empty())
+            remedy = "malloc was tuned (" + allocatorText(faults) +
+                     ") and still gave memory back: glibc maps each block above "
+                     "MALLOC_MMAP_THRESHOLD_ (32 MiB at most) afresh. Preload jemalloc or "
+                     "tcmalloc (LD_PRELOAD=libjemalloc.so.2) and measure again.";
+        return remedy;
+    }
+    return faults.allocator +
+           " gives freed memory back to the OS too soon for this model: keep it longer "
+           "(jemalloc: MALLOC_CONF=dirty_decay_ms:...,muzzy_decay_ms:...; tcmalloc: "
+           "TCMALLOC_RELEASE_RATE=0) and measure again.";
+}
+
+} // namespace
+
+void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    std::vector<size_t> costly;
+    std::vector<size_t> calm; // measured with few faults: the contrast
+    for (size_t r = 0; r < runs.size(); ++r) {
+        if (runs[r].status != RunStatus::Ok)
+            continue;
+        if (const auto faults = pageFaults(runs[r]))
+            (faults->costly() ? costly : calm).push_back(r);
+    }
+    if (costly.empty())
+        return;
+    // The worst first: the finding points at it.
+    std::sort(costly.begin(), costly.end(), [&](size_t a, size_t b) {
+        return pageFaults(runs[a])->share() > pageFaults(runs[b])->share();
+    });
+    std::vector<std::string> labels;
+    for (size_t r : costly)
+        labels.push_back(runs[r].setting.label());
+    const PageFaults worst = *pageFaults(runs[costly.front()]);
+
+    Finding f;
+    f.rule = "perf.page_faults";
+    f.severity = Severity::Warning;
+    f.tab = EvidenceTab::Latency;
+    f.run = static_cast<int>(costly.front());
+    f.setting = labels.front();
+    f.title = joinWords(labels) + (costly.size() == 1 ? ": its" : ": their") +
+              " memory goes back to the OS and is faulted in again on every call";
+    for (size_t r : costly)
+        f.evidence.push_back(runs[r].setting.label() + ": " + pageFaultsText(*pageFaults(runs[r])) +
+                             " (Latency tab)");
+    for (size_t r : calm)
+        f.evidence.push_back(runs[r].setting.label() +
+                             " for contrast: " + pageFaultsText(*pageFaults(runs[r])));
+    f.remedy = remedyFor(worst);
+    // Counted by the kernel, not estimated; what they cost in wall time
+    // depends on how many threads fault at once.
+    f.confidence = 0.8;
+    out.push_back(std::move(f));
+}
+
+} // namespace cs::core::advice

@@ -1,0 +1,124 @@
+// perf.page_faults: memory given back to the OS and faulted in again on every
+// call, and perf.no_gain's note when a compiled setting faults and eager does not.
+#include <gtest/gtest.h>
+
+#include "core/analysis/page_faults.h"
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int kCalls = 40;
+
+// A run of 40 calls at `medianNs` whose measured calls took `faultsPerCall`
+// page faults and `sysPerCallNs` of the kernel's CPU each.
+cs::core::Run faultingRun(const std::string& mode, int64_t medianNs, int64_t faultsPerCall,
+                          int64_t sysPerCallNs, std::string allocator = "glibc") {
+    cs::core::Run run = timedRun(mode, {1000 * kMs}, constant(kCalls, medianNs));
+    run.measureHostFaults = {
+        kCalls, faultsPerCall * kCalls, 0, sysPerCallNs * kCalls, medianNs * kCalls,
+        4096,   std::move(allocator),   {}};
+    return run;
+}
+
+bool anyContains(const std::vector<std::string>& texts, const std::string& part) {
+    for (const auto& t : texts)
+        if (t.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST(PageFaults, PerCallFiguresAndTheirText) {
+    const cs::core::Run run = faultingRun("default", 40 * kMs, 4735, 12 * kMs);
+    const auto faults = cs::core::pageFaults(run);
+    ASSERT_TRUE(faults);
+    EXPECT_DOUBLE_EQ(faults->perCall, 4735);
+    EXPECT_DOUBLE_EQ(faults->bytesPerCall, 4735.0 * 4096);
+    EXPECT_DOUBLE_EQ(faults->share(), 0.3);
+    EXPECT_TRUE(faults->costly());
+    EXPECT_EQ(cs::core::pageFaultsText(*faults),
+              "4,735 page faults per call (18.5 MiB of fresh pages), 12.0 ms of the kernel's CPU "
+              "per call (30% of the median); glibc malloc");
+    // Few faults, or a kernel CPU that is a small share of the call: not costly.
+    EXPECT_FALSE(cs::core::pageFaults(faultingRun("default", 40 * kMs, 40, 12 * kMs))->costly());
+    EXPECT_FALSE(cs::core::pageFaults(faultingRun("default", 40 * kMs, 4735, 3 * kMs))->costly());
+    const auto quiet = cs::core::pageFaults(faultingRun("eager", 32 * kMs, 1, 0));
+    EXPECT_EQ(cs::core::pageFaultsText(*quiet), "1 page fault per call (4.00 KiB of fresh pages); "
+                                                "glibc malloc");
+    // A run without host_faults (an older report) has none.
+    EXPECT_FALSE(cs::core::pageFaults(timedRun("default", {1}, constant(kCalls, kMs))));
+}
+
+TEST(PageFaultRule, NamesTheFaultingSettingWithEagerForContrastAndSaysHowToKeepTheMemory) {
+    const auto report = reportOf({faultingRun("eager", 32 * kMs, 2, kMs / 10),
+                                  faultingRun("default", 40 * kMs, 4735, 12 * kMs)});
+    const auto findings = withRule(advise(report, {}), "perf.page_faults");
+    ASSERT_EQ(findings.size(), 1u);
+    const auto& f = findings[0];
+    EXPECT_EQ(f.run, 1);
+    EXPECT_EQ(f.tab, EvidenceTab::Latency);
+    EXPECT_NE(f.title.find("default: its memory goes back to the OS"), std::string::npos)
+        << f.title;
+    ASSERT_EQ(f.evidence.size(), 2u);
+    EXPECT_NE(f.evidence[0].find("default: 4,735 page faults per call"), std::string::npos);
+    EXPECT_NE(f.evidence[1].find("eager for contrast: 2 page faults per call"), std::string::npos);
+    // Both tunables together, or another allocator.
+    EXPECT_NE(f.remedy.find("MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_="),
+              std::string::npos);
+    EXPECT_NE(f.remedy.find("set both"), std::string::npos);
+    EXPECT_NE(f.remedy.find("jemalloc"), std::string::npos);
+
+    // perf.no_gain says the compiled calls fault and eager's do not, and what to do first.
+    const auto noGain = withRule(advise(report, {}), "perf.no_gain");
+    ASSERT_EQ(noGain.size(), 1u);
+    EXPECT_TRUE(anyContains(noGain[0].evidence, "4,735 page faults per call against 2"));
+    EXPECT_EQ(noGain[0].remedy.rfind("First keep malloc's memory", 0), 0u) << noGain[0].remedy;
+}
+
+TEST(PageFaultRule, QuietWithoutCostlyFaultsAndNoGainSaysNothingOfThem) {
+    const auto report = reportOf({faultingRun("eager", 32 * kMs, 2, kMs / 10),
+                                  faultingRun("default", 40 * kMs, 30, kMs / 5)});
+    EXPECT_TRUE(withRule(advise(report, {}), "perf.page_faults").empty());
+    const auto noGain = withRule(advise(report, {}), "perf.no_gain");
+    ASSERT_EQ(noGain.size(), 1u);
+    EXPECT_FALSE(anyContains(noGain[0].evidence, "page faults"));
+    EXPECT_EQ(noGain[0].remedy.find("malloc"), std::string::npos);
+}
+
+TEST(PageFaultRule, OneFindingForEverySettingThatFaultsTheWorstFirst) {
+    const auto report = reportOf({faultingRun("eager", 32 * kMs, 3000, 4 * kMs),
+                                  faultingRun("default", 40 * kMs, 4735, 12 * kMs)});
+    const auto findings = withRule(advise(report, {}), "perf.page_faults");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].run, 1); // 30% of its median against eager's 12.5%
+    EXPECT_NE(findings[0].title.find("default and eager: their memory"), std::string::npos)
+        << findings[0].title;
+    // Both fault: no_gain does not blame the allocator for the difference.
+    const auto noGain = withRule(advise(report, {}), "perf.no_gain");
+    ASSERT_EQ(noGain.size(), 1u);
+    EXPECT_FALSE(anyContains(noGain[0].evidence, "page faults"));
+}
+
+TEST(PageFaultRule, TheRemedyFollowsTheAllocatorAndItsTuning) {
+    cs::core::Run tuned = faultingRun("default", 40 * kMs, 4735, 12 * kMs);
+    tuned.measureHostFaults.mallocEnv = {{"MALLOC_MMAP_THRESHOLD_", "33554432"},
+                                         {"MALLOC_TRIM_THRESHOLD_", "1073741824"}};
+    auto findings = withRule(advise(reportOf({tuned}), {}), "perf.page_faults");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings[0].remedy.find("malloc was tuned (glibc malloc with "
+                                      "MALLOC_MMAP_THRESHOLD_=33554432"),
+              std::string::npos)
+        << findings[0].remedy;
+    EXPECT_NE(findings[0].remedy.find("32 MiB at most"), std::string::npos);
+
+    findings = withRule(
+        advise(reportOf({faultingRun("default", 40 * kMs, 4735, 12 * kMs, "jemalloc")}), {}),
+        "perf.page_faults");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].remedy.rfind("jemalloc gives freed memory back", 0), 0u);
+    EXPECT_NE(findings[0].evidence[0].find("jemalloc (preloaded)"), std::string::npos);
+}
