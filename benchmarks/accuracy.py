@@ -19,9 +19,10 @@ measured. Targets (docs/BENCHMARKS.md): the ratio within 2% for the 200 µs
 and 5 ms models and within 5% for the 20 µs model, and compilescope's spread
 no wider than the Timer's.
 
---models also takes gallery names and `torchvision:NAME` (built by the probe's
-own loader: random weights, the input its weights were made for), i.e. models
-nobody wrote for this check; their target is 5% under 100 µs a call, else 2%.
+--models also takes gallery names, paths to model files (`x.py` with
+get_model/get_inputs) and `torchvision:NAME` (built by the probe's own loader:
+random weights, the input its weights were made for), i.e. models nobody wrote
+for this check; their target is 5% under 100 µs a call, else 2%.
 
 Run with the project venv (it needs torch), on an idle machine, e.g.
     .venv/bin/python benchmarks/accuracy.py --cli build/app/compilescope-cli
@@ -72,10 +73,14 @@ def load_model(name: str):
         seed_all()  # the probe's seed: the same random weights and input
         loaded = load_torchvision(name.split(":", 1)[1])
         return name, loaded.model, tuple(loaded.inputs)
-    path = MODELS / f"{name}.py"
+    path = Path(name).resolve() if name.endswith(".py") else MODELS / f"{name}.py"
     if not path.exists():
         path = ROOT / "resources" / "models" / f"{name}.py"  # a gallery model by name
-    spec = importlib.util.spec_from_file_location(f"accuracy_{name}", path)
+    if not path.exists():
+        raise SystemExit(
+            f"{name}: no such model file (a .py path, a gallery name, torchvision:NAME)"
+        )
+    spec = importlib.util.spec_from_file_location(f"accuracy_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     torch.manual_seed(0)
