@@ -90,6 +90,8 @@ constexpr const char* kUsage =
     "packages it with AOTInductor and times the package from C++ (compilescope-aoti-runner).\n"
     "compare runs --settings (default eager,default,reduce-overhead,max-autotune) one after\n"
     "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
+    "a setting may set its own dynamic=, fullgraph= or autocast= after colons, so one\n"
+    "report compares them: --settings eager,default,default:dynamic=true.\n"
     "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
     "finds torch's compile cache warm (a second start of your program).\n"
     "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"

@@ -9,6 +9,7 @@
 #include "core/advice/shape_guard.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/rank_divergence.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -232,6 +233,45 @@ std::string valueRemedy(const ValueChange& v) {
     return text.back() == '.' ? text : text + "."; // torch's hint ends in one already
 }
 
+// What one run's shape changes cost: its counts, first call, median and sweep.
+std::string shapeCostText(const Run& run) {
+    const RunSummary summary = summarizeRun(run);
+    std::string text = plural(summary.graphs, "graph", "graphs") + ", " +
+                       plural(summary.recompiles, "recompile", "recompiles");
+    if (summary.firstCallNs >= 0)
+        text += ", first call " + formatDuration(static_cast<double>(summary.firstCallNs));
+    if (summary.latency)
+        text += ", median " + formatDuration(summary.latency->median);
+    if (const PhaseSpan* sweep = run.phase("sweep"); sweep && sweep->endNs > sweep->beginNs)
+        text +=
+            ", input sweep " + formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs));
+    return text;
+}
+
+// The same setting under the other dynamic choices, run in this report
+// (--settings default,default:dynamic=true, or the GUI's "compare all
+// three"): the remedy's alternatives measured rather than described.
+std::vector<std::string> dynamicSiblings(const std::vector<Run>& runs, size_t r) {
+    std::vector<std::string> out;
+    for (size_t o = 0; o < runs.size(); ++o) {
+        if (o == r || runs[o].status != RunStatus::Ok)
+            continue;
+        Setting other = runs[o].setting;
+        if (other.dynamic == runs[r].setting.dynamic)
+            continue;
+        other.dynamic = runs[r].setting.dynamic;
+        if (!(other == runs[r].setting))
+            continue;
+        if (out.empty())
+            out.push_back(
+                "dynamic choices measured side by side in this report: " + runs[r].setting.label() +
+                " (dynamic=" + runs[r].setting.dynamic + ", this one): " + shapeCostText(runs[r]));
+        out.push_back(runs[o].setting.label() + " (dynamic=" + runs[o].setting.dynamic +
+                      "): " + shapeCostText(runs[o]));
+    }
+    return out;
+}
+
 } // namespace
 
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -363,6 +403,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "the input sweep took " +
                         formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs)) +
                         " (Warmup tab)");
+                for (auto& line : dynamicSiblings(runs, r))
+                    f.evidence.push_back(std::move(line));
                 f.remedy = remedyFor(main, with);
                 if (onlyAutomatic)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "

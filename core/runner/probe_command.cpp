@@ -41,6 +41,31 @@ std::string joined(const std::vector<std::string>& values) {
     return text;
 }
 
+// "dynamic=true:fullgraph=true": the options one setting of a list sets apart
+// from the shared ones, so that a list can hold the same mode twice.
+std::optional<std::string> applySettingOptions(const std::string& text, Setting& s) {
+    std::stringstream stream(text);
+    std::string option;
+    while (std::getline(stream, option, ':')) {
+        const auto equals = option.find('=');
+        const std::string key = option.substr(0, equals);
+        const std::string value = equals == std::string::npos ? "" : option.substr(equals + 1);
+        if (value.empty())
+            return "option \"" + option + "\" needs a value (dynamic=, fullgraph= or autocast=)";
+        if (key == "dynamic")
+            s.dynamic = value;
+        else if (key == "autocast")
+            s.autocast = value;
+        else if (key == "fullgraph" && (value == "true" || value == "false"))
+            s.fullgraph = value == "true";
+        else if (key == "fullgraph")
+            return "fullgraph takes true or false, not \"" + value + "\"";
+        else
+            return "unknown option \"" + key + "\" (known: dynamic, fullgraph, autocast)";
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> validateSetting(const Setting& s) {
@@ -72,17 +97,47 @@ std::optional<std::string> parseSettingsList(const std::string& text, const Sett
         if (item.empty())
             continue;
         Setting s = base;
-        const auto slash = item.find('/');
-        s.mode = item.substr(0, slash);
+        const auto colon = item.find(':');
+        const std::string head = item.substr(0, colon);
+        const auto slash = head.find('/');
+        s.mode = head.substr(0, slash);
         if (slash != std::string::npos)
-            s.backend = item.substr(slash + 1);
+            s.backend = head.substr(slash + 1);
+        if (colon != std::string::npos && s.mode == "eager")
+            return "setting \"" + item + "\": eager takes no options: it compiles nothing";
+        if (colon != std::string::npos)
+            if (auto problem = applySettingOptions(item.substr(colon + 1), s))
+                return "setting \"" + item + "\": " + *problem;
         if (auto problem = validateSetting(s))
             return "setting \"" + item + "\": " + *problem;
+        // Runs are told apart by their labels in every table and legend.
+        const bool twice = std::any_of(out.begin(), out.end(), [&](const Setting& other) {
+            return other.label() == s.label();
+        });
+        if (twice)
+            return "setting \"" + item + "\" is listed twice (as " + s.label() + ")";
         out.push_back(s);
     }
     if (out.empty())
         return "no settings given (e.g. --settings eager,default)";
     return std::nullopt;
+}
+
+std::vector<Setting> dynamicVariants(const std::vector<Setting>& settings) {
+    std::vector<Setting> out;
+    for (const Setting& s : settings) {
+        // eager compiles nothing; aoti exports with its own shapes.
+        if (s.mode == "eager" || s.mode == "aoti") {
+            out.push_back(s);
+            continue;
+        }
+        for (const auto& dynamic : knownDynamic()) {
+            Setting variant = s;
+            variant.dynamic = dynamic;
+            out.push_back(variant);
+        }
+    }
+    return out;
 }
 
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,

@@ -65,9 +65,15 @@ const std::vector<std::string>& knownDevices();
 const std::vector<std::string>& knownAutocast();
 
 // Parses "eager,default,max-autotune" into settings sharing `base`; a mode may
-// carry a backend as "default/aot_eager". Returns an error message on bad input.
+// carry a backend as "default/aot_eager" and options of its own after colons,
+// "default:dynamic=true:fullgraph=true:autocast=bf16", so that one list
+// compares the same mode under two dynamic choices. Returns an error message
+// on bad input.
 std::optional<std::string> parseSettingsList(const std::string& text, const Setting& base,
                                              std::vector<Setting>& out);
+// Each compiled setting three times, dynamic auto, true and false (eager and
+// aoti once): one report that answers "should this be dynamic?".
+std::vector<Setting> dynamicVariants(const std::vector<Setting>& settings);
 // Checks one setting's values; returns what is wrong.
 std::optional<std::string> validateSetting(const Setting& setting);
 

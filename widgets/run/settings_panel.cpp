@@ -202,8 +202,11 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
         tr("inductor generates code; aot_eager and eager only trace (fast, for finding breaks)"));
     form->addRow(tr("backend"), backend_);
     dynamic_ = choices(core::knownDynamic(), settingsBox);
+    dynamic_->setObjectName("dynamic");
+    dynamic_->addItem(tr("compare all three"), QStringLiteral("compare"));
     dynamic_->setToolTip(tr("auto: recompile once with dynamic shapes when a size changes; true: "
-                            "dynamic from the start; false: one graph per shape"));
+                            "dynamic from the start; false: one graph per shape; compare all "
+                            "three: each compiled mode runs three times, side by side"));
     form->addRow(tr("dynamic"), dynamic_);
     fullgraph_ = new QCheckBox(settingsBox);
     fullgraph_->setToolTip(tr("Fail on the first graph break instead of splitting the model"));
@@ -823,7 +826,7 @@ void SettingsPanel::setPython(const QString& path) {
 core::Setting SettingsPanel::sharedSetting() const {
     core::Setting s;
     s.backend = backend_->currentText().toStdString();
-    s.dynamic = dynamic_->currentText().toStdString();
+    s.dynamic = compareDynamic() ? "auto" : dynamic_->currentText().toStdString();
     s.fullgraph = fullgraph_->isChecked();
     s.device = device_->currentText().toStdString();
     s.autocast = autocast_->currentText().toStdString();
@@ -845,13 +848,20 @@ std::vector<core::Setting> SettingsPanel::settings() const {
         s.mode = check->objectName().toStdString();
         out.push_back(s);
     }
-    return withWarmStarts(std::move(out));
+    return withVariants(std::move(out));
 }
 
-// With "warm starts" ticked, each compiled setting runs three ways (fresh, warm
-// cache, cache artifacts), without the sweep: other shapes would add compiles.
-std::vector<core::Setting>
-SettingsPanel::withWarmStarts(std::vector<core::Setting> settings) const {
+bool SettingsPanel::compareDynamic() const {
+    return dynamic_->currentData().toString() == QStringLiteral("compare");
+}
+
+// With dynamic "compare all three", each compiled mode runs under each dynamic
+// choice. With "warm starts" ticked, each compiled setting runs three ways
+// (fresh, warm cache, cache artifacts), without the sweep: other shapes would
+// add compiles.
+std::vector<core::Setting> SettingsPanel::withVariants(std::vector<core::Setting> settings) const {
+    if (compareDynamic())
+        settings = core::dynamicVariants(settings);
     if (!warmStarts_->isChecked())
         return settings;
     auto out = core::warmStartSettings(settings);
@@ -868,7 +878,7 @@ std::vector<core::Setting> SettingsPanel::allModeSettings() const {
         s.mode = mode;
         out.push_back(s);
     }
-    return withWarmStarts(std::move(out));
+    return withVariants(std::move(out));
 }
 
 void SettingsPanel::setRunning(bool running) {

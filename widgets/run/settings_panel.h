@@ -88,7 +88,8 @@ class SettingsPanel : public QWidget {
     void openModelRequested();
 
   private:
-    std::vector<core::Setting> withWarmStarts(std::vector<core::Setting> settings) const;
+    std::vector<core::Setting> withVariants(std::vector<core::Setting> settings) const;
+    bool compareDynamic() const; // dynamic: "compare all three"
     void fillTargets(const QStringList& added);
     QString targetSpec() const; // of the picked item; empty: this computer
     void onTargetPicked(int index);

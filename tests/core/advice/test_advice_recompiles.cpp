@@ -103,6 +103,41 @@ TEST(AdviceRecompiles, AutomaticDynamicOnceIsInfoTwiceIsWarning) {
     EXPECT_EQ(staticOnce[0].severity, Severity::Warning);
 }
 
+// The same mode run under another dynamic choice in the same report: the
+// finding cites what that choice measured, and only a setting that differs in
+// dynamic alone.
+TEST(AdviceRecompiles, ADynamicChoiceMeasuredAlongsideIsCited) {
+    auto stat = sweptRun("false", {{32, 16}, {16, 48}});
+    stat.iterations = timedRun("default", {9000000}, constant(20, 2000000)).iterations;
+    auto dyn = sweptRun("true", {});
+    dyn.iterations = timedRun("default", {7000000}, constant(20, 2500000)).iterations;
+    auto other = sweptRun("true", {});
+    other.setting.fullgraph = true; // differs in more than dynamic: no sibling
+    auto findings = advise(reportOf({stat, dyn, other}), {});
+    auto shape = std::find_if(findings.begin(), findings.end(),
+                              [](const auto& f) { return f.rule == "recompile.shape"; });
+    ASSERT_NE(shape, findings.end());
+    const auto first = std::find_if(shape->evidence.begin(), shape->evidence.end(), [](auto& e) {
+        return e.find("measured side by side") != std::string::npos;
+    });
+    ASSERT_NE(first, shape->evidence.end());
+    EXPECT_NE(first->find("default static (dynamic=false, this one): 1 graph, 2 recompiles, "
+                          "first call 9.00 ms, median 2.00 ms"),
+              std::string::npos)
+        << *first;
+    ASSERT_NE(first + 1, shape->evidence.end());
+    EXPECT_EQ(first[1], "default dyn (dynamic=true): 1 graph, 0 recompiles, first call 7.00 ms, "
+                        "median 2.50 ms");
+    // The fullgraph one differs in more than dynamic: not listed.
+    EXPECT_TRUE(first + 2 == shape->evidence.end() ||
+                first[2].find("fullgraph") == std::string::npos);
+    // Without the sibling, no such line.
+    findings = advise(reportOf({stat}), {});
+    ASSERT_FALSE(findings.empty());
+    for (const auto& e : findings[0].evidence)
+        EXPECT_EQ(e.find("measured side by side"), std::string::npos) << e;
+}
+
 TEST(AdviceRecompiles, SilentWithoutRecompilesOrOnGuardsItCannotRead) {
     EXPECT_TRUE(advise(reportOf({sweptRun("false", {})}), {}).empty());
     auto run = sweptRun("false", {});

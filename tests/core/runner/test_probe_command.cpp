@@ -66,6 +66,51 @@ TEST(ProbeCommand, ParseSettingsList) {
     EXPECT_TRUE(parseSettingsList("eager", base, out));
 }
 
+// One list may hold a mode twice when its options set the two apart.
+TEST(ProbeCommand, ASettingCarriesItsOwnOptions) {
+    std::vector<Setting> out;
+    Setting base;
+    base.iters = 7;
+    EXPECT_FALSE(parseSettingsList(
+        "eager,default,default:dynamic=true,max-autotune/aot_eager:dynamic=false:fullgraph=true:"
+        "autocast=bf16",
+        base, out));
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(out[1].label(), "default");
+    EXPECT_EQ(out[2].label(), "default dyn");
+    EXPECT_EQ(out[2].iters, 7);
+    EXPECT_EQ(out[3].label(), "max-autotune/aot_eager static fullgraph bf16");
+    const std::pair<const char*, const char*> bad[] = {
+        {"default:dynamic=maybe", "unknown dynamic \"maybe\""},
+        {"default:speed=2", "unknown option \"speed\""},
+        {"default:dynamic", "needs a value"},
+        {"default:fullgraph=yes", "fullgraph takes true or false"},
+        {"eager:dynamic=true", "eager takes no options"},
+        {"default,eager,default", "listed twice"},
+        {"default:dynamic=true,default:dynamic=true", "listed twice (as default dyn)"},
+    };
+    for (const auto& [text, why] : bad) {
+        const auto problem = parseSettingsList(text, base, out);
+        ASSERT_TRUE(problem) << text;
+        EXPECT_NE(problem->find(why), std::string::npos) << text << ": " << *problem;
+    }
+}
+
+TEST(ProbeCommand, DynamicVariantsTripleEachCompiledMode) {
+    Setting eager, compiled, aoti;
+    eager.mode = "eager";
+    compiled.mode = "max-autotune";
+    compiled.fullgraph = true;
+    aoti.mode = "aoti";
+    const auto out = dynamicVariants({eager, compiled, aoti});
+    std::vector<std::string> labels;
+    for (const auto& s : out)
+        labels.push_back(s.label());
+    EXPECT_EQ(labels, (std::vector<std::string>{"eager", "max-autotune fullgraph",
+                                                "max-autotune dyn fullgraph",
+                                                "max-autotune static fullgraph", "aoti"}));
+}
+
 TEST(ProbeCommand, LabelsDistinguishSettings) {
     Setting a, b;
     b.backend = "aot_eager";

@@ -68,6 +68,34 @@ class SettingsPanelTest : public QObject {
         warmStarts->setChecked(false);
     }
 
+    // dynamic "compare all three": each compiled mode under auto, true and
+    // false, eager once; "Compare all modes" the same; the choice is kept.
+    void dynamicCompareRunsEachCompiledModeThreeWays() {
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        for (const auto& mode : core::knownModes())
+            child<QCheckBox>(panel, mode.c_str())->setChecked(mode == "eager" || mode == "default");
+        auto* dynamic = child<QComboBox>(panel, "dynamic");
+        QVERIFY(dynamic->toolTip().contains("compare all three"));
+        dynamic->setCurrentIndex(dynamic->findData(QStringLiteral("compare")));
+        std::vector<std::string> labels;
+        for (const auto& s : panel.settings())
+            labels.push_back(s.label());
+        QCOMPARE(labels,
+                 (std::vector<std::string>{"eager", "default", "default dyn", "default static"}));
+        size_t compiled = 0;
+        for (const auto& s : panel.allModeSettings())
+            compiled += s.mode != "eager" && s.mode != "aoti";
+        QCOMPARE(compiled, 3 * (core::knownModes().size() - 2));
+        panel.saveState();
+        widgets::SettingsPanel restored(&interpreters);
+        restored.restoreState();
+        QCOMPARE(child<QComboBox>(restored, "dynamic")->currentData().toString(),
+                 QStringLiteral("compare"));
+        dynamic->setCurrentText("auto");
+        panel.saveState();
+    }
+
     void torchTraceIsOffByDefault() {
         core::InterpreterProbe interpreters;
         widgets::SettingsPanel panel(&interpreters);
