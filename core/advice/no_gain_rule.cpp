@@ -85,11 +85,16 @@ std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double e
     return where;
 }
 
-// The compiled calls pay page faults that eager's do not (perf.page_faults).
-bool faultsMoreThanEager(const Run& eager, const Run& run) {
+// The compiled calls pay page faults that eager's do not (perf.page_faults):
+// the evidence line for it, or "" when they do not.
+std::string faultsBeyondEager(const Run& eager, const Run& run) {
     const auto mine = pageFaults(run);
     const auto base = pageFaults(eager);
-    return mine && base && mine->costly() && !base->costly();
+    if (!mine || !base || !mine->costly() || base->costly())
+        return "";
+    return "its calls fault their memory in again each time, eager's do not: " +
+           formatCount(mine->perCall) + " page faults per call against " +
+           formatCount(base->perCall) + " (perf.page_faults, Latency tab)";
 }
 
 bool reportHasMode(const Report& report, const std::string& mode) {
@@ -133,14 +138,11 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.evidence.insert(f.evidence.end(), why.begin(), why.end());
         const auto lost = lossEvidence(*eager, run, base->stats->median);
         f.evidence.insert(f.evidence.end(), lost.begin(), lost.end());
-        const bool faulting = faultsMoreThanEager(*eager, run);
-        if (faulting)
-            f.evidence.push_back(
-                "its calls fault their memory in again each time, eager's do not: " +
-                formatCount(pageFaults(run)->perCall) + " page faults per call against " +
-                formatCount(pageFaults(*eager)->perCall) + " (perf.page_faults, Latency tab)");
+        const std::string faults = faultsBeyondEager(*eager, run);
+        if (!faults.empty())
+            f.evidence.push_back(faults);
         std::string remedy;
-        if (faulting)
+        if (!faults.empty())
             remedy += "First keep malloc's memory between calls (the page-fault finding) and "
                       "measure again: that cost is the allocator's, not the compiled code's. ";
         if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)

@@ -6,6 +6,7 @@
 // and as fast as eager with malloc told to keep its memory (docs/measuring.md,
 // "Page faults").
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "core/advice/advice_rules.h"
@@ -44,39 +45,40 @@ std::string remedyFor(const PageFaults& faults) {
 
 void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
-    std::vector<size_t> costly;
-    std::vector<size_t> calm; // measured with few faults: the contrast
+    // Each run's faults once: pageFaults() computes the run's statistics.
+    using Measured = std::pair<size_t, PageFaults>;
+    std::vector<Measured> costly;
+    std::vector<Measured> calm; // measured with few faults: the contrast
     for (size_t r = 0; r < runs.size(); ++r) {
         if (runs[r].status != RunStatus::Ok)
             continue;
-        if (const auto faults = pageFaults(runs[r]))
-            (faults->costly() ? costly : calm).push_back(r);
+        if (auto faults = pageFaults(runs[r]))
+            (faults->costly() ? costly : calm).emplace_back(r, std::move(*faults));
     }
     if (costly.empty())
         return;
     // The worst first: the finding points at it.
-    std::sort(costly.begin(), costly.end(), [&](size_t a, size_t b) {
-        return pageFaults(runs[a])->share() > pageFaults(runs[b])->share();
+    std::sort(costly.begin(), costly.end(), [](const Measured& a, const Measured& b) {
+        return a.second.share() > b.second.share();
     });
     std::vector<std::string> labels;
-    for (size_t r : costly)
+    for (const auto& [r, faults] : costly)
         labels.push_back(runs[r].setting.label());
-    const PageFaults worst = *pageFaults(runs[costly.front()]);
+    const PageFaults& worst = costly.front().second;
 
     Finding f;
     f.rule = "perf.page_faults";
     f.severity = Severity::Warning;
     f.tab = EvidenceTab::Latency;
-    f.run = static_cast<int>(costly.front());
+    f.run = static_cast<int>(costly.front().first);
     f.setting = labels.front();
     f.title = joinWords(labels) + (costly.size() == 1 ? ": its" : ": their") +
               " memory goes back to the OS and is faulted in again on every call";
-    for (size_t r : costly)
-        f.evidence.push_back(runs[r].setting.label() + ": " + pageFaultsText(*pageFaults(runs[r])) +
+    for (const auto& [r, faults] : costly)
+        f.evidence.push_back(runs[r].setting.label() + ": " + pageFaultsText(faults) +
                              " (Latency tab)");
-    for (size_t r : calm)
-        f.evidence.push_back(runs[r].setting.label() +
-                             " for contrast: " + pageFaultsText(*pageFaults(runs[r])));
+    for (const auto& [r, faults] : calm)
+        f.evidence.push_back(runs[r].setting.label() + " for contrast: " + pageFaultsText(faults));
     f.remedy = remedyFor(worst);
     // Counted by the kernel, not estimated; what they cost in wall time
     // depends on how many threads fault at once.

@@ -130,7 +130,8 @@ std::optional<HostFaultsField> hostFaultsBetween(const FaultCounts& before,
     f.major = std::max<int64_t>(0, after.major - before.major);
     f.sysCpuNs = std::max<int64_t>(0, after.sysNs - before.sysNs);
     f.wallNs = std::max<int64_t>(0, after.wallNs - before.wallNs);
-    f.pageBytes = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    const long page = sysconf(_SC_PAGESIZE);
+    f.pageBytes = page > 0 ? page : 4096;
     if (std::ifstream maps("/proc/self/maps"); maps) {
         std::stringstream text;
         text << maps.rdbuf();

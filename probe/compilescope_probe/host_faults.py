@@ -54,7 +54,8 @@ def allocator(maps_text: str | None) -> str:
     if maps_text is None:
         return ""
     for line in maps_text.splitlines():
-        name = os.path.basename(line.split()[-1]) if line.split() else ""
+        fields = line.split()
+        name = os.path.basename(fields[-1]) if fields else ""
         for candidate in ALLOCATORS:
             if name.startswith(f"lib{candidate}"):
                 return candidate
