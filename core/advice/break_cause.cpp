@@ -84,8 +84,8 @@ std::vector<std::string> torchHints(const std::string& reason) {
 }
 
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
-    const std::string& gb = b.gbType;
-    const std::string& reason = b.reason;
+    const std::string gb = b.rootType();
+    const std::string reason = b.rootReason();
     const std::string code = sourceCode(b);
     const std::string fn = functionName(b);
     // Known break types are matched on torch's gb_type; the reason text and the

@@ -42,11 +42,9 @@ std::vector<std::string> compileSideBySide(const Report& report, const ExportFai
             }
         }
         if (sameLine) {
-            lines.push_back(
-                label + " breaks the graph at the same line (" +
-                (sameLine->gbType.empty() ? firstLine(sameLine->reason) : sameLine->gbType) +
-                ") and runs it in Python; an exported program has no Python to fall "
-                "back to (Breaks tab)");
+            lines.push_back(label + " breaks the graph at the same line (" + sameLine->cause() +
+                            ") and runs it in Python; an exported program has no Python to fall "
+                            "back to (Breaks tab)");
         } else if (!other.graphBreaks.empty()) {
             lines.push_back(label + " compiles with " + std::to_string(other.graphBreaks.size()) +
                             " graph break(s), none at this line (Breaks tab)");

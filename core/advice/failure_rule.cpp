@@ -118,9 +118,7 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             }
             if (gb) {
                 f.graphBreak = static_cast<int>(run.graphBreaks.size()) - 1;
-                f.evidence.push_back(
-                    "the break: " + (gb->gbType.empty() ? firstLine(gb->reason) : gb->gbType) +
-                    " (Breaks tab)");
+                f.evidence.push_back("the break: " + gb->cause() + " (Breaks tab)");
             }
             f.remedy = (diagnosis ? diagnosis->remedy + " " : std::string()) +
                        "Or compile without fullgraph=True to accept the break.";

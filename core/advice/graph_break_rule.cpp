@@ -2,6 +2,7 @@
 // all settings that hit it, with the graphs it splits the function into.
 // Breaks wholly in library code are libraryBreakRule's.
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -36,6 +37,15 @@ std::set<int> graphsAround(const Run& run, const std::vector<int>& breaks) {
         }
     }
     return graphs;
+}
+
+// The frame torch skipped for a break at this site (a break in a loop).
+std::optional<SourceFrame> skippedFrame(const Run& run, const std::vector<int>& breaks) {
+    for (int b : breaks) {
+        if (auto frame = run.graphBreaks[static_cast<size_t>(b)].skippedFrame())
+            return frame;
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -81,22 +91,39 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         const std::string where = shortLocation(site.file, site.line);
         const std::string fn = site.function.empty() ? "the compiled function" : site.function;
 
+        const auto skipped = skippedFrame(run, inFirst);
+        const std::string skippedName = skipped ? functionLabel(skipped->function) : "";
+
         Finding f = breakFinding(runs, firstRun, inFirst.front(), site.file, site.line, site.code);
         f.rule = site.diagnosis.rule;
         f.severity = site.diagnosis.cause == BreakCause::CompilerDisabled ? Severity::Info
                                                                           : Severity::Warning;
-        f.title = site.diagnosis.title + (where.empty() ? "" : " (" + where + ")");
-        f.graphsSplit = split;
+        f.title = site.diagnosis.title +
+                  (skipped ? " inside a loop, so torch compiles none of " + skippedName : "") +
+                  (where.empty() ? "" : " (" + where + ")");
+        f.graphsSplit = skipped ? 0 : split;
         f.remedy = site.diagnosis.remedy;
+        if (skipped)
+            f.remedy += " The break sits in a for/while loop, and torch does not resume inside a "
+                        "loop: it skips all of " +
+                        skippedName +
+                        " and runs it eagerly. Removing the break compiles it; if it must stay, "
+                        "move the loop's body into a helper function, so the break falls in the "
+                        "helper and the rest of " +
+                        skippedName + " compiles.";
         f.confidence = site.diagnosis.confidence;
 
-        const std::string torchSays = first.gbType.empty() ? firstLine(first.reason) : first.gbType;
+        const std::string torchSays = first.cause();
         f.evidence.push_back(
             plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") +
             (where.empty() ? "" : " at " + where) + " in " + fn + " (" + f.setting +
             "); torch: \"" + torchSays + "\" (Breaks tab)");
         std::string graphText = "splits " + fn + " into " + plural(split, "graph", "graphs");
-        if (!graphs.empty()) {
+        if (skipped)
+            graphText = "torch then skipped the frame " + skippedName + " (" +
+                        shortLocation(skipped->file, skipped->line) +
+                        "; \"graph break in loop\"): it runs eagerly";
+        else if (!graphs.empty()) {
             std::vector<std::string> ids;
             for (int g : graphs)
                 ids.push_back("#" + std::to_string(g));
@@ -113,6 +140,8 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +
                      plural(static_cast<long long>(total), "graph break", "graph breaks") +
                      " measured in " + f.setting;
+            if (skipped)
+                f.gain += ", and compiles " + skippedName + ", which now runs eagerly";
         }
         out.push_back(std::move(f));
     }

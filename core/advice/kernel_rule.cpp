@@ -291,8 +291,10 @@ int breakBefore(const Run& run, const LineCostRow& line) {
 void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                      std::vector<Finding>& out) {
     // Only Inductor's graphs show as compiled regions in the window; under
-    // another backend (aot_eager) their ops count as eager time.
-    if (cost.callNsPerCall <= 0 || run.graphBreaks.empty() || run.setting.backend != "inductor")
+    // another backend (aot_eager) their ops count as eager time. With no graph
+    // at all every line runs uncompiled: the break's finding says why.
+    if (cost.callNsPerCall <= 0 || run.graphBreaks.empty() || run.graphs.empty() ||
+        run.setting.backend != "inductor")
         return;
     const std::string label = run.setting.label();
     for (const auto& line : cost.lines) {
@@ -316,10 +318,10 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                              " per call outside any compiled graph, " + percent(line.eagerShare) +
                              " of the call's " + formatDuration(cost.callNsPerCall) + " " +
                              windowText(cost) + " (Code tab)");
-        if (at)
-            f.evidence.push_back(
-                "it comes after the graph break at " + shortLocation(at->file, at->line) +
-                (gb.gbType.empty() ? "" : " (" + gb.gbType + ")") + " (Breaks tab)");
+        if (const std::string type = gb.rootType(); at)
+            f.evidence.push_back("it comes after the graph break at " +
+                                 shortLocation(at->file, at->line) +
+                                 (type.empty() ? "" : " (" + type + ")") + " (Breaks tab)");
         if (line.compiledNsPerCall > 0)
             f.evidence.push_back("its compiled part takes " +
                                  formatDuration(line.compiledNsPerCall) + " per call");

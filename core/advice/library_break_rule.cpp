@@ -25,9 +25,12 @@ struct LibraryBreaks {
 
 // What a break is, in one phrase: our diagnosis, else torch's break type.
 std::string breakText(const GraphBreak& gb, const std::optional<BreakDiagnosis>& diagnosis) {
-    if (diagnosis && diagnosis->cause != BreakCause::Other)
-        return diagnosis->title;
-    return gb.gbType.empty() ? firstLine(gb.reason) : gb.gbType;
+    std::string text =
+        diagnosis && diagnosis->cause != BreakCause::Other ? diagnosis->title : gb.cause();
+    if (const auto skipped = gb.skippedFrame())
+        text += "; in a loop, so torch skips " + functionLabel(skipped->function) +
+                " and runs it eagerly";
+    return text;
 }
 
 // Whether the compiled frame itself is installed code: the model's forward

@@ -141,14 +141,31 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         const std::string faults = faultsBeyondEager(*eager, run);
         if (!faults.empty())
             f.evidence.push_back(faults);
+        // Breaks and no graph (a frame skipped for a break in a loop): nothing
+        // compiled, so a batch or a mode cannot help; the breaks can.
+        const bool nothingCompiled = run.graphs.empty() && !run.graphBreaks.empty();
+        if (nothingCompiled)
+            f.evidence.push_back(label +
+                                 " compiled no graph: every call ran eagerly, plus "
+                                 "torch.compile's own work around it (" +
+                                 plural(static_cast<long long>(run.graphBreaks.size()),
+                                        "graph break", "graph breaks") +
+                                 ", Breaks tab)");
         std::string remedy;
-        if (!faults.empty())
+        if (nothingCompiled)
+            remedy = "Nothing of the model was compiled: remove the graph breaks first (the "
+                     "graph-break findings), then measure again. Until then torch.compile only "
+                     "adds its own work to each call.";
+        else if (!faults.empty())
             remedy += "First keep malloc's memory between calls (the page-fault finding) and "
                       "measure again: that cost is the allocator's, not the compiled code's. ";
-        if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
-            remedy += "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";
-        remedy += "A larger batch gives the compiled kernels more work per call; otherwise leave "
-                  "this model eager and save the compile time.";
+        if (!nothingCompiled) {
+            if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
+                remedy +=
+                    "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";
+            remedy += "A larger batch gives the compiled kernels more work per call; otherwise "
+                      "leave this model eager and save the compile time.";
+        }
         f.remedy = remedy;
         const size_t n = std::min(row.stats->count, base->stats->count);
         f.confidence = n >= kSolidSamples ? (slower ? 0.9 : 0.8) : 0.5;

@@ -37,9 +37,11 @@ void writeBreakMap(std::ostream& out, const RunView& r) {
         return found;
     };
     auto writeBreak = [&out](const GraphBreak* b) {
-        std::string summary = b->reason.substr(0, b->reason.find('\n'));
+        std::string summary = b->cause();
         if (summary.size() > 120)
             summary = summary.substr(0, 120) + "…";
+        if (const auto skipped = b->skippedFrame())
+            summary += "; " + functionLabel(skipped->function) + " skipped, runs eagerly";
         out << "<div class=\"brk\" title=\"" << htmlEscape(where(b->location())) << "\">break at "
             << htmlEscape(where(b->location()).substr(where(b->location()).find_last_of('/') + 1))
             << ": " << htmlEscape(summary) << "</div>";
@@ -129,8 +131,13 @@ void writeBreaks(std::ostream& out, const ReportView& view) {
         if (newline != std::string::npos)
             reason += "<details><summary>full reason</summary><pre>" + htmlEscape(b.reason) +
                       "</pre></details>";
-        if (!b.gbType.empty() && b.gbType != b.reason.substr(0, newline))
+        if (const auto skipped = b.skippedFrame()) {
+            const std::string name = htmlEscape(functionLabel(skipped->function));
+            reason += "<small>" + htmlEscape(b.gbType) + ": torch skipped the frame " + name +
+                      " for it; all of " + name + " runs eagerly</small>";
+        } else if (!b.gbType.empty() && b.gbType != b.reason.substr(0, newline)) {
             reason += "<small>" + htmlEscape(b.gbType) + "</small>";
+        }
         table.html(reason, "reason");
         std::string place = "—";
         if (f) {

@@ -1,6 +1,7 @@
 #include "core/report/session.h"
 
 #include <algorithm>
+#include <regex>
 
 namespace cs::core {
 
@@ -75,6 +76,50 @@ const SourceFrame* GraphBreak::location() const {
     if (userFrame >= 0 && userFrame < static_cast<int>(frames.size()))
         return &frames[static_cast<size_t>(userFrame)];
     return frames.empty() ? nullptr : &frames.back();
+}
+
+namespace {
+constexpr const char* kChainedBreak =
+    "*** While handling this graph break, another graph break occurred: ***";
+
+std::string firstLineOf(const std::string& text) {
+    const size_t start = text.find_first_not_of(" \t\n");
+    if (start == std::string::npos)
+        return {};
+    const size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+        line.pop_back();
+    return line;
+}
+} // namespace
+
+std::string GraphBreak::rootReason() const {
+    const size_t chain = reason.find(kChainedBreak);
+    return chain == std::string::npos ? reason : reason.substr(0, chain);
+}
+
+std::string GraphBreak::rootType() const {
+    if (reason.find(kChainedBreak) == std::string::npos)
+        return gbType; // empty on torch without break types, as before
+    return firstLineOf(rootReason());
+}
+
+std::string GraphBreak::cause() const {
+    std::string type = rootType();
+    return type.empty() ? firstLineOf(reason) : type;
+}
+
+std::optional<SourceFrame> GraphBreak::skippedFrame() const {
+    static const std::regex skipped(R"(frame skipped: (\S+) \((.+) line (\d{1,9})\))");
+    std::smatch m;
+    if (!std::regex_search(reason, m, skipped))
+        return std::nullopt;
+    SourceFrame frame;
+    frame.function = m[1].str();
+    frame.file = m[2].str();
+    frame.line = std::stoi(m[3].str());
+    return frame;
 }
 
 bool Run::finished() const {

@@ -132,6 +132,16 @@ struct GraphBreak {
     bool operator==(const GraphBreak&) const = default;
     // The frame to show: the innermost user frame, else the innermost frame.
     const SourceFrame* location() const;
+    // torch chains a break met while handling another ("graph break in loop"
+    // after the break inside the loop): the first is the cause.
+    std::string rootReason() const;
+    std::string rootType() const;
+    // What torch called the break in a few words: rootType(), else the first
+    // line of its reason (torch without break types).
+    std::string cause() const;
+    // The frame torch gave up on for this break and runs eagerly (a break in a
+    // for/while loop): from torch's "frame skipped: NAME (FILE line N)".
+    std::optional<SourceFrame> skippedFrame() const;
 };
 
 struct Recompile {

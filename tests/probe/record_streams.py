@@ -188,6 +188,16 @@ STREAMS = {
         "--iters",
         "5",
     ],
+    # nonzero inside a loop of a method forward calls: the method's frame is skipped.
+    "advice_loop_break": [
+        FIXTURES / "loop_break.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.
     "advice_library_wrapper": [
         FIXTURES / "wrapped_forward.py",

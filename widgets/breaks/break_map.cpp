@@ -240,6 +240,8 @@ QString BreakMap::tooltipFor(const Token& t) const {
                            .arg(place.function.toHtmlEscaped());
         if (!place.code.isEmpty())
             text += QStringLiteral("<br><code>%1</code>").arg(place.code.toHtmlEscaped());
+        if (const QString skipped = skipNote(br); !skipped.isEmpty())
+            text += QStringLiteral("<br>") + skipped.toHtmlEscaped();
         if (place.inLibrary)
             text += QStringLiteral("<br>") + libraryNote(place).toHtmlEscaped();
         return text + QStringLiteral("<br><i>%1</i>").arg(graphBreakTerm().toHtmlEscaped());
@@ -324,7 +326,12 @@ void BreakMap::paintEvent(QPaintEvent*) {
                        Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(where, Qt::ElideMiddle, text.width()));
             p.setPen(pal.color(QPalette::PlaceholderText));
-            const QString third = place.inLibrary ? tr("in library code") : place.code;
+            const auto skipped = br.skippedFrame();
+            const QString third =
+                skipped ? tr("%1 skipped: runs eagerly")
+                              .arg(QString::fromStdString(core::functionLabel(skipped->function)))
+                : place.inLibrary ? tr("in library code")
+                                  : place.code;
             p.drawText(QRect(text.left(), text.top() + 2 * lineH, text.width(), lineH),
                        Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(third, Qt::ElideRight, text.width()));

@@ -27,11 +27,19 @@ BreakPlace breakPlace(const core::GraphBreak& graphBreak) {
 }
 
 QString shortReason(const core::GraphBreak& graphBreak) {
-    if (!graphBreak.gbType.empty())
-        return QString::fromStdString(graphBreak.gbType);
-    const QString reason = QString::fromStdString(graphBreak.reason).trimmed();
-    const QString first = reason.section('\n', 0, 0).trimmed();
-    return first.isEmpty() ? QObject::tr("(no reason given)") : first;
+    const QString cause = QString::fromStdString(graphBreak.cause());
+    return cause.isEmpty() ? QObject::tr("(no reason given)") : cause;
+}
+
+QString skipNote(const core::GraphBreak& graphBreak) {
+    const auto skipped = graphBreak.skippedFrame();
+    if (!skipped)
+        return {};
+    const QString name = QString::fromStdString(core::functionLabel(skipped->function));
+    return QObject::tr("The break is inside a for/while loop, where torch cannot resume: it "
+                       "skipped the frame %1 (%2:%3) and runs all of it eagerly.")
+        .arg(name, QFileInfo(QString::fromStdString(skipped->file)).fileName())
+        .arg(skipped->line);
 }
 
 QString libraryNote(const BreakPlace& place) {

@@ -21,8 +21,11 @@ struct BreakPlace {
 
 BreakPlace breakPlace(const core::GraphBreak& graphBreak);
 // torch's break type when present ("Failed to trace builtin operator"), else the reason's first
-// line.
+// line; of a chain of breaks, the first (the cause).
 QString shortReason(const core::GraphBreak& graphBreak);
+// "torch skipped forward (model.py:5) for this break in a loop: …", or empty
+// when torch did not give up on a frame for it.
+QString skipNote(const core::GraphBreak& graphBreak);
 // One sentence for the views: "in library code (…), reached from this line of your code".
 QString libraryNote(const BreakPlace& place);
 

@@ -57,7 +57,10 @@ void BreakSitesModel::rebuild() {
                 it = byKey.emplace(key, sites_.size()).first;
                 sites_.push_back(std::move(site));
             }
-            sites_[it->second].breaks.push_back(static_cast<int>(b));
+            Site& site = sites_[it->second];
+            if (site.skipNote.isEmpty())
+                site.skipNote = skipNote(br);
+            site.breaks.push_back(static_cast<int>(b));
         }
     }
     endResetModel();
@@ -159,7 +162,8 @@ QVariant BreakSitesModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         switch (index.column()) {
         case Reason:
-            return s->fullReason;
+            return s->skipNote.isEmpty() ? s->fullReason
+                                         : s->skipNote + QStringLiteral("\n\n") + s->fullReason;
         case Location: {
             QString tip = QStringLiteral("%1:%2").arg(s->file).arg(s->line);
             if (!s->code.isEmpty())

@@ -24,6 +24,7 @@ class BreakSitesModel : public QAbstractTableModel {
         QString code;
         bool inLibrary = false;
         QString libraryNote;
+        QString skipNote;        // torch skipped a frame for a break of this site
         std::vector<int> breaks; // indexes into run.graphBreaks
     };
 

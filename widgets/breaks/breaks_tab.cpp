@@ -180,6 +180,8 @@ void BreaksTab::showReason(int row) {
                        .arg(site->function.toHtmlEscaped());
     if (!site->code.isEmpty())
         html += QStringLiteral("<pre>%1</pre>").arg(site->code.toHtmlEscaped());
+    if (!site->skipNote.isEmpty())
+        html += QStringLiteral("<p><b>%1</b></p>").arg(site->skipNote.toHtmlEscaped());
     if (site->inLibrary)
         html += QStringLiteral("<p><i>%1</i></p>").arg(site->libraryNote.toHtmlEscaped());
     html += QStringLiteral("<pre style='white-space: pre-wrap'>%1</pre>")

@@ -97,9 +97,10 @@ void SourcePane::updateNote(const Selection& sel) {
     const auto* run = document_->run(sites_->run());
     if (run && sel.run == sites_->run() && sel.graphBreak >= 0 &&
         sel.graphBreak < static_cast<int>(run->graphBreaks.size())) {
-        note = libraryNote(breakPlace(run->graphBreaks[static_cast<size_t>(sel.graphBreak)]));
+        const auto& br = run->graphBreaks[static_cast<size_t>(sel.graphBreak)];
+        note = QStringList{skipNote(br), libraryNote(breakPlace(br))}.join(' ').trimmed();
     } else if (const auto* site = sites_->site(sites_->rowForLine(sel.file, sel.line))) {
-        note = site->libraryNote;
+        note = QStringList{site->skipNote, site->libraryNote}.join(' ').trimmed();
     }
     note_->setText(note);
     note_->setVisible(!note.isEmpty());

@@ -250,6 +250,102 @@ TEST(AdviceBreaks, BreakInAResumeFunctionNamesTheUsersFunction) {
         EXPECT_EQ(e.find("torch_dynamo_resume"), std::string::npos) << e;
 }
 
+// A break inside a for/while loop, as torch 2.15 reports it: the break that
+// caused it, then "graph break in loop" chained after it, naming the frame it
+// skipped (symbolic_convert.py's raise_loop_graph_break).
+namespace {
+std::string loopAfter(const std::string& cause, const std::string& function,
+                      const std::string& file, int line) {
+    return cause +
+           "\n\n*** While handling this graph break, another graph break occurred: ***\n\ngraph "
+           "break in loop\n  Explanation: torch.compile detected a graph break in a for/while "
+           "loop. Skipping the frame and falling back to eager, as graph breaks in loops are not "
+           "supported.\n  Hint: This graph break may have been caused by an earlier graph break. "
+           "Resolving the earlier graph break may resolve this one.\n\n  Developer debug "
+           "context: frame skipped: " +
+           function + " (" + file + " line " + std::to_string(line) + ")";
+}
+
+const char* const kNonzero =
+    "Dynamic shape operator\n  Explanation: Operator `aten.nonzero.default`'s output shape "
+    "depends on input Tensor data.\n  Hint: Enable tracing of dynamic shape operators with "
+    "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`";
+} // namespace
+
+TEST(GraphBreakChain, TheFirstBreakOfAChainIsTheCauseAndTheSkippedFrameIsNamed) {
+    GraphBreak loop = makeBreak("graph break in loop", loopAfter(kNonzero, "forward", "/m/m.py", 5),
+                                "/m/m.py", 9, "keep = torch.nonzero(s > 0.5)");
+    EXPECT_EQ(loop.rootType(), "Dynamic shape operator");
+    EXPECT_EQ(loop.cause(), "Dynamic shape operator");
+    EXPECT_EQ(loop.rootReason().find("graph break in loop"), std::string::npos);
+    ASSERT_TRUE(loop.skippedFrame().has_value());
+    EXPECT_EQ(loop.skippedFrame()->function, "forward");
+    EXPECT_EQ(loop.skippedFrame()->file, "/m/m.py");
+    EXPECT_EQ(loop.skippedFrame()->line, 5);
+
+    const GraphBreak plain = makeBreak("Dynamic shape operator", kNonzero, "/m/m.py", 9, "");
+    EXPECT_EQ(plain.rootType(), "Dynamic shape operator");
+    EXPECT_EQ(plain.rootReason(), plain.reason);
+    EXPECT_FALSE(plain.skippedFrame().has_value());
+    // torch without break types: no type, and the reason's first line as the cause.
+    const GraphBreak old = makeBreak("", "generic_jump TensorVariable()\nmore", "/m/m.py", 9, "");
+    EXPECT_EQ(old.rootType(), "");
+    EXPECT_EQ(old.cause(), "generic_jump TensorVariable()");
+    // A line number past int's range is no frame, not a crash (reports are read from files).
+    const GraphBreak huge = makeBreak(
+        "graph break in loop", "frame skipped: f (/m/m.py line 99999999999999)", "/m/m.py", 9, "");
+    EXPECT_FALSE(huge.skippedFrame().has_value());
+}
+
+// The forward itself loops over a data-dependent op: torch compiles nothing of it.
+TEST(AdviceBreaks, ABreakInALoopSaysTorchSkippedTheFrameAndHowToGetItCompiled) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.graphBreaks.push_back(makeBreak("graph break in loop",
+                                        loopAfter(kNonzero, "forward", "/m/model.py", 5),
+                                        "/m/model.py", 9, "keep = torch.nonzero(s > 0.5)", -1, -1));
+    const auto findings = advise(reportOf({run}), {});
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.rule, "graph_break.dynamic_output"); // the cause, not "graph break in loop"
+    EXPECT_EQ(f.title, "aten.nonzero.default has a data-dependent output shape and breaks the "
+                       "graph inside a loop, so torch compiles none of forward (model.py:9)");
+    EXPECT_EQ(f.graphsSplit, 0);
+    ASSERT_GE(f.evidence.size(), 2u);
+    EXPECT_NE(f.evidence[0].find("torch: \"Dynamic shape operator\""), std::string::npos)
+        << f.evidence[0];
+    EXPECT_NE(f.evidence[1].find("torch then skipped the frame forward (model.py:5; \"graph "
+                                 "break in loop\"): it runs eagerly; default has 0 graphs"),
+              std::string::npos)
+        << f.evidence[1];
+    EXPECT_EQ(f.evidence[1].find("splits"), std::string::npos) << f.evidence[1];
+    EXPECT_NE(f.remedy.find("capture_dynamic_output_shape_ops"), std::string::npos);
+    EXPECT_NE(f.remedy.find("move the loop's body into a helper function"), std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.gain.find("and compiles forward, which now runs eagerly"), std::string::npos)
+        << f.gain;
+}
+
+// The probe's stream of a forward calling a method that loops over nonzero:
+// the break in forward (graph 0 ends at the call) and pick's skipped frame are
+// one finding at the nonzero line.
+TEST(AdviceBreaks, RecordedLoopBreakIsOneFindingAtTheCause) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_loop_break.jsonl", setting);
+    ASSERT_EQ(run.graphBreaks.size(), 2u);
+    const auto findings = advise(reportOf({run}), {});
+    const auto found = withRule(findings, "graph_break.dynamic_output");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].line, 18);
+    EXPECT_NE(
+        found[0].title.find("inside a loop, so torch compiles none of pick (loop_break.py:18)"),
+        std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].evidence[0].find("2 graph breaks at loop_break.py:18"), std::string::npos)
+        << found[0].evidence[0];
+    EXPECT_TRUE(withRule(findings, "graph_break.other").empty());
+}
+
 // torchvision's SSD under torch.compile, as the probe reported it (three of
 // its six breaks): the breaks are in the library's postprocessing and NMS,
 // which the user does not edit.
@@ -262,10 +358,9 @@ TEST(AdviceBreaks, BreaksWhollyInLibraryCodeAreOneFindingThatKeepsTheCodeOutOfTh
     GraphBreak outer = makeBreak("Dynamic shape operator", nonzero, ssd, 404,
                                  "detections = self.postprocess_detections(head_outputs, anchors)");
     outer.frames.push_back({ssd, 436, "postprocess_detections", "score = score[keep_idxs]", false});
-    GraphBreak loop = makeBreak("graph break in loop",
-                                "graph break in loop\n  Hint: Enable tracing of dynamic shape "
-                                "operators with capture_dynamic_output_shape_ops = True",
-                                ssd, 436, "score = score[keep_idxs]", -1, 1);
+    GraphBreak loop =
+        makeBreak("graph break in loop", loopAfter(nonzero, "postprocess_detections", ssd, 398),
+                  ssd, 436, "score = score[keep_idxs]", -1, 1);
     loop.frames[0].function = "postprocess_detections";
     GraphBreak unique = makeBreak("Dynamic shape operator",
                                   "Dynamic shape operator\n  Explanation: Operator "
@@ -301,7 +396,9 @@ TEST(AdviceBreaks, BreaksWhollyInLibraryCodeAreOneFindingThatKeepsTheCodeOutOfTh
         << f.evidence[0];
     EXPECT_EQ(f.evidence[1], "ssd.py:436 in postprocess_detections: aten.nonzero.default has a "
                              "data-dependent output shape and breaks the graph");
-    EXPECT_EQ(f.evidence[2], "ssd.py:436 in postprocess_detections: graph break in loop");
+    EXPECT_EQ(f.evidence[2], "ssd.py:436 in postprocess_detections: aten.nonzero.default has a "
+                             "data-dependent output shape and breaks the graph; in a loop, so "
+                             "torch skips postprocess_detections and runs it eagerly");
     EXPECT_NE(f.remedy.find("here postprocess_detections, called at ssd.py:404 "
                             "(model.postprocess_detections = "
                             "torch.compiler.disable(model.postprocess_detections))"),

@@ -95,6 +95,21 @@ TEST(AdviceNoGain, IdleGpuSuggestsReduceOverheadOnCuda) {
     EXPECT_TRUE(withRule(advise(reportOf({eager, compiled}), {}), "perf.overhead_bound").empty());
 }
 
+// Every frame skipped (a break in a loop): no graph, so the remedy is the
+// breaks, not a batch size.
+TEST(AdviceNoGain, NothingCompiledPointsAtTheBreaksNotTheBatch) {
+    auto compiled = timedRun("default", {300 * kUs}, constant(30, 300 * kUs));
+    compiled.graphBreaks.push_back(
+        makeBreak("graph break in loop", "graph break in loop", "/m/model.py", 9, "", -1, -1));
+    const auto f = withRule(advise(reportOf({eagerRun(), compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].evidence.back().find("default compiled no graph: every call ran eagerly"),
+              std::string::npos)
+        << f[0].evidence.back();
+    EXPECT_NE(f[0].remedy.find("remove the graph breaks first"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("larger batch"), std::string::npos) << f[0].remedy;
+}
+
 TEST(AdviceNoGain, FewSamplesLowerTheConfidence) {
     auto compiled = timedRun("default", {100 * kUs}, constant(5, 100 * kUs));
     auto f = withRule(advise(reportOf({eagerRun(100 * kUs, 5), compiled}), {}), "perf.no_gain");

@@ -220,3 +220,20 @@ TEST(ReportHtml, AWarmupCallThatRecompiledIsMarkedOnTheFirstCalls) {
     EXPECT_NE(html.find("call 4 (warmup): 80.0 ms, recompiled forward"), std::string::npos);
     EXPECT_NE(html.find("a call that recompiled"), std::string::npos);
 }
+
+// A break in a loop, as the probe recorded it: the map and the table name the
+// cause and say which frame torch skipped and ran eagerly.
+TEST(ReportHtml, ABreakInALoopSaysWhichFrameRunsEagerly) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const std::string html = writeReportHtml(
+        advice_test::reportOf({advice_test::fixtureRun("advice_loop_break.jsonl", setting)}));
+    EXPECT_NE(html.find("break at loop_break.py:18: Dynamic shape operator; pick skipped, runs "
+                        "eagerly"),
+              std::string::npos);
+    EXPECT_NE(
+        html.find(
+            "<small>graph break in loop: torch skipped the frame pick for it; all of pick runs "
+            "eagerly</small>"),
+        std::string::npos);
+}

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
+#include <QTextBrowser>
 
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/fixture_report.h"
@@ -316,6 +317,40 @@ class BreakViewsTest : public QObject {
                     ->findBlockByNumber(16)
                     .text()
                     .contains("json.dumps"));
+    }
+
+    // A real break in a loop: torch's nonzero break, then "graph break in loop"
+    // chained after it when pick's own frame was skipped. One site, named by the
+    // cause, that says pick runs eagerly.
+    void recordedLoopBreakIsOneSiteThatSaysTheFrameWasSkipped() {
+        core::Run run = test::replayFixture("advice_loop_break.jsonl");
+        QCOMPARE(run.graphBreaks.size(), size_t(2));
+        QCOMPARE(run.graphBreaks[1].gbType, std::string("graph break in loop"));
+        widgets::ReportDocument document;
+        widgets::BreaksTab tab(&document);
+        tab.resize(1200, 700);
+        tab.show();
+        document.showReport(test::reportOf({run}));
+        auto* sites = child<widgets::BreakSitesModel>(tab, "breakSitesModel");
+        QCOMPARE(sites->rowCount(), 1);
+        QCOMPARE(sites->index(0, BreakSitesModel::Reason).data().toString(),
+                 QString("Dynamic shape operator"));
+        QCOMPARE(sites->index(0, BreakSitesModel::Count).data().toString(), QString("2"));
+        QVERIFY(sites->site(0)->skipNote.contains("skipped the frame pick (loop_break.py:15)"));
+        QVERIFY(sites->index(0, BreakSitesModel::Reason)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(sites->site(0)->skipNote));
+        QTest::mouseClick(child<widgets::BreakMap>(tab, "breakMap")->viewport(), Qt::LeftButton, {},
+                          child<widgets::BreakMap>(tab, "breakMap")->breakRect(1).center());
+        QCOMPARE(tab.selectedSite(), 0);
+        QVERIFY(child<widgets::SourcePane>(tab, "sourcePane")
+                    ->note()
+                    .contains("runs all of it "
+                              "eagerly"));
+        QVERIFY(
+            child<QTextBrowser>(tab, "breakReason")->toPlainText().contains("skipped the frame"));
+        shoot(&tab, "breaks_loop");
     }
 
     void recompilesAreListedWithLimitHitsMarked() {
