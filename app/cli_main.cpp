@@ -66,6 +66,7 @@ constexpr const char* kUsage =
     "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
     "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
     "         [--torch-trace DIR] [--export-strict] [--no-code] [--profile-calls N]\n"
+    "         [--env NAME=VALUE]...\n"
     "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
     "auto|local|remote]]\n"
     "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
@@ -92,6 +93,9 @@ constexpr const char* kUsage =
     "another, each in a fresh probe, and prints speedup and break-even against eager;\n"
     "a setting may set its own dynamic=, fullgraph= or autocast= after colons, so one\n"
     "report compares them: --settings eager,default,default:dynamic=true.\n"
+    "--env NAME=VALUE sets a variable in every probe (here or on the --target host);\n"
+    "a setting's own env=NAME=VALUE (eager:env=MALLOC_ARENA_MAX=2) sets it in that\n"
+    "setting's probe only, measured beside the others in one report.\n"
     "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
     "finds torch's compile cache warm (a second start of your program).\n"
     "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
@@ -197,8 +201,13 @@ void printSummary(const Report& report) {
         auto cell = [](std::optional<double> ns) {
             return ns ? formatDuration(*ns) : std::string("—");
         };
+        // A label wider than its column gets a line of its own (see comparisonTable).
+        const std::string label = run.setting.label();
+        const bool longLabel = glyphCount(label) > 34;
+        if (longLabel)
+            std::fprintf(stderr, "%s\n", label.c_str());
         std::fprintf(
-            stderr, "%-34s %-9s %10s %10s %10s %12s\n", run.setting.label().c_str(),
+            stderr, "%-34s %-9s %10s %10s %10s %12s\n", longLabel ? "" : label.c_str(),
             toString(run.status), cell(stats ? std::optional(stats->median) : std::nullopt).c_str(),
             cell(stats ? std::optional(stats->p90) : std::nullopt).c_str(),
             cell(stats ? std::optional(stats->p99) : std::nullopt).c_str(),
@@ -321,7 +330,9 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
                        fullgraph, autocast, sweep, noSweep, warmCache, timeout, noCupti, trace});
     parser.addOptions(
         {expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace, exportStrict});
-    parser.addOptions({noCode, profileCalls});
+    const QCommandLineOption env("env", "set NAME=VALUE in every probe's environment (repeatable)",
+                                 "NAME=VALUE");
+    parser.addOptions({noCode, profileCalls, env});
     const QCommandLineOption target("target",
                                     "run on this SSH host: ssh://[user@]host[:port] or a Host "
                                     "of ~/.ssh/config (--python is a path there)",
@@ -431,6 +442,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
         request.probe.profileCalls = parser.value(profileCalls).toInt(&ok);
         if (!ok || request.probe.profileCalls < 0)
             return usage("--profile-calls takes a whole number, 0 or more");
+    }
+    for (const QString& assignment : parser.values(env)) {
+        if (auto problem =
+                addEnvironmentAssignment(assignment.toStdString(), request.probe.environment))
+            return usage("--env: " + QString::fromStdString(*problem));
     }
     if (parser.isSet(torchTrace)) {
         const QString dir = parser.value(torchTrace);
@@ -573,6 +589,9 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
         std::fprintf(stderr, "compilescope: %s with %s, %zu setting(s)\n",
                      request.modelSpec.c_str(), request.probe.python.c_str(),
                      request.settings.size());
+    if (!request.probe.environment.empty())
+        std::fprintf(stderr, "probe environment: %s\n",
+                     environmentText(request.probe.environment).c_str());
     QTimer::singleShot(0, [&] { runner.start(request); });
     return app.exec();
 }

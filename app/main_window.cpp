@@ -408,6 +408,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     request.probe.aotiRunner = core::aotiRunnerPath();
     request.probe.torchTraceDir = settings_->torchTraceDir().toStdString();
     request.probe.keepCode = settings_->keepCode();
+    request.probe.environment = settings_->probeEnvironment();
     settings_->saveState();
     addRecent(model);
     console_->clear();

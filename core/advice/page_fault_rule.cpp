@@ -17,8 +17,9 @@ namespace cs::core::advice {
 
 namespace {
 
-// What keeps the memory, for the allocator the probe ran with.
-std::string remedyFor(const PageFaults& faults) {
+// What keeps the memory, for the allocator the probe ran with; `mode` is the
+// worst setting's, for the command that measures the remedy beside it.
+std::string remedyFor(const PageFaults& faults, const std::string& mode) {
     if (faults.allocator == "glibc" || faults.allocator.empty()) {
         std::string remedy =
             "glibc's malloc gives large freed blocks back to the OS, so each call takes its "
@@ -26,8 +27,10 @@ std::string remedyFor(const PageFaults& faults) {
             "MALLOC_TRIM_THRESHOLD_=1073741824 in the environment (set both: either alone "
             "turns off glibc's adaptive thresholds and makes it worse), or preload jemalloc or "
             "tcmalloc (LD_PRELOAD=libjemalloc.so.2), as PyTorch's CPU performance tuning guide "
-            "suggests. The probe inherits compilescope's environment: start it the same way "
-            "and measure again.";
+            "suggests. Measure it beside the setting without it, in one report: --settings " +
+            mode + "," + mode +
+            ":env=MALLOC_MMAP_THRESHOLD_=33554432:env=MALLOC_TRIM_THRESHOLD_=1073741824 (or "
+            "--env NAME=VALUE for every setting; GUI: Environment in the run settings).";
         if (!faults.mallocEnv.empty())
             remedy = "malloc was tuned (" + allocatorText(faults) +
                      ") and still gave memory back: glibc maps each block above "
@@ -41,12 +44,27 @@ std::string remedyFor(const PageFaults& faults) {
            "TCMALLOC_RELEASE_RATE=0) and measure again.";
 }
 
+using Measured = std::pair<size_t, PageFaults>;
+
+// A calm run of the worst run's mode with its allocator tuned (malloc's
+// variables set, or another allocator): the remedy, measured in this report.
+const Measured* tunedContrast(const std::vector<Measured>& calm, const std::vector<Run>& runs,
+                              const Measured& worst) {
+    for (const auto& candidate : calm) {
+        const PageFaults& faults = candidate.second;
+        const bool tuned = !faults.mallocEnv.empty() || faults.allocator != worst.second.allocator;
+        if (tuned && faults.medianNs > 0 &&
+            runs[candidate.first].setting.mode == runs[worst.first].setting.mode)
+            return &candidate;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     // Each run's faults once: pageFaults() computes the run's statistics.
-    using Measured = std::pair<size_t, PageFaults>;
     std::vector<Measured> costly;
     std::vector<Measured> calm; // measured with few faults: the contrast
     for (size_t r = 0; r < runs.size(); ++r) {
@@ -79,7 +97,19 @@ void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out) {
                              " (Latency tab)");
     for (const auto& [r, faults] : calm)
         f.evidence.push_back(runs[r].setting.label() + " for contrast: " + pageFaultsText(faults));
-    f.remedy = remedyFor(worst);
+    f.remedy = remedyFor(worst, runs[costly.front().first].setting.mode);
+    if (const Measured* tuned = tunedContrast(calm, runs, costly.front())) {
+        const std::string label = runs[tuned->first].setting.label();
+        const double ratio = worst.medianNs / tuned->second.medianNs;
+        f.evidence.push_back("measured in this report: " + label + " kept its memory, median " +
+                             formatDuration(tuned->second.medianNs) + " against " +
+                             formatDuration(worst.medianNs) + " (" + formatRatio(ratio) +
+                             " as fast, Compare tab)");
+        f.remedy = "This report measured the remedy: " + label + " ran " + formatRatio(ratio) +
+                   " as fast as " + labels.front() + " (" + allocatorText(tuned->second) +
+                   "). Set the same where the program runs: in its environment, or "
+                   "LD_PRELOAD for another allocator.";
+    }
     // Counted by the kernel, not estimated; what they cost in wall time
     // depends on how many threads fault at once.
     f.confidence = 0.8;

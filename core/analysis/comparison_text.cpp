@@ -101,6 +101,13 @@ std::string comparisonSummary(const Comparison& c) {
     return text.empty() ? "Only eager ran: add a compile mode to compare." : text;
 }
 
+size_t glyphCount(const std::string& text) {
+    size_t glyphs = 0;
+    for (unsigned char ch : text)
+        glyphs += (ch & 0xC0) != 0x80; // UTF-8 continuation bytes are not glyphs
+    return glyphs;
+}
+
 std::string comparisonTable(const Comparison& c) {
     auto cell = [](const std::optional<double>& ns) {
         return ns ? formatDuration(*ns) : std::string("—");
@@ -116,22 +123,23 @@ std::string comparisonTable(const Comparison& c) {
             r.peakMemoryBytes ? formatBytes(static_cast<double>(*r.peakMemoryBytes)) : "—";
         // printf pads by bytes: "×", "–" and "µ" take two or three; pad those cells by hand.
         auto pad = [](std::string text, size_t width) {
-            size_t glyphs = 0;
-            for (unsigned char ch : text)
-                glyphs += (ch & 0xC0) != 0x80;
+            const size_t glyphs = glyphCount(text);
             if (glyphs < width)
                 text.append(width - glyphs, ' ');
             return text;
         };
         auto padLeft = [](const std::string& text, size_t width) {
-            size_t glyphs = 0;
-            for (unsigned char ch : text)
-                glyphs += (ch & 0xC0) != 0x80;
+            const size_t glyphs = glyphCount(text);
             return glyphs < width ? std::string(width - glyphs, ' ') + text : text;
         };
-        out += pad(r.label, 28) + " " + pad(toString(r.status), 9) + " " +
-               padLeft(formatCount(r.graphs), 6) + " " + padLeft(formatCount(r.breaks), 6) + " " +
-               padLeft(formatCount(r.recompiles), 5) + " " +
+        // A label wider than its column (a setting's own env=) gets a line of
+        // its own, so the row's figures stay under their headings.
+        const bool longLabel = glyphCount(r.label) > 28;
+        if (longLabel)
+            out += r.label + "\n";
+        out += pad(longLabel ? std::string() : r.label, 28) + " " + pad(toString(r.status), 9) +
+               " " + padLeft(formatCount(r.graphs), 6) + " " + padLeft(formatCount(r.breaks), 6) +
+               " " + padLeft(formatCount(r.recompiles), 5) + " " +
                padLeft(cell(r.warmupWallNs
                                 ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
                                 : std::nullopt),

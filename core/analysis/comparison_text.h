@@ -22,5 +22,7 @@ std::string speedupText(const ComparisonRow& row); // "1.83× (1.71–1.95)", "b
 
 // A fixed-width table for a terminal, one row per setting, errors and notes below.
 std::string comparisonTable(const Comparison& comparison);
+// Characters a terminal shows for UTF-8 text ("µs" is two), for padding columns.
+size_t glyphCount(const std::string& text);
 
 } // namespace cs::core

@@ -175,6 +175,9 @@ ReportDiff diffReports(const Report& a, const Report& b, const DiffOptions& opti
              {"CPU", ea.cpu, eb.cpu},
              {"host", ea.host, eb.host},
              {"platform", ea.platform, eb.platform},
+             // --env: a remedy measured by running again with it shows here.
+             {"probe environment", environmentText(ea.probeEnvironment),
+              environmentText(eb.probeEnvironment)},
              {"model", a.model.spec, b.model.spec}}) {
         if (va != vb)
             diff.environment.push_back({field, va, vb});

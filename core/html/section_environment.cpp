@@ -35,6 +35,7 @@ void writeEnvironment(std::ostream& out, const ReportView& view) {
              {"CPU", e.cpu},
              {"host", e.host},
              {"remote target", e.target.empty() ? "none: this computer" : e.target},
+             {"probe environment (--env)", environmentText(e.probeEnvironment)},
              {"platform", e.platform},
              {"report created", report.created},
              {"written by", report.generator}}) {

@@ -42,6 +42,16 @@ const json& objectAt(const json& j, const char* key) {
     return it != j.end() && it->is_object() ? *it : emptyObject();
 }
 
+// j[key] as NAME → VALUE, string values only: anything else is left out.
+std::map<std::string, std::string> stringMap(const json& j, const char* key) {
+    std::map<std::string, std::string> out;
+    for (const auto& [name, value] : objectAt(j, key).items()) {
+        if (value.is_string())
+            out.emplace(name, value.get<std::string>());
+    }
+    return out;
+}
+
 SourceFrame frameFromJson(const json& j) {
     return {lenientValue<std::string>(j, "file", ""), lenientValue<int>(j, "line", 0),
             lenientValue<std::string>(j, "function", ""), lenientValue<std::string>(j, "code", ""),
@@ -302,6 +312,7 @@ Setting settingFromJson(const json& j) {
     s.start = lenientValue<std::string>(j, "start", s.start);
     s.threads = lenientValue<int>(j, "threads", s.threads);
     s.strictExport = lenientValue<bool>(j, "strict_export", s.strictExport);
+    s.environment = stringMap(j, "environment");
     return s;
 }
 
@@ -347,7 +358,8 @@ Environment environmentFromJson(const json& env) {
             lenientValue<std::string>(env, "cpu", ""),
             lenientValue<std::string>(env, "host", ""),
             lenientValue<std::string>(env, "platform", ""),
-            lenientValue<std::string>(env, "target", "")};
+            lenientValue<std::string>(env, "target", ""),
+            stringMap(env, "probe_environment")};
 }
 
 Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warnings, size_t number) {

@@ -234,7 +234,8 @@ json settingToJson(const Setting& s) {
             {"warm_cache", s.warmCache()},
             {"start", s.start},
             {"threads", s.threads},
-            {"strict_export", s.strictExport}};
+            {"strict_export", s.strictExport},
+            {"environment", s.environment}};
 }
 
 json runToJson(const Run& run) {
@@ -412,7 +413,8 @@ json documentAround(const Report& report, json runs) {
                   {"cpu", e.cpu},
                   {"host", e.host},
                   {"platform", e.platform},
-                  {"target", e.target}}},
+                  {"target", e.target},
+                  {"probe_environment", e.probeEnvironment}}},
                 {"runs", std::move(runs)},
                 // Derived from the runs (docs/measuring.md); ignored and recomputed on read.
                 {"comparison", comparisonToJson(compareRuns(report))}};

@@ -5,6 +5,13 @@
 
 namespace cs::core {
 
+std::string environmentText(const std::map<std::string, std::string>& variables) {
+    std::string text;
+    for (const auto& [name, value] : variables)
+        text += (text.empty() ? "" : " ") + name + "=" + value;
+    return text;
+}
+
 std::string Setting::label() const {
     std::string text = mode;
     if (mode == "aoti" && strictExport)
@@ -21,6 +28,8 @@ std::string Setting::label() const {
         text += " warm";
     else if (cacheArtifacts())
         text += " artifacts";
+    if (!environment.empty())
+        text += " " + environmentText(environment);
     return text;
 }
 

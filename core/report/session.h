@@ -35,6 +35,10 @@ struct Setting {
     std::string start = "fresh";
     int threads = 0;           // torch.set_num_threads in the probe; 0 leaves torch's default
     bool strictExport = false; // aoti: torch.export with strict=True (Dynamo tracing)
+    // Variables set in this setting's probe only, over the session's
+    // (Environment::probeEnvironment): "default:env=NAME=VALUE" measures a
+    // remedy such as malloc's thresholds beside the setting without it.
+    std::map<std::string, std::string> environment;
 
     // Short name shown in legends and tables: "eager", "default", "max-autotune/aot_eager".
     std::string label() const;
@@ -42,6 +46,9 @@ struct Setting {
     bool cacheArtifacts() const; // start == kStartCacheArtifacts
     bool operator==(const Setting&) const = default;
 };
+
+// "NAME=VALUE NAME2=VALUE2", as a shell would take them (values unquoted).
+std::string environmentText(const std::map<std::string, std::string>& variables);
 
 inline constexpr const char* kStartFresh = "fresh";
 inline constexpr const char* kStartWarmCache = "warm_cache";
@@ -586,6 +593,9 @@ struct Environment {
     std::string host;
     std::string platform;
     std::string target; // "ssh://[user@]host[:port]" for a remote run; empty: this computer
+    // Variables every probe of the session ran with (--env NAME=VALUE), on top
+    // of compilescope's own environment; empty: none.
+    std::map<std::string, std::string> probeEnvironment;
     bool operator==(const Environment&) const = default;
 };
 

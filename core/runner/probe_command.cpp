@@ -1,6 +1,7 @@
 #include "core/runner/probe_command.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace cs::core {
@@ -41,6 +42,19 @@ std::string joined(const std::vector<std::string>& values) {
     return text;
 }
 
+// Set by compilescope for every probe: a user's value would be overridden, or
+// would break the measurement (each run's fresh compile cache).
+std::optional<std::string> reservedVariable(const std::string& name) {
+    if (name == "PYTHONPATH" || name == "PYTHONUNBUFFERED" || name.rfind("COMPILESCOPE_", 0) == 0)
+        return name + " is set by compilescope for its probe";
+    if (name == "TORCHINDUCTOR_CACHE_DIR" || name == "TRITON_CACHE_DIR")
+        return name + " is the probe's: each run compiles into a fresh cache (--warm-cache "
+                      "measures a warm one)";
+    if (name == "TORCH_TRACE")
+        return "TORCH_TRACE is set with --torch-trace DIR (one log per setting)";
+    return std::nullopt;
+}
+
 // "dynamic=true:fullgraph=true": the options one setting of a list sets apart
 // from the shared ones, so that a list can hold the same mode twice.
 std::optional<std::string> applySettingOptions(const std::string& text, Setting& s) {
@@ -51,8 +65,14 @@ std::optional<std::string> applySettingOptions(const std::string& text, Setting&
         const std::string key = option.substr(0, equals);
         const std::string value = equals == std::string::npos ? "" : option.substr(equals + 1);
         if (value.empty())
-            return "option \"" + option + "\" needs a value (dynamic=, fullgraph= or autocast=)";
-        if (key == "dynamic")
+            return "option \"" + option +
+                   "\" needs a value (dynamic=, fullgraph=, autocast= or env=NAME=VALUE)";
+        if (key == "env") {
+            if (auto problem = addEnvironmentAssignment(value, s.environment))
+                return *problem;
+        } else if (s.mode == "eager") {
+            return "eager takes only env=NAME=VALUE: it compiles nothing";
+        } else if (key == "dynamic")
             s.dynamic = value;
         else if (key == "autocast")
             s.autocast = value;
@@ -61,12 +81,30 @@ std::optional<std::string> applySettingOptions(const std::string& text, Setting&
         else if (key == "fullgraph")
             return "fullgraph takes true or false, not \"" + value + "\"";
         else
-            return "unknown option \"" + key + "\" (known: dynamic, fullgraph, autocast)";
+            return "unknown option \"" + key + "\" (known: dynamic, fullgraph, autocast, env)";
     }
     return std::nullopt;
 }
 
 } // namespace
+
+std::optional<std::string> addEnvironmentAssignment(const std::string& text,
+                                                    std::map<std::string, std::string>& out) {
+    const auto equals = text.find('=');
+    const std::string name = text.substr(0, equals);
+    if (equals == std::string::npos || name.empty())
+        return "\"" + text + "\" is not NAME=VALUE";
+    const bool shellName = !std::isdigit(static_cast<unsigned char>(name.front())) &&
+                           std::all_of(name.begin(), name.end(), [](char c) {
+                               return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                           });
+    if (!shellName)
+        return "\"" + name + "\" is not a variable name (letters, digits and _, not first a digit)";
+    if (auto problem = reservedVariable(name))
+        return *problem;
+    out[name] = text.substr(equals + 1);
+    return std::nullopt;
+}
 
 std::optional<std::string> validateSetting(const Setting& s) {
     if (!contains(knownModes(), s.mode))
@@ -103,8 +141,6 @@ std::optional<std::string> parseSettingsList(const std::string& text, const Sett
         s.mode = head.substr(0, slash);
         if (slash != std::string::npos)
             s.backend = head.substr(slash + 1);
-        if (colon != std::string::npos && s.mode == "eager")
-            return "setting \"" + item + "\": eager takes no options: it compiles nothing";
         if (colon != std::string::npos)
             if (auto problem = applySettingOptions(item.substr(colon + 1), s))
                 return "setting \"" + item + "\": " + *problem;
@@ -214,6 +250,11 @@ ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
         launch.environment.emplace_back("COMPILESCOPE_CUPTI_LIB", options.cuptiLibrary);
     if (!options.aotiRunner.empty())
         launch.environment.emplace_back("COMPILESCOPE_AOTI_RUNNER", options.aotiRunner);
+    // The session's, then the setting's: applied in order, the setting's win.
+    for (const auto& assignment : {options.environment, s.environment}) {
+        for (const auto& [name, value] : assignment)
+            launch.environment.emplace_back(name, value);
+    }
     return launch;
 }
 

@@ -2,6 +2,7 @@
 // shell string, so model paths with spaces or quotes pass through unchanged.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ struct ProbeOptions {
     // Calls in the profiled kernel window after measuring; -1: the probe's
     // default, 0: no window (docs/kernel-cost.md).
     int profileCalls = -1;
+    // Variables set in every probe (--env NAME=VALUE); a setting's own
+    // (Setting::environment) win over these.
+    std::map<std::string, std::string> environment;
 };
 
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& setting,
@@ -76,5 +80,9 @@ std::optional<std::string> parseSettingsList(const std::string& text, const Sett
 std::vector<Setting> dynamicVariants(const std::vector<Setting>& settings);
 // Checks one setting's values; returns what is wrong.
 std::optional<std::string> validateSetting(const Setting& setting);
+// "NAME=VALUE" into `out` (a later NAME replaces an earlier one); returns what
+// is wrong: a NAME a shell would refuse, or one the probe sets itself.
+std::optional<std::string> addEnvironmentAssignment(const std::string& text,
+                                                    std::map<std::string, std::string>& out);
 
 } // namespace cs::core

@@ -30,6 +30,7 @@ void SessionRunner::start(const SessionRequest& request) {
         run.setting = setting;
         report_.runs.push_back(std::move(run));
     }
+    report_.environment.probeEnvironment = request.probe.environment;
     current_ = -1;
     cancelling_ = false;
     if (request.target) {

@@ -160,6 +160,24 @@ def test_run_mlp_remotely(run_cli, sshd):
     assert (probe_dirs(sshd)[0] / "compilescope_probe").is_dir()
 
 
+def test_env_reaches_the_remote_probe_as_written(run_cli, sshd):
+    odd = "dirty_decay_ms:0 'quoted' \"double\" $HOME `id`;"
+    result = run_cli(
+        "run",
+        GALLERY / "mlp.py",
+        *("--settings", "eager:env=MALLOC_ARENA_MAX=2", "--env", f"MALLOC_CONF={odd}"),
+        *("--no-sweep", "--profile-calls", "0"),
+        *SHORT,
+        *remote(sshd),
+    )
+    assert result.returncode == 0, result.stderr
+    (run,) = result.report["runs"]
+    assert run["latency"]["host_faults"]["malloc_env"] == {
+        "MALLOC_CONF": odd,
+        "MALLOC_ARENA_MAX": "2",
+    }
+
+
 def test_compare_mlp_remotely(run_cli, sshd):
     result = run_cli(
         "compare", GALLERY / "mlp.py", "--settings", "eager,default", *SHORT, *remote(sshd)

@@ -4,6 +4,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import GALLERY
 
 
@@ -91,6 +92,46 @@ def test_no_code_keeps_kernels_and_lines_but_not_the_code(run_cli):
     assert code["kernels"] and all(k["nodes"] and k["lines"] for k in code["kernels"])
     assert "kernel_profile" not in run
     assert "profile" not in [p["name"] for p in run["phases"]]
+
+
+# A value no shell would pass through unquoted: it must reach the probe as written.
+ODD_VALUE = "dirty_decay_ms:0 'quoted' \"double\" $HOME `id`;"
+
+
+def test_env_reaches_every_probe_and_a_settings_own_only_its_own(run_cli):
+    result = run_cli(
+        "run",
+        GALLERY / "mlp.py",
+        *("--settings", "eager,eager:env=MALLOC_ARENA_MAX=2", "--env", f"MALLOC_CONF={ODD_VALUE}"),
+        *("--device", "cpu", "--warmup", "2", "--iters", "5", "--no-sweep", "--profile-calls", "0"),
+    )
+    assert result.returncode == 0, result.stderr
+    report = result.report
+    assert report["environment"]["probe_environment"] == {"MALLOC_CONF": ODD_VALUE}
+    plain, tuned = report["runs"]
+    assert plain["label"] == "eager" and tuned["label"] == "eager MALLOC_ARENA_MAX=2"
+    assert tuned["setting"]["environment"] == {"MALLOC_ARENA_MAX": "2"}
+    # What the probe itself found in its environment (host_faults' malloc_env).
+    assert plain["latency"]["host_faults"]["malloc_env"] == {"MALLOC_CONF": ODD_VALUE}
+    assert tuned["latency"]["host_faults"]["malloc_env"] == {
+        "MALLOC_CONF": ODD_VALUE,
+        "MALLOC_ARENA_MAX": "2",
+    }
+    assert "probe environment: MALLOC_CONF=" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--env", "PYTHONPATH=/elsewhere"), "PYTHONPATH is set by compilescope"),
+        (("--env", "NO_VALUE"), "is not NAME=VALUE"),
+        (("--settings", "eager:dynamic=true"), "eager takes only env=NAME=VALUE"),
+    ],
+)
+def test_a_variable_that_cannot_be_set_is_a_bad_argument(run_cli, args, says):
+    result = run_cli("run", GALLERY / "mlp.py", *args)
+    assert result.returncode == 1
+    assert says in result.stderr
 
 
 def test_model_file_not_found_is_a_bad_argument(run_cli, tmp_path):

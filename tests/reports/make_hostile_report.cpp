@@ -133,11 +133,13 @@ int main(int argc, char** argv) {
                     hostile("model name"),
                     1000,
                     {hostile("input")}};
-    report.environment = {hostile("python"),   hostile("torch"), hostile("cuda"),
-                          hostile("device"),   hostile("cpu"),   hostile("host"),
-                          hostile("platform"), hostile("target")};
+    report.environment = {
+        hostile("python"),   hostile("torch"),  hostile("cuda"),
+        hostile("device"),   hostile("cpu"),    hostile("host"),
+        hostile("platform"), hostile("target"), {{hostile("env name"), hostile("env value")}}};
     report.runs.push_back(hostileRun("eager"));
     report.runs.push_back(hostileRun(hostile("mode")));
+    report.runs[1].setting.environment = {{hostile("setting env"), hostile("setting env value")}};
     // A break reason that is itself a 1 MB line.
     report.runs[1].graphBreaks[0].reason =
         hostile("huge reason") + std::string(1 << 20, 'R') + kScript;

@@ -230,6 +230,28 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     threads_->setToolTip(tr("Intra-op threads (torch.set_num_threads) in the probe; fewer "
                             "threads than cores keeps the measurement out of other work's way"));
     form->addRow(tr("threads"), threads_);
+    environment_ = new QLineEdit(settingsBox);
+    environment_->setObjectName("probeEnvironment");
+    environment_->setPlaceholderText(tr("NAME=VALUE …"));
+    environment_->setClearButtonEnabled(true);
+    environment_->setToolTip(
+        tr("Variables set in every probe, here or on the remote target, separated by spaces "
+           "(--env NAME=VALUE): MALLOC_MMAP_THRESHOLD_=33554432 "
+           "MALLOC_TRIM_THRESHOLD_=1073741824 to keep malloc's memory, "
+           "TORCHINDUCTOR_FREEZING=1, OMP_PROC_BIND=close. The report records them"));
+    form->addRow(tr("environment"), environment_);
+    environmentError_ = new QLabel(settingsBox);
+    environmentError_->setObjectName("probeEnvironmentError");
+    environmentError_->setWordWrap(true);
+    environmentError_->setStyleSheet(QStringLiteral("color: #c0392b"));
+    environmentError_->hide();
+    form->addRow(QString(), environmentError_);
+    connect(environment_, &QLineEdit::textChanged, this, [this] {
+        const QString problem = environmentProblem();
+        environmentError_->setText(problem);
+        environmentError_->setVisible(!problem.isEmpty());
+        updateRunEnabled();
+    });
     sweep_ = new QCheckBox(settingsBox);
     sweep_->setObjectName("sweepCheck");
     form->addRow(tr("input sweep"), sweep_);
@@ -787,6 +809,37 @@ bool SettingsPanel::keepCode() const {
     return keepCode_->isChecked();
 }
 
+namespace {
+
+// The environment field's NAME=VALUE words into `variables`; what is wrong
+// with the first one that cannot be set, or empty.
+QString readEnvironmentField(const QString& text, std::map<std::string, std::string>& variables) {
+    static const QRegularExpression spaces(QStringLiteral("\\s+"));
+    for (const QString& word : text.split(spaces, Qt::SkipEmptyParts)) {
+        if (auto problem = core::addEnvironmentAssignment(word.toStdString(), variables))
+            return QString::fromStdString(*problem);
+    }
+    return {};
+}
+
+} // namespace
+
+std::map<std::string, std::string> SettingsPanel::probeEnvironment() const {
+    std::map<std::string, std::string> variables;
+    readEnvironmentField(environment_->text(), variables);
+    return variables;
+}
+
+QString SettingsPanel::environmentProblem() const {
+    std::map<std::string, std::string> variables;
+    const QString problem = readEnvironmentField(environment_->text(), variables);
+    return problem.isEmpty() ? problem : tr("environment: %1").arg(problem);
+}
+
+void SettingsPanel::setProbeEnvironment(const QString& text) {
+    environment_->setText(text);
+}
+
 QString SettingsPanel::torchTraceDir() const {
     const QString dir = torchTraceDir_->text().trimmed();
     if (!torchTrace_->isChecked() || dir.isEmpty())
@@ -892,9 +945,11 @@ void SettingsPanel::updateRunEnabled() {
         std::any_of(modes_.begin(), modes_.end(), [](QCheckBox* c) { return c->isChecked(); });
     // A ticked trace box needs a directory: running without the trace asked for would surprise.
     const bool traceOk = !torchTrace_->isChecked() || !torchTraceDir_->text().trimmed().isEmpty();
-    run_->setEnabled(!running_ && anyMode && !modelSpec().isEmpty() && traceOk);
+    // A variable that cannot be set would be left out silently: say so and wait.
+    const bool optionsOk = traceOk && environmentProblem().isEmpty();
+    run_->setEnabled(!running_ && anyMode && !modelSpec().isEmpty() && optionsOk);
     if (compareAll_)
-        compareAll_->setEnabled(!running_ && !modelSpec().isEmpty() && traceOk);
+        compareAll_->setEnabled(!running_ && !modelSpec().isEmpty() && optionsOk);
 }
 
 void SettingsPanel::setModeChecked(const QString& mode, bool checked) {
@@ -952,6 +1007,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("keepCode", keepCode_->isChecked());
     settings.setValue("warmStarts", warmStarts_->isChecked());
     settings.setValue("threads", threads_->value());
+    settings.setValue("environment", environment_->text());
     settings.setValue("torchTrace", torchTrace_->isChecked());
     settings.setValue("torchTraceDir", torchTraceDir_->text());
 }
@@ -990,6 +1046,7 @@ void SettingsPanel::restoreState() {
     keepCode_->setChecked(settings.value("keepCode", true).toBool());
     warmStarts_->setChecked(settings.value("warmStarts", false).toBool());
     threads_->setValue(settings.value("threads", 0).toInt());
+    environment_->setText(settings.value("environment").toString());
     setTorchTrace(settings.value("torchTrace", false).toBool(),
                   settings.value("torchTraceDir", torchTraceDir_->text()).toString());
     updateRunEnabled();

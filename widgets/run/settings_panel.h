@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QWidget>
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -59,6 +60,11 @@ class SettingsPanel : public QWidget {
     void setModelSpec(const QString& spec);
     QString python() const;
     void setPython(const QString& path);
+    // Variables set in every probe (the environment field, NAME=VALUE words).
+    std::map<std::string, std::string> probeEnvironment() const;
+    // What is wrong with the environment field, in words; empty when nothing.
+    QString environmentProblem() const;
+    void setProbeEnvironment(const QString& text);
     // Where torch writes its TORCH_TRACE log; empty when the box is unticked.
     QString torchTraceDir() const;
     // Whether Inductor's generated code goes into the report (off: --no-code).
@@ -124,6 +130,8 @@ class SettingsPanel : public QWidget {
     QSpinBox* warmup_;
     QSpinBox* iters_;
     QSpinBox* threads_;
+    QLineEdit* environment_;
+    QLabel* environmentError_;
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
     QCheckBox* strictExport_;

@@ -71,6 +71,11 @@ TEST(PageFaultRule, NamesTheFaultingSettingWithEagerForContrastAndSaysHowToKeepT
               std::string::npos);
     EXPECT_NE(f.remedy.find("set both"), std::string::npos);
     EXPECT_NE(f.remedy.find("jemalloc"), std::string::npos);
+    // How to measure it in one report, with the worst setting's mode: a list that parses.
+    EXPECT_NE(f.remedy.find("--settings default,default:env=MALLOC_MMAP_THRESHOLD_=33554432:env="
+                            "MALLOC_TRIM_THRESHOLD_=1073741824 "),
+              std::string::npos)
+        << f.remedy;
 
     // perf.no_gain says the compiled calls fault and eager's do not, and what to do first.
     const auto noGain = withRule(advise(report, {}), "perf.no_gain");
@@ -121,4 +126,30 @@ TEST(PageFaultRule, TheRemedyFollowsTheAllocatorAndItsTuning) {
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].remedy.rfind("jemalloc gives freed memory back", 0), 0u);
     EXPECT_NE(findings[0].evidence[0].find("jemalloc (preloaded)"), std::string::npos);
+}
+
+// The remedy measured beside the faulting setting in one report
+// ("eager,eager:env=MALLOC_..."): the finding quotes it instead of asking for it.
+TEST(PageFaultRule, ARemedyMeasuredInTheReportIsQuoted) {
+    cs::core::Run plain = faultingRun("eager", 50 * kMs, 4451, 16 * kMs);
+    cs::core::Run tuned = faultingRun("eager", 37 * kMs, 0, kMs / 3);
+    tuned.setting.environment = {{"MALLOC_MMAP_THRESHOLD_", "33554432"},
+                                 {"MALLOC_TRIM_THRESHOLD_", "1073741824"}};
+    tuned.measureHostFaults.mallocEnv = {{"MALLOC_MMAP_THRESHOLD_", "33554432"},
+                                         {"MALLOC_TRIM_THRESHOLD_", "1073741824"}};
+    cs::core::Run compiled = faultingRun("default", 30 * kMs, 0, kMs / 3);
+    auto findings = withRule(advise(reportOf({plain, tuned, compiled}), {}), "perf.page_faults");
+    ASSERT_EQ(findings.size(), 1u);
+    const auto& f = findings[0];
+    EXPECT_TRUE(anyContains(f.evidence, "measured in this report: eager MALLOC_MMAP_THRESHOLD_="
+                                        "33554432 MALLOC_TRIM_THRESHOLD_=1073741824 kept its "
+                                        "memory, median 37.0 ms against 50.0 ms (1.35× as fast"));
+    EXPECT_EQ(f.remedy.rfind("This report measured the remedy: eager MALLOC_", 0), 0u) << f.remedy;
+    EXPECT_EQ(f.remedy.find("--settings"), std::string::npos) << f.remedy;
+
+    // Another mode's calm run is no measurement of the remedy: default kept its
+    // memory without any tuning.
+    findings = withRule(advise(reportOf({plain, compiled}), {}), "perf.page_faults");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings[0].remedy.find("--settings eager,eager:env="), std::string::npos);
 }

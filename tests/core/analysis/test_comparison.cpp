@@ -376,6 +376,18 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
     EXPECT_NE(table.find("never"), std::string::npos);
     EXPECT_NE(table.find("timeout: Stopped after 900 s."), std::string::npos);
 
+    // A label wider than its column has a line of its own; its row's figures
+    // stay under their headings.
+    report.runs[1].setting.environment = {{"MALLOC_MMAP_THRESHOLD_", "33554432"}};
+    const std::string wide = comparisonTable(compareRuns(report));
+    const std::string header = wide.substr(0, wide.find('\n'));
+    const size_t labelLine = wide.find("\ndefault MALLOC_MMAP_THRESHOLD_=33554432\n");
+    ASSERT_NE(labelLine, std::string::npos) << wide;
+    const size_t rowStart = wide.find('\n', labelLine + 1) + 1;
+    const std::string row = wide.substr(rowStart, wide.find('\n', rowStart) - rowStart);
+    EXPECT_EQ(row.find_first_not_of(' '), header.find("status")) << row;
+    EXPECT_EQ(glyphCount("2.00× µs"), 8u);
+
     report.runs[0].status = RunStatus::Failed;
     EXPECT_NE(comparisonSummary(compareRuns(report)).find("include eager"), std::string::npos);
 }

@@ -95,6 +95,11 @@ TEST(ReportDiff, FindsTheKnownRegression) {
     EXPECT_NE(text.find("torch: 2.14.0 → 2.15.0"), std::string::npos) << text;
     EXPECT_NE(text.find("reduce-overhead: only in A"), std::string::npos) << text;
     EXPECT_NE(text.find("3 regressions beyond the threshold"), std::string::npos) << text;
+
+    // Run again with malloc told to keep its memory (--env): the diff says so.
+    b.environment.probeEnvironment = {{"MALLOC_ARENA_MAX", "2"}};
+    const std::string tuned = formatDiffText(diffReports(a, b), "before.json", "after.json");
+    EXPECT_NE(tuned.find("probe environment: — → MALLOC_ARENA_MAX=2"), std::string::npos) << tuned;
 }
 
 TEST(ReportDiff, ThresholdDecides) {

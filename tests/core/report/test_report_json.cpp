@@ -272,3 +272,30 @@ TEST(ReportJson, StartAndCacheArtifactsRoundTripThroughBothReaders) {
     old["warm_cache"] = false;
     EXPECT_EQ(settingFromJson(old).start, cs::core::kStartFresh);
 }
+
+// The variables the probes ran with: the session's and a setting's own.
+TEST(ReportJson, ProbeEnvironmentRoundTripsAndOlderReportsHaveNone) {
+    Report report = cs::test::sampleReport();
+    report.environment.probeEnvironment = {{"OMP_PROC_BIND", "close"}};
+    report.runs[0].setting.environment = {{"MALLOC_MMAP_THRESHOLD_", "33554432"},
+                                          {"MALLOC_TRIM_THRESHOLD_", "1073741824"}};
+    const std::string text = cs::test::writeAndKeepReport(report, "core_probe_environment");
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc["environment"]["probe_environment"]["OMP_PROC_BIND"], "close");
+    EXPECT_EQ(doc["runs"][0]["setting"]["environment"]["MALLOC_TRIM_THRESHOLD_"], "1073741824");
+    EXPECT_EQ(doc["runs"][0]["label"], report.runs[0].setting.label());
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_EQ(read.report.environment.probeEnvironment, report.environment.probeEnvironment);
+    EXPECT_EQ(read.report.runs[0].setting, report.runs[0].setting);
+
+    // Older reports have neither; a hand-edited one with a number is read without it.
+    auto old = doc;
+    old["environment"].erase("probe_environment");
+    old["runs"][0]["setting"]["environment"] = {{"A", 1}, {"B", "2"}};
+    read = readReportJson(old.dump(), "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_TRUE(read.report.environment.probeEnvironment.empty());
+    EXPECT_EQ(read.report.runs[0].setting.environment,
+              (std::map<std::string, std::string>{{"B", "2"}}));
+}

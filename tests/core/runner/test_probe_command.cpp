@@ -85,7 +85,11 @@ TEST(ProbeCommand, ASettingCarriesItsOwnOptions) {
         {"default:speed=2", "unknown option \"speed\""},
         {"default:dynamic", "needs a value"},
         {"default:fullgraph=yes", "fullgraph takes true or false"},
-        {"eager:dynamic=true", "eager takes no options"},
+        {"eager:dynamic=true", "eager takes only env=NAME=VALUE"},
+        {"default:env=1X=2", "not a variable name"},
+        {"default:env=MALLOC", "not NAME=VALUE"},
+        {"default:env=PYTHONPATH=/x", "set by compilescope"},
+        {"default:env=TORCHINDUCTOR_CACHE_DIR=/x", "fresh cache"},
         {"default,eager,default", "listed twice"},
         {"default:dynamic=true,default:dynamic=true", "listed twice (as default dyn)"},
     };
@@ -94,6 +98,46 @@ TEST(ProbeCommand, ASettingCarriesItsOwnOptions) {
         ASSERT_TRUE(problem) << text;
         EXPECT_NE(problem->find(why), std::string::npos) << text << ": " << *problem;
     }
+}
+
+// A setting's own variables: in its label (tables tell the two apart), in its
+// probe's environment after the session's, so the setting's win.
+TEST(ProbeCommand, ASettingAndTheSessionSetVariablesInTheProbe) {
+    std::vector<Setting> out;
+    ASSERT_FALSE(parseSettingsList(
+        "eager,eager:env=MALLOC_MMAP_THRESHOLD_=33554432:env=MALLOC_TRIM_THRESHOLD_=1073741824,"
+        "default:env=TORCHINDUCTOR_FREEZING=1:dynamic=false",
+        Setting{}, out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].label(), "eager");
+    EXPECT_EQ(out[1].label(),
+              "eager MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824");
+    EXPECT_EQ(out[2].label(), "default static TORCHINDUCTOR_FREEZING=1");
+
+    ProbeOptions options;
+    options.python = "python3";
+    options.probeRoot = "/opt/cs/probe";
+    ASSERT_FALSE(addEnvironmentAssignment("TORCHINDUCTOR_FREEZING=0", options.environment));
+    ASSERT_FALSE(addEnvironmentAssignment("OMP_PROC_BIND=close", options.environment));
+    ASSERT_FALSE(addEnvironmentAssignment("EMPTY=", options.environment)); // an empty value is one
+    const auto env = buildProbeLaunch("m.py", out[2], options).environment;
+    auto last = [&](const std::string& name) {
+        std::string value = "(unset)";
+        for (const auto& [k, v] : env)
+            if (k == name)
+                value = v; // applied in order: the last wins
+        return value;
+    };
+    EXPECT_EQ(last("TORCHINDUCTOR_FREEZING"), "1");
+    EXPECT_EQ(last("OMP_PROC_BIND"), "close");
+    EXPECT_EQ(last("EMPTY"), "");
+    EXPECT_EQ(last("PYTHONPATH"), "/opt/cs/probe");
+    EXPECT_EQ(last("MALLOC_TRIM_THRESHOLD_"), "(unset)");
+    // A value may hold anything but the list's own separators; --env takes any.
+    ASSERT_FALSE(addEnvironmentAssignment("LD_PRELOAD=/a b/lib.so:/c.so", options.environment));
+    EXPECT_EQ(options.environment.at("LD_PRELOAD"), "/a b/lib.so:/c.so");
+    for (const char* bad : {"=1", "A-B=1", "COMPILESCOPE_CUPTI_LIB=x", "TORCH_TRACE=/t"})
+        EXPECT_TRUE(addEnvironmentAssignment(bad, options.environment)) << bad;
 }
 
 TEST(ProbeCommand, DynamicVariantsTripleEachCompiledMode) {

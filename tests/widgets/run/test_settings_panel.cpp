@@ -133,6 +133,40 @@ class SettingsPanelTest : public QObject {
         QVERIFY(!dir->isEnabled());
     }
 
+    // The environment field: NAME=VALUE words for every probe; one that
+    // cannot be set is named under the field and holds the run back.
+    void environmentFieldSetsVariablesOrSaysWhatIsWrong() {
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        panel.setModelSpec("model.py");
+        auto* field = child<QLineEdit>(panel, "probeEnvironment");
+        auto* error = child<QLabel>(panel, "probeEnvironmentError");
+        auto* run = child<QPushButton>(panel, "run");
+        QVERIFY(panel.probeEnvironment().empty());
+        QVERIFY(run->isEnabled());
+        field->setText("  MALLOC_MMAP_THRESHOLD_=33554432   MALLOC_TRIM_THRESHOLD_=1073741824 ");
+        QCOMPARE(panel.probeEnvironment(),
+                 (std::map<std::string, std::string>{{"MALLOC_MMAP_THRESHOLD_", "33554432"},
+                                                     {"MALLOC_TRIM_THRESHOLD_", "1073741824"}}));
+        QVERIFY(error->isHidden());
+        QVERIFY(run->isEnabled());
+        field->setText("OMP_PROC_BIND=close PYTHONPATH=/elsewhere");
+        QVERIFY(!error->isHidden());
+        QVERIFY(error->text().contains("PYTHONPATH is set by compilescope"));
+        QVERIFY(!run->isEnabled());
+        QVERIFY(!child<QPushButton>(panel, "compareAll")->isEnabled());
+        field->setText("OMP_PROC_BIND=close");
+        QVERIFY(error->isHidden());
+        QVERIFY(run->isEnabled());
+        panel.saveState();
+        widgets::SettingsPanel restored(&interpreters);
+        restored.restoreState();
+        QCOMPARE(restored.probeEnvironment(),
+                 (std::map<std::string, std::string>{{"OMP_PROC_BIND", "close"}}));
+        restored.setProbeEnvironment(QString());
+        restored.saveState();
+    }
+
     void choiceSurvivesARestart() {
         {
             core::InterpreterProbe interpreters;
