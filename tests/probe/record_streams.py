@@ -17,6 +17,12 @@ OUT = ROOT / "tests" / "fixtures" / "streams"
 MODELS = ROOT / "resources" / "models"
 FIXTURES = ROOT / "tests" / "probe" / "models"
 
+
+def lesson(model: Path) -> list:
+    """A short aot_eager run: what the advice tests replay."""
+    return [model, "--backend", "aot_eager", "--warmup", "2", "--iters", "3"]
+
+
 STREAMS = {
     "mlp_eager_cpu": [MODELS / "mlp.py", "--mode", "eager", "--warmup", "10", "--iters", "50"],
     "mlp_default_cpu": [MODELS / "mlp.py", "--mode", "default", "--warmup", "10", "--iters", "50"],
@@ -62,15 +68,7 @@ STREAMS = {
     ],
     # The advice rules' tests (tests/core/test_advice_*.cpp): one lesson model each.
     **{
-        f"advice_{m}": [
-            MODELS / f"{m}.py",
-            "--backend",
-            "aot_eager",
-            "--warmup",
-            "2",
-            "--iters",
-            "3",
-        ]
+        f"advice_{m}": lesson(MODELS / f"{m}.py")
         for m in (
             "print_break",
             "item_break",
@@ -124,25 +122,9 @@ STREAMS = {
         "60",
     ],
     # nn.LSTM, which Dynamo leaves out of the graph: graph_break.rnn.
-    "advice_lstm_break": [
-        FIXTURES / "lstm_tagger.py",
-        "--backend",
-        "aot_eager",
-        "--warmup",
-        "2",
-        "--iters",
-        "3",
-    ],
+    "advice_lstm_break": lesson(FIXTURES / "lstm_tagger.py"),
     # Two residual blocks of the same ops on the same shapes: the regional-compilation block.
-    "clean_aot_eager_cpu": [
-        MODELS / "clean.py",
-        "--backend",
-        "aot_eager",
-        "--warmup",
-        "2",
-        "--iters",
-        "3",
-    ],
+    "clean_aot_eager_cpu": lesson(MODELS / "clean.py"),
     # Two positional inputs whose length changes together: recompile.shape marks both.
     "advice_masked_tokens_static_sweep": [
         FIXTURES / "masked_tokens.py",
@@ -189,15 +171,7 @@ STREAMS = {
         "5",
     ],
     # nonzero inside a loop of a method forward calls: the method's frame is skipped.
-    "advice_loop_break": [
-        FIXTURES / "loop_break.py",
-        "--backend",
-        "aot_eager",
-        "--warmup",
-        "2",
-        "--iters",
-        "3",
-    ],
+    "advice_loop_break": lesson(FIXTURES / "loop_break.py"),
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.
     "advice_library_wrapper": [
         FIXTURES / "wrapped_forward.py",
