@@ -28,10 +28,16 @@ void writeBreakMap(std::ostream& out, const RunView& r) {
         graphs.push_back(&g);
     std::stable_sort(graphs.begin(), graphs.end(),
                      [](const Graph* a, const Graph* b) { return a->index < b->index; });
-    auto breaksAfter = [&run](int graphIndex) {
+    const auto tied = [&graphs](int index) {
+        return std::any_of(graphs.begin(), graphs.end(),
+                           [index](const Graph* g) { return g->index == index; });
+    };
+    // In the order they ran, as in the Breaks tab's map: a break with no graph
+    // before it just before the graph after it, one tied to no graph last.
+    auto breaksWhere = [&run](auto test) {
         std::vector<const GraphBreak*> found;
         for (const auto& b : run.graphBreaks) {
-            if (b.graphBefore == graphIndex)
+            if (test(b))
                 found.push_back(&b);
         }
         return found;
@@ -46,15 +52,21 @@ void writeBreakMap(std::ostream& out, const RunView& r) {
             << htmlEscape(where(b->location()).substr(where(b->location()).find_last_of('/') + 1))
             << ": " << htmlEscape(summary) << "</div>";
     };
-    for (const auto* b : breaksAfter(-1))
-        writeBreak(b);
     for (const Graph* g : graphs) {
+        for (const auto* b : breaksWhere([&](const GraphBreak& gb) {
+                 return !tied(gb.graphBefore) && gb.graphAfter == g->index;
+             }))
+            writeBreak(b);
         out << "<div class=\"g\" title=\"" << htmlEscape(g->file + ":" + std::to_string(g->line))
             << "\"><b>graph " << g->index << "</b><small>" << g->nodes.size() << " nodes · "
             << htmlEscape(functionLabel(g->function)) << "</small></div>";
-        for (const auto* b : breaksAfter(g->index))
+        for (const auto* b :
+             breaksWhere([&](const GraphBreak& gb) { return gb.graphBefore == g->index; }))
             writeBreak(b);
     }
+    for (const auto* b : breaksWhere(
+             [&](const GraphBreak& gb) { return !tied(gb.graphBefore) && !tied(gb.graphAfter); }))
+        writeBreak(b);
     // Breaks that name a graph this run did not report still show, at the end.
     for (const auto& b : run.graphBreaks) {
         const bool placed = b.graphBefore == -1 ||

@@ -109,14 +109,10 @@ void BreakMap::rebuild() {
         const int graphs = static_cast<int>(run->graphs.size());
         const int breaks = static_cast<int>(run->graphBreaks.size());
         const auto inRange = [&](int g) { return g >= 0 && g < graphs; };
-        // Breaks tied to no graph come first; a break with no graph before it
-        // (one that ended a frame before it captured anything, as a "graph
-        // break in loop" does) comes just before the graph after it.
-        for (int b = 0; b < breaks; ++b) {
-            const auto& gb = run->graphBreaks[static_cast<size_t>(b)];
-            if (!inRange(gb.graphBefore) && !inRange(gb.graphAfter))
-                add(true, b);
-        }
+        // A break with no graph before it (one that ended a frame before it
+        // captured anything, as a "graph break in loop" does) comes just
+        // before the graph after it. One tied to no graph at all had no graph
+        // after it in the call (the probe ties it to the next one): it comes last.
         for (int g = 0; g < graphs; ++g) {
             for (int b = 0; b < breaks; ++b) {
                 const auto& gb = run->graphBreaks[static_cast<size_t>(b)];
@@ -128,6 +124,11 @@ void BreakMap::rebuild() {
                 if (run->graphBreaks[static_cast<size_t>(b)].graphBefore == g)
                     add(true, b);
             }
+        }
+        for (int b = 0; b < breaks; ++b) {
+            const auto& gb = run->graphBreaks[static_cast<size_t>(b)];
+            if (!inRange(gb.graphBefore) && !inRange(gb.graphAfter))
+                add(true, b);
         }
     }
     contentWidth_ = x + kMargin;
