@@ -207,9 +207,14 @@ QVariant ComparisonModel::sortValue(const core::ComparisonRow& r, int column) co
 QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) const {
     QString tip;
     switch (column) {
-    case Setting:
-        tip = modeExplanation(document_->report().runs[static_cast<size_t>(r.run)].setting.mode);
+    case Setting: {
+        // A label with variables (env=) is elided in its cell: the tooltip has it whole.
+        const core::Setting& setting = document_->report().runs[static_cast<size_t>(r.run)].setting;
+        tip = modeExplanation(setting.mode);
+        if (!setting.environment.empty())
+            tip = QString::fromStdString(setting.label()) + QStringLiteral("\n\n") + tip;
         break;
+    }
     case Warmup:
         if (r.warmupNs)
             tip = tr("%1 of warmup: the calls until steady state, and any later warmup call "

@@ -122,6 +122,20 @@ class CompareTabTest : public QObject {
                     .toString()
                     .contains("CUDA graphs"));
 
+        // A setting with its own variables: its whole label is in the tooltip.
+        core::Report withEnv = report;
+        withEnv.runs[1].setting.environment = {{"MALLOC_TRIM_THRESHOLD_", "1073741824"}};
+        widgets::ReportDocument envDocument;
+        ComparisonModel envModel(&envDocument);
+        envDocument.showReport(withEnv);
+        const QString label = QString::fromStdString(withEnv.runs[1].setting.label());
+        const int tuned = rowOf(envModel, label);
+        QVERIFY(tuned >= 0);
+        QVERIFY(envModel.index(tuned, ComparisonModel::Setting)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(label + "\n"));
+
         // The crashed setting keeps its row and its error; its numbers are empty, not zero.
         QCOMPARE(cell(crash, ComparisonModel::Status), QString("crashed"));
         QVERIFY(cell(crash, ComparisonModel::Notes).contains("exited with code -9"));
