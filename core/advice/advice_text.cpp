@@ -64,11 +64,6 @@ bool containsNoCase(const std::string& text, const std::string& part) {
     return it != text.end();
 }
 
-std::string firstLine(const std::string& text) {
-    const auto end = text.find('\n');
-    return end == std::string::npos ? text : text.substr(0, end);
-}
-
 std::string guardExpression(const std::string& reason) {
     std::string line = firstLine(reason);
     if (const auto comment = line.find(" #"); comment != std::string::npos)

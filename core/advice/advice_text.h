@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/units.h" // formatCount, used by every rule
+#include "core/analysis/units.h"    // formatCount, used by every rule
+#include "core/report/text_lines.h" // firstLine, used by several rules
 
 namespace cs::core::advice {
 
@@ -22,8 +23,6 @@ std::string formatRatio(double ratio);
 std::string joinWords(const std::vector<std::string>& words);
 bool containsText(const std::string& text, const std::string& part); // case-sensitive
 bool containsNoCase(const std::string& text, const std::string& part);
-// The first line of a multi-line message.
-std::string firstLine(const std::string& text);
 // A failed guard without torch's source comment and hint after it:
 // "1/1: self.level == 1" of "1/1: self.level == 1     # return ... (HINT: ...)".
 std::string guardExpression(const std::string& reason);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <regex>
 
+#include "core/report/text_lines.h"
+
 namespace cs::core {
 
 std::string environmentText(const std::map<std::string, std::string>& variables) {
@@ -90,17 +92,6 @@ const SourceFrame* GraphBreak::location() const {
 namespace {
 constexpr const char* kChainedBreak =
     "*** While handling this graph break, another graph break occurred: ***";
-
-std::string firstLineOf(const std::string& text) {
-    const size_t start = text.find_first_not_of(" \t\n");
-    if (start == std::string::npos)
-        return {};
-    const size_t end = text.find('\n', start);
-    std::string line = text.substr(start, end == std::string::npos ? end : end - start);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
-        line.pop_back();
-    return line;
-}
 } // namespace
 
 std::string GraphBreak::rootReason() const {
@@ -111,12 +102,12 @@ std::string GraphBreak::rootReason() const {
 std::string GraphBreak::rootType() const {
     if (reason.find(kChainedBreak) == std::string::npos)
         return gbType; // empty on torch without break types, as before
-    return firstLineOf(rootReason());
+    return firstNonBlankLine(rootReason());
 }
 
 std::string GraphBreak::cause() const {
     std::string type = rootType();
-    return type.empty() ? firstLineOf(reason) : type;
+    return type.empty() ? firstNonBlankLine(reason) : type;
 }
 
 std::optional<SourceFrame> GraphBreak::skippedFrame() const {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/report/json_lenient.h"
+#include "core/report/text_lines.h"
 #include "core/trace/graph_text.h"
 
 namespace cs::core::trace {
@@ -75,10 +76,6 @@ std::string_view trimmed(std::string_view text) {
     while (!text.empty() && (text.back() == ' ' || text.back() == '\n'))
         text.remove_suffix(1);
     return text;
-}
-
-std::string firstLine(std::string_view text) {
-    return std::string(text.substr(0, text.find('\n')));
 }
 
 // "https://.../gb/gb0059.html" -> "GB0059".

@@ -24,6 +24,16 @@ constexpr int kBreakWidth = 230;
 constexpr int kLink = 22; // space between two boxes without a break
 const QColor kBreakColor(0xc6, 0x28, 0x28);
 
+// Under a break card's reason and place: the frame torch skipped for it, else
+// library code, else the source line.
+QString cardDetail(const core::GraphBreak& graphBreak) {
+    if (const auto skipped = graphBreak.skippedFrame())
+        return QObject::tr("%1 skipped: runs eagerly")
+            .arg(QString::fromStdString(core::functionLabel(skipped->function)));
+    const BreakPlace place = breakPlace(graphBreak);
+    return place.inLibrary ? QObject::tr("in library code") : place.code;
+}
+
 int compileAttempt(const std::string& compileId) {
     // "1/2" is frame 1's third compile: a recompile.
     const auto slash = compileId.find('/');
@@ -102,7 +112,9 @@ void BreakMap::rebuild() {
         if (!tokens_.empty() && !isBreak && !tokens_.back().isBreak)
             x += kLink;
         const int width = isBreak ? kBreakWidth : kBoxWidth;
-        tokens_.push_back({isBreak, index, QRect(x, kMargin, width, height)});
+        tokens_.push_back(
+            {isBreak, index, QRect(x, kMargin, width, height),
+             isBreak ? cardDetail(run->graphBreaks[static_cast<size_t>(index)]) : QString()});
         x += width;
     };
     if (run) {
@@ -327,15 +339,9 @@ void BreakMap::paintEvent(QPaintEvent*) {
                        Qt::AlignLeft | Qt::AlignVCenter,
                        fm.elidedText(where, Qt::ElideMiddle, text.width()));
             p.setPen(pal.color(QPalette::PlaceholderText));
-            const auto skipped = br.skippedFrame();
-            const QString third =
-                skipped ? tr("%1 skipped: runs eagerly")
-                              .arg(QString::fromStdString(core::functionLabel(skipped->function)))
-                : place.inLibrary ? tr("in library code")
-                                  : place.code;
             p.drawText(QRect(text.left(), text.top() + 2 * lineH, text.width(), lineH),
                        Qt::AlignLeft | Qt::AlignVCenter,
-                       fm.elidedText(third, Qt::ElideRight, text.width()));
+                       fm.elidedText(t.detail, Qt::ElideRight, text.width()));
             continue;
         }
         const auto& g = run->graphs[static_cast<size_t>(t.index)];

@@ -17,8 +17,9 @@ class BreakMap : public QAbstractScrollArea {
   public:
     struct Token {
         bool isBreak = false;
-        int index = 0; // graph index, or break index
-        QRect rect;    // in content coordinates
+        int index = 0;  // graph index, or break index
+        QRect rect;     // in content coordinates
+        QString detail; // a break card's third line, parsed once here, not per paint
     };
 
     explicit BreakMap(ReportDocument* document, QWidget* parent = nullptr);

@@ -1,0 +1,28 @@
+// First lines of torch's multi-line messages (break reasons, errors), shared
+// by the report model, the trace import and the advice rules.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace cs::core {
+
+// Up to the first newline, as is.
+inline std::string firstLine(std::string_view text) {
+    return std::string(text.substr(0, text.find('\n')));
+}
+
+// The first line with text on it, without its surrounding blanks: a break
+// type when torch's reason starts with a newline or an indent.
+inline std::string firstNonBlankLine(std::string_view text) {
+    const size_t start = text.find_first_not_of(" \t\n");
+    if (start == std::string_view::npos)
+        return {};
+    std::string_view line = text.substr(start);
+    line = line.substr(0, line.find('\n'));
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r'))
+        line.remove_suffix(1);
+    return std::string(line);
+}
+
+} // namespace cs::core
