@@ -1,6 +1,7 @@
 // Rule 1: graph breaks by cause. One finding per cause and source line, over
 // all settings that hit it, with the graphs it splits the function into.
 // Breaks wholly in library code are libraryBreakRule's.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -37,6 +38,51 @@ std::set<int> graphsAround(const Run& run, const std::vector<int>& breaks) {
         }
     }
     return graphs;
+}
+
+// The breaks at one site grouped by the compile they happened in (the compile
+// id of a graph beside them), in the order met: a recompiled frame meets its
+// break again, and that is the same break, not another one.
+struct CompileBreaks {
+    std::string compileId; // "0/1"; empty when a break has no graph beside it
+    std::vector<int> breaks;
+};
+
+std::vector<CompileBreaks> byCompile(const Run& run, const std::vector<int>& breaks) {
+    std::vector<CompileBreaks> groups;
+    for (int b : breaks) {
+        const auto& gb = run.graphBreaks[static_cast<size_t>(b)];
+        std::string id;
+        for (int g : {gb.graphBefore, gb.graphAfter}) {
+            if (id.empty() && g >= 0 && g < static_cast<int>(run.graphs.size()))
+                id = run.graphs[static_cast<size_t>(g)].compileId;
+        }
+        if (id.empty()) // a break with no graph beside it: no grouping can be told
+            return {{"", breaks}};
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const CompileBreaks& group) { return group.compileId == id; });
+        if (it == groups.end())
+            it = groups.insert(groups.end(), {id, {}});
+        it->breaks.push_back(b);
+    }
+    return groups;
+}
+
+// Whether the later compiles are recompiles of the first one's frame: "0/1"
+// and "0/2" of "0/0".
+bool recompilesOfOneFrame(const std::vector<CompileBreaks>& compiles) {
+    const auto frame = [](const std::string& id) { return id.substr(0, id.find('/')); };
+    const std::string first = frame(compiles.front().compileId);
+    return !first.empty() && std::all_of(compiles.begin(), compiles.end(), [&](const auto& c) {
+        return frame(c.compileId) == first;
+    });
+}
+
+std::string graphIds(const std::set<int>& graphs) {
+    std::vector<std::string> ids;
+    for (int g : graphs)
+        ids.push_back("#" + std::to_string(g));
+    return joinWords(ids);
 }
 
 // The frame torch skipped for a break at this site (a break in a loop).
@@ -84,9 +130,16 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (r == firstRun)
                 inFirst.push_back(b);
         }
-        const auto graphs = graphsAround(run, inFirst);
-        const int split =
-            graphs.empty() ? static_cast<int>(inFirst.size()) + 1 : static_cast<int>(graphs.size());
+        const auto compiles = byCompile(run, inFirst);
+        const std::vector<int>& firstCompile = compiles.front().breaks;
+        const auto graphs = graphsAround(run, firstCompile);
+        const int split = graphs.empty() ? static_cast<int>(firstCompile.size()) + 1
+                                         : static_cast<int>(graphs.size());
+        std::set<int> laterGraphs;
+        for (size_t c = 1; c < compiles.size(); ++c) {
+            for (int g : graphsAround(run, compiles[c].breaks))
+                laterGraphs.insert(g);
+        }
         const GraphBreak& first = run.graphBreaks[static_cast<size_t>(inFirst.front())];
         const std::string where = shortLocation(site.file, site.line);
         const std::string fn = site.function.empty() ? "the compiled function" : site.function;
@@ -114,20 +167,28 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.confidence = site.diagnosis.confidence;
 
         const std::string torchSays = first.cause();
-        f.evidence.push_back(
-            plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") +
-            (where.empty() ? "" : " at " + where) + " in " + fn + " (" + f.setting +
-            "); torch: \"" + torchSays + "\" (Breaks tab)");
+        std::string count =
+            plural(static_cast<long long>(firstCompile.size()), "graph break", "graph breaks") +
+            (where.empty() ? "" : " at " + where) + " in " + fn + " (" + f.setting + ")";
+        if (compiles.size() > 1)
+            count += ", met again by " +
+                     (recompilesOfOneFrame(compiles)
+                          ? plural(static_cast<long long>(compiles.size() - 1), "recompile",
+                                   "recompiles") +
+                                " of it"
+                          : plural(static_cast<long long>(compiles.size() - 1), "other compile",
+                                   "other compiles")) +
+                     ": " + std::to_string(inFirst.size()) + " in all";
+        f.evidence.push_back(count + "; torch: \"" + torchSays + "\" (Breaks tab)");
         std::string graphText = "splits " + fn + " into " + plural(split, "graph", "graphs");
         if (skipped)
             graphText = "torch then skipped the frame " + skippedName + " (" +
                         shortLocation(skipped->file, skipped->line) +
                         "; \"graph break in loop\"): it runs eagerly";
         else if (!graphs.empty()) {
-            std::vector<std::string> ids;
-            for (int g : graphs)
-                ids.push_back("#" + std::to_string(g));
-            graphText += " (" + joinWords(ids) + ")";
+            graphText += " (" + graphIds(graphs) + ")";
+            if (!laterGraphs.empty())
+                graphText += ", and each later compile again (" + graphIds(laterGraphs) + ")";
         }
         f.evidence.push_back(
             graphText + "; " + f.setting + " has " +

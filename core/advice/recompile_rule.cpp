@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -10,6 +11,7 @@
 #include "core/analysis/function_name.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/run_summary.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -33,9 +35,14 @@ struct FunctionRecompiles {
     std::string function;
     int recompiles = 0;
     const Recompile* limit = nullptr;
-    std::vector<DimChange> dims;     // in the order first seen
-    std::vector<ValueChange> values; // guards on a Python value, in the order first seen
-    std::string libraryFrame;        // library code torch compiled around the function
+    std::vector<DimChange> dims;          // in the order first seen
+    std::vector<ValueChange> values;      // guards on a Python value, in the order first seen
+    std::string libraryFrame;             // library code torch compiled around the function
+    std::vector<const Recompile*> events; // its recompiles, the limit's aside
+    // Frames after a break in this function that recompiled at the same calls:
+    // told in this one's finding, not in their own.
+    std::vector<const FunctionRecompiles*> resumed;
+    bool foldedIntoCaller = false;
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -79,9 +86,56 @@ std::set<int64_t> paddedSizes(const std::set<int64_t>& sizes) {
     return padded;
 }
 
+// torch names a value it carries across a graph break into the frame after
+// it "___stack0", "___stack0[0]": the user never wrote that name.
+bool carriedAcrossBreak(const std::string& tensor) {
+    return tensor.rfind("___stack", 0) == 0;
+}
+
 std::string dimName(const DimChange& d) {
     return (d.what == "stride" ? "the stride of dimension " : "dimension ") +
-           std::to_string(d.dim) + " of " + d.tensor;
+           std::to_string(d.dim) + " of " +
+           (carriedAcrossBreak(d.tensor) ? "a value carried across the break (" + d.tensor + ")"
+                                         : d.tensor);
+}
+
+// mark_dynamic before the first call reaches a tensor the model is called
+// with, carried into any frame; not one the frame after a break gets from
+// torch, nor a local the forward computed before the break.
+bool markable(const Run& run, const std::string& function, const DimChange& d) {
+    if (userFunction(function).afterLine == 0)
+        return !carriedAcrossBreak(d.tensor);
+    const auto names = parseModelInputs(run.model.inputs).names;
+    return std::find(names.begin(), names.end(), d.tensor) != names.end();
+}
+
+// The frame after a break recompiling on a value mark_dynamic cannot reach.
+std::string resumedFrameRemedy(const std::string& function, const DimChange& d) {
+    const int line = userFunction(function).afterLine;
+    return "This frame starts after the graph break at line " + std::to_string(line) +
+           ", from values torch carries across the break, and " + dimName(d) +
+           " is one: mark_dynamic cannot reach it before the call. Either compile with "
+           "dynamic=True (every frame's sizes symbolic from its first compile), or remove the "
+           "break at line " +
+           std::to_string(line) + " so that one frame remains, whose inputs mark_dynamic can mark.";
+}
+
+// A recompile's call: where in the run and on what inputs.
+std::tuple<std::string, int, std::string> callOf(const Recompile& rc) {
+    return {rc.phase, rc.callIndex, rc.inputShapes};
+}
+
+// Whether every recompile of `resumed` happened at a call where `caller`
+// recompiled too: one change of the inputs, met again after the break.
+bool sameCalls(const FunctionRecompiles& caller, const FunctionRecompiles& resumed) {
+    std::set<std::tuple<std::string, int, std::string>> calls;
+    for (const Recompile* rc : caller.events)
+        calls.insert(callOf(*rc));
+    return !resumed.events.empty() &&
+           std::all_of(resumed.events.begin(), resumed.events.end(), [&](const Recompile* rc) {
+               return !rc->inputShapes.empty() && (!rc->phase.empty() || rc->callIndex >= 0) &&
+                      calls.count(callOf(*rc)) > 0;
+           });
 }
 
 // Another input dimension that took the guarded one's size at the first call
@@ -165,6 +219,27 @@ std::string markCalls(const DimChange& d, const std::vector<Companion>& with, bo
 const char* kMarkAll = "mark all of them: they change together, and one marked alone is "
                        "specialised to the other's size, which fails with 'Constraints violated'";
 
+// "pad dimension 1 of input_ids and attention_mask to a few fixed sizes (…)".
+std::string padText(const DimChange& d, const std::vector<Companion>& with) {
+    const auto padded = paddedSizes(d.sizes);
+    std::string text = "pad dimension " + std::to_string(d.dim);
+    if (!with.empty()) {
+        std::vector<std::string> tensors{d.tensor};
+        for (const auto& c : with)
+            tensors.push_back(c.dim == d.dim ? c.tensor
+                                             : c.tensor + "'s dimension " + std::to_string(c.dim));
+        text += " of " + joinWords(tensors);
+    } else {
+        text += " of " + d.tensor;
+    }
+    text += " to a few fixed sizes";
+    if (padded.size() < d.sizes.size())
+        text += " (" + sizesText(padded) + " would compile " +
+                plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
+                std::to_string(d.sizes.size()) + ")";
+    return text;
+}
+
 std::string remedyFor(const DimChange& d, const std::vector<Companion>& with) {
     std::string text = "Choose one: (1) " + markCalls(d, with, true) + " before the first call";
     if (!with.empty())
@@ -172,22 +247,7 @@ std::string remedyFor(const DimChange& d, const std::vector<Companion>& with) {
     text += std::string(": one graph for every size of ") +
             (with.empty() ? "that dimension" : "them") +
             "; (2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
-    const auto padded = paddedSizes(d.sizes);
-    text += "(3) pad dimension " + std::to_string(d.dim);
-    if (!with.empty()) {
-        std::vector<std::string> tensors{d.tensor};
-        for (const auto& c : with)
-            tensors.push_back(c.dim == d.dim ? c.tensor
-                                             : c.tensor + "'s dimension " + std::to_string(c.dim));
-        text += " of " + joinWords(tensors);
-    }
-    text += " to a few fixed sizes";
-    if (padded.size() < d.sizes.size())
-        text += " (" + sizesText(padded) + " would compile " +
-                plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
-                std::to_string(d.sizes.size()) + ")";
-    text += ": specialised kernels, one compile per size.";
-    return text;
+    return text + "(3) " + padText(d, with) + ": specialised kernels, one compile per size.";
 }
 
 // The guard itself: its first line, with the padding before torch's "# source"
@@ -262,8 +322,23 @@ const Run* dynamicTrueSibling(const std::vector<Run>& runs, size_t r) {
     return nullptr;
 }
 
+// How much faster per call the dynamic=true sibling is than this run, when
+// the two medians' intervals do not overlap; nullopt when they do or either
+// has no measured calls. Below 1: dynamic kernels are slower.
+std::optional<Speedup> dynamicSpeedup(const Run& run, const Run& dynamic) {
+    const RunSummary mine = summarizeRun(run);
+    const RunSummary theirs = summarizeRun(dynamic);
+    if (!mine.latency || !theirs.latency)
+        return std::nullopt;
+    auto speedup = computeSpeedup(*mine.latency, *theirs.latency);
+    if (!speedup || !speedup->significant)
+        return std::nullopt;
+    return speedup;
+}
+
 // "measured here as default dyn: 0 recompiles instead of 7, input sweep 22 ms
-// instead of 55.4 s, median 1.76 ms against 1.58 ms".
+// instead of 55.4 s, median 1.76 ms against 1.58 ms"; "…, but 2.61× slower
+// per call: median …" when its calls are measurably slower.
 std::string measuredDynamicGain(const Run& run, const Run& dynamic) {
     const RunSummary mine = summarizeRun(run);
     const RunSummary theirs = summarizeRun(dynamic);
@@ -275,9 +350,14 @@ std::string measuredDynamicGain(const Run& run, const Run& dynamic) {
     if (a && b && a->endNs > a->beginNs && b->endNs > b->beginNs)
         text += ", input sweep " + formatDuration(static_cast<double>(b->endNs - b->beginNs)) +
                 " instead of " + formatDuration(static_cast<double>(a->endNs - a->beginNs));
-    if (mine.latency && theirs.latency)
-        text += ", median " + formatDuration(theirs.latency->median) + " against " +
+    if (mine.latency && theirs.latency) {
+        const auto speedup = dynamicSpeedup(run, dynamic);
+        text += speedup && speedup->value < 1
+                    ? ", but " + formatRatio(1 / speedup->value) + " slower per call: median "
+                    : ", median ";
+        text += formatDuration(theirs.latency->median) + " against " +
                 formatDuration(mine.latency->median);
+    }
     return text;
 }
 
@@ -320,7 +400,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}});
+            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -336,10 +416,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             FunctionRecompiles& fr = entry(recompiledFunction(run, rc));
             if (fr.libraryFrame.empty())
                 fr.libraryFrame = rc.libraryFrame;
-            if (rc.limitHit)
+            if (rc.limitHit) {
                 fr.limit = &rc;
-            else
+            } else {
                 ++fr.recompiles;
+                fr.events.push_back(&rc);
+            }
             auto guard = parseShapeGuard(rc.reason);
             if (!guard) {
                 if (const auto value = parseValueGuard(rc.reason)) {
@@ -366,7 +448,26 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 it->sizes.insert(guard->actual);
         }
 
+        // A frame after a break that recompiled on a dimension only when its
+        // caller did is the caller's change, met again past the break.
+        for (auto& resumed : functions) {
+            const UserFunction after = userFunction(resumed.function);
+            if (after.afterLine == 0 || resumed.dims.empty() || resumed.limit)
+                continue;
+            for (auto& caller : functions) {
+                const UserFunction own = userFunction(caller.function);
+                if (&caller != &resumed && own.afterLine == 0 && own.name == after.name &&
+                    !caller.dims.empty() && sameCalls(caller, resumed)) {
+                    caller.resumed.push_back(&resumed);
+                    resumed.foldedIntoCaller = true;
+                    break;
+                }
+            }
+        }
+
         for (const auto& fr : functions) {
+            if (fr.foldedIntoCaller)
+                continue;
             const Graph* graph = graphOf(run, fr.function);
             const std::string fn =
                 fr.function.empty() ? "the compiled function" : functionLabel(fr.function);
@@ -436,22 +537,71 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "the input sweep took " +
                         formatDuration(static_cast<double>(sweep->endNs - sweep->beginNs)) +
                         " (Warmup tab)");
+                for (const FunctionRecompiles* after : fr.resumed)
+                    f.evidence.push_back(
+                        functionLabel(after->function) + " recompiled at the same " +
+                        (after->recompiles == 1 ? "call" : "calls") + ": " +
+                        dimName(after->dims.front()) + " took " +
+                        plural(static_cast<long long>(after->dims.front().sizes.size()), "size",
+                               "sizes") +
+                        ": " + sizesText(after->dims.front().sizes));
                 for (auto& line : dynamicSiblings(runs, r))
                     f.evidence.push_back(std::move(line));
-                f.remedy = remedyFor(main, with);
-                if (onlyAutomatic)
+                const bool canMark = markable(run, fr.function, main);
+                f.remedy = canMark ? remedyFor(main, with) : resumedFrameRemedy(fr.function, main);
+                if (onlyAutomatic && canMark)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
                                "compile: " +
                                markCalls(main, with, false) +
                                (with.empty() ? std::string() : std::string(" (") + kMarkAll + ")") +
                                ".";
-                f.gain = changing == 1 && !onlyAutomatic ? "one compile of " + fn + " instead of " +
-                                                               std::to_string(fr.recompiles + 1) +
-                                                               " with mark_dynamic or dynamic=True"
-                                                         : std::string();
-                if (const Run* dynamic = dynamicTrueSibling(runs, r);
-                    dynamic && run.setting.dynamic != "true")
+                if (!fr.resumed.empty()) {
+                    std::vector<std::string> lines;
+                    for (const FunctionRecompiles* after : fr.resumed)
+                        lines.push_back(std::to_string(userFunction(after->function).afterLine));
+                    f.remedy += " mark_dynamic reaches " + fn +
+                                "'s own inputs only: the frame after the break at line " +
+                                joinWords(lines) +
+                                " recompiles on values torch carries across the break. "
+                                "dynamic=True covers every frame; removing the break leaves one.";
+                }
+                f.gain = changing == 1 && !onlyAutomatic && canMark && fr.resumed.empty()
+                             ? "one compile of " + fn + " instead of " +
+                                   std::to_string(fr.recompiles + 1) +
+                                   " with mark_dynamic or dynamic=True"
+                             : std::string();
+                const Run* dynamic =
+                    run.setting.dynamic != "true" ? dynamicTrueSibling(runs, r) : nullptr;
+                if (dynamic)
                     f.gain = "dynamic=True, " + measuredDynamicGain(run, *dynamic);
+                // Symbolic sizes can make slower kernels; padding keeps the
+                // specialised ones. Two probes can differ by more than their
+                // intervals on a shared machine (docs/measuring.md), so the
+                // remedy names the trade and asks for a second measurement.
+                const auto speedup = dynamic ? dynamicSpeedup(run, *dynamic) : std::nullopt;
+                if (speedup && speedup->value < 1 && canMark) {
+                    const RunSummary mine = summarizeRun(run);
+                    const RunSummary theirs = summarizeRun(*dynamic);
+                    const std::string measured = dynamic->setting.label() + "'s median " +
+                                                 formatDuration(theirs.latency->median) +
+                                                 " against " +
+                                                 formatDuration(mine.latency->median) + ", " +
+                                                 formatRatio(1 / speedup->value) + " slower";
+                    f.evidence.push_back(
+                        "the dynamic graph ran slower per call on the same inputs: " + measured +
+                        (onlyAutomatic ? "; under dynamic=auto every size after the first runs "
+                                         "such a graph too"
+                                       : ""));
+                    f.remedy +=
+                        " This report measured dynamic kernels slower, though (" + measured +
+                        "; two processes can differ by more than their intervals on a "
+                        "shared machine, so measure the pair again before relying on "
+                        "it): where that holds and most calls come in a few sizes, " +
+                        (onlyAutomatic
+                             ? padText(main, with) + " and compile with dynamic=False instead: "
+                                                     "specialised kernels, one compile per size."
+                             : std::string("(3) keeps the faster kernels."));
+                }
                 f.confidence = 0.9;
                 out.push_back(std::move(f));
             }
@@ -495,9 +645,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      tabNote);
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + guardLine(fr.limit->reason));
-                f.remedy = (!fr.dims.empty()     ? remedyFor(fr.dims.front(), with) + " "
-                            : !fr.values.empty() ? valueRemedy(fr.values.front()) + " "
-                                                 : std::string()) +
+                std::string cause;
+                if (!fr.dims.empty())
+                    cause = markable(run, fr.function, fr.dims.front())
+                                ? remedyFor(fr.dims.front(), with)
+                                : resumedFrameRemedy(fr.function, fr.dims.front());
+                else if (!fr.values.empty())
+                    cause = valueRemedy(fr.values.front());
+                f.remedy = (cause.empty() ? cause : cause + " ") +
                            "Raising torch._dynamo.config.recompile_limit only postpones the fall "
                            "back to eager.";
                 f.confidence = 0.95;

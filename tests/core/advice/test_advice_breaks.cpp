@@ -222,6 +222,27 @@ TEST(AdviceBreaks, AnLstmNamesItsModuleAndAllowRnn) {
         << found[0].remedy;
 }
 
+// The LSTM tagger recompiled for a new length (recorded): the recompiled
+// forward meets the same break again. One break, met twice, not two.
+TEST(AdviceBreaks, ABreakMetAgainByARecompileIsCountedOnce) {
+    Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_lstm_lengths_auto_sweep.jsonl", setting);
+    ASSERT_EQ(run.graphBreaks.size(), 2u);
+    const auto found = withRule(advise(reportOf({run}), {}), "graph_break.rnn");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].graphsSplit, 2);
+    EXPECT_NE(found[0].evidence[0].find("1 graph break at lstm_lengths.py:18 in forward "
+                                        "(default/aot_eager), met again by 1 recompile of it: 2 "
+                                        "in all"),
+              std::string::npos)
+        << found[0].evidence[0];
+    EXPECT_NE(found[0].evidence[1].find("splits forward into 2 graphs (#0 and #1), and each later "
+                                        "compile again (#2 and #3)"),
+              std::string::npos)
+        << found[0].evidence[1];
+}
+
 TEST(AdviceBreaks, CleanGalleryStreamHasNoFindings) {
     Setting setting;
     setting.backend = "aot_eager";

@@ -53,6 +53,11 @@ TEST_P(ShapeGuardTable, ReadsTheChangedDimension) {
 
 INSTANTIATE_TEST_SUITE_P(Advice, ShapeGuardTable, ::testing::ValuesIn(kGuards));
 
+bool hasLine(const std::vector<std::string>& lines, const std::string& part) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
 cs::core::Run sweptRun(const std::string& dynamic,
                        const std::vector<std::pair<int, int>>& changes) {
     cs::core::Run run = timedRun("default", {}, {});
@@ -131,15 +136,106 @@ TEST(AdviceRecompiles, ADynamicChoiceMeasuredAlongsideIsCited) {
     // The fullgraph one differs in more than dynamic: not listed.
     EXPECT_TRUE(first + 2 == shape->evidence.end() ||
                 first[2].find("fullgraph") == std::string::npos);
-    // What dynamic=True gains is the sibling's measurement, not an estimate.
+    // What dynamic=True gains is the sibling's measurement, not an estimate,
+    // and its slower calls are said: padding keeps the faster kernels.
     EXPECT_EQ(shape->gain, "dynamic=True, measured here as default dyn: 0 recompiles instead of 2, "
-                           "median 2.50 ms against 2.00 ms");
+                           "but 1.25× slower per call: median 2.50 ms against 2.00 ms");
+    EXPECT_NE(shape->remedy.find("This report measured dynamic kernels slower, though (default "
+                                 "dyn's median 2.50 ms against 2.00 ms, 1.25× slower; two "
+                                 "processes can differ"),
+              std::string::npos)
+        << shape->remedy;
+    EXPECT_NE(shape->remedy.find("where that holds and most calls come in a few sizes, (3) keeps "
+                                 "the faster kernels."),
+              std::string::npos)
+        << shape->remedy;
     // Without the sibling, no such line, and the gain is the count of compiles.
     findings = advise(reportOf({stat}), {});
     ASSERT_FALSE(findings.empty());
     for (const auto& e : findings[0].evidence)
         EXPECT_EQ(e.find("measured side by side"), std::string::npos) << e;
     EXPECT_EQ(findings[0].gain.find("measured here"), std::string::npos) << findings[0].gain;
+}
+
+// dynamic=auto recompiled once, and dynamic=true, measured beside it, ran
+// slower: marking the dimension up front trades one compile for slower calls
+// if that holds, so the remedy says so, with padding as the other way.
+TEST(AdviceRecompiles, SlowerDynamicKernelsAreTheTradeOfMarkingUpFront) {
+    auto automatic = sweptRun("auto", {{24, 16}});
+    automatic.iterations = timedRun("default", {9000000}, constant(20, 600000)).iterations;
+    auto dyn = sweptRun("true", {});
+    dyn.iterations = timedRun("default", {7000000}, constant(20, 1600000)).iterations;
+    auto shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_EQ(shape[0].severity, Severity::Info);
+    EXPECT_NE(shape[0].remedy.find("torch._dynamo.mark_dynamic(tokens, 1)"), std::string::npos)
+        << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("This report measured dynamic kernels slower, though (default "
+                                   "dyn's median 1.60 ms against 600 µs, 2.67× slower;"),
+              std::string::npos)
+        << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("measure the pair again"), std::string::npos) << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("pad dimension 1 of tokens to a few fixed sizes and compile "
+                                   "with dynamic=False instead"),
+              std::string::npos)
+        << shape[0].remedy;
+    EXPECT_TRUE(hasLine(shape[0].evidence, "every size after the first runs such a graph too"))
+        << ::testing::PrintToString(shape[0].evidence);
+    EXPECT_EQ(shape[0].gain, "dynamic=True, measured here as default dyn: 0 recompiles instead of "
+                             "1, but 2.67× slower per call: median 1.60 ms against 600 µs");
+
+    // Faster dynamic kernels: no trade to tell.
+    dyn.iterations = timedRun("default", {7000000}, constant(20, 500000)).iterations;
+    shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_EQ(shape[0].remedy.find("slower"), std::string::npos) << shape[0].remedy;
+    EXPECT_EQ(shape[0].gain.find("slower"), std::string::npos) << shape[0].gain;
+}
+
+// The LSTM tagger on a new length (recorded): forward and the frame after its
+// break recompile at the same sweep call. One finding, at forward's input; the
+// frame after the break is told in it, by no name of torch's own.
+TEST(AdviceRecompiles, TheFrameAfterABreakRecompilingWithItsCallerIsOneFinding) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_lstm_lengths_auto_sweep.jsonl", setting);
+    ASSERT_EQ(run.recompiles.size(), 2u);
+    const auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].title.find("forward (lstm_lengths.py:17) recompiled 1 time because "
+                                  "dimension 1 of tokens changed"),
+              std::string::npos)
+        << shape[0].title;
+    EXPECT_TRUE(hasLine(shape[0].evidence,
+                        "forward (after the break at line 18) recompiled at the same call: "
+                        "dimension 1 of a value carried across the break (___stack0[0]) took 2 "
+                        "sizes: 6 and 9"))
+        << ::testing::PrintToString(shape[0].evidence);
+    EXPECT_NE(shape[0].remedy.find("torch._dynamo.mark_dynamic(tokens, 1)"), std::string::npos)
+        << shape[0].remedy;
+    EXPECT_EQ(shape[0].remedy.find("mark_dynamic(___stack"), std::string::npos) << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("the frame after the break at line 18 recompiles on values "
+                                   "torch carries across the break"),
+              std::string::npos)
+        << shape[0].remedy;
+}
+
+// The same frame recompiling alone (its caller did not): its own finding,
+// with no mark_dynamic of a name the user never wrote.
+TEST(AdviceRecompiles, TheFrameAfterABreakAloneIsNotMarkedByTorchsName) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    cs::core::Run run = fixtureRun("advice_lstm_lengths_auto_sweep.jsonl", setting);
+    run.recompiles.erase(run.recompiles.begin()); // forward's own
+    const auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].title.find("forward (after the break at line 18)"), std::string::npos)
+        << shape[0].title;
+    EXPECT_EQ(shape[0].remedy.find("mark_dynamic("), std::string::npos) << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("This frame starts after the graph break at line 18"),
+              std::string::npos)
+        << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("dynamic=True"), std::string::npos) << shape[0].remedy;
 }
 
 TEST(AdviceRecompiles, SilentWithoutRecompilesOrOnGuardsItCannotRead) {
@@ -261,11 +357,6 @@ cs::core::Run maskedRun(const std::string& dynamic, const std::vector<int>& leng
         run.recompiles.push_back(r);
     }
     return run;
-}
-
-bool hasLine(const std::vector<std::string>& lines, const std::string& part) {
-    return std::any_of(lines.begin(), lines.end(),
-                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
 }
 
 TEST(AdviceRecompiles, InputsThatChangeTogetherAreMarkedTogether) {
