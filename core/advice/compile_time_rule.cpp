@@ -103,7 +103,8 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
                                  "start skips that part");
         if (const int recompiles = recompileCount(run); recompiles > 0)
             f.evidence.push_back(plural(recompiles, "recompile", "recompiles") +
-                                 " add to it (Breaks tab)");
+                                 (recompiles == 1 ? " adds" : " add") +
+                                 " compile time after the first call (Breaks tab)");
         std::vector<std::string> levers{
             run.setting.warmCache()
                 ? "The warm cache did not cut it enough"

@@ -8,6 +8,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/shape_guard.h"
+#include "core/analysis/comparison.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/run_summary.h"
@@ -43,6 +44,7 @@ struct FunctionRecompiles {
     // told in this one's finding, not in their own.
     std::vector<const FunctionRecompiles*> resumed;
     bool foldedIntoCaller = false;
+    std::vector<DictKeyGuardFailure> keys; // guards on a dict's key, one per dict and key
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -400,7 +402,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false});
+            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -433,6 +435,13 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     if (std::find(v->values.begin(), v->values.end(), value->value) ==
                         v->values.end())
                         v->values.push_back(value->value);
+                } else if (auto key = parseDictKeyGuard(rc.reason)) {
+                    const bool seen =
+                        std::any_of(fr.keys.begin(), fr.keys.end(), [&](const auto& k) {
+                            return k.dict == key->dict && k.key == key->key;
+                        });
+                    if (!seen)
+                        fr.keys.push_back(std::move(*key));
                 }
                 continue;
             }
@@ -625,6 +634,54 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.gain = fr.values.size() == 1 ? "one compile of " + fn + " instead of " +
                                                      std::to_string(fr.recompiles + 1)
                                                : std::string();
+                f.confidence = 0.85;
+                out.push_back(std::move(f));
+            }
+            if (fr.dims.empty() && fr.values.empty() && !fr.keys.empty() && fr.recompiles > 0) {
+                const DictKeyGuardFailure& main = fr.keys.front();
+                Finding f;
+                f.rule = "recompile.dict_key";
+                f.severity = Severity::Warning;
+                f.title =
+                    fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                    " because a call " +
+                    (main.added ? "put " + main.key + " in " : "took " + main.key + " out of ") +
+                    main.dict;
+                locate(f);
+                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
+                                     fn + " in " + label + tabNote);
+                for (const auto& k : fr.keys) {
+                    std::string line = "torch compiled " + fn + " with " + k.key +
+                                       (k.added ? " absent from " : " in ") + k.dict +
+                                       " and guarded on it; a later call found it " +
+                                       (k.added ? "there" : "gone");
+                    if (!k.code.empty())
+                        line += "; the guard comes from `" + k.code + "`" +
+                                (k.where.empty() ? "" : " (" + k.where + ")");
+                    f.evidence.push_back(line);
+                }
+                const double laterCompile = analyzeWarmup(run).laterSeconds();
+                if (laterCompile > 0)
+                    f.evidence.push_back("the warmup calls after the first compiled for " +
+                                         formatDuration(laterCompile * 1e9) + " more (Warmup tab)");
+                f.remedy =
+                    main.added
+                        ? "The first call filled " + main.dict + ", a cache torch saw without " +
+                              main.key +
+                              ", so the next call compiles again. Call the model once before "
+                              "torch.compile (under torch.no_grad(), on an input of the same "
+                              "device), so the cache holds " +
+                              main.key +
+                              " when torch compiles; or fill it where the module is built. "
+                              "(Checked on timm's LeViT, levit_128s: one eager call first made "
+                              "1 compile of forward instead of 2.)"
+                        : "A call took " + main.key + " out of " + main.dict +
+                              ", which torch compiled with it in. Keep the dict's keys fixed "
+                              "across calls: fill it once, outside the compiled call.";
+                f.gain =
+                    "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                if (laterCompile > 0)
+                    f.gain += ": about " + formatDuration(laterCompile * 1e9) + " less warmup";
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }

@@ -1,5 +1,7 @@
 #include "core/advice/shape_guard.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <regex>
 
@@ -35,6 +37,48 @@ std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
     std::smatch h;
     if (std::regex_search(reason, h, hint))
         out.hint = h[1].str();
+    return out;
+}
+
+std::string modulePath(const std::string& name) {
+    static const std::regex module(R"(\._modules\['([^']+)'\])");
+    std::string out;
+    auto begin = std::sregex_iterator(name.begin(), name.end(), module);
+    size_t last = 0;
+    for (auto it = begin; it != std::sregex_iterator(); ++it) {
+        const auto& m = *it;
+        out += name.substr(last, static_cast<size_t>(m.position(0)) - last);
+        const std::string part = m[1].str();
+        const bool index = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        });
+        out += index ? "[" + part + "]" : "." + part;
+        last = static_cast<size_t>(m.position(0) + m.length(0));
+    }
+    out += name.substr(last);
+    if (out.rfind("L['self']", 0) == 0)
+        out = "self" + out.substr(9);
+    return out;
+}
+
+std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) {
+    // "0/0: not ___dict_contains('cpu', self._modules['a'].cache)  # if k not in
+    // self.cache:  # m.py:304 in get (HINT: ...)"
+    static const std::regex guard(
+        R"(^(?:\[?\d+/\d+\]?: )?(not )?___dict_contains\(('[^']*'|"[^"]*"|-?\d+), ([^\s()]+)\))");
+    std::smatch m;
+    if (!std::regex_search(reason, m, guard))
+        return std::nullopt;
+    DictKeyGuardFailure out;
+    out.added = m[1].matched;
+    out.key = m[2].str();
+    out.dict = modulePath(m[3].str());
+    static const std::regex source(R"(^[^\n#]*#\s*([^\n#]*?)\s*#\s*(?:\S*/)?([^/\s]+:\d+ in \w+))");
+    std::smatch src;
+    if (std::regex_search(reason, src, source)) {
+        out.code = src[1].str();
+        out.where = src[2].str();
+    }
     return out;
 }
 

@@ -31,6 +31,21 @@ struct ValueGuardFailure {
 // nullopt when the reason is not `NAME == VALUE` on a plain number or bool.
 std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason);
 
+// A guard on whether a dict holds a key: "not ___dict_contains('cpu', D)"
+// fails when a call put the key in (a cache the first call fills), and
+// "___dict_contains('cpu', D)" when a call took it out.
+struct DictKeyGuardFailure {
+    std::string dict;   // readable: "self.stages[0].attn.cache" of torch's _modules['stages'] form
+    std::string key;    // as torch wrote it: "'cpu'"
+    bool added = false; // compiled with the key absent, and a call put it in
+    std::string code;   // the source line torch names for the guard; empty when none
+    std::string where;  // "levit.py:304 in get_attention_biases"; empty when none
+};
+std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason);
+
+// "L['self']._modules['stages']._modules['0'].attn" → "self.stages[0].attn".
+std::string modulePath(const std::string& name);
+
 // The sizes of a call's inputs as a recompile lists them ("[2, 17], int, [3]"):
 // nullopt for an input that is not a tensor or has a symbolic size.
 using InputSizes = std::vector<std::optional<std::vector<int64_t>>>;

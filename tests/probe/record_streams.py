@@ -173,6 +173,8 @@ STREAMS = {
     # The LSTM tagger on other lengths: forward and the frame after its break
     # recompile at the same call, and the recompiled forward meets the break again.
     "advice_lstm_lengths_auto_sweep": [*lesson(FIXTURES / "lstm_lengths.py"), "--sweep"],
+    # A dict cache the first call fills: the second call recompiles (recompile.dict_key).
+    "advice_lazy_cache": lesson(FIXTURES / "lazy_cache.py"),
     # nonzero inside a loop of a method forward calls: the method's frame is skipped.
     "advice_loop_break": lesson(FIXTURES / "loop_break.py"),
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.

@@ -8,6 +8,8 @@
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
+using cs::core::advice::modulePath;
+using cs::core::advice::parseDictKeyGuard;
 using cs::core::advice::parseInputShapes;
 using cs::core::advice::parseModelInputs;
 using cs::core::advice::parseShapeGuard;
@@ -236,6 +238,57 @@ TEST(AdviceRecompiles, TheFrameAfterABreakAloneIsNotMarkedByTorchsName) {
               std::string::npos)
         << shape[0].remedy;
     EXPECT_NE(shape[0].remedy.find("dynamic=True"), std::string::npos) << shape[0].remedy;
+}
+
+TEST(AdviceRecompiles, DictKeyGuardsAreRead) {
+    // As torch 2.15 wrote it for timm's LeViT (path cut by torch).
+    const auto g = parseDictKeyGuard(
+        "0/0: not ___dict_contains('cpu', "
+        "self._modules['stages']._modules['0']._modules['blocks']._modules['0']._modules['attn']."
+        "attention_bias_cache)  # if device_key not in self.attention_bias_cache:  # "
+        "mp/hfsite/site-packages/timm/models/levit.py:304 in get_attention_biases (HINT: "
+        "Dictionary ... must not contain key 'cpu')\nUser stack trace:\n  File \"x.py\"");
+    ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(g->added);
+    EXPECT_EQ(g->key, "'cpu'");
+    EXPECT_EQ(g->dict, "self.stages[0].blocks[0].attn.attention_bias_cache");
+    EXPECT_EQ(g->code, "if device_key not in self.attention_bias_cache:");
+    EXPECT_EQ(g->where, "levit.py:304 in get_attention_biases");
+    const auto removed = parseDictKeyGuard("1/2: ___dict_contains(3, L['self'].table)");
+    ASSERT_TRUE(removed.has_value());
+    EXPECT_FALSE(removed->added);
+    EXPECT_EQ(removed->key, "3");
+    EXPECT_EQ(removed->dict, "self.table");
+    EXPECT_TRUE(removed->code.empty());
+    EXPECT_FALSE(parseDictKeyGuard("0/0: self.calls == 7"));
+    EXPECT_FALSE(
+        parseDictKeyGuard("0/0: tensor 'x' size mismatch at index 1. expected 8, actual 4"));
+    EXPECT_EQ(modulePath("L['self']._modules['enc']._modules['12'].attn"), "self.enc[12].attn");
+    EXPECT_EQ(modulePath("x.cache"), "x.cache");
+}
+
+// A module caching biases per device on its first call (recorded): the second
+// call recompiles on the dict's key. The fix: one call before compiling.
+TEST(AdviceRecompiles, ACacheTheFirstCallFillsNamesTheDictAndTheEagerCallFirst) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_lazy_cache.jsonl", setting);
+    const auto found = withRule(advise(reportOf({run}), {}), "recompile.dict_key");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_NE(found[0].title.find("forward (lazy_cache.py:22) recompiled 1 time because a call put "
+                                  "'cpu' in self.bias_cache"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "torch compiled forward with 'cpu' absent from self.bias_cache and guarded "
+                        "on it; a later call found it there; the guard comes from `if key not in "
+                        "self.bias_cache:` (lazy_cache.py:18 in biases)"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("Call the model once before torch.compile"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].gain.rfind("one compile of forward instead of 2", 0), 0u) << found[0].gain;
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "recompile.value").empty());
 }
 
 TEST(AdviceRecompiles, SilentWithoutRecompilesOrOnGuardsItCannotRead) {
