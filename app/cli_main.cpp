@@ -215,6 +215,16 @@ void printSummary(const Report& report) {
         if (run.error)
             std::fprintf(stderr, "    %s: %s\n", run.error->kind.c_str(),
                          run.error->message.c_str());
+        // The probe's warnings (the model changed its inputs, a mode that does
+        // not apply): the HTML's problems section keeps all of them.
+        constexpr int kWarningsShown = 5;
+        int shown = 0;
+        for (const auto& line : run.logs) {
+            if (line.level == "warning" && shown++ < kWarningsShown)
+                std::fprintf(stderr, "    warning: %s\n", line.message.c_str());
+        }
+        if (shown > kWarningsShown)
+            std::fprintf(stderr, "    (%d more warnings in the report)\n", shown - kWarningsShown);
         printMeasurementNotes(run, report.environment);
     }
 }

@@ -2,6 +2,7 @@
 // limit after which torch runs the function eagerly.
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -120,6 +121,27 @@ std::string resumedFrameRemedy(const std::string& function, const DimChange& d) 
            "dynamic=True (every frame's sizes symbolic from its first compile), or remove the "
            "break at line " +
            std::to_string(line) + " so that one frame remains, whose inputs mark_dynamic can mark.";
+}
+
+// Hugging Face's KV cache as Dynamo names its tensors:
+// "past_key_values.layers[0].keys", "cache.layers[3].values", or the older
+// "past_key_values.key_cache[0]".
+bool isKvCache(const std::string& tensor) {
+    static const std::regex cache(
+        R"(^(past_key_values|cache)\.(layers\[\d+\]\.(keys|values)|key_cache|value_cache)\b)");
+    return std::regex_search(tensor, cache);
+}
+
+// Decoding with a DynamicCache grows its tensors by a position per token.
+std::string kvCacheRemedy(const DimChange& d) {
+    return "This is Hugging Face's KV cache (a DynamicCache), which grows by one position per "
+           "generated token, so every step has a new shape. Use a StaticCache, whose tensors "
+           "keep one shape for all steps: model.generate(..., cache_implementation=\"static\"), "
+           "or pass StaticCache(config=..., max_cache_len=N) with cache_position (checked on a "
+           "2-layer GPT-2 under aot_eager: five decoding steps compiled 1 graph instead of 2). "
+           "Marking dimension " +
+           std::to_string(d.dim) +
+           " dynamic instead must reach every layer's keys and values, not " + d.tensor + " alone.";
 }
 
 // A recompile's call: where in the run and on what inputs.
@@ -564,6 +586,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                markCalls(main, with, false) +
                                (with.empty() ? std::string() : std::string(" (") + kMarkAll + ")") +
                                ".";
+                if (isKvCache(main.tensor))
+                    f.remedy = kvCacheRemedy(main);
                 if (!fr.resumed.empty()) {
                     std::vector<std::string> lines;
                     for (const FunctionRecompiles* after : fr.resumed)
@@ -601,15 +625,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         (onlyAutomatic ? "; under dynamic=auto every size after the first runs "
                                          "such a graph too"
                                        : ""));
-                    f.remedy +=
-                        " This report measured dynamic kernels slower, though (" + measured +
-                        "; two processes can differ by more than their intervals on a "
-                        "shared machine, so measure the pair again before relying on "
-                        "it): where that holds and most calls come in a few sizes, " +
-                        (onlyAutomatic
-                             ? padText(main, with) + " and compile with dynamic=False instead: "
-                                                     "specialised kernels, one compile per size."
-                             : std::string("(3) keeps the faster kernels."));
+                    if (!isKvCache(main.tensor)) // a StaticCache needs neither way
+                        f.remedy +=
+                            " This report measured dynamic kernels slower, though (" + measured +
+                            "; two processes can differ by more than their intervals on a "
+                            "shared machine, so measure the pair again before relying on "
+                            "it): where that holds and most calls come in a few sizes, " +
+                            (onlyAutomatic ? padText(main, with) +
+                                                 " and compile with dynamic=False instead: "
+                                                 "specialised kernels, one compile per size."
+                                           : std::string("(3) keeps the faster kernels."));
                 }
                 f.confidence = 0.9;
                 out.push_back(std::move(f));

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import __version__, failures, fallbacks, host_faults, lifeline, machine_load
+from . import __version__, failures, fallbacks, host_faults, input_drift, lifeline, machine_load
 from .aoti import RunnerCrashed
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
@@ -50,6 +50,7 @@ class Probe:
         self.remove_cache_dir = False
         self.torch_trace: TorchTrace | None = None
         self.torch_trace_error: ProbeError | None = None
+        self.input_names: tuple = ()  # as the model event names the inputs
         self.sampler = RssSampler()
         # Before torch: the batch-size walk's default host-memory cap is 80% of this.
         self.mem_available_at_start = mem_available_bytes() if settings.scaling else None
@@ -483,6 +484,7 @@ class Probe:
                 if isinstance(model, torch.nn.Module)
                 else 0
             )
+            self.input_names = loaded.input_names or tuple(_input_names(model))
             self.emit(
                 "model",
                 spec=loaded.spec,
@@ -491,9 +493,7 @@ class Probe:
                 parameters=params,
                 # Positional inputs carry the forward's parameter names, as
                 # Dynamo's guards name them (the recompile rule matches them).
-                inputs=loader.describe_inputs(
-                    inputs, loaded.input_names or tuple(_input_names(model))
-                ),
+                inputs=loader.describe_inputs(inputs, self.input_names),
                 sweep=len(sweep) if sweep else 0,
                 device=str(self.device),
                 device_name=self.device_name(),
@@ -721,6 +721,7 @@ class Probe:
         from .compile_phases import CompileClock
 
         clock = CompileClock()
+        shapes_before = input_drift.fingerprint(inputs, self.input_names)
         with self.phase("compile"):
             clock.start()
             metrics = self.call(fn, model, inputs, warmup=True, first=True)
@@ -757,6 +758,11 @@ class Probe:
         finally:
             if gc_was:
                 gc.enable()
+        drift = input_drift.changes(
+            shapes_before, input_drift.fingerprint(inputs, self.input_names)
+        )
+        if message := input_drift.warning(drift):
+            self.log("warning", message)
 
         if s.sweep:
             self.run_sweep(fn, model, sweep)

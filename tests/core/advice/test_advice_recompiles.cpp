@@ -291,6 +291,35 @@ TEST(AdviceRecompiles, ACacheTheFirstCallFillsNamesTheDictAndTheEagerCallFirst) 
     EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "recompile.value").empty());
 }
 
+// One decoding step of GPT-2 with its DynamicCache, swept over past lengths
+// (torch 2.15, transformers' cache as Dynamo names it): marking layers[0].keys
+// alone would leave the other layers; a StaticCache keeps one shape.
+TEST(AdviceRecompiles, AGrowingKvCacheSaysStaticCache) {
+    auto run = sweptRun("auto", {});
+    cs::core::Recompile r;
+    r.function = "forward";
+    r.reason = "0/0: tensor 'past_key_values.layers[0].keys' size mismatch at index 2. expected 8, "
+               "actual 9";
+    run.recompiles.push_back(r);
+    auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("cache_implementation=\"static\""), std::string::npos)
+        << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("must reach every layer's keys and values, not "
+                                   "past_key_values.layers[0].keys alone"),
+              std::string::npos)
+        << shape[0].remedy;
+    EXPECT_EQ(shape[0].remedy.find("mark_dynamic(past_key_values"), std::string::npos)
+        << shape[0].remedy;
+    // Any other tensor keeps the mark_dynamic fix.
+    run.recompiles[0].reason =
+        "0/0: tensor 'past_values' size mismatch at index 2. expected 8, actual 9";
+    shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("mark_dynamic(past_values, 2)"), std::string::npos)
+        << shape[0].remedy;
+}
+
 TEST(AdviceRecompiles, SilentWithoutRecompilesOrOnGuardsItCannotRead) {
     EXPECT_TRUE(advise(reportOf({sweptRun("false", {})}), {}).empty());
     auto run = sweptRun("false", {});
