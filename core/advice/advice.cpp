@@ -82,6 +82,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::disturbedRule(input, findings);
     advice::busyMachineRule(input, findings);
     advice::hostDriftRule(input, findings);
+    advice::inputsChangedRule(input, findings);
     advice::unsettledRule(input, findings);
     advice::scalingRule(input, findings);
     advice::kernelRule(input, findings);

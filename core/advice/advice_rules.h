@@ -33,6 +33,8 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out);
 void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out);
 // Page faults every call: malloc gives the buffers back to the OS between calls.
 void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out);
+// The model changed its own inputs' shapes across the probe's calls.
+void inputsChangedRule(const AdviceInput& input, std::vector<Finding>& out);
 // The first measured calls above the steady-state band: warmup too short.
 void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 // Ranks of an imported TORCH_TRACE log that compiled differently from the others.

@@ -175,6 +175,16 @@ STREAMS = {
     "advice_lstm_lengths_auto_sweep": [*lesson(FIXTURES / "lstm_lengths.py"), "--sweep"],
     # A dict cache the first call fills: the second call recompiles (recompile.dict_key).
     "advice_lazy_cache": lesson(FIXTURES / "lazy_cache.py"),
+    # A model that appends to a cache it is given: measure.inputs_changed.
+    "advice_growing_input": [
+        FIXTURES / "growing_input.py",
+        "--mode",
+        "eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
     # nonzero inside a loop of a method forward calls: the method's frame is skipped.
     "advice_loop_break": lesson(FIXTURES / "loop_break.py"),
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.

@@ -26,6 +26,7 @@ ConsoleView::ConsoleView(ReportDocument* document, QWidget* parent)
         tr("The model's own output (print, warnings) and the probe's log appear here."));
     connect(document_, &ReportDocument::reportReset, this, [this] {
         warningsShown_.clear();
+        logsShown_.clear();
         if (!document_->isLive())
             showSavedConsole();
     });
@@ -53,6 +54,16 @@ void ConsoleView::showNewCaptureWarnings(int run) {
     for (; shown < r->captureWarnings.size(); ++shown) {
         startSection(run);
         appendNotice(captureWarningLine(r->captureWarnings[shown]));
+    }
+    if (logsShown_.size() <= static_cast<size_t>(run))
+        logsShown_.resize(static_cast<size_t>(run) + 1, 0);
+    size_t& looked = logsShown_[static_cast<size_t>(run)];
+    for (; looked < r->logs.size(); ++looked) {
+        const auto& line = r->logs[looked];
+        if (line.level != "warning")
+            continue; // info is the probe's narration; errors have their own views
+        startSection(run);
+        appendNotice(tr("probe warning: %1").arg(QString::fromStdString(line.message)));
     }
 }
 

@@ -1,5 +1,6 @@
 // The probe's stderr: the model's own prints, torch's warnings, tracebacks;
-// and the probe's capture warnings (a fallback fired under this torch).
+// the probe's capture warnings (a fallback fired under this torch) and its
+// warning log lines (the model changed its own inputs, a mode that does not apply).
 #pragma once
 
 #include <QPlainTextEdit>
@@ -25,6 +26,7 @@ class ConsoleView : public QPlainTextEdit {
     ReportDocument* document_;
     int lastRun_ = -1;
     std::vector<size_t> warningsShown_; // per run, so a live run shows each once
+    std::vector<size_t> logsShown_;     // per run: log lines looked at so far
 };
 
 } // namespace cs::widgets

@@ -341,3 +341,24 @@ TEST(HostDriftRule, AChangeWithinOneRunIsSaidAndAQuietMachineIsNot) {
         reportOf({referenced("eager", 550 * kUs, 0, 0), referenced("default", 300 * kUs, 0, 0)});
     EXPECT_TRUE(withRule(advise(report, {}), "measure.host_drift").empty());
 }
+
+// A model that appends to a cache it is given (recorded, eager): the probe's
+// warning becomes one finding naming the tensor; a run without it, none.
+TEST(AdviceMeasurement, AModelThatGrowsItsInputsIsOneFindingNamingTheTensor) {
+    cs::core::Setting setting;
+    setting.mode = "eager";
+    const cs::core::Run grown = fixtureRun("advice_growing_input.jsonl", setting);
+    cs::core::Run plain = timedRun("default", {}, {});
+    const auto found = withRule(advise(reportOf({grown, plain}), {}), "measure.inputs_changed");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_EQ(found[0].run, 0);
+    EXPECT_NE(found[0].title.find("each call of eager did different work"), std::string::npos)
+        << found[0].title;
+    ASSERT_EQ(found[0].evidence.size(), 1u);
+    EXPECT_EQ(found[0].evidence[0].rfind("eager: cache.keys went from [1, 4] to [", 0), 0u)
+        << found[0].evidence[0];
+    EXPECT_EQ(found[0].evidence[0].find("Each call"), std::string::npos) << found[0].evidence[0];
+    EXPECT_NE(found[0].remedy.find("StaticCache"), std::string::npos);
+    EXPECT_TRUE(withRule(advise(reportOf({plain}), {}), "measure.inputs_changed").empty());
+}

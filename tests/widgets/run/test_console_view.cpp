@@ -1,5 +1,6 @@
-// The console view shows the probe's capture warnings: live as each arrives
-// (once, however often the run changes) and from a report that is opened.
+// The console view shows the probe's capture warnings and warning log lines:
+// live as each arrives (once, however often the run changes) and from a
+// report that is opened.
 #include <QTest>
 
 #include "core/report/session.h"
@@ -76,6 +77,25 @@ class ConsoleViewTest : public QObject {
         document.freezeLive();
         QCOMPARE(console.toPlainText().count(kCountersLine), 1);
         QCOMPARE(console.toPlainText().count(kMetricsLine), 1);
+    }
+
+    // The probe's warning log lines (here the model that grew its own
+    // inputs), each once, live and from the report; its info lines are not shown.
+    void showsTheProbesWarningsOnceAndNotItsInfo() {
+        widgets::ReportDocument document;
+        widgets::ConsoleView console(&document);
+        core::Report live;
+        live.runs = {runWithLabel("default")};
+        document.showLive(&live);
+        live.runs[0].logs.push_back({1, "info", "mode default narrates"});
+        live.runs[0].logs.push_back({2, "warning", "the model changed its own inputs' shapes"});
+        document.notifyRunChanged(0);
+        document.notifyRunChanged(0);
+        const QString line = "probe warning: the model changed its own inputs' shapes";
+        QCOMPARE(console.toPlainText().count(line), 1);
+        QVERIFY(!console.toPlainText().contains("narrates"));
+        document.freezeLive();
+        QCOMPARE(console.toPlainText().count(line), 1);
     }
 };
 
