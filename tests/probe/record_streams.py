@@ -172,7 +172,7 @@ STREAMS = {
     ],
     # The LSTM tagger on other lengths: forward and the frame after its break
     # recompile at the same call, and the recompiled forward meets the break again.
-    "advice_lstm_lengths_auto_sweep": [*lesson(FIXTURES / "lstm_lengths.py"), "--sweep"],
+    "advice_lstm_lengths_auto_sweep": [*lesson(FIXTURES / "lstm_tagger.py"), "--sweep"],
     # A dict cache the first call fills: the second call recompiles (recompile.dict_key).
     "advice_lazy_cache": lesson(FIXTURES / "lazy_cache.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.

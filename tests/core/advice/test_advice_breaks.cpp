@@ -232,7 +232,7 @@ TEST(AdviceBreaks, ABreakMetAgainByARecompileIsCountedOnce) {
     const auto found = withRule(advise(reportOf({run}), {}), "graph_break.rnn");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].graphsSplit, 2);
-    EXPECT_NE(found[0].evidence[0].find("1 graph break at lstm_lengths.py:18 in forward "
+    EXPECT_NE(found[0].evidence[0].find("1 graph break at lstm_tagger.py:16 in forward "
                                         "(default/aot_eager), met again by 1 recompile of it: 2 "
                                         "in all"),
               std::string::npos)

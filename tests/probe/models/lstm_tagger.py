@@ -23,3 +23,10 @@ def get_model() -> nn.Module:
 
 def get_inputs():
     return (torch.randint(0, 50, (2, 6)),)
+
+
+# Other lengths, under dynamic=auto: the new length recompiles forward and the
+# frame after the break (on the LSTM's output, which torch carries across the
+# break as ___stack0[0]), and the recompiled forward meets the break again.
+def get_input_sweep():
+    return [(torch.randint(0, 50, (2, n)),) for n in (9, 13)]
