@@ -5,6 +5,7 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/advice/shape_guard.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/repeated_blocks.h"
 #include "core/analysis/run_summary.h"
@@ -112,7 +113,10 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
                   "--warm-cache)",
             "ship the compiled artifacts: torch.compiler.save_cache_artifacts() after a run, "
             "torch.compiler.load_cache_artifacts() before the next"};
-        if (!run.recompiles.empty())
+        // Only where a shape changed: a recompile on a value or a dict key is
+        // not one dynamic=True would spare.
+        if (std::any_of(run.recompiles.begin(), run.recompiles.end(),
+                        [](const Recompile& rc) { return parseShapeGuard(rc.reason).has_value(); }))
             levers.push_back("dynamic=True compiles once for changing shapes instead of once per "
                              "shape");
         // Regional compilation only where the graphs show blocks it would

@@ -81,6 +81,25 @@ TEST(AdviceCompileTime, RepeatedIdenticalBlocksAreNamedForRegionalCompilation) {
     EXPECT_TRUE(said) << ::testing::PrintToString(f.evidence);
 }
 
+// dynamic=True spares shape recompiles only: LeViT's recompile on a cache's
+// key (a dict the first call fills) gets no such lever.
+TEST(AdviceCompileTime, TheDynamicLeverNeedsARecompileOnAShape) {
+    cs::core::Run run = longCompile();
+    cs::core::Recompile rc;
+    rc.function = "forward";
+    rc.reason = "0/0: not ___dict_contains('cpu', self.cache)  # if k not in self.cache:";
+    run.recompiles.push_back(rc);
+    auto found = withRule(advise(reportOf({run}), {}), "perf.compile_time");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].remedy.find("dynamic=True"), std::string::npos) << found[0].remedy;
+    rc.reason = "0/0: tensor 'x' size mismatch at index 0. expected 8, actual 4";
+    run.recompiles.push_back(rc);
+    found = withRule(advise(reportOf({run}), {}), "perf.compile_time");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].remedy.find("dynamic=True compiles once"), std::string::npos)
+        << found[0].remedy;
+}
+
 TEST(AdviceCompileTime, ThresholdIsAnOption) {
     AdviceOptions options;
     options.longCompileSeconds = 600;
