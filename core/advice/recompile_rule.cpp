@@ -349,9 +349,7 @@ const Run* dynamicTrueSibling(const std::vector<Run>& runs, size_t r) {
 // How much faster per call the dynamic=true sibling is than this run, when
 // the two medians' intervals do not overlap; nullopt when they do or either
 // has no measured calls. Below 1: dynamic kernels are slower.
-std::optional<Speedup> dynamicSpeedup(const Run& run, const Run& dynamic) {
-    const RunSummary mine = summarizeRun(run);
-    const RunSummary theirs = summarizeRun(dynamic);
+std::optional<Speedup> dynamicSpeedup(const RunSummary& mine, const RunSummary& theirs) {
     if (!mine.latency || !theirs.latency)
         return std::nullopt;
     auto speedup = computeSpeedup(*mine.latency, *theirs.latency);
@@ -363,9 +361,8 @@ std::optional<Speedup> dynamicSpeedup(const Run& run, const Run& dynamic) {
 // "measured here as default dyn: 0 recompiles instead of 7, input sweep 22 ms
 // instead of 55.4 s, median 1.76 ms against 1.58 ms"; "…, but 2.61× slower
 // per call: median …" when its calls are measurably slower.
-std::string measuredDynamicGain(const Run& run, const Run& dynamic) {
-    const RunSummary mine = summarizeRun(run);
-    const RunSummary theirs = summarizeRun(dynamic);
+std::string measuredDynamicGain(const Run& run, const Run& dynamic, const RunSummary& mine,
+                                const RunSummary& theirs) {
     std::string text = "measured here as " + dynamic.setting.label() + ": " +
                        plural(theirs.recompiles, "recompile", "recompiles") + " instead of " +
                        std::to_string(mine.recompiles);
@@ -375,7 +372,7 @@ std::string measuredDynamicGain(const Run& run, const Run& dynamic) {
         text += ", input sweep " + formatDuration(static_cast<double>(b->endNs - b->beginNs)) +
                 " instead of " + formatDuration(static_cast<double>(a->endNs - a->beginNs));
     if (mine.latency && theirs.latency) {
-        const auto speedup = dynamicSpeedup(run, dynamic);
+        const auto speedup = dynamicSpeedup(mine, theirs);
         text += speedup && speedup->value < 1
                     ? ", but " + formatRatio(1 / speedup->value) + " slower per call: median "
                     : ", median ";
@@ -605,16 +602,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                              : std::string();
                 const Run* dynamic =
                     run.setting.dynamic != "true" ? dynamicTrueSibling(runs, r) : nullptr;
+                const RunSummary mine = summarizeRun(run);
+                const RunSummary theirs = dynamic ? summarizeRun(*dynamic) : RunSummary{};
                 if (dynamic)
-                    f.gain = "dynamic=True, " + measuredDynamicGain(run, *dynamic);
+                    f.gain = "dynamic=True, " + measuredDynamicGain(run, *dynamic, mine, theirs);
                 // Symbolic sizes can make slower kernels; padding keeps the
                 // specialised ones. Two probes can differ by more than their
                 // intervals on a shared machine (docs/measuring.md), so the
                 // remedy names the trade and asks for a second measurement.
-                const auto speedup = dynamic ? dynamicSpeedup(run, *dynamic) : std::nullopt;
+                const auto speedup = dynamic ? dynamicSpeedup(mine, theirs) : std::nullopt;
                 if (speedup && speedup->value < 1 && canMark) {
-                    const RunSummary mine = summarizeRun(run);
-                    const RunSummary theirs = summarizeRun(*dynamic);
                     const std::string measured = dynamic->setting.label() + "'s median " +
                                                  formatDuration(theirs.latency->median) +
                                                  " against " +
