@@ -3,6 +3,7 @@
 #include <QColor>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -13,6 +14,20 @@
 #include "widgets/graph/graph_terms.h"
 
 namespace cs::widgets {
+
+namespace {
+
+// The compile id of the graph beside a break: a recompile of the frame meets
+// the same break again under another id ("0/1" after "0/0").
+std::string compileBeside(const core::Run& run, const core::GraphBreak& br) {
+    for (int g : {br.graphBefore, br.graphAfter}) {
+        if (g >= 0 && g < static_cast<int>(run.graphs.size()))
+            return run.graphs[static_cast<size_t>(g)].compileId;
+    }
+    return {};
+}
+
+} // namespace
 
 BreakSitesModel::BreakSitesModel(ReportDocument* document, QObject* parent)
     : QAbstractTableModel(parent), document_(document) {
@@ -61,6 +76,10 @@ void BreakSitesModel::rebuild() {
             if (site.skipNote.isEmpty())
                 site.skipNote = skipNote(br);
             site.breaks.push_back(static_cast<int>(b));
+            const std::string id = compileBeside(*run, br);
+            if (!id.empty() && std::find(site.compiles.begin(), site.compiles.end(),
+                                         QString::fromStdString(id)) == site.compiles.end())
+                site.compiles << QString::fromStdString(id);
         }
     }
     endResetModel();
@@ -174,6 +193,14 @@ QVariant BreakSitesModel::data(const QModelIndex& index, int role) const {
         }
         case Function: // may be elided in the middle
             return data(index, Qt::DisplayRole);
+        case Count:
+            if (s->compiles.size() > 1)
+                return tr("%1 graph breaks here: the same break met by %2 compiles of the frame "
+                          "(%3), the first and its recompiles")
+                    .arg(s->breaks.size())
+                    .arg(s->compiles.size())
+                    .arg(s->compiles.join(QStringLiteral(", ")));
+            return {};
         default:
             return {};
         }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QStringList>
 
 #include <vector>
 
@@ -26,6 +27,7 @@ class BreakSitesModel : public QAbstractTableModel {
         QString libraryNote;
         QString skipNote;        // torch skipped a frame for a break of this site
         std::vector<int> breaks; // indexes into run.graphBreaks
+        QStringList compiles;    // the compile ids of the graphs beside them, in order
     };
 
     explicit BreakSitesModel(ReportDocument* document, QObject* parent = nullptr);

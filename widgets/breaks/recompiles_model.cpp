@@ -3,6 +3,8 @@
 #include <QBrush>
 #include <QColor>
 
+#include <algorithm>
+
 #include "core/advice/advice_text.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/measurement_check.h"
@@ -36,15 +38,13 @@ void RecompilesModel::rebuild() {
     endResetModel();
 }
 
+// Reads the run itself, not rows_: on a new report the breaks model may reset
+// (and ask this) before this model has rebuilt, when rows_ still counts the
+// old report's recompiles.
 bool RecompilesModel::hasLimitHit() const {
-    const auto* run = document_->run(run_);
-    if (!run)
-        return false;
-    for (int r = 0; r < rows_; ++r) {
-        if (run->recompiles[static_cast<size_t>(r)].limitHit)
-            return true;
-    }
-    return false;
+    const auto* run = document_->run(compiledRunIndex(*document_));
+    return run && std::any_of(run->recompiles.begin(), run->recompiles.end(),
+                              [](const core::Recompile& r) { return r.limitHit; });
 }
 
 int RecompilesModel::rowCount(const QModelIndex& parent) const {
@@ -84,7 +84,8 @@ QVariant RecompilesModel::headerData(int section, Qt::Orientation orientation, i
 
 QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
     const auto* run = document_->run(run_);
-    if (!run || index.row() < 0 || index.row() >= rows_)
+    if (!run || index.row() < 0 || index.row() >= rows_ ||
+        index.row() >= static_cast<int>(run->recompiles.size()))
         return {};
     const core::Recompile& r = run->recompiles[static_cast<size_t>(index.row())];
     const QString function = QString::fromStdString(core::functionLabel(r.function));
@@ -127,7 +128,15 @@ QVariant RecompilesModel::data(const QModelIndex& index, int role) const {
         if (r.limitHit)
             return recompileLimitTerm() + QStringLiteral("\n\n") + reason;
         // Every column may be elided in the middle: the tooltip has it whole.
-        return index.column() == Reason ? reason : data(index, Qt::DisplayRole);
+        if (index.column() != Reason)
+            return data(index, Qt::DisplayRole);
+        // torch names what it carries across a graph break ___stack0, ___stack0[0]:
+        // a name the user never wrote.
+        if (reason.contains(QStringLiteral("___stack")))
+            return tr("___stack names a value torch carries across a graph break into the "
+                      "function after it: the value is the user's, the name is torch's.") +
+                   QStringLiteral("\n\n") + reason;
+        return reason;
     case Qt::BackgroundRole:
         return r.limitHit ? QVariant(QBrush(QColor(0xff, 0xb3, 0x47, 110))) : QVariant();
     case Qt::TextAlignmentRole:

@@ -28,6 +28,7 @@
 using namespace cs;
 using cs::test::child;
 using widgets::BreakSitesModel;
+using widgets::RecompilesModel;
 
 namespace {
 
@@ -430,6 +431,38 @@ class BreakViewsTest : public QObject {
             table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
         QVERIFY2(rows >= 4, qPrintable(QString("%1 rows shown").arg(rows)));
         shoot(&tab, "breaks_many_recompiles");
+    }
+
+    // The LSTM tagger on a new length (recorded): its break is met again by
+    // the recompile of forward. Two breaks at one site; the count says why.
+    void aBreakMetAgainByARecompileSaysSoOnItsCount() {
+        widgets::ReportDocument document;
+        widgets::BreaksTab tab(&document);
+        document.showReport(
+            test::reportOf({test::replayFixture("advice_lstm_lengths_auto_sweep.jsonl")}));
+        auto* sites = child<widgets::BreakSitesModel>(tab, "breakSitesModel");
+        QCOMPARE(sites->rowCount(), 1);
+        QCOMPARE(sites->index(0, BreakSitesModel::Count).data().toString(), QString("2"));
+        const QString tip =
+            sites->index(0, BreakSitesModel::Count).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("the same break met by 2 compiles of the frame (0/0, 0/1)"),
+                 qPrintable(tip));
+        // The frame after the break recompiled on ___stack0[0]: its tooltip says whose name that
+        // is.
+        auto* recompiles = child<widgets::RecompilesModel>(tab, "recompilesModel");
+        bool explained = false;
+        for (int row = 0; row < recompiles->rowCount(); ++row) {
+            const QString reason =
+                recompiles->index(row, RecompilesModel::Reason).data(Qt::ToolTipRole).toString();
+            if (reason.contains("'___stack0[0]'"))
+                explained = reason.startsWith("___stack names a value torch carries across a "
+                                              "graph break");
+        }
+        QVERIFY(explained);
+        // One break, one compile: nothing to add.
+        document.showReport(
+            test::reportOf({test::replayFixture("print_break_aot_eager_cpu.jsonl")}));
+        QVERIFY(sites->index(0, BreakSitesModel::Count).data(Qt::ToolTipRole).isNull());
     }
 
     // fullgraph=True: no graph, the break arrives inside the error; the views still place it.
