@@ -31,6 +31,7 @@
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/page_faults.h"
+#include "core/analysis/probe_rounds.h"
 #include "core/analysis/report_diff.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/scaling.h"
@@ -53,6 +54,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitBadArguments = 1;
 constexpr int kExitSomeFailed = 2;
 constexpr int kExitRegression = 3;
+constexpr int kMaxRepeat = 20;
 
 std::atomic<bool> interrupted{false};
 
@@ -66,7 +68,7 @@ constexpr const char* kUsage =
     "         [--no-sweep] [--warm-cache] [--timeout SECONDS] [--no-cupti]\n"
     "         [--expected-calls N] [--memory-fraction F] [--threads N] [--drop-unsettled]\n"
     "         [--torch-trace DIR] [--export-strict] [--no-code] [--profile-calls N]\n"
-    "         [--env NAME=VALUE]...\n"
+    "         [--env NAME=VALUE]... [--repeat N]\n"
     "         [--target ssh://[user@]host[:port] [--ssh-config FILE] [--model-on "
     "auto|local|remote]]\n"
     "       compilescope-cli scale MODEL --batch-sizes 1,2,4,...|auto [--budget-s S] "
@@ -96,6 +98,9 @@ constexpr const char* kUsage =
     "--env NAME=VALUE sets a variable in every probe (here or on the --target host);\n"
     "a setting's own env=NAME=VALUE (eager:env=MALLOC_ARENA_MAX=2) sets it in that\n"
     "setting's probe only, measured beside the others in one report.\n"
+    "--repeat N probes every setting N times, in rounds (eager, default, eager, default...),\n"
+    "and judges each speedup over every round: processes of one setting can differ by\n"
+    "more than their own intervals.\n"
     "--warm-cache first compiles each setting once, unmeasured, so the measured run\n"
     "finds torch's compile cache warm (a second start of your program).\n"
     "--trace writes every setting's phases, calls, memory and GPU records as one Chrome\n"
@@ -225,6 +230,8 @@ void printSummary(const Report& report) {
         }
         if (shown > kWarningsShown)
             std::fprintf(stderr, "    (%d more warnings in the report)\n", shown - kWarningsShown);
+        if (const std::string spread = probeSpreadText(run); !spread.empty())
+            std::fprintf(stderr, "    measured by %s\n", spread.c_str());
         printMeasurementNotes(run, report.environment);
     }
 }
@@ -342,7 +349,11 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
         {expectedCalls, memoryFraction, threads, dropUnsettled, torchTrace, exportStrict});
     const QCommandLineOption env("env", "set NAME=VALUE in every probe's environment (repeatable)",
                                  "NAME=VALUE");
+    const QCommandLineOption repeat(
+        "repeat", "probes per setting, in interleaved rounds (speedups judged over all)", "n", "1");
     parser.addOptions({noCode, profileCalls, env});
+    if (!scale && !warmStart)
+        parser.addOption(repeat);
     const QCommandLineOption target("target",
                                     "run on this SSH host: ssh://[user@]host[:port] or a Host "
                                     "of ~/.ssh/config (--python is a path there)",
@@ -437,6 +448,12 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
                             ? QFileInfo(model).absoluteFilePath().toStdString()
                             : model.toStdString();
     request.timeoutSeconds = timeoutSeconds;
+    if (!scale && !warmStart && parser.isSet(repeat)) {
+        request.repeat = parser.value(repeat).toInt(&ok);
+        if (!ok || request.repeat < 1 || request.repeat > kMaxRepeat)
+            return usage(
+                QStringLiteral("--repeat takes a whole number from 1 to %1").arg(kMaxRepeat));
+    }
     // On a host, python3 from its PATH unless told; here, the project's own.
     request.probe.python = parser.isSet(python) ? parser.value(python).toStdString()
                            : request.target     ? std::string("python3")
@@ -502,6 +519,19 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
                          : "—");
     });
     QObject::connect(&runner, &SessionRunner::runUpdated, [&](int) { progress.update(); });
+    QObject::connect(&runner, &SessionRunner::repeatFinished, [&](int index) {
+        progress.finishLine();
+        const Run& run = runner.report().runs[static_cast<size_t>(index)];
+        const RepeatProbe& probe = run.repeats.back();
+        std::string line = run.setting.label() + ", probe " + std::to_string(probe.round + 1) +
+                           " of " + std::to_string(request.repeat) + ": " + toString(probe.status);
+        if (const auto stats = computeStats(probe.latencyNs))
+            line += ", median " + formatDuration(stats->median) + " over " +
+                    std::to_string(stats->count) + " calls";
+        if (!probe.error.empty())
+            line += " — " + probe.error;
+        std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, runner.report().runs.size(), line.c_str());
+    });
     QObject::connect(&runner, &SessionRunner::runStarted, [&](int index) {
         if (!compare)
             return;
@@ -599,6 +629,10 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
         std::fprintf(stderr, "compilescope: %s with %s, %zu setting(s)\n",
                      request.modelSpec.c_str(), request.probe.python.c_str(),
                      request.settings.size());
+    if (request.repeat > 1)
+        std::fprintf(stderr,
+                     "%d probes per setting, in rounds: each setting once, then each again\n",
+                     request.repeat);
     if (!request.probe.environment.empty())
         std::fprintf(stderr, "probe environment: %s\n",
                      environmentText(request.probe.environment).c_str());

@@ -210,6 +210,17 @@ MainWindow::MainWindow(QWidget* parent)
                                             QString::fromLatin1(core::toString(run.status)),
                                             QString::fromStdString(run.error->message)));
     });
+    connect(runner_, &core::SessionRunner::repeatFinished, this, [this](int index) {
+        document_->notifyRunChanged(index);
+        const auto& run = runner_->report().runs[static_cast<size_t>(index)];
+        const auto& probe = run.repeats.back();
+        if (!probe.error.empty())
+            console_->appendNotice(QStringLiteral("%1, probe %2: %3 — %4")
+                                       .arg(QString::fromStdString(run.setting.label()))
+                                       .arg(probe.round + 1)
+                                       .arg(QString::fromLatin1(core::toString(probe.status)),
+                                            QString::fromStdString(probe.error)));
+    });
     connect(runner_, &core::SessionRunner::consoleOutput, console_,
             &widgets::ConsoleView::appendOutput);
     connect(runner_, &core::SessionRunner::sessionFinished, this, [this] {
@@ -402,6 +413,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     request.host = settings_->remoteHost(); // the connection Test connection opened, if any
     request.placement = placement;
     request.settings = settings;
+    request.repeat = settings_->repeat();
     request.probe.python = settings_->python().toStdString();
     request.probe.probeRoot = core::probeRoot();
     request.probe.cuptiLibrary = core::cuptiLibraryPath();

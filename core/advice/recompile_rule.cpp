@@ -11,6 +11,7 @@
 #include "core/advice/shape_guard.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/function_name.h"
+#include "core/analysis/probe_rounds.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/stats.h"
@@ -348,14 +349,29 @@ const Run* dynamicTrueSibling(const std::vector<Run>& runs, size_t r) {
 
 // How much faster per call the dynamic=true sibling is than this run, when
 // the two medians' intervals do not overlap; nullopt when they do or either
-// has no measured calls. Below 1: dynamic kernels are slower.
-std::optional<Speedup> dynamicSpeedup(const RunSummary& mine, const RunSummary& theirs) {
+// has no measured calls. Below 1: dynamic kernels are slower. Over repeated
+// probes, every round must agree.
+std::optional<Speedup> dynamicSpeedup(const Run& run, const Run& dynamic, const RunSummary& mine,
+                                      const RunSummary& theirs) {
     if (!mine.latency || !theirs.latency)
         return std::nullopt;
     auto speedup = computeSpeedup(*mine.latency, *theirs.latency);
+    if (speedup)
+        speedup = acrossRounds(run, dynamic, *speedup);
     if (!speedup || !speedup->significant)
         return std::nullopt;
     return speedup;
+}
+
+// ", in each of 3 probe rounds (1.08× to 1.44×)" after "N× slower" over
+// repeated probes; empty for a single pair.
+std::string roundsAgreed(const Speedup& speedup) {
+    if (speedup.rounds < 2)
+        return {};
+    const bool slower = speedup.value < 1;
+    return ", in each of " + std::to_string(speedup.rounds) + " probe rounds (" +
+           formatRatio(slower ? 1 / speedup.roundsHigh : speedup.roundsLow) + " to " +
+           formatRatio(slower ? 1 / speedup.roundsLow : speedup.roundsHigh) + ")";
 }
 
 // "measured here as default dyn: 0 recompiles instead of 7, input sweep 22 ms
@@ -372,7 +388,7 @@ std::string measuredDynamicGain(const Run& run, const Run& dynamic, const RunSum
         text += ", input sweep " + formatDuration(static_cast<double>(b->endNs - b->beginNs)) +
                 " instead of " + formatDuration(static_cast<double>(a->endNs - a->beginNs));
     if (mine.latency && theirs.latency) {
-        const auto speedup = dynamicSpeedup(mine, theirs);
+        const auto speedup = dynamicSpeedup(run, dynamic, mine, theirs);
         text += speedup && speedup->value < 1
                     ? ", but " + formatRatio(1 / speedup->value) + " slower per call: median "
                     : ", median ";
@@ -610,13 +626,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 // specialised ones. Two probes can differ by more than their
                 // intervals on a shared machine (docs/measuring.md), so the
                 // remedy names the trade and asks for a second measurement.
-                const auto speedup = dynamic ? dynamicSpeedup(mine, theirs) : std::nullopt;
+                const auto speedup =
+                    dynamic ? dynamicSpeedup(run, *dynamic, mine, theirs) : std::nullopt;
                 if (speedup && speedup->value < 1 && canMark) {
-                    const std::string measured = dynamic->setting.label() + "'s median " +
-                                                 formatDuration(theirs.latency->median) +
-                                                 " against " +
-                                                 formatDuration(mine.latency->median) + ", " +
-                                                 formatRatio(1 / speedup->value) + " slower";
+                    const std::string measured =
+                        dynamic->setting.label() + "'s median " +
+                        formatDuration(theirs.latency->median) + " against " +
+                        formatDuration(mine.latency->median) + ", " +
+                        formatRatio(1 / speedup->value) + " slower" + roundsAgreed(*speedup);
                     f.evidence.push_back(
                         "the dynamic graph ran slower per call on the same inputs: " + measured +
                         (onlyAutomatic ? "; under dynamic=auto every size after the first runs "
@@ -625,9 +642,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     if (!isKvCache(main.tensor)) // a StaticCache needs neither way
                         f.remedy +=
                             " This report measured dynamic kernels slower, though (" + measured +
-                            "; two processes can differ by more than their intervals on a "
-                            "shared machine, so measure the pair again before relying on "
-                            "it): where that holds and most calls come in a few sizes, " +
+                            (speedup->rounds > 1
+                                 ? ""
+                                 : "; two processes can differ by more than their intervals on "
+                                   "a shared machine, so measure the pair again (--repeat 3) "
+                                   "before relying on it") +
+                            "): where that holds and most calls come in a few sizes, " +
                             (onlyAutomatic ? padText(main, with) +
                                                  " and compile with dynamic=False instead: "
                                                  "specialised kernels, one compile per size."

@@ -2,6 +2,7 @@
 
 #include "core/analysis/function_name.h"
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/probe_rounds.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
@@ -280,6 +281,15 @@ Comparison compareRuns(const Report& report) {
             row.notes.push_back(
                 "the machine changed speed while it measured: a fixed reference workload took " +
                 hostReferenceSpanText(run));
+        for (const auto& repeat : run.repeats) {
+            if (repeat.status != RunStatus::Ok)
+                row.notes.push_back("its probe " + std::to_string(repeat.round + 1) +
+                                    " (a repeat) " + toString(repeat.status) +
+                                    (repeat.error.empty() ? "" : ": " + repeat.error) +
+                                    "; the other probes stand");
+        }
+        if (const std::string spread = probeSpreadText(run); !spread.empty())
+            row.notes.push_back("measured by " + spread + ", one per round");
         warmups.push_back(analyzeWarmup(run));
         const auto& w = warmups.back();
         if (w.band) {
@@ -306,9 +316,11 @@ Comparison compareRuns(const Report& report) {
         for (auto& row : c.rows) {
             if (row.isBaseline || !row.stats)
                 continue;
-            row.speedup = computeSpeedup(*base.stats, *row.stats);
             const Run& baseRun = report.runs[static_cast<size_t>(c.baseline)];
             const Run& run = report.runs[static_cast<size_t>(row.run)];
+            row.speedup = computeSpeedup(*base.stats, *row.stats);
+            if (row.speedup)
+                row.speedup = acrossRounds(baseRun, run, *row.speedup);
             if (const auto ratio = hostSpeedRatio(baseRun, run); ratio && hostDrifted(*ratio))
                 row.notes.push_back(
                     "measured while the machine ran " + hostRatioText(*ratio) +

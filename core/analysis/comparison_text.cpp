@@ -1,5 +1,6 @@
 #include "core/analysis/comparison_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -20,14 +21,33 @@ std::string callsText(double calls) {
     return count + (count == "1" ? " call" : " calls");
 }
 
+// "3 probe rounds, whose ratios ran 0.92× to 1.31×"
+std::string roundsText(const Speedup& sp) {
+    return std::to_string(sp.rounds) + " probe rounds, whose ratios ran " +
+           format("%.2f×", sp.roundsLow) + " to " + format("%.2f×", sp.roundsHigh);
+}
+
 } // namespace
 
 std::string breakEvenDetail(const ComparisonRow& row) {
     if (!row.noSignificantGain())
         return {};
     const std::string raw = row.breakEven ? callsText(*row.breakEven) : "never";
-    return "the speedup's 95% interval includes 1×, so the break-even figure (" + raw +
+    const std::string interval = row.speedup->rounds > 1
+                                     ? "interval over " + roundsText(*row.speedup) + ","
+                                     : "95% interval";
+    return "the speedup's " + interval + " includes 1×, so the break-even figure (" + raw +
            ") is noise";
+}
+
+std::string speedupBasis(const Speedup& sp) {
+    if (sp.rounds > 1)
+        return sp.significant ? "the same side of 1× in all " + roundsText(sp) +
+                                    ", and the first pair's medians' 95% intervals do not overlap"
+                              : "not shown to be real: over " + roundsText(sp) +
+                                    ", not all on one side of 1× with intervals apart";
+    return sp.significant ? "the medians' 95% intervals do not overlap: the difference is real"
+                          : "the medians' 95% intervals overlap: the difference may be noise";
 }
 
 std::string speedupText(const ComparisonRow& row) {
@@ -77,7 +97,9 @@ std::string comparisonSummary(const Comparison& c) {
             const double factor = faster ? sp.value : 1 / sp.value;
             sentence = row.label + " is " + format("%.2f×", factor) +
                        (faster ? " faster" : " slower") + " than eager per call";
-            if (!sp.significant)
+            if (!sp.significant && sp.rounds > 1)
+                sentence += " (within noise over " + roundsText(sp) + ")";
+            else if (!sp.significant)
                 sentence += " (within noise: the medians' 95% intervals overlap)";
             if (row.noSignificantGain())
                 sentence += ", so it has no break-even.";
@@ -114,9 +136,13 @@ std::string comparisonTable(const Comparison& c) {
     };
     std::string out;
     char line[512];
+    // Over repeated probes the interval also spans every round: no longer a 95% CI.
+    const bool rounds = std::any_of(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) {
+        return r.speedup && r.speedup->rounds > 1;
+    });
     std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-19s %11s\n",
                   "setting", "status", "graphs", "breaks", "recmp", "warmup", "median", "p99",
-                  "speedup (95% CI)", "break-even", "peak mem");
+                  rounds ? "speedup (all probes)" : "speedup (95% CI)", "break-even", "peak mem");
     out += line;
     for (const auto& r : c.rows) {
         const std::string memory =

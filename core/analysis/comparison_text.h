@@ -19,6 +19,9 @@ std::string breakEvenText(const ComparisonRow& row);
 std::string breakEvenDetail(const ComparisonRow& row);
 inline constexpr const char* kNoSignificantGain = "no significant gain";
 std::string speedupText(const ComparisonRow& row); // "1.83× (1.71–1.95)", "baseline", "—"
+// What the speedup's interval is and whether it clears the noise, for a
+// tooltip: the medians' 95% intervals, or over --repeat, every probe round.
+std::string speedupBasis(const Speedup& speedup);
 
 // A fixed-width table for a terminal, one row per setting, errors and notes below.
 std::string comparisonTable(const Comparison& comparison);

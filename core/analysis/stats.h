@@ -42,6 +42,13 @@ struct Speedup {
     double low = 0;
     double high = 0;
     bool significant = false; // the medians' intervals do not overlap
+    // Over repeated probes (--repeat): the rounds in which both settings
+    // measured, and the lowest and highest ratio of their medians among them.
+    // With more than one, low and high also span these, and it is significant
+    // only when every round agrees (docs/measuring.md "Repeated probes").
+    int rounds = 1;
+    double roundsLow = 0;
+    double roundsHigh = 0;
 };
 std::optional<Speedup> computeSpeedup(const LatencyStats& baseline, const LatencyStats& setting);
 

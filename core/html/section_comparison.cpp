@@ -27,7 +27,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
     beginSection(
         out, "comparison", "Comparison",
         "Speedup is eager's median over the setting's median, with a conservative interval from "
-        "the two medians' 95% confidence intervals. Warmup is the time until steady state "
+        "the two medians' 95% confidence intervals; where each setting ran more than one probe "
+        "(--repeat), the interval also spans the ratio of every round, and a speedup counts "
+        "only when every round agrees. Warmup is the time until steady state "
         "and of any later warmup call that recompiled; "
         "break-even is the number of calls after which a setting's extra warmup cost (what those "
         "calls took beyond the steady-state median) over eager is paid back by the time it saves "
@@ -65,7 +67,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
           "break-even pays back"},
          {"median"},
          {"p99"},
-         {"speedup vs eager", false, "eager median / this median [conservative 95% interval]"},
+         {"speedup vs eager", false,
+          "eager median / this median [conservative 95% interval; over repeated probes, every "
+          "round's ratio too]"},
          {"break-even", false, "calls until the extra warmup over eager is paid back"},
          {"peak memory"}});
     for (const RunView& rv : view.runs) {
@@ -104,9 +108,7 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         } else if (row && row->speedup) {
             const Speedup& sp = *row->speedup;
             table.text(ratio(sp.value) + " [" + ratio(sp.low) + " – " + ratio(sp.high) + "]",
-                       sp.significant ? "the medians' intervals do not overlap"
-                                      : "not significant: the medians' intervals overlap",
-                       mark(row, CompareColumn::Speedup));
+                       speedupBasis(sp), mark(row, CompareColumn::Speedup));
         } else {
             table.text(baseline >= 0 ? "—" : "no eager run");
         }

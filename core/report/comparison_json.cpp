@@ -91,6 +91,10 @@ json comparisonToJson(const Comparison& c) {
             speedup = {{"value", r.speedup->value},
                        {"ci95", {r.speedup->low, r.speedup->high}},
                        {"significant", r.speedup->significant}};
+            if (r.speedup->rounds > 1) {
+                speedup["rounds"] = r.speedup->rounds;
+                speedup["rounds_range"] = {r.speedup->roundsLow, r.speedup->roundsHigh};
+            }
         }
         json best = json::array();
         for (size_t i = 0; i < kCompareColumnCount; ++i) {

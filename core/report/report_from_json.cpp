@@ -85,6 +85,22 @@ void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::stri
         std::max<int64_t>(0, lenientValue<int64_t>(reference, "before_ns", 0));
     run.hostReference.afterNs =
         std::max<int64_t>(0, lenientValue<int64_t>(reference, "after_ns", 0));
+    for (const auto& r : arrayAt(latency, "repeats")) {
+        if (!r.is_object())
+            continue;
+        RepeatProbe repeat;
+        repeat.round = std::max(1, lenientValue<int>(r, "round", 1));
+        repeat.status = runStatusFromString(lenientValue<std::string>(r, "status", ""))
+                            .value_or(RunStatus::Failed);
+        repeat.error = lenientValue<std::string>(r, "error", "");
+        repeat.latencyNs = lenientValue<std::vector<int64_t>>(r, "samples_ns", {});
+        const json& ref = objectAt(r, "host_reference");
+        repeat.hostReference.beforeNs =
+            std::max<int64_t>(0, lenientValue<int64_t>(ref, "before_ns", 0));
+        repeat.hostReference.afterNs =
+            std::max<int64_t>(0, lenientValue<int64_t>(ref, "after_ns", 0));
+        run.repeats.push_back(std::move(repeat));
+    }
     const json& check = objectAt(latency, "crosscheck");
     run.crosscheckBlockCalls = lenientValue<int>(check, "block_calls", 0);
     run.crosscheckBlockMeansNs = lenientValue<std::vector<double>>(check, "block_means_ns", {});

@@ -297,6 +297,20 @@ json runToJson(const Run& run) {
     if (run.hostReference.present())
         j["latency"]["host_reference"] = {{"before_ns", run.hostReference.beforeNs},
                                           {"after_ns", run.hostReference.afterNs}};
+    if (!run.repeats.empty()) {
+        json repeats = json::array();
+        for (const auto& r : run.repeats) {
+            json rj = {
+                {"round", r.round}, {"status", toString(r.status)}, {"samples_ns", r.latencyNs}};
+            if (!r.error.empty())
+                rj["error"] = r.error;
+            if (r.hostReference.present())
+                rj["host_reference"] = {{"before_ns", r.hostReference.beforeNs},
+                                        {"after_ns", r.hostReference.afterNs}};
+            repeats.push_back(std::move(rj));
+        }
+        j["latency"]["repeats"] = std::move(repeats);
+    }
     if (const auto estimate = run.blockEstimateNs()) {
         // Durations in the report are whole nanoseconds; a block mean's fraction is noise.
         std::vector<std::int64_t> blockMeansNs;

@@ -503,6 +503,19 @@ struct HostFaults {
     bool operator==(const HostFaults&) const = default;
 };
 
+// Another probe of a setting, started after every setting had its first
+// (--repeat, docs/measuring.md "Repeated probes"): a fresh process timed the
+// same way, of which only the measured calls are kept. Two processes of one
+// setting can differ by more than either's own interval; these measure that.
+struct RepeatProbe {
+    int round = 1; // 1: the setting's second probe
+    RunStatus status = RunStatus::Pending;
+    std::string error;              // why it measured nothing; empty when it did
+    std::vector<int64_t> latencyNs; // its measured calls
+    HostReference hostReference;
+    bool operator==(const RepeatProbe&) const = default;
+};
+
 struct Run {
     Setting setting;
     RunStatus status = RunStatus::Pending;
@@ -550,6 +563,7 @@ struct Run {
     std::string gpuTracePhase;      // the phase the records come from ("measure")
     std::vector<LogLine> logs;
     std::vector<CaptureWarning> captureWarnings;
+    std::vector<RepeatProbe> repeats; // in round order; empty without --repeat
     // The compile sub-phase torch reported last (compile_progress: "tracing",
     // "Inductor codegen"...), for the progress line; not kept in the report.
     std::string compileStage;

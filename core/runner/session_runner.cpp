@@ -7,8 +7,11 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include <algorithm>
+
 #include "core/analysis/units.h"
 #include "core/events/protocol_generated.h"
+#include "core/report/text_lines.h"
 #include "core/runner/app_paths.h"
 
 namespace cs::core {
@@ -32,6 +35,7 @@ void SessionRunner::start(const SessionRequest& request) {
     }
     report_.environment.probeEnvironment = request.probe.environment;
     current_ = -1;
+    round_ = 0;
     cancelling_ = false;
     if (request.target) {
         report_.environment.target = request.target->spec();
@@ -105,9 +109,28 @@ void SessionRunner::remoteReady(const std::optional<std::string>& problem, const
     startNext();
 }
 
+// Moves to the next round of --repeat when one is due and a setting can take
+// it; false when the session is done.
+bool SessionRunner::startNextRound() {
+    if (cancelling_ || round_ + 1 >= request_.repeat ||
+        std::none_of(report_.runs.begin(), report_.runs.end(), repeatable))
+        return false;
+    ++round_;
+    current_ = -1;
+    startNext();
+    return true;
+}
+
 void SessionRunner::startNext() {
     ++current_;
-    if (cancelling_ || current_ >= static_cast<int>(report_.runs.size())) {
+    const int count = static_cast<int>(report_.runs.size());
+    if (round_ > 0) {
+        while (current_ < count && !repeatable(report_.runs[static_cast<size_t>(current_)]))
+            ++current_;
+    }
+    if (!cancelling_ && current_ >= count && startNextRound())
+        return;
+    if (cancelling_ || current_ >= count) {
         for (auto& run : report_.runs) {
             if (run.status == RunStatus::Pending) {
                 run.status = RunStatus::Cancelled;
@@ -120,11 +143,18 @@ void SessionRunner::startNext() {
         return;
     }
     const int index = current_;
+    if (round_ > 0) {
+        startProbe(index, ProbeKind::Repeat);
+        return;
+    }
     emit runStarted(index);
-    startProbe(index, needsPriming(report_.runs[static_cast<size_t>(index)].setting));
+    startProbe(index, needsPriming(report_.runs[static_cast<size_t>(index)].setting)
+                          ? ProbeKind::Priming
+                          : ProbeKind::Measured);
 }
 
-void SessionRunner::startProbe(int index, bool priming) {
+void SessionRunner::startProbe(int index, ProbeKind kind) {
+    const bool priming = kind == ProbeKind::Priming;
     priming_ = priming;
     Run& measured = report_.runs[static_cast<size_t>(index)];
     Run* run = &measured;
@@ -133,9 +163,15 @@ void SessionRunner::startProbe(int index, bool priming) {
         primeRun_ = Run{};
         primeRun_.setting = setting = primingSetting(setting);
         run = &primeRun_;
+    } else if (kind == ProbeKind::Repeat) {
+        repeatRun_ = Run{};
+        repeatRun_.setting = setting = repeatSetting(setting);
+        run = &repeatRun_;
     }
-    const ProbeOptions options = probeOptions(measured.setting, priming);
-    if (!options.keepCode)
+    const ProbeOptions options = kind == ProbeKind::Repeat
+                                     ? repeatOptions(request_.probe)
+                                     : probeOptions(measured.setting, priming);
+    if (!options.keepCode && kind == ProbeKind::Measured)
         measured.codeOmitted = "left out with --no-code";
     ProbeLaunch launch;
     if (request_.target && remote_) {
@@ -151,14 +187,15 @@ void SessionRunner::startProbe(int index, bool priming) {
             [this, index](const QString& text) { emit consoleOutput(index, text); });
     connect(
         process_.get(), &ProbeProcess::finished, this,
-        [this, index, priming] {
+        [this, index, kind] {
             // Delete the process object once its signal handlers have returned.
             process_.release()->deleteLater();
-            if (priming) {
+            if (kind == ProbeKind::Priming)
                 primed(index);
-                return;
-            }
-            finishRun(index);
+            else if (kind == ProbeKind::Repeat)
+                repeated(index);
+            else
+                finishRun(index);
         },
         Qt::QueuedConnection);
     process_->start();
@@ -221,7 +258,7 @@ void SessionRunner::primed(int index) {
                                 formatBytes(static_cast<double>(saved.bytes)) +
                                 ") saved by an unmeasured run (" +
                                 std::string(toString(primeRun_.status)) + ")" + took});
-        startProbe(index, false);
+        startProbe(index, ProbeKind::Measured);
         return;
     }
     // The measured run says how its cache was warmed; a priming run that failed
@@ -229,7 +266,22 @@ void SessionRunner::primed(int index) {
     run.logs.push_back({0, "info",
                         "compile cache primed by an unmeasured run (" +
                             std::string(toString(primeRun_.status)) + ")" + took});
-    startProbe(index, false);
+    startProbe(index, ProbeKind::Measured);
+}
+
+void SessionRunner::repeated(int index) {
+    noteRemoteHost(repeatRun_);
+    RepeatProbe probe;
+    probe.round = round_;
+    probe.status = repeatRun_.status;
+    probe.hostReference = repeatRun_.hostReference;
+    if (repeatRun_.status == RunStatus::Ok)
+        probe.latencyNs = repeatRun_.measuredLatencies();
+    else if (repeatRun_.error)
+        probe.error = repeatRun_.error->kind + ": " + firstLine(repeatRun_.error->message);
+    report_.runs[static_cast<size_t>(index)].repeats.push_back(std::move(probe));
+    emit repeatFinished(index);
+    startNext();
 }
 
 // Why a cache-artifacts setting's priming run left nothing to load; nullopt when it saved some.
@@ -284,6 +336,24 @@ bool needsPriming(const Setting& setting) {
     // Eager compiles nothing and aoti loads a package: neither has a compile cache to fill.
     return (setting.warmCache() || setting.cacheArtifacts()) && setting.mode != "eager" &&
            setting.mode != "aoti";
+}
+
+bool repeatable(const Run& run) {
+    return run.status == RunStatus::Ok && !run.scaling && !run.measuredLatencies().empty();
+}
+
+Setting repeatSetting(Setting setting) {
+    setting.sweep = false;
+    return setting;
+}
+
+ProbeOptions repeatOptions(ProbeOptions options) {
+    options.torchTraceDir.clear();
+    options.profileCalls = 0;
+    options.keepCode = false;
+    options.cacheArtifacts.clear();
+    options.batchSizes.clear();
+    return options;
 }
 
 Setting primingSetting(Setting setting) {
@@ -386,9 +456,13 @@ QString SessionRunner::progressText() const {
         return {};
     const Run& run = report_.runs[static_cast<size_t>(current_)];
     const int64_t elapsed = currentElapsedMs();
-    const std::string where =
-        priming_ ? "priming the compile cache, " + describeProgress(primeRun_, elapsed)
-                 : describeProgress(run, elapsed);
+    std::string where = priming_
+                            ? "priming the compile cache, " + describeProgress(primeRun_, elapsed)
+                        : round_ > 0 ? describeProgress(repeatRun_, elapsed)
+                                     : describeProgress(run, elapsed);
+    if (request_.repeat > 1)
+        where = "probe " + std::to_string(round_ + 1) + " of " + std::to_string(request_.repeat) +
+                ", " + where;
     return QStringLiteral("%1 (%2/%3) — %4")
         .arg(QString::fromStdString(run.setting.label()))
         .arg(current_ + 1)
@@ -399,12 +473,19 @@ QString SessionRunner::progressText() const {
 double SessionRunner::progressFraction() const {
     double total = 0;
     double done = 0;
-    for (const auto& run : report_.runs) {
+    const int repeats = std::max(1, request_.repeat) - 1;
+    for (size_t i = 0; i < report_.runs.size(); ++i) {
+        const Run& run = report_.runs[i];
         const double calls = run.setting.warmup + run.setting.iters;
-        total += calls;
+        // A run that failed is not probed again: its later rounds drop out.
+        const bool again = !run.finished() || repeatable(run);
+        total += calls * (1 + (again ? repeats : 0));
         done += run.finished()
                     ? calls
                     : std::min<double>(calls, static_cast<double>(run.iterations.size()));
+        done += calls * static_cast<double>(run.repeats.size());
+        if (round_ > 0 && static_cast<int>(i) == current_)
+            done += std::min<double>(calls, static_cast<double>(repeatRun_.iterations.size()));
     }
     return total > 0 ? done / total : 0;
 }

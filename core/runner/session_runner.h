@@ -22,6 +22,10 @@ struct SessionRequest {
     std::vector<Setting> settings;
     ProbeOptions probe;
     int timeoutSeconds = 900; // per setting
+    // Probes per setting (--repeat): after every setting's first, each that
+    // measured is probed again, round by round, so that the rounds interleave
+    // and a change in the machine falls on every setting alike.
+    int repeat = 1;
     // Set: every setting runs on this SSH host (probe.python is a path there).
     std::optional<SshTarget> target;
     RemoteOptions remote;
@@ -54,6 +58,9 @@ class SessionRunner : public QObject {
     // True while the current setting's unmeasured priming run is going (warm cache).
     bool isPriming() const { return priming_; }
 
+    // The round of probes going on: 0 the first, 1 the first repeat (--repeat).
+    int round() const { return round_; }
+
     // One line saying where the session is: setting k of n, phase, iteration.
     QString progressText() const;
     // 0..1 over the whole session, from iterations done.
@@ -66,6 +73,8 @@ class SessionRunner : public QObject {
     void primingFinished(int index, const cs::core::Run& primed);
     void runUpdated(int index);
     void runFinished(int index);
+    // A repeat probe of run `index` ended; Run::repeats holds it (--repeat).
+    void repeatFinished(int index);
     void consoleOutput(int index, const QString& text);
     void sessionFinished();
 
@@ -74,8 +83,11 @@ class SessionRunner : public QObject {
     void remoteReady(const std::optional<std::string>& problem, const RemotePlan& plan);
     void startNext();
     void noteRemoteHost(Run& run) const;
-    void startProbe(int index, bool priming);
+    enum class ProbeKind { Priming, Measured, Repeat };
+    void startProbe(int index, ProbeKind kind);
     void primed(int index);
+    void repeated(int index);
+    bool startNextRound();
     ProbeOptions probeOptions(const Setting& setting, bool priming);
     void finishRun(int index);
     std::optional<std::string> artifactsProblem() const;
@@ -87,6 +99,8 @@ class SessionRunner : public QObject {
     bool cancelling_ = false;
     bool priming_ = false;
     Run primeRun_;
+    int round_ = 0;
+    Run repeatRun_; // the repeat probe going on; its measured calls go to Run::repeats
     // Holds the portable cache artifacts a priming run saves for the measured
     // run to load; removed when that run ends.
     std::unique_ptr<QTemporaryDir> artifactsDir_;
@@ -99,6 +113,14 @@ class SessionRunner : public QObject {
 // Whether a setting is first run once, unmeasured, to fill the compile cache:
 // it asks for a warm cache and compiles (eager has nothing to cache).
 bool needsPriming(const Setting& setting);
+// Whether a finished run is probed again in the later rounds of --repeat: it
+// measured calls, and is no batch-size walk.
+bool repeatable(const Run& run);
+// A repeat probe's setting and options: the same calls, timed the same way,
+// without the sweep, the kernel profile, the trace or the code that only the
+// first probe keeps.
+Setting repeatSetting(Setting setting);
+ProbeOptions repeatOptions(ProbeOptions options);
 // The priming run's setting: one compiling call, nothing else.
 Setting primingSetting(Setting setting);
 // The priming run's probe options: no TORCH_TRACE log, so the trace files

@@ -162,6 +162,34 @@ class MainWindowTest : public QObject {
                  QString("cancelled"));
     }
 
+    // The panel's "probes" box: every setting probed twice, in rounds; the
+    // Compare tab names each setting's probes in its notes.
+    void repeatedProbesShowInTheComparison() {
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.settingsPanel()->setModelSpec(TEST_MODELS "/ok.py");
+        window.settingsPanel()->setModeChecked("eager", true);
+        window.settingsPanel()->setModeChecked("default", true);
+        window.settingsPanel()->setRepeat(2);
+        QSignalSpy finished(&window, &app::MainWindow::sessionFinished);
+        window.startRun();
+        QVERIFY(finished.wait(30000));
+        window.settingsPanel()->setRepeat(1); // the panel's state outlives the test
+        window.settingsPanel()->saveState();
+        const auto& runs = window.document()->report().runs;
+        QCOMPARE(runs.size(), size_t(2));
+        for (const auto& run : runs) {
+            QCOMPARE(run.repeats.size(), size_t(1));
+            QCOMPARE(run.repeats[0].status, core::RunStatus::Ok);
+        }
+        auto* compare = window.findChild<widgets::CompareTab*>();
+        auto* model = child<widgets::ComparisonModel>(*compare, "comparisonModel");
+        model->recompute();
+        const QString notes =
+            model->index(1, widgets::ComparisonModel::Notes).data(Qt::ToolTipRole).toString();
+        QVERIFY2(notes.contains("measured by 2 probes"), qPrintable(notes));
+    }
+
     void saveAndReopenShowsTheSameReport() {
         QTemporaryDir dir;
         const QString path = dir.filePath("report.json");

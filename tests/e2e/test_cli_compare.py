@@ -125,3 +125,62 @@ def test_reduce_overhead_on_cpu_says_what_torch_did(run_cli):
     notes = report["comparison"]["rows"][1]["notes"]
     assert any("CUDA graphs" in n and "CPU" in n for n in notes), notes
     assert "note: mode reduce-overhead asks for CUDA graphs" in result.stdout
+
+
+def test_repeat_probes_every_setting_in_rounds(run_cli):
+    result = run_cli(
+        "compare",
+        GALLERY / "mlp.py",
+        "--settings",
+        "eager,default",
+        "--backend",
+        "aot_eager",
+        "--device",
+        "cpu",
+        "--warmup",
+        "2",
+        "--iters",
+        "20",
+        "--repeat",
+        "2",
+    )
+    assert result.returncode == 0, result.stderr
+    # Rounds: both settings once, then both again, each in a fresh probe.
+    order = [
+        result.stderr.index(line)
+        for line in (
+            "[1/2] eager: ok",
+            "[2/2] default/aot_eager: ok",
+            "[1/2] eager, probe 2 of 2: ok, median",
+            "[2/2] default/aot_eager, probe 2 of 2: ok, median",
+        )
+    ]
+    assert order == sorted(order), result.stderr
+    assert "speedup (all probes)" in result.stdout
+    assert "measured by 2 probes, medians" in result.stdout
+
+    report = result.report
+    medians = []
+    for run in report["runs"]:
+        (repeat,) = run["latency"]["repeats"]
+        assert repeat["round"] == 1 and repeat["status"] == "ok", repeat
+        assert len(repeat["samples_ns"]) == 20
+        medians.append(
+            [run["latency"]["stats"]["median_ns"], statistics.median(repeat["samples_ns"])]
+        )
+    # The speedup spans the ratio of both rounds, recomputed from the samples.
+    ratios = [eager / compiled for eager, compiled in zip(*medians)]
+    speedup = report["comparison"]["rows"][1]["speedup"]
+    assert speedup["rounds"] == 2
+    low, high = speedup["rounds_range"]
+    assert math.isclose(low, min(ratios), rel_tol=1e-3), (low, ratios)
+    assert math.isclose(high, max(ratios), rel_tol=1e-3), (high, ratios)
+    assert speedup["ci95"][0] <= low and speedup["ci95"][1] >= high
+    if speedup["significant"]:
+        assert low > 1 or high < 1
+
+
+def test_repeat_takes_a_whole_number(run_cli):
+    result = run_cli("compare", GALLERY / "mlp.py", "--repeat", "0")
+    assert result.returncode == 1
+    assert "--repeat takes a whole number from 1 to 20" in result.stderr

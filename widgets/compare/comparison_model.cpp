@@ -111,15 +111,11 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         "FX graphs Dynamo captured: one means the whole model compiled as one piece",
         "Graph breaks: places where Dynamo stopped tracing and fell back to Python",
         "Recompiles: times a guard failed (a new shape or value) and torch compiled again",
-        "Wall time of the first calls until latency enters the steady-state band "
-        "(docs/measuring.md)",
+        "Wall time of the first calls until latency enters the steady-state band",
         "Median latency per call in steady state",
         "99th percentile latency per call in steady state",
-        "Eager median ÷ this median, with its 95% interval; bold when it is the best",
-        "Break-even: calls after which the extra warmup over eager is paid back by the time saved "
-        "per "
-        "call. \"never\" when the setting saves nothing per call; \"no significant gain\" when "
-        "its speedup interval includes 1×",
+        "Eager median ÷ this median; hover a cell for its interval and whether it clears the noise",
+        "Calls until the time saved per call pays back the extra warmup over eager; hover a cell",
         "Peak memory held: the device allocator's reserved bytes on CUDA, the process RSS on CPU",
         "What went wrong, or what torch did differently from what the setting asked"};
     if (role == Qt::DisplayRole)
@@ -235,10 +231,8 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
         break;
     case Speedup:
         if (r.speedup)
-            tip = QString::fromStdString(core::speedupText(r)) + " — " +
-                  (r.speedup->significant
-                       ? tr("the medians' 95% intervals do not overlap: the difference is real")
-                       : tr("the medians' 95% intervals overlap: the difference may be noise"));
+            tip = QString::fromStdString(core::speedupText(r) + " — " +
+                                         core::speedupBasis(*r.speedup));
         break;
     case BreakEven:
         if (r.isBaseline)

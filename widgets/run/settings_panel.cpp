@@ -223,6 +223,16 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     iters_->setValue(100);
     iters_->setToolTip(tr("Measured calls in steady state"));
     form->addRow(tr("iterations"), iters_);
+    repeat_ = new QSpinBox(settingsBox);
+    repeat_->setObjectName("repeat");
+    repeat_->setRange(1, 20);
+    repeat_->setValue(1);
+    repeat_->setSuffix(tr(" per setting"));
+    repeat_->setToolTip(tr("Fresh probe processes per setting, run in rounds (each setting once, "
+                           "then each again): two processes of one setting can differ by more "
+                           "than their own intervals, so each speedup is judged over every "
+                           "round"));
+    form->addRow(tr("probes"), repeat_);
     threads_ = new QSpinBox(settingsBox);
     threads_->setObjectName("threads");
     threads_->setRange(0, 1024);
@@ -959,6 +969,14 @@ void SettingsPanel::setModeChecked(const QString& mode, bool checked) {
     }
 }
 
+int SettingsPanel::repeat() const {
+    return repeat_->value();
+}
+
+void SettingsPanel::setRepeat(int probes) {
+    repeat_->setValue(probes);
+}
+
 void SettingsPanel::setIterations(int warmup, int iters) {
     warmup_->setValue(warmup);
     iters_->setValue(iters);
@@ -1002,6 +1020,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("autocast", autocast_->currentText());
     settings.setValue("warmup", warmup_->value());
     settings.setValue("iters", iters_->value());
+    settings.setValue("repeat", repeat_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
     settings.setValue("strictExport", strictExport_->isChecked());
     settings.setValue("keepCode", keepCode_->isChecked());
@@ -1041,6 +1060,7 @@ void SettingsPanel::restoreState() {
     autocast_->setCurrentText(settings.value("autocast", autocast_->currentText()).toString());
     warmup_->setValue(settings.value("warmup", warmup_->value()).toInt());
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
+    repeat_->setValue(settings.value("repeat", 1).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
     strictExport_->setChecked(settings.value("strictExport", false).toBool());
     keepCode_->setChecked(settings.value("keepCode", true).toBool());

@@ -76,6 +76,8 @@ class SettingsPanel : public QWidget {
     std::vector<core::Setting> allModeSettings() const;
     core::Setting sharedSetting() const;
     void setRunning(bool running);
+    // Probe processes per setting, in rounds (--repeat).
+    int repeat() const;
 
     void saveState() const; // QSettings
     void restoreState();
@@ -83,6 +85,7 @@ class SettingsPanel : public QWidget {
     // For tests and scripted use.
     void setModeChecked(const QString& mode, bool checked);
     void setIterations(int warmup, int iters);
+    void setRepeat(int probes);
     void setBackend(const QString& backend);
 
   signals:
@@ -129,6 +132,7 @@ class SettingsPanel : public QWidget {
     QComboBox* autocast_;
     QSpinBox* warmup_;
     QSpinBox* iters_;
+    QSpinBox* repeat_;
     QSpinBox* threads_;
     QLineEdit* environment_;
     QLabel* environmentError_;

@@ -186,6 +186,32 @@ TEST(AdviceRecompiles, SlowerDynamicKernelsAreTheTradeOfMarkingUpFront) {
     EXPECT_EQ(shape[0].gain, "dynamic=True, measured here as default dyn: 0 recompiles instead of "
                              "1, but 2.67× slower per call: median 1.60 ms against 600 µs");
 
+    // Repeated probes that agree: the slowdown holds in every round, and the
+    // remedy says so instead of asking for another measurement.
+    auto repeatOf = [](int round, int64_t ns) {
+        RepeatProbe probe;
+        probe.round = round;
+        probe.status = RunStatus::Ok;
+        probe.latencyNs = constant(20, ns);
+        return probe;
+    };
+    automatic.repeats = {repeatOf(1, 700000), repeatOf(2, 650000)};
+    dyn.repeats = {repeatOf(1, 1000000), repeatOf(2, 1300000)};
+    shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("2.67× slower, in each of 3 probe rounds (1.43× to 2.67×))"),
+              std::string::npos)
+        << shape[0].remedy;
+    EXPECT_EQ(shape[0].remedy.find("measure the pair again"), std::string::npos) << shape[0].remedy;
+    // A round in which dynamic=true was not slower: no slowdown to trade.
+    dyn.repeats = {repeatOf(1, 600000), repeatOf(2, 1300000)};
+    shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_EQ(shape[0].remedy.find("slower"), std::string::npos) << shape[0].remedy;
+    EXPECT_EQ(shape[0].gain.find("slower"), std::string::npos) << shape[0].gain;
+    automatic.repeats.clear();
+    dyn.repeats.clear();
+
     // Faster dynamic kernels: no trade to tell.
     dyn.iterations = timedRun("default", {7000000}, constant(20, 500000)).iterations;
     shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");

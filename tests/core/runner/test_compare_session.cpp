@@ -142,6 +142,100 @@ class CompareSessionTest : public QObject {
         QCOMPARE(status(runs[2]), QString("cancelled"));
     }
 
+    // --repeat 3: every setting once, then each again, in rounds; a repeat
+    // keeps its measured calls in the run it repeats, and the comparison
+    // judges the speedup over the three rounds.
+    void repeatRunsRoundsInterleaved() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        std::vector<std::string> order;
+        QObject::connect(&runner, &SessionRunner::runFinished, &runner,
+                         [&](int index) { order.push_back("run " + std::to_string(index)); });
+        QObject::connect(&runner, &SessionRunner::repeatFinished, &runner, [&](int index) {
+            order.push_back("repeat " + std::to_string(index) + " round " +
+                            std::to_string(runner.round()));
+            QVERIFY(runner.progressFraction() < 1.0 || runner.round() == 2);
+        });
+        auto request = compareRequest("ok", 60);
+        request.settings.resize(2);
+        request.repeat = 3;
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        const std::vector<std::string> expected = {
+            "run 0",           "run 1", "repeat 0 round 1", "repeat 1 round 1", "repeat 0 round 2",
+            "repeat 1 round 2"};
+        QCOMPARE(order, expected);
+        for (const auto& run : runner.report().runs) {
+            QCOMPARE(status(run), QString("ok"));
+            QCOMPARE(run.repeats.size(), size_t(2));
+            QCOMPARE(run.repeats[0].round, 1);
+            QCOMPARE(run.repeats[1].round, 2);
+            QCOMPARE(run.repeats[1].status, RunStatus::Ok);
+            QCOMPARE(run.repeats[1].latencyNs.size(), size_t(5));
+        }
+        QCOMPARE(runner.progressFraction(), 1.0);
+        const auto comparison = compareRuns(runner.report());
+        QVERIFY(comparison.rows[1].speedup);
+        QCOMPARE(comparison.rows[1].speedup->rounds, 3);
+    }
+
+    // A setting whose first probe failed is not probed again; the others are.
+    void repeatSkipsAFailedSetting() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        auto request = compareRequest("fail_compiled", 60);
+        request.repeat = 2;
+        runner.start(request);
+        QVERIFY(done.wait(60000));
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[0]), QString("ok"));
+        QCOMPARE(runs[0].repeats.size(), size_t(1));
+        QCOMPARE(status(runs[1]), QString("failed"));
+        QVERIFY(runs[1].repeats.empty());
+        QVERIFY(runs[2].repeats.empty());
+    }
+
+    // Cancel during a repeat: the first round's runs stay as measured, the
+    // cancelled repeat says so and adds no calls.
+    void cancelDuringARepeatKeepsTheFirstRound() {
+        SessionRunner runner;
+        QSignalSpy done(&runner, &SessionRunner::sessionFinished);
+        QObject::connect(&runner, &SessionRunner::runUpdated, &runner, [&](int) {
+            if (runner.round() == 1)
+                runner.cancel();
+        });
+        auto request = compareRequest("slow", 60);
+        request.settings.resize(2);
+        request.repeat = 2;
+        runner.start(request);
+        QVERIFY(done.wait(90000));
+        const auto& runs = runner.report().runs;
+        QCOMPARE(status(runs[0]), QString("ok"));
+        QCOMPARE(runs[0].measuredLatencies().size(), size_t(200));
+        QCOMPARE(runs[0].repeats.size(), size_t(1));
+        QCOMPARE(runs[0].repeats[0].status, RunStatus::Cancelled);
+        QVERIFY(runs[0].repeats[0].latencyNs.empty());
+        QCOMPARE(status(runs[1]), QString("ok"));
+        QVERIFY(runs[1].repeats.empty()); // its round never started
+    }
+
+    // A repeat probe times the same calls and keeps nothing else.
+    void repeatProbeKeepsOnlyTheTiming() {
+        ProbeOptions options;
+        options.torchTraceDir = "/tmp/traces";
+        options.cacheArtifacts = "load:/tmp/a.bin";
+        const ProbeOptions repeat = repeatOptions(options);
+        QVERIFY(repeat.torchTraceDir.empty());
+        QVERIFY(repeat.cacheArtifacts.empty());
+        QCOMPARE(repeat.profileCalls, 0);
+        QVERIFY(!repeat.keepCode);
+        Setting s;
+        s.sweep = true;
+        s.iters = 77;
+        QVERIFY(!repeatSetting(s).sweep);
+        QCOMPARE(repeatSetting(s).iters, 77);
+    }
+
     // The unmeasured priming run writes no TORCH_TRACE log; the rest of the
     // options stay as the session asked.
     void primingRunWritesNoTorchTrace() {

@@ -162,7 +162,9 @@ def main() -> None:
         events.flush()
         os._exit(0)
     emit("phase", name="measure", edge="end")
-    if behaviour == "fail":
+    # Only eager succeeds: a compiled setting that fails is not probed again (--repeat).
+    compiled = args[args.index("--mode") + 1] != "eager" if "--mode" in args else True
+    if behaviour == "fail" or (behaviour == "fail_compiled" and compiled):
         emit(
             "error",
             kind="model_raised",
