@@ -188,6 +188,14 @@ class MainWindowTest : public QObject {
         const QString notes =
             model->index(1, widgets::ComparisonModel::Notes).data(Qt::ToolTipRole).toString();
         QVERIFY2(notes.contains("measured by 2 probes"), qPrintable(notes));
+        // The Latency tab's median is the first probe's; its tooltip names the others.
+        auto* latency = window.findChild<widgets::LatencyTab*>();
+        const QString median = child<widgets::RunsModel>(*latency, "runsModel")
+                                   ->index(0, widgets::RunsModel::Median)
+                                   .data(Qt::ToolTipRole)
+                                   .toString();
+        QVERIFY2(median.contains("the first probe's") && median.contains("measured by 2 probes"),
+                 qPrintable(median));
     }
 
     void saveAndReopenShowsTheSameReport() {

@@ -4,6 +4,7 @@
 #include <QColor>
 
 #include "core/analysis/palette.h"
+#include "core/analysis/probe_rounds.h"
 #include "core/analysis/stats.h"
 #include "widgets/charts/chart_setup.h"
 #include "widgets/common/report_document.h"
@@ -95,6 +96,12 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
         return {};
     switch (column) {
     case Median:
+        // --repeat: this is the first probe's; the others' are in the tooltip.
+        if (const std::string spread = core::probeSpreadText(*run);
+            role == Qt::ToolTipRole && !spread.empty())
+            return tr("%1 ns, the first probe's\n\nmeasured by %2")
+                .arg(stats->median, 0, 'f', 0)
+                .arg(QString::fromStdString(spread));
         return number(stats->median);
     case MedianCi:
         if (role == SortRole)
