@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/analysis/function_name.h"
+#include "core/analysis/probe_rounds.h"
 #include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
@@ -64,6 +65,21 @@ std::string percentText(double p) {
     return text;
 }
 
+// The lowest and highest probe median of a run probed more than once.
+std::optional<std::pair<double, double>> probeRange(const Run& run) {
+    const auto medians = probeMedians(run);
+    if (medians.size() < 2)
+        return std::nullopt;
+    const auto [low, high] = std::minmax_element(
+        medians.begin(), medians.end(),
+        [](const ProbeMedian& x, const ProbeMedian& y) { return x.medianNs < y.medianNs; });
+    return std::pair(low->medianNs, high->medianNs);
+}
+
+std::string rangeText(const std::pair<double, double>& range) {
+    return formatDuration(range.first) + " to " + formatDuration(range.second);
+}
+
 void compare(SettingDiff& d, const Run& a, const Run& b) {
     const RunSummary sa = summarizeRun(a), sb = summarizeRun(b);
     d.statusA = toString(a.status);
@@ -74,6 +90,13 @@ void compare(SettingDiff& d, const Run& a, const Run& b) {
     if (sa.latency && sb.latency)
         d.medianSeparate = sa.latency->medianCiHigh < sb.latency->medianCiLow ||
                            sb.latency->medianCiHigh < sa.latency->medianCiLow;
+    // Over repeated probes a change must also clear the spread between
+    // processes: every probe of one report faster than every probe of the other.
+    d.probesA = probeRange(a);
+    d.probesB = probeRange(b);
+    if (d.probesA && d.probesB)
+        d.medianSeparate = d.medianSeparate && (d.probesA->second < d.probesB->first ||
+                                                d.probesB->second < d.probesA->first);
     d.p99 = delta(sa.latency ? std::optional(sa.latency->p99) : std::nullopt,
                   sb.latency ? std::optional(sb.latency->p99) : std::nullopt);
     d.firstCall = delta(positive(sa.firstCallNs), positive(sb.firstCallNs));
@@ -116,7 +139,11 @@ void mark(SettingDiff& d, double threshold) {
         // A change counts only when the medians' 95% intervals do not overlap: noise is not a
         // regression.
         d.median.regression = d.median.improvement = false;
-        d.median.note = "within noise: the medians' 95% intervals overlap";
+        d.median.note = d.probesA && d.probesB
+                            ? "within noise: the medians' 95% intervals or their probes' "
+                              "medians overlap (A " +
+                                  rangeText(*d.probesA) + ", B " + rangeText(*d.probesB) + ")"
+                            : "within noise: the medians' 95% intervals overlap";
     }
     if (d.median.regression)
         d.regressions.push_back("median latency " + percentText(*d.median.percent) + " (" +

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/report/session.h"
@@ -51,12 +52,16 @@ struct SettingDiff {
     std::string statusA, statusB;
     bool statusRegression = false; // ok in A, not ok in B
     MetricDelta median;            // ns
-    bool medianSeparate = false;   // the medians' 95% intervals do not overlap
-    MetricDelta p99;               // ns; shown, never a regression on its own (a tail is noisy)
-    MetricDelta firstCall;         // ns
-    MetricDelta warmup;            // ns, total of the warmup calls
-    MetricDelta peakMemory;        // bytes
-    std::string memoryKind;        // as RunSummary::peakKind
+    bool medianSeparate = false;   // the medians' 95% intervals do not overlap, nor
+                                   // (both with --repeat) their probes' medians
+    // Both reports probed this setting more than once (--repeat): the lowest
+    // and highest of each one's probe medians, ns.
+    std::optional<std::pair<double, double>> probesA, probesB;
+    MetricDelta p99;        // ns; shown, never a regression on its own (a tail is noisy)
+    MetricDelta firstCall;  // ns
+    MetricDelta warmup;     // ns, total of the warmup calls
+    MetricDelta peakMemory; // bytes
+    std::string memoryKind; // as RunSummary::peakKind
     CountDelta graphs;
     CountDelta breaks;
     CountDelta recompiles;

@@ -126,6 +126,36 @@ TEST(ReportDiff, NoiseIsNotARegression) {
     EXPECT_EQ(diff.regressionCount(), 0);
 }
 
+// --repeat in both: B's first probe is 30% slower with its interval apart,
+// but B's other probe was as fast as A's: processes differ, no regression.
+// With every probe of B slower than every probe of A, it is one.
+TEST(ReportDiff, OverRepeatedProbesEveryProbeMustAgree) {
+    auto [a, b] = beforeAndAfter();
+    auto probe = [](int round, int64_t ns) {
+        RepeatProbe p;
+        p.round = round;
+        p.status = RunStatus::Ok;
+        p.latencyNs = latencies(ns, kMs / 100, 50);
+        return p;
+    };
+    a.runs[1].repeats = {probe(1, kMs * 55 / 100)};
+    b.runs[1].repeats = {probe(1, kMs * 52 / 100)};
+    ReportDiff diff = diffReports(a, b, {10.0});
+    const SettingDiff* d = &setting(diff, "default");
+    ASSERT_TRUE(d->probesA && d->probesB);
+    EXPECT_FALSE(d->median.regression);
+    EXPECT_FALSE(d->medianSeparate);
+    EXPECT_NE(d->median.note.find("their probes' medians overlap (A 500 µs to 550 µs, B 520 µs "
+                                  "to 650 µs)"),
+              std::string::npos)
+        << d->median.note;
+    b.runs[1].repeats = {probe(1, kMs * 62 / 100)};
+    diff = diffReports(a, b, {10.0});
+    d = &setting(diff, "default");
+    EXPECT_TRUE(d->medianSeparate);
+    EXPECT_TRUE(d->median.regression);
+}
+
 TEST(ReportDiff, FasterIsBetterAndAFailedSettingIsARegression) {
     Report a, b;
     a.runs.push_back(runWithLatencies("default", {kMs}, latencies(kMs, kMs / 100, 100)));
