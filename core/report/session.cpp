@@ -9,8 +9,11 @@ namespace cs::core {
 
 std::string environmentText(const std::map<std::string, std::string>& variables) {
     std::string text;
-    for (const auto& [name, value] : variables)
-        text += (text.empty() ? "" : " ") + name + "=" + value;
+    for (const auto& [name, value] : variables) {
+        // Quoted as a settings list and the GUI's field take it back.
+        const bool quote = value.find_first_of(" \t,:") != std::string::npos;
+        text += (text.empty() ? "" : " ") + name + "=" + (quote ? "\"" + value + "\"" : value);
+    }
     return text;
 }
 

@@ -47,7 +47,8 @@ struct Setting {
     bool operator==(const Setting&) const = default;
 };
 
-// "NAME=VALUE NAME2=VALUE2", as a shell would take them (values unquoted).
+// "NAME=VALUE NAME2=\"A B\"": a value holding a blank, a comma or a colon in
+// double quotes, as a settings list's env= and the GUI's field read it.
 std::string environmentText(const std::map<std::string, std::string>& variables);
 
 inline constexpr const char* kStartFresh = "fresh";

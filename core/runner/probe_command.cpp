@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 namespace cs::core {
 
@@ -55,12 +54,37 @@ std::optional<std::string> reservedVariable(const std::string& name) {
     return std::nullopt;
 }
 
+// `text` cut at each `separator` outside double quotes, the quotes kept for
+// the next cut: so env=PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True,…"
+// stays one option of one setting. False when a quote is not closed.
+bool splitOutsideQuotes(const std::string& text, char separator, std::vector<std::string>& parts) {
+    parts.assign(1, std::string());
+    bool quoted = false;
+    for (const char c : text) {
+        if (c == '"')
+            quoted = !quoted;
+        if (c == separator && !quoted)
+            parts.emplace_back();
+        else
+            parts.back() += c;
+    }
+    return !quoted;
+}
+
+std::string withoutQuotes(std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), '"'), text.end());
+    return text;
+}
+
 // "dynamic=true:fullgraph=true": the options one setting of a list sets apart
 // from the shared ones, so that a list can hold the same mode twice.
 std::optional<std::string> applySettingOptions(const std::string& text, Setting& s) {
-    std::stringstream stream(text);
-    std::string option;
-    while (std::getline(stream, option, ':')) {
+    std::vector<std::string> options;
+    splitOutsideQuotes(text, ':', options); // the caller checked the quotes
+    for (const std::string& quotedOption : options) {
+        const std::string option = withoutQuotes(quotedOption);
+        if (option.empty()) // "default:" or "a::b", as before quoting
+            continue;
         const auto equals = option.find('=');
         const std::string key = option.substr(0, equals);
         const std::string value = equals == std::string::npos ? "" : option.substr(equals + 1);
@@ -87,6 +111,24 @@ std::optional<std::string> applySettingOptions(const std::string& text, Setting&
 }
 
 } // namespace
+
+std::optional<std::string> addEnvironmentAssignments(const std::string& text,
+                                                     std::map<std::string, std::string>& out) {
+    std::string blanksAsSpaces = text;
+    std::replace_if(
+        blanksAsSpaces.begin(), blanksAsSpaces.end(),
+        [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, ' ');
+    std::vector<std::string> words;
+    if (!splitOutsideQuotes(blanksAsSpaces, ' ', words))
+        return "a \" is not closed (a value holding a blank is written NAME=\"A B\")";
+    for (const std::string& word : words) {
+        if (word.empty())
+            continue;
+        if (auto problem = addEnvironmentAssignment(withoutQuotes(word), out))
+            return problem;
+    }
+    return std::nullopt;
+}
 
 std::optional<std::string> addEnvironmentAssignment(const std::string& text,
                                                     std::map<std::string, std::string>& out) {
@@ -126,10 +168,12 @@ std::optional<std::string> validateSetting(const Setting& s) {
 
 std::optional<std::string> parseSettingsList(const std::string& text, const Setting& base,
                                              std::vector<Setting>& out) {
-    std::stringstream stream(text);
-    std::string item;
     out.clear();
-    while (std::getline(stream, item, ',')) {
+    std::vector<std::string> items;
+    if (!splitOutsideQuotes(text, ',', items))
+        return "a \" in \"" + text +
+               "\" is not closed (a value holding , or : is written env=NAME=\"VALUE\")";
+    for (std::string item : items) {
         item.erase(0, item.find_first_not_of(" \t"));
         item.erase(item.find_last_not_of(" \t") + 1);
         if (item.empty())

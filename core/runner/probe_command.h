@@ -84,5 +84,10 @@ std::optional<std::string> validateSetting(const Setting& setting);
 // is wrong: a NAME a shell would refuse, or one the probe sets itself.
 std::optional<std::string> addEnvironmentAssignment(const std::string& text,
                                                     std::map<std::string, std::string>& out);
+// "A=1 B=\"x y\"": assignments split at blanks outside double quotes, as
+// environmentText writes them (the GUI's environment field); returns what is
+// wrong with the first that cannot be set, or an unclosed quote.
+std::optional<std::string> addEnvironmentAssignments(const std::string& text,
+                                                     std::map<std::string, std::string>& out);
 
 } // namespace cs::core

@@ -99,23 +99,27 @@ ODD_VALUE = "dirty_decay_ms:0 'quoted' \"double\" $HOME `id`;"
 
 
 def test_env_reaches_every_probe_and_a_settings_own_only_its_own(run_cli):
+    # A setting's own value holding the list's separators goes in double quotes.
+    own = 'eager:env=MALLOC_ARENA_MAX=2:env=MALLOC_TOP_PAD_="1:2,3"'
     result = run_cli(
         "run",
         GALLERY / "mlp.py",
-        *("--settings", "eager,eager:env=MALLOC_ARENA_MAX=2", "--env", f"MALLOC_CONF={ODD_VALUE}"),
+        *("--settings", f"eager,{own}", "--env", f"MALLOC_CONF={ODD_VALUE}"),
         *("--device", "cpu", "--warmup", "2", "--iters", "5", "--no-sweep", "--profile-calls", "0"),
     )
     assert result.returncode == 0, result.stderr
     report = result.report
     assert report["environment"]["probe_environment"] == {"MALLOC_CONF": ODD_VALUE}
     plain, tuned = report["runs"]
-    assert plain["label"] == "eager" and tuned["label"] == "eager MALLOC_ARENA_MAX=2"
-    assert tuned["setting"]["environment"] == {"MALLOC_ARENA_MAX": "2"}
+    assert plain["label"] == "eager"
+    assert tuned["label"] == 'eager MALLOC_ARENA_MAX=2 MALLOC_TOP_PAD_="1:2,3"'
+    assert tuned["setting"]["environment"] == {"MALLOC_ARENA_MAX": "2", "MALLOC_TOP_PAD_": "1:2,3"}
     # What the probe itself found in its environment (host_faults' malloc_env).
     assert plain["latency"]["host_faults"]["malloc_env"] == {"MALLOC_CONF": ODD_VALUE}
     assert tuned["latency"]["host_faults"]["malloc_env"] == {
         "MALLOC_CONF": ODD_VALUE,
         "MALLOC_ARENA_MAX": "2",
+        "MALLOC_TOP_PAD_": "1:2,3",
     }
     assert "probe environment: MALLOC_CONF=" in result.stderr
 
@@ -126,6 +130,7 @@ def test_env_reaches_every_probe_and_a_settings_own_only_its_own(run_cli):
         (("--env", "PYTHONPATH=/elsewhere"), "PYTHONPATH is set by compilescope"),
         (("--env", "NO_VALUE"), "is not NAME=VALUE"),
         (("--settings", "eager:dynamic=true"), "eager takes only env=NAME=VALUE"),
+        (("--settings", 'eager:env=A="1:2'), "is not closed"),
     ],
 )
 def test_a_variable_that_cannot_be_set_is_a_bad_argument(run_cli, args, says):

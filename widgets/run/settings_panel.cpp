@@ -248,7 +248,9 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
         tr("Variables set in every probe, here or on the remote target, separated by spaces "
            "(--env NAME=VALUE): MALLOC_MMAP_THRESHOLD_=33554432 "
            "MALLOC_TRIM_THRESHOLD_=1073741824 to keep malloc's memory, "
-           "TORCHINDUCTOR_FREEZING=1, OMP_PROC_BIND=close. The report records them"));
+           "TORCHINDUCTOR_FREEZING=1, OMP_PROC_BIND=close. A value holding a blank goes in "
+           "double quotes: PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True\" needs none, "
+           "LD_PRELOAD=\"/opt/my libs/libjemalloc.so\" does. The report records them"));
     form->addRow(tr("environment"), environment_);
     environmentError_ = new QLabel(settingsBox);
     environmentError_->setObjectName("probeEnvironmentError");
@@ -824,11 +826,8 @@ namespace {
 // The environment field's NAME=VALUE words into `variables`; what is wrong
 // with the first one that cannot be set, or empty.
 QString readEnvironmentField(const QString& text, std::map<std::string, std::string>& variables) {
-    static const QRegularExpression spaces(QStringLiteral("\\s+"));
-    for (const QString& word : text.split(spaces, Qt::SkipEmptyParts)) {
-        if (auto problem = core::addEnvironmentAssignment(word.toStdString(), variables))
-            return QString::fromStdString(*problem);
-    }
+    if (auto problem = core::addEnvironmentAssignments(text.toStdString(), variables))
+        return QString::fromStdString(*problem);
     return {};
 }
 

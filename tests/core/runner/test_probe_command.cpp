@@ -133,11 +133,41 @@ TEST(ProbeCommand, ASettingAndTheSessionSetVariablesInTheProbe) {
     EXPECT_EQ(last("EMPTY"), "");
     EXPECT_EQ(last("PYTHONPATH"), "/opt/cs/probe");
     EXPECT_EQ(last("MALLOC_TRIM_THRESHOLD_"), "(unset)");
-    // A value may hold anything but the list's own separators; --env takes any.
+    // --env takes any value as it is.
     ASSERT_FALSE(addEnvironmentAssignment("LD_PRELOAD=/a b/lib.so:/c.so", options.environment));
     EXPECT_EQ(options.environment.at("LD_PRELOAD"), "/a b/lib.so:/c.so");
     for (const char* bad : {"=1", "A-B=1", "COMPILESCOPE_CUPTI_LIB=x", "TORCH_TRACE=/t"})
         EXPECT_TRUE(addEnvironmentAssignment(bad, options.environment)) << bad;
+}
+
+// PYTORCH_CUDA_ALLOC_CONF holds colons and commas: a setting's own value in
+// double quotes keeps them, and its label quotes it the same way back.
+TEST(ProbeCommand, AQuotedValueHoldsTheListsSeparators) {
+    std::vector<Setting> out;
+    ASSERT_FALSE(
+        parseSettingsList("default,default:env=PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True,"
+                          "max_split_size_mb:128\":dynamic=true,eager:env=LD_PRELOAD=\"/a b/j.so\"",
+                          Setting{}, out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[1].environment.at("PYTORCH_CUDA_ALLOC_CONF"),
+              "expandable_segments:True,max_split_size_mb:128");
+    EXPECT_EQ(out[1].dynamic, "true");
+    EXPECT_EQ(
+        out[1].label(),
+        "default dyn PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True,max_split_size_mb:128\"");
+    EXPECT_EQ(out[2].environment.at("LD_PRELOAD"), "/a b/j.so");
+    EXPECT_EQ(out[2].label(), "eager LD_PRELOAD=\"/a b/j.so\"");
+
+    // The label reads back as the same setting.
+    std::vector<Setting> again;
+    std::string label = out[1].label();
+    label.replace(0, std::string("default dyn ").size(), "default:dynamic=true:env=");
+    ASSERT_FALSE(parseSettingsList(label, Setting{}, again)) << label;
+    EXPECT_EQ(again.at(0), out[1]);
+
+    const auto problem = parseSettingsList("default:env=A=\"x:y,eager", Setting{}, out);
+    ASSERT_TRUE(problem);
+    EXPECT_NE(problem->find("is not closed"), std::string::npos) << *problem;
 }
 
 TEST(ProbeCommand, DynamicVariantsTripleEachCompiledMode) {

@@ -155,6 +155,16 @@ class SettingsPanelTest : public QObject {
         QVERIFY(error->text().contains("PYTHONPATH is set by compilescope"));
         QVERIFY(!run->isEnabled());
         QVERIFY(!child<QPushButton>(panel, "compareAll")->isEnabled());
+        // A value with a blank in double quotes; an unclosed quote is named.
+        field->setText("LD_PRELOAD=\"/opt/my libs/libjemalloc.so\"\tOMP_PROC_BIND=close");
+        QVERIFY(error->isHidden());
+        QCOMPARE(panel.probeEnvironment(),
+                 (std::map<std::string, std::string>{{"LD_PRELOAD", "/opt/my libs/libjemalloc.so"},
+                                                     {"OMP_PROC_BIND", "close"}}));
+        field->setText("LD_PRELOAD=\"/opt/my libs");
+        QVERIFY(!error->isHidden());
+        QVERIFY(error->text().contains("is not closed"));
+        QVERIFY(!run->isEnabled());
         field->setText("OMP_PROC_BIND=close");
         QVERIFY(error->isHidden());
         QVERIFY(run->isEnabled());
