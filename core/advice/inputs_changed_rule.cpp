@@ -10,7 +10,8 @@ namespace cs::core::advice {
 
 namespace {
 
-// The probe's wording, up to the changes it lists.
+// An older probe's line has no code: it is read by its wording, up to the
+// changes it lists.
 constexpr std::string_view kChanged = "the model changed its own inputs' shapes over the calls "
                                       "the probe made: ";
 constexpr std::string_view kChangesEnd = ". Each call then did different work";
@@ -18,10 +19,12 @@ constexpr std::string_view kChangesEnd = ". Each call then did different work";
 // "past_key_values.layers[0].keys went from [1, 2, 8, 32] to [1, 2, 99, 32]; …"
 std::string changesOf(const Run& run) {
     for (const auto& line : run.logs) {
-        if (line.level != "warning" || line.message.rfind(kChanged, 0) != 0)
-            continue;
-        const std::string rest = line.message.substr(kChanged.size());
-        return rest.substr(0, rest.find(kChangesEnd));
+        if (line.code == "inputs_changed")
+            return line.detail;
+        if (line.code.empty() && line.level == "warning" && line.message.rfind(kChanged, 0) == 0) {
+            const std::string rest = line.message.substr(kChanged.size());
+            return rest.substr(0, rest.find(kChangesEnd));
+        }
     }
     return {};
 }

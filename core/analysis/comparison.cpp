@@ -200,7 +200,9 @@ std::vector<std::string> whatTorchDid(const Run& run) {
                         "it without them");
     }
     for (const auto& log : run.logs) {
-        if (startsWith(log.message, "torch skipped CUDA graphs"))
+        // An older probe's line has no code.
+        if (log.code == "cudagraphs_skipped" ||
+            (log.code.empty() && startsWith(log.message, "torch skipped CUDA graphs")))
             notes.push_back(log.message);
     }
     for (const auto& r : run.recompiles) {

@@ -454,12 +454,23 @@ class EventApplier {
     }
 
     void log() {
-        if (run_.logs.size() < kMaxKeptLogs)
-            run_.logs.push_back({tNs_, getString(event_, "level"), getString(event_, "message")});
-        else if (run_.logs.size() == kMaxKeptLogs)
+        LogLine line(tNs_, getString(event_, "level"), getString(event_, "message"),
+                     getString(event_, "code"), getString(event_, "detail"));
+        if (run_.logs.size() < kMaxKeptLogs) {
+            run_.logs.push_back(std::move(line));
+            return;
+        }
+        if (run_.logs.size() == kMaxKeptLogs)
             run_.logs.push_back({tNs_, "warning",
                                  "more log lines follow; only the first " +
                                      std::to_string(kMaxKeptLogs) + " are kept"});
+        // A chatty probe must not hide the lines the advice reads.
+        if (line.code.empty())
+            return;
+        const auto coded = std::count_if(run_.logs.begin(), run_.logs.end(),
+                                         [](const LogLine& l) { return !l.code.empty(); });
+        if (static_cast<size_t>(coded) < kMaxKeptCodedLogs)
+            run_.logs.push_back(std::move(line));
     }
 
     void error() {

@@ -32,6 +32,8 @@ inline constexpr size_t kMaxEventLineBytes = size_t{64} << 20;
 inline constexpr size_t kMaxKeptProblems = 1000;
 inline constexpr size_t kMaxKeptUnknownEvents = 1000;
 inline constexpr size_t kMaxKeptLogs = 10000;
+// Coded lines (LogLine::code) past that cap: the analysis reads them.
+inline constexpr size_t kMaxKeptCodedLogs = 64;
 
 class EventParser {
   public:

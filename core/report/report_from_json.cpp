@@ -446,9 +446,10 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     readKernels(run, j);
     readGpuFields(j, run, warnings, where); // report_gpu_fields.cpp: device bookkeeping, gpu_trace
     for (const auto& l : arrayAt(j, "logs"))
-        run.logs.push_back({lenientValue<int64_t>(l, "t_ns", 0),
-                            lenientValue<std::string>(l, "level", ""),
-                            lenientValue<std::string>(l, "message", "")});
+        run.logs.emplace_back(
+            lenientValue<int64_t>(l, "t_ns", 0), lenientValue<std::string>(l, "level", ""),
+            lenientValue<std::string>(l, "message", ""), lenientValue<std::string>(l, "code", ""),
+            lenientValue<std::string>(l, "detail", ""));
     for (const auto& w : arrayAt(j, "capture_warnings"))
         run.captureWarnings.push_back({lenientValue<std::string>(w, "what", ""),
                                        lenientValue<std::string>(w, "error", ""),

@@ -387,8 +387,14 @@ json runToJson(const Run& run) {
     addGpuFields(j, run); // report_gpu_fields.cpp
 
     json logs = json::array();
-    for (const auto& l : run.logs)
-        logs.push_back({{"t_ns", l.tNs}, {"level", l.level}, {"message", l.message}});
+    for (const auto& l : run.logs) {
+        json line = {{"t_ns", l.tNs}, {"level", l.level}, {"message", l.message}};
+        if (!l.code.empty()) { // optional: most lines have none
+            line["code"] = l.code;
+            line["detail"] = l.detail;
+        }
+        logs.push_back(std::move(line));
+    }
     j["logs"] = logs;
     if (!run.captureWarnings.empty()) { // optional: most runs have none
         json warnings = json::array();

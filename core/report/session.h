@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -352,9 +353,19 @@ struct GpuSlice {
 };
 
 struct LogLine {
+    LogLine() = default;
+    LogLine(int64_t t, std::string lvl, std::string text, std::string name = {},
+            std::string what = {})
+        : tNs(t), level(std::move(lvl)), message(std::move(text)), code(std::move(name)),
+          detail(std::move(what)) {}
     int64_t tNs = 0;
     std::string level;
     std::string message;
+    // For lines the analysis reads ("inputs_changed", "cudagraphs_skipped"):
+    // a stable name, and the part a finding quotes. Empty on other lines and
+    // in reports written before they existed.
+    std::string code;
+    std::string detail;
     bool operator==(const LogLine&) const = default;
 };
 

@@ -64,8 +64,12 @@ class EventWriter:
                 self.busy = False
         self.counts[type_] = self.counts.get(type_, 0) + 1
 
-    def log(self, level: str, message: str) -> None:
-        self.emit("log", level=level, message=message)
+    def log(self, level: str, message: str, code: str = "", detail: str = "") -> None:
+        """`code` names a line the app's analysis reads; `detail` is what it quotes."""
+        if code:
+            self.emit("log", level=level, message=message, code=code, detail=detail)
+        else:
+            self.emit("log", level=level, message=message)
 
 
 def redirect_stdout() -> int:

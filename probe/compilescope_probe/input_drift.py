@@ -78,15 +78,19 @@ def changes(before: dict, after: dict) -> list[str]:
     return out
 
 
+def summary(found: list[str]) -> str:
+    """The changes as the warning lists them (its `detail`): the first few."""
+    more = f" (and {len(found) - SHOWN} more)" if len(found) > SHOWN else ""
+    return "; ".join(found[:SHOWN]) + more
+
+
 def warning(found: list[str]) -> str | None:
     """The probe's warning for the changes found; None for none."""
     if not found:
         return None
-    shown = "; ".join(found[:SHOWN])
-    more = f" (and {len(found) - SHOWN} more)" if len(found) > SHOWN else ""
     return (
         f"the model changed its own inputs' shapes over the calls the probe made: "
-        f"{shown}{more}. Each "
+        f"{summary(found)}. Each "
         f"call then did different work and the statistics describe none of them. Give "
         f"get_inputs() inputs the model leaves as they are (for a Hugging Face KV cache, "
         f"use_cache=False, or a StaticCache with its cache_position)."

@@ -86,8 +86,8 @@ class Probe:
         if self.code is not None:
             self.code.flush()
 
-    def log(self, level: str, message: str) -> None:
-        self.w.log(level, message)
+    def log(self, level: str, message: str, code: str = "", detail: str = "") -> None:
+        self.w.log(level, message, code, detail)
 
     def error(self, e: ProbeError) -> None:
         self.emit(
@@ -762,7 +762,7 @@ class Probe:
             shapes_before, input_drift.fingerprint(inputs, self.input_names)
         )
         if message := input_drift.warning(drift):
-            self.log("warning", message)
+            self.log("warning", message, "inputs_changed", input_drift.summary(drift))
 
         if s.sweep:
             self.run_sweep(fn, model, sweep)
@@ -981,7 +981,7 @@ class Probe:
         for m in metrics:
             why = getattr(m, "cudagraph_skip_reason", None)
             if why:
-                self.log("info", f"torch skipped CUDA graphs: {why}")
+                self.log("info", f"torch skipped CUDA graphs: {why}", "cudagraphs_skipped", why)
 
     def run_sweep(self, fn: Any, model: Any, sweep: list | None) -> None:
         from .loader import shapes_text

@@ -362,3 +362,28 @@ TEST(AdviceMeasurement, AModelThatGrowsItsInputsIsOneFindingNamingTheTensor) {
     EXPECT_NE(found[0].remedy.find("StaticCache"), std::string::npos);
     EXPECT_TRUE(withRule(advise(reportOf({plain}), {}), "measure.inputs_changed").empty());
 }
+
+// The probe names its warning with a code and the changes with a detail; a
+// line an older probe wrote has neither and is read by its wording.
+TEST(AdviceMeasurement, TheInputsChangedLineIsReadByItsCodeOrAnOlderProbesWording) {
+    cs::core::Run coded = timedRun("default", {}, {});
+    coded.logs.push_back({0, "warning", "any wording at all", "inputs_changed",
+                          "past.keys went from [1, 8] to [1, 9]"});
+    cs::core::Run older = timedRun("eager", {}, {});
+    older.logs.push_back({0, "warning",
+                          "the model changed its own inputs' shapes over the calls the probe made: "
+                          "cache went from [2] to [3]. Each call then did different work and the "
+                          "statistics describe none of them."});
+    cs::core::Run quoted = timedRun("default", {}, {});
+    // A code the rule does not read, with the old wording: not this finding.
+    quoted.logs.push_back({0, "warning",
+                           "the model changed its own inputs' shapes over the calls the probe "
+                           "made: y. Each call then did different work",
+                           "something_else", "y"});
+    const auto found =
+        withRule(advise(reportOf({coded, older, quoted}), {}), "measure.inputs_changed");
+    ASSERT_EQ(found.size(), 1u);
+    ASSERT_EQ(found[0].evidence.size(), 2u);
+    EXPECT_EQ(found[0].evidence[0], "default: past.keys went from [1, 8] to [1, 9]");
+    EXPECT_EQ(found[0].evidence[1], "eager: cache went from [2] to [3]");
+}

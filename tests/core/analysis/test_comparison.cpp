@@ -310,6 +310,14 @@ TEST(Comparison, WhatTorchDid) {
     ASSERT_EQ(notes.size(), 2u);
     EXPECT_EQ(notes[0], "torch skipped CUDA graphs: mutated inputs");
     EXPECT_NE(notes[1].find("recompile limit (8)"), std::string::npos);
+    // The probe's code names the line, whatever its wording.
+    run.logs = {{0, "info", "torch skipped CUDA graphs: x", "cudagraphs_skipped", "x"},
+                {0, "info", "CUDA graphs were skipped", "cudagraphs_skipped", "y"},
+                {0, "info", "torch skipped CUDA graphs (quoted)", "other_code", ""}};
+    run.recompiles.clear();
+    notes = whatTorchDid(run);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[1], "CUDA graphs were skipped");
 }
 
 TEST(ComparisonJson, DerivedOnWriteRecomputedOnRead) {

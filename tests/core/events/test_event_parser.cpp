@@ -462,3 +462,25 @@ TEST(ApplyEvent, CrosscheckThreadsAndAffinity) {
     ASSERT_TRUE(run.blockEstimateNs());
     EXPECT_DOUBLE_EQ(*run.blockEstimateNs(), (101.0 + 104.5) / 2);
 }
+
+// A probe that logs without end (a chatty model, a hostile stream) is cut at
+// the bound; a line the advice reads (with a code) is kept past it, a bounded
+// number of them, and its code and detail come through.
+TEST(ApplyEvent, ALineTheAdviceReadsIsKeptPastTheLogBound) {
+    std::string stream;
+    for (size_t i = 0; i < cs::core::kMaxKeptLogs + 5; ++i)
+        stream += R"J({"type":"log","t_ns":1,"level":"info","message":"chatter"})J"
+                  "\n";
+    for (size_t i = 0; i < cs::core::kMaxKeptCodedLogs + 5; ++i)
+        stream += R"J({"type":"log","t_ns":2,"level":"warning","message":"the model changed",)J"
+                  R"J("code":"inputs_changed","detail":"x went from [1] to [2]"})J"
+                  "\n";
+    const cs::core::Run run = replayStream(stream);
+    ASSERT_EQ(run.logs.size(), cs::core::kMaxKeptLogs + 1 + cs::core::kMaxKeptCodedLogs);
+    EXPECT_NE(run.logs[cs::core::kMaxKeptLogs].message.find("more log lines follow"),
+              std::string::npos);
+    EXPECT_EQ(run.logs.back().code, "inputs_changed");
+    EXPECT_EQ(run.logs.back().detail, "x went from [1] to [2]");
+    EXPECT_EQ(run.logs.back().level, "warning");
+    EXPECT_TRUE(run.logs.front().code.empty());
+}
