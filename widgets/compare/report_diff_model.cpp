@@ -68,8 +68,8 @@ QVariant ReportDiffModel::headerData(int section, Qt::Orientation orientation, i
     static const char* tips[] = {
         "Settings are matched by label",
         "How each run ended",
-        "Median latency per call in A",
-        "Median latency per call in B",
+        "Median latency per call in A (with --repeat, the first probe's)",
+        "Median latency per call in B (with --repeat, the first probe's)",
         "Change of B over A; a regression only when the medians' 95% intervals do not overlap",
         "99th percentile in A",
         "99th percentile in B",
@@ -157,10 +157,20 @@ QVariant ReportDiffModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(metric->note);
         if (metric && part < 2) {
             const auto& v = part == 0 ? metric->a : metric->b;
-            return v ? QStringLiteral("%1 %2")
-                           .arg(QString::fromStdString(core::formatCount(*v)))
-                           .arg(unit == Unit::Bytes ? "bytes" : "ns")
-                     : QVariant();
+            if (!v)
+                return {};
+            QString tip = QStringLiteral("%1 %2")
+                              .arg(QString::fromStdString(core::formatCount(*v)))
+                              .arg(unit == Unit::Bytes ? "bytes" : "ns");
+            // With --repeat the median is the first probe's; the others are
+            // what a change has to clear.
+            const auto& probes = part == 0 ? s.probesA : s.probesB;
+            if (metric == &s.median && probes)
+                tip += tr("\nthe first probe's median; this report's probes (--repeat) "
+                          "measured medians from %1 to %2")
+                           .arg(QString::fromStdString(core::formatDuration(probes->first)),
+                                QString::fromStdString(core::formatDuration(probes->second)));
+            return tip;
         }
         if (column == Setting && !s.regressions.empty()) {
             QStringList lines;

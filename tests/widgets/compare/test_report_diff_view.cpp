@@ -117,6 +117,28 @@ class ReportDiffViewTest : public QObject {
         QVERIFY(view.summaryText().contains("3 regressions"));
     }
 
+    // With --repeat the median cell is the first probe's: its tooltip names
+    // the spread of that report's probes, which a change has to clear.
+    void aRepeatedSettingsMedianNamesItsProbes() {
+        core::Report a, b;
+        a.runs = {run("default", 5 * kMs, 0, 200 << 20)};
+        b.runs = {run("default", 6 * kMs, 0, 200 << 20)};
+        core::RepeatProbe again;
+        again.round = 1;
+        again.status = core::RunStatus::Ok;
+        again.latencyNs.assign(50, 7 * kMs);
+        a.runs[0].repeats = {again};
+        widgets::ReportDiffView view;
+        view.setDiff(core::diffReports(a, b, {10.0}), "a.json", "b.json");
+        using M = widgets::ReportDiffModel;
+        auto* model = child<widgets::ReportDiffModel>(view, "diffModel");
+        const QString tipA = model->index(0, M::MedianA).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tipA.contains("probes (--repeat) measured medians from 5.00 ms to 7.00 ms"),
+                 qPrintable(tipA));
+        const QString tipB = model->index(0, M::MedianB).data(Qt::ToolTipRole).toString();
+        QVERIFY2(!tipB.contains("--repeat"), qPrintable(tipB)); // B probed once
+    }
+
     void sortsByRawValues() {
         widgets::ReportDiffView view;
         view.setDiff(knownRegression(), "a.json", "b.json");
