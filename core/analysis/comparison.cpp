@@ -278,6 +278,12 @@ Comparison compareRuns(const Report& report) {
         row.dynamo = run.setting.mode != "aoti";
         row.error = run.error;
         row.peakMemoryBytes = peakMemory(run, &row.memoryKind);
+        if (const PhaseSpan* sweep = run.phase("sweep"); sweep && sweep->endNs > sweep->beginNs) {
+            row.sweepWallNs = sweep->endNs - sweep->beginNs;
+            row.sweepRecompiles = static_cast<int>(
+                std::count_if(run.recompiles.begin(), run.recompiles.end(),
+                              [](const Recompile& r) { return r.phase == "sweep"; }));
+        }
         row.notes = whatTorchDid(run);
         if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
             row.notes.push_back(
@@ -389,6 +395,13 @@ Comparison compareRuns(const Report& report) {
         [&](const ComparisonRow& r) {
             return compiled(r) && r.breakEven && !r.noSignificantGain() ? Value(*r.breakEven)
                                                                         : std::nullopt;
+        },
+        false);
+    markBest(
+        c.rows, CompareColumn::Sweep,
+        [&](const ComparisonRow& r) {
+            return finished(r) && r.sweepWallNs ? Value(static_cast<double>(*r.sweepWallNs))
+                                                : std::nullopt;
         },
         false);
     // Host RSS and device memory are not comparable: mark only within one kind.

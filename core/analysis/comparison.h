@@ -95,9 +95,10 @@ enum class CompareColumn {
     P99,
     Speedup,
     BreakEven,
-    Memory
+    Memory,
+    Sweep
 };
-inline constexpr size_t kCompareColumnCount = 9;
+inline constexpr size_t kCompareColumnCount = 10;
 
 struct ComparisonRow {
     int run = -1; // index into Report::runs
@@ -114,6 +115,11 @@ struct ComparisonRow {
     // warmup calls that recompiled.
     std::optional<int64_t> warmupWallNs;
     std::optional<double> warmupNs;
+    // The input sweep after measuring (get_input_sweep(), --sweep): its wall
+    // time, and the recompiles in it, which warmup leaves out. nullopt
+    // without a finished sweep.
+    std::optional<int64_t> sweepWallNs;
+    int sweepRecompiles = 0;
     std::optional<Speedup> speedup; // vs eager; nullopt without a baseline or stats
     // Calls until the extra warmup over eager is paid back by what each call
     // saves; nullopt = never (or not applicable: see saves and isBaseline).

@@ -130,6 +130,16 @@ size_t glyphCount(const std::string& text) {
     return glyphs;
 }
 
+std::string sweepText(const ComparisonRow& row) {
+    if (!row.sweepWallNs)
+        return {};
+    std::string text = "input sweep " + formatDuration(static_cast<double>(*row.sweepWallNs));
+    if (row.dynamo)
+        text += ", " + std::to_string(row.sweepRecompiles) +
+                (row.sweepRecompiles == 1 ? " recompile" : " recompiles") + " in it";
+    return text;
+}
+
 std::string comparisonTable(const Comparison& c) {
     auto cell = [](const std::optional<double>& ns) {
         return ns ? formatDuration(*ns) : std::string("—");
@@ -140,8 +150,13 @@ std::string comparisonTable(const Comparison& c) {
     const bool rounds = std::any_of(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) {
         return r.speedup && r.speedup->rounds > 1;
     });
-    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s %10s %10s %-22s %-19s %11s\n",
-                  "setting", "status", "graphs", "breaks", "recmp", "warmup", "median", "p99",
+    // The sweep column only where a setting swept its inputs (--sweep).
+    const bool swept = std::any_of(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) {
+        return r.sweepWallNs.has_value();
+    });
+    std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s%s %10s %10s %-22s %-19s %11s\n",
+                  "setting", "status", "graphs", "breaks", "recmp", "warmup",
+                  swept ? "      sweep" : "", "median", "p99",
                   rounds ? "speedup (all probes)" : "speedup (95% CI)", "break-even", "peak mem");
     out += line;
     for (const auto& r : c.rows) {
@@ -170,6 +185,11 @@ std::string comparisonTable(const Comparison& c) {
                                 ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
                                 : std::nullopt),
                        10) +
+               (swept ? " " + padLeft(cell(r.sweepWallNs ? std::optional<double>(
+                                                               static_cast<double>(*r.sweepWallNs))
+                                                         : std::nullopt),
+                                      10)
+                      : std::string()) +
                " " + padLeft(cell(r.stats ? std::optional(r.stats->median) : std::nullopt), 10) +
                " " + padLeft(cell(r.stats ? std::optional(r.stats->p99) : std::nullopt), 10) + " " +
                pad(speedupText(r), 22) + " " + pad(breakEvenText(r), 19) + " " +

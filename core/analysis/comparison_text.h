@@ -23,6 +23,10 @@ std::string speedupText(const ComparisonRow& row); // "1.83× (1.71–1.95)", "b
 // tooltip: the medians' 95% intervals, or over --repeat, every probe round.
 std::string speedupBasis(const Speedup& speedup);
 
+// "input sweep 1.24 s, 3 recompiles in it": what the sweep column's figure
+// holds; empty without a sweep.
+std::string sweepText(const ComparisonRow& row);
+
 // A fixed-width table for a terminal, one row per setting, errors and notes below.
 std::string comparisonTable(const Comparison& comparison);
 // Characters a terminal shows for UTF-8 text ("µs" is two), for padding columns.

@@ -1,5 +1,6 @@
 // Comparison: every setting side by side against eager — speedup with its
 // confidence interval, break-even calls, warmup and peak memory.
+#include <algorithm>
 #include <cstdio>
 
 #include "core/analysis/comparison.h"
@@ -54,7 +55,11 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         return row && row->isBest(column) ? "best" : "";
     };
 
-    HtmlTable table(
+    // The sweep column only where a setting swept its inputs (--sweep).
+    const bool swept =
+        std::any_of(comparison.rows.begin(), comparison.rows.end(),
+                    [](const ComparisonRow& r) { return r.sweepWallNs.has_value(); });
+    std::vector<Column> columns(
         {{"setting", true},
          {"status", true},
          {"graphs"},
@@ -72,6 +77,13 @@ void writeComparison(std::ostream& out, const ReportView& view) {
           "round's ratio too]"},
          {"break-even", false, "calls until the extra warmup over eager is paid back"},
          {"peak memory"}});
+    if (swept)
+        columns.insert(columns.begin() + 7,
+                       Column("sweep", false,
+                              "wall time of the input sweep after measuring "
+                              "(get_input_sweep()): each new shape, and the recompiles it "
+                              "costs, which warmup leaves out"));
+    HtmlTable table(std::move(columns));
     for (const RunView& rv : view.runs) {
         const Run& run = *rv.run;
         const RunSummary s = summarizeRun(run);
@@ -95,6 +107,12 @@ void writeComparison(std::ostream& out, const ReportView& view) {
                                               " beyond what those calls cost in steady state"
                                         : "",
                    mark(row, CompareColumn::Warmup));
+        if (swept)
+            table.text(
+                durationOrDash(row && row->sweepWallNs
+                                   ? std::optional<double>(static_cast<double>(*row->sweepWallNs))
+                                   : std::nullopt),
+                row ? sweepText(*row) : "", mark(row, CompareColumn::Sweep));
         const auto& stats = s.latency;
         table.text(durationOrDash(stats ? std::optional<double>(stats->median) : std::nullopt),
                    stats ? "95% CI " + formatDuration(stats->medianCiLow) + " – " +

@@ -41,6 +41,8 @@ const char* columnName(CompareColumn column) {
         return "break_even";
     case CompareColumn::Memory:
         return "peak_memory";
+    case CompareColumn::Sweep:
+        return "sweep";
     }
     return "unknown";
 }
@@ -117,6 +119,8 @@ json comparisonToJson(const Comparison& c) {
              {"recompiles", r.recompiles},
              {"warmup_wall_ns", orNull(r.warmupWallNs)},
              {"warmup_extra_ns", nsOrNull(r.warmupNs)},
+             {"sweep_wall_ns", orNull(r.sweepWallNs)},
+             {"sweep_recompiles", r.sweepRecompiles},
              {"median_ns", r.stats ? json(ns(r.stats->median)) : json(nullptr)},
              {"p99_ns", r.stats ? json(ns(r.stats->p99)) : json(nullptr)},
              {"speedup", speedup},

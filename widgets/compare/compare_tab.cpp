@@ -1,5 +1,7 @@
 #include "widgets/compare/compare_tab.h"
 
+#include <algorithm>
+
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
@@ -54,6 +56,7 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
 
     connect(model_, &ComparisonModel::recomputed, this, [this] {
         updateSummary();
+        showSweepColumn();
         showDetails(document_->selection().run);
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -66,6 +69,16 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
                 showDetails(run);
             });
     updateSummary();
+    showSweepColumn();
+}
+
+// The sweep column only where a setting swept its inputs (--sweep).
+void CompareTab::showSweepColumn() {
+    const auto& rows = model_->comparison().rows;
+    const bool swept = std::any_of(rows.begin(), rows.end(), [](const core::ComparisonRow& r) {
+        return r.sweepWallNs.has_value();
+    });
+    table_->setColumnHidden(ComparisonModel::Sweep, !swept);
 }
 
 void CompareTab::updateSummary() {

@@ -23,6 +23,7 @@ class CompareTab : public QWidget {
   private:
     void showDetails(int run);
     void updateSummary();
+    void showSweepColumn();
 
     ReportDocument* document_;
     ComparisonModel* model_;

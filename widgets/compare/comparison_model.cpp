@@ -29,6 +29,8 @@ std::optional<core::CompareColumn> bestColumn(int column) {
         return C::Recompiles;
     case ComparisonModel::Warmup:
         return C::Warmup;
+    case ComparisonModel::Sweep:
+        return C::Sweep;
     case ComparisonModel::Median:
         return C::Median;
     case ComparisonModel::P99:
@@ -102,9 +104,9 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     // Short headers keep the table within 1280 px; the tooltips say it in full.
-    static const char* names[] = {"setting", "status",     "graphs",   "breaks",
-                                  "recomp.", "warmup",     "median",   "p99",
-                                  "speedup", "break-even", "peak mem", "notes"};
+    static const char* names[] = {"setting",    "status",   "graphs", "breaks", "recomp.",
+                                  "warmup",     "sweep",    "median", "p99",    "speedup",
+                                  "break-even", "peak mem", "notes"};
     static const char* tips[] = {
         "How the model was compiled; each setting keeps its colour in every chart",
         "ok, failed, crashed, timeout or cancelled",
@@ -112,6 +114,8 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         "Graph breaks: places where Dynamo stopped tracing and fell back to Python",
         "Recompiles: times a guard failed (a new shape or value) and torch compiled again",
         "Wall time of the first calls until latency enters the steady-state band",
+        "Wall time of the input sweep after measuring (get_input_sweep()): each new shape, and "
+        "the recompiles it costs, which warmup leaves out",
         "Median latency per call in steady state",
         "99th percentile latency per call in steady state",
         "Eager median ÷ this median; hover a cell for its interval and whether it clears the noise",
@@ -143,6 +147,9 @@ QVariant ComparisonModel::display(const core::ComparisonRow& r, int column) cons
     case Warmup:
         return duration(r.warmupWallNs ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
                                        : std::nullopt);
+    case Sweep:
+        return duration(r.sweepWallNs ? std::optional<double>(static_cast<double>(*r.sweepWallNs))
+                                      : std::nullopt);
     case Median:
         return duration(r.stats ? std::optional(r.stats->median) : std::nullopt);
     case P99:
@@ -177,6 +184,8 @@ QVariant ComparisonModel::sortValue(const core::ComparisonRow& r, int column) co
         return r.recompiles;
     case Warmup:
         return r.warmupWallNs ? QVariant(static_cast<double>(*r.warmupWallNs)) : QVariant();
+    case Sweep:
+        return r.sweepWallNs ? QVariant(static_cast<double>(*r.sweepWallNs)) : QVariant();
     case Median:
         return r.stats ? QVariant(r.stats->median) : QVariant();
     case P99:
@@ -218,6 +227,10 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
                      "warmup cost break-even pays back)")
                       .arg(durationText(static_cast<double>(r.warmupWallNs.value_or(0))),
                            durationText(*r.warmupNs));
+        break;
+    case Sweep:
+        if (r.sweepWallNs)
+            tip = QString::fromStdString(core::sweepText(r));
         break;
     case Median:
     case P99:

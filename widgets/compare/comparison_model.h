@@ -21,6 +21,7 @@ class ComparisonModel : public QAbstractTableModel {
         Breaks,
         Recompiles,
         Warmup,
+        Sweep, // hidden by the Compare tab when no setting swept its inputs
         Median,
         P99,
         Speedup,

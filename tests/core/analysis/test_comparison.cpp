@@ -556,3 +556,46 @@ TEST(ComparisonText, NoSignificantGainHasNoBreakEven) {
     EXPECT_NE(comparisonSummary(c).find("no break-even"), std::string::npos);
     EXPECT_EQ(breakEvenDetail(c.rows[0]), "");
 }
+
+// The input sweep after measuring (--sweep): its wall time and the recompiles
+// in it get a column, best where lowest; without any sweep there is no column.
+TEST(Comparison, TheInputSweepIsAColumnOfItsOwn) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
+    report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
+    report.runs[2].setting.dynamic = "true";
+    EXPECT_EQ(comparisonTable(compareRuns(report)).find("sweep"), std::string::npos);
+
+    report.runs[0].phases = {{"measure", 0, 10}, {"sweep", 100, 100 + 4'000'000}};
+    report.runs[1].phases = {{"sweep", 100, 100 + 900'000'000}};
+    report.runs[2].phases = {{"sweep", 100, 100 + 30'000'000}};
+    Recompile inSweep;
+    inSweep.phase = "sweep";
+    Recompile inWarmup;
+    inWarmup.phase = "warmup";
+    report.runs[1].recompiles = {inWarmup, inSweep, inSweep};
+    const Comparison c = compareRuns(report);
+    EXPECT_EQ(c.rows[1].sweepWallNs, 900'000'000);
+    EXPECT_EQ(c.rows[1].sweepRecompiles, 2);
+    EXPECT_EQ(c.rows[1].recompiles, 3);
+    EXPECT_EQ(sweepText(c.rows[1]), "input sweep 900 ms, 2 recompiles in it");
+    EXPECT_EQ(sweepText(c.rows[2]), "input sweep 30.0 ms, 0 recompiles in it");
+    EXPECT_TRUE(c.rows[0].isBest(CompareColumn::Sweep)); // eager compiles nothing
+    EXPECT_FALSE(c.rows[1].isBest(CompareColumn::Sweep));
+
+    const std::string table = comparisonTable(c);
+    const std::string header = table.substr(0, table.find('\n'));
+    ASSERT_NE(header.find("sweep"), std::string::npos) << table;
+    const size_t slow = table.find("900 ms");
+    ASSERT_NE(slow, std::string::npos) << table;
+    // The figure ends where its heading ends.
+    const size_t lineStart = table.rfind('\n', slow) + 1;
+    const std::string upToFigure = table.substr(lineStart, slow + 6 - lineStart);
+    EXPECT_EQ(glyphCount(upToFigure), glyphCount(header.substr(0, header.find("sweep") + 5)))
+        << table;
+
+    // A sweep that never ended (the probe died in it) has no figure.
+    report.runs[1].phases = {{"sweep", 100, -1}};
+    EXPECT_FALSE(compareRuns(report).rows[1].sweepWallNs);
+}

@@ -139,6 +139,27 @@ TEST(ReportHtml, SweepCellSaysWhetherTheModelHadOne) {
     EXPECT_NE(html.find(">yes</td>"), std::string::npos); // no other column says yes here
 }
 
+// The comparison has an input-sweep column only when a setting swept, with
+// the sweep's recompiles in the figure's title.
+TEST(ReportHtml, TheComparisonShowsTheSweepWhenThereIsOne) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(50, 1, 20)));
+    const std::string heading = "title=\"wall time of the input sweep after measuring";
+    EXPECT_EQ(writeReportHtml(report).find(heading), std::string::npos);
+    report.runs[0].phases.push_back({"sweep", 10, 10 + 2'000'000});
+    report.runs[1].phases.push_back({"sweep", 10, 10 + 250'000'000});
+    cs::core::Recompile recompile;
+    recompile.phase = "sweep";
+    report.runs[1].recompiles = {recompile, recompile};
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find(heading), std::string::npos);
+    EXPECT_NE(html.find("title=\"input sweep 250 ms, 2 recompiles in it\">250 ms<"),
+              std::string::npos);
+}
+
 TEST(ReportHtml, ComparisonNotesAreShownEscaped) {
     using cs::test::latencies;
     using cs::test::runWithLatencies;

@@ -199,6 +199,46 @@ class CompareTabTest : public QObject {
             tab.grab().save(qEnvironmentVariable("CS_SHOT_DIR") + "/compare_tab.png");
     }
 
+    // The sweep column shows only when a setting swept its inputs (--sweep),
+    // with its figure, its recompiles in the tooltip, and the best marked.
+    void theSweepColumnShowsOnlyWhenASettingSwept() {
+        widgets::ReportDocument document;
+        widgets::CompareTab tab(&document);
+        core::Report report = fixtureWithACrash();
+        document.showReport(report, kFixture);
+        auto* table = child<QTableView>(tab, "compareTable");
+        QVERIFY(table->isColumnHidden(ComparisonModel::Sweep));
+
+        for (auto& run : report.runs) {
+            if (run.status == core::RunStatus::Ok)
+                run.phases.push_back(
+                    {"sweep", 1'000,
+                     1'000 + (run.setting.mode == "eager" ? 5'000'000 : 700'000'000)});
+        }
+        core::Recompile recompile;
+        recompile.phase = "sweep";
+        report.runs[1].recompiles.push_back(recompile);
+        document.showReport(report, kFixture);
+        QVERIFY(!table->isColumnHidden(ComparisonModel::Sweep));
+        const ComparisonModel& model = *child<ComparisonModel>(tab, "comparisonModel");
+        const int eager = rowOf(model, "eager");
+        const int compiled = rowOf(model, QString::fromStdString(report.runs[1].setting.label()));
+        QCOMPARE(model.index(eager, ComparisonModel::Sweep).data().toString(), QString("5.00 ms"));
+        QVERIFY(
+            model.index(eager, ComparisonModel::Sweep).data(ComparisonModel::BestRole).toBool());
+        QCOMPARE(model.index(compiled, ComparisonModel::Sweep).data().toString(),
+                 QString("700 ms"));
+        QVERIFY2(
+            model.index(compiled, ComparisonModel::Sweep)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains("input sweep 700 ms, 1 recompile in it"),
+            qPrintable(
+                model.index(compiled, ComparisonModel::Sweep).data(Qt::ToolTipRole).toString()));
+        QCOMPARE(model.headerData(ComparisonModel::Sweep, Qt::Horizontal).toString(),
+                 QString("sweep"));
+    }
+
     void warmupTabDrawsPhasesAndCurves() {
         widgets::ReportDocument document;
         widgets::WarmupTab tab(&document);
