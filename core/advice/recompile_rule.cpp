@@ -244,8 +244,56 @@ std::string markCalls(const DimChange& d, const std::vector<Companion>& with, bo
 const char* kMarkAll = "mark all of them: they change together, and one marked alone is "
                        "specialised to the other's size, which fails with 'Constraints violated'";
 
+// The sizes of the guarded dimension the calls passed: the measured inputs'
+// and every input-sweep item's (the probe's sweep_inputs lines). A guard
+// shows only the sizes that compiled: under dynamic=auto, or past the
+// recompile limit, later sizes ran an existing graph or eagerly. Empty when
+// the report cannot tell (no sweep lines, an input it cannot name).
+std::set<int64_t> sizesCalled(const Run& run, const DimChange& d) {
+    if (d.what != "size" || d.dim < 0)
+        return {};
+    const NamedInputs model = parseModelInputs(run.model.inputs);
+    const auto named = std::find(model.names.begin(), model.names.end(), d.tensor);
+    if (named == model.names.end())
+        return {};
+    const auto input = static_cast<size_t>(named - model.names.begin());
+    const auto dim = static_cast<size_t>(d.dim);
+    std::set<int64_t> sizes;
+    auto add = [&](const InputSizes& call) {
+        if (input < call.size() && call[input] && dim < call[input]->size())
+            sizes.insert((*call[input])[dim]);
+    };
+    add(model.sizes);
+    bool swept = false;
+    for (const LogLine& line : run.logs) {
+        if (line.code == "sweep_inputs") {
+            add(parseInputShapes(line.detail));
+            swept = true;
+        }
+    }
+    return swept ? sizes : std::set<int64_t>{};
+}
+
+// A guarded dimension with the sizes the calls passed added to those that
+// compiled; `complete` when that is every size the calls took.
+struct SizesSeen {
+    DimChange dim;
+    bool complete = false;
+    size_t uncompiled = 0; // sizes the calls took that compiled no graph
+};
+
+SizesSeen sizesSeen(const Run& run, const DimChange& d, bool everySizeCompiled) {
+    SizesSeen seen{d, everySizeCompiled, 0};
+    const std::set<int64_t> called = sizesCalled(run, d);
+    for (const int64_t size : called)
+        seen.uncompiled += seen.dim.sizes.insert(size).second ? 1 : 0;
+    seen.complete |= !called.empty();
+    return seen;
+}
+
 // "pad dimension 1 of input_ids and attention_mask to a few fixed sizes (…)".
-std::string padText(const DimChange& d, const std::vector<Companion>& with) {
+// Without every size the calls took (`complete`), no count of graphs.
+std::string padText(const DimChange& d, const std::vector<Companion>& with, bool complete) {
     const auto padded = paddedSizes(d.sizes);
     std::string text = "pad dimension " + std::to_string(d.dim);
     if (!with.empty()) {
@@ -258,21 +306,25 @@ std::string padText(const DimChange& d, const std::vector<Companion>& with) {
         text += " of " + d.tensor;
     }
     text += " to a few fixed sizes";
-    if (padded.size() < d.sizes.size())
+    if (!complete)
+        text += " that cover the sizes your calls take";
+    else if (padded.size() < d.sizes.size())
         text += " (" + sizesText(padded) + " would compile " +
                 plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
                 std::to_string(d.sizes.size()) + ")";
     return text;
 }
 
-std::string remedyFor(const DimChange& d, const std::vector<Companion>& with) {
-    std::string text = "Choose one: (1) " + markCalls(d, with, true) + " before the first call";
+std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete) {
+    // Bounds from sizes that may not be all of them would refuse the others.
+    std::string text = "Choose one: (1) " + markCalls(d, with, complete) + " before the first call";
     if (!with.empty())
         text += std::string(" (") + kMarkAll + ")";
     text += std::string(": one graph for every size of ") +
             (with.empty() ? "that dimension" : "them") +
             "; (2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
-    return text + "(3) " + padText(d, with) + ": specialised kernels, one compile per size.";
+    return text + "(3) " + padText(d, with, complete) +
+           ": specialised kernels, one compile per size.";
 }
 
 // The guard itself: its first line, with the padding before torch's "# source"
@@ -565,6 +617,18 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         plural(static_cast<long long>(d.sizes.size()), "size", "sizes") + ": " +
                         sizesText(d.sizes));
                 }
+                // Under dynamic=false each size compiled, until the limit.
+                const SizesSeen seen =
+                    sizesSeen(run, main, run.setting.dynamic == "false" && !fr.limit);
+                if (seen.uncompiled > 0)
+                    f.evidence.push_back(
+                        "the calls passed " +
+                        plural(static_cast<long long>(seen.dim.sizes.size()), "size", "sizes") +
+                        " of it (the measured inputs and the input sweep): " +
+                        sizesText(seen.dim.sizes) + "; " +
+                        plural(static_cast<long long>(seen.uncompiled), "size", "sizes") +
+                        " ran a graph compiled before" +
+                        (fr.limit ? " or, past the recompile limit, eagerly" : ""));
                 for (const auto& c : with)
                     f.evidence.push_back(dimName({c.tensor, "size", c.dim, {}}) +
                                          " took the same size as " + dimName(main) +
@@ -592,7 +656,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 for (auto& line : dynamicSiblings(runs, r))
                     f.evidence.push_back(std::move(line));
                 const bool canMark = markable(run, fr.function, main);
-                f.remedy = canMark ? remedyFor(main, with) : resumedFrameRemedy(fr.function, main);
+                f.remedy = canMark ? remedyFor(seen.dim, with, seen.complete)
+                                   : resumedFrameRemedy(fr.function, main);
                 if (onlyAutomatic && canMark)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
                                "compile: " +
@@ -648,7 +713,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                    "a shared machine, so measure the pair again (--repeat 3) "
                                    "before relying on it") +
                             "): where that holds and most calls come in a few sizes, " +
-                            (onlyAutomatic ? padText(main, with) +
+                            (onlyAutomatic ? padText(seen.dim, with, seen.complete) +
                                                  " and compile with dynamic=False instead: "
                                                  "specialised kernels, one compile per size."
                                            : std::string("(3) keeps the faster kernels."));
@@ -745,10 +810,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + guardLine(fr.limit->reason));
                 std::string cause;
-                if (!fr.dims.empty())
-                    cause = markable(run, fr.function, fr.dims.front())
-                                ? remedyFor(fr.dims.front(), with)
-                                : resumedFrameRemedy(fr.function, fr.dims.front());
+                if (!fr.dims.empty() && markable(run, fr.function, fr.dims.front())) {
+                    // Past the limit, sizes compile no graph: the guards miss them.
+                    const SizesSeen seen = sizesSeen(run, fr.dims.front(), false);
+                    cause = remedyFor(seen.dim, with, seen.complete);
+                } else if (!fr.dims.empty())
+                    cause = resumedFrameRemedy(fr.function, fr.dims.front());
                 else if (!fr.values.empty())
                     cause = valueRemedy(fr.values.front());
                 f.remedy = (cause.empty() ? cause : cause + " ") +

@@ -35,6 +35,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         "break-even is the number of calls after which a setting's extra warmup cost (what those "
         "calls took beyond the steady-state median) over eager is paid back by the time it saves "
         "per call. "
+        "Where a setting swept its inputs (get_input_sweep()), sweep is that sweep's wall time "
+        "after the measured calls: its new shapes and the recompiles they cost, which warmup "
+        "leaves out. "
         "Best value per column in green.");
     const Report& report = view.report;
     if (view.runs.empty()) {

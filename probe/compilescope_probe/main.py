@@ -992,7 +992,10 @@ class Probe:
             return
         with self.phase("sweep"):
             for i, item in enumerate(sweep):
-                self.log("info", f"sweep {i + 1}/{len(sweep)}: inputs {shapes_text(item)}")
+                shapes = shapes_text(item)
+                self.log(
+                    "info", f"sweep {i + 1}/{len(sweep)}: inputs {shapes}", "sweep_inputs", shapes
+                )
                 try:
                     self.call(fn, model, item, warmup=False, first=False, emit=False)
                 except ProbeError as e:

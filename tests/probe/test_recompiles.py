@@ -75,6 +75,11 @@ def test_variable_length_recompiles(dynamic):
         if e["type"] == "log" and e["message"].startswith("sweep ")
     ]
     assert len(sweep_logs) == len(calls) - 1
+    # Each names its item's shapes for the advice (every size the calls passed).
+    assert [e.get("code") for e in sweep_logs] == ["sweep_inputs"] * len(sweep_logs)
+    assert [e["detail"] for e in sweep_logs] == [
+        ", ".join("[" + ", ".join(map(str, t.shape)) + "]" for t in inputs) for inputs in calls[1:]
+    ]
     for i, rc in enumerate(in_sweep):
         assert rc["function"] == "forward" and rc["file"] == str(path)
         assert "tokens" in rc["reason"] and "size mismatch" in rc["reason"]

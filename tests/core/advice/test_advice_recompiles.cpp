@@ -97,6 +97,51 @@ TEST(AdviceRecompiles, StaticSweepNamesTheDimensionCountAndChoices) {
         << f.remedy;
 }
 
+// Under dynamic=auto the sizes after the symbolic recompile compile nothing,
+// so the guards miss them; the probe's sweep_inputs lines give every size the
+// calls passed, and padding is counted over those (BERT with sizes 17 to 90
+// was told "32 would compile 1 graph instead of 2").
+TEST(AdviceRecompiles, PaddingCountsEverySizeTheCallsPassedNotOnlyThoseThatCompiled) {
+    auto automatic = sweptRun("auto", {{24, 16}});
+    automatic.iterations = timedRun("default", {9000000}, constant(20, 600000)).iterations;
+    automatic.model.inputs = {"tokens: int64[4, 24]", "mask: int64[4, 24]"};
+    for (const char* shapes :
+         {"[4, 16], [4, 16]", "[4, 48], [4, 48]", "[4, 60], [4, 60]", "[4, 90], [4, 90]"})
+        automatic.logs.push_back({0, "info", "sweep …", "sweep_inputs", shapes});
+    auto dyn = sweptRun("true", {});
+    dyn.iterations = timedRun("default", {7000000}, constant(20, 1600000)).iterations;
+    auto shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_TRUE(hasLine(shape[0].evidence,
+                        "the calls passed 5 sizes of it (the measured inputs and the input "
+                        "sweep): 16, 24, 48, 60 and 90; 3 sizes ran a graph compiled before"))
+        << ::testing::PrintToString(shape[0].evidence);
+    EXPECT_NE(shape[0].remedy.find("(16, 32, 64 and 128 would compile 4 graphs instead of 5)"),
+              std::string::npos)
+        << shape[0].remedy;
+
+    // dynamic=false past the recompile limit: the bounds of mark_dynamic
+    // span every size the calls passed, not the compiled ones only.
+    auto limited = sweptRun("false", {{24, 16}, {16, 48}});
+    limited.model.inputs = automatic.model.inputs;
+    limited.logs = automatic.logs;
+    cs::core::Recompile limit;
+    limit.function = "forward";
+    limit.limitHit = true;
+    limit.limit = 2;
+    limit.reason = "0/2: tensor 'tokens' size mismatch at index 1. expected 48, actual 60";
+    limited.recompiles.push_back(limit);
+    bool sawLimit = false;
+    for (const auto& f : advise(reportOf({limited}), {})) {
+        if (f.title.find("recompile limit") == std::string::npos)
+            continue;
+        sawLimit = true;
+        EXPECT_NE(f.remedy.find("mark_dynamic(tokens, 1, min=16, max=90)"), std::string::npos)
+            << f.remedy;
+    }
+    EXPECT_TRUE(sawLimit);
+}
+
 // dynamic=auto: one recompile makes the dimension dynamic; that is only worth an Info.
 TEST(AdviceRecompiles, AutomaticDynamicOnceIsInfoTwiceIsWarning) {
     auto once = advise(reportOf({sweptRun("auto", {{32, 16}})}), {});
@@ -177,8 +222,10 @@ TEST(AdviceRecompiles, SlowerDynamicKernelsAreTheTradeOfMarkingUpFront) {
               std::string::npos)
         << shape[0].remedy;
     EXPECT_NE(shape[0].remedy.find("measure the pair again"), std::string::npos) << shape[0].remedy;
-    EXPECT_NE(shape[0].remedy.find("pad dimension 1 of tokens to a few fixed sizes and compile "
-                                   "with dynamic=False instead"),
+    // The guards name only the sizes that compiled (24, then 16); without
+    // the sweep's sizes no count of padded graphs is claimed.
+    EXPECT_NE(shape[0].remedy.find("pad dimension 1 of tokens to a few fixed sizes that cover the "
+                                   "sizes your calls take and compile with dynamic=False instead"),
               std::string::npos)
         << shape[0].remedy;
     EXPECT_TRUE(hasLine(shape[0].evidence, "every size after the first runs such a graph too"))
