@@ -114,8 +114,7 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         "Graph breaks: places where Dynamo stopped tracing and fell back to Python",
         "Recompiles: times a guard failed (a new shape or value) and torch compiled again",
         "Wall time of the first calls until latency enters the steady-state band",
-        "Wall time of the input sweep after measuring (get_input_sweep()): each new shape, and "
-        "the recompiles it costs, which warmup leaves out",
+        "Wall time of the input sweep after measuring: its shapes and recompiles, not in warmup",
         "Median latency per call in steady state",
         "99th percentile latency per call in steady state",
         "Eager median ÷ this median; hover a cell for its interval and whether it clears the noise",
