@@ -229,6 +229,11 @@ const ComparisonRow* Comparison::row(int run) const {
     return nullptr;
 }
 
+bool Comparison::swept() const {
+    return std::any_of(rows.begin(), rows.end(),
+                       [](const ComparisonRow& r) { return r.sweepWallNs.has_value(); });
+}
+
 namespace {
 
 // Marks the best value of one column among the rows that qualify. Ties for

@@ -145,6 +145,8 @@ struct Comparison {
     int baseline = -1;               // run index of the eager run; -1 when none measured
     std::vector<ComparisonRow> rows; // one per run, in report order
     const ComparisonRow* row(int run) const;
+    // Some setting swept its inputs: the tables then show a sweep column.
+    bool swept() const;
 };
 
 Comparison compareRuns(const Report& report);

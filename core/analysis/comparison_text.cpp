@@ -150,10 +150,7 @@ std::string comparisonTable(const Comparison& c) {
     const bool rounds = std::any_of(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) {
         return r.speedup && r.speedup->rounds > 1;
     });
-    // The sweep column only where a setting swept its inputs (--sweep).
-    const bool swept = std::any_of(c.rows.begin(), c.rows.end(), [](const ComparisonRow& r) {
-        return r.sweepWallNs.has_value();
-    });
+    const bool swept = c.swept();
     std::snprintf(line, sizeof line, "%-28s %-9s %6s %6s %5s %10s%s %10s %10s %-22s %-19s %11s\n",
                   "setting", "status", "graphs", "breaks", "recmp", "warmup",
                   swept ? "      sweep" : "", "median", "p99",

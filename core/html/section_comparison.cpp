@@ -1,6 +1,5 @@
 // Comparison: every setting side by side against eager — speedup with its
 // confidence interval, break-even calls, warmup and peak memory.
-#include <algorithm>
 #include <cstdio>
 
 #include "core/analysis/comparison.h"
@@ -58,10 +57,7 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         return row && row->isBest(column) ? "best" : "";
     };
 
-    // The sweep column only where a setting swept its inputs (--sweep).
-    const bool swept =
-        std::any_of(comparison.rows.begin(), comparison.rows.end(),
-                    [](const ComparisonRow& r) { return r.sweepWallNs.has_value(); });
+    const bool swept = comparison.swept();
     std::vector<Column> columns(
         {{"setting", true},
          {"status", true},

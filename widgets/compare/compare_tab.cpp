@@ -1,7 +1,5 @@
 #include "widgets/compare/compare_tab.h"
 
-#include <algorithm>
-
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
@@ -74,11 +72,7 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
 
 // The sweep column only where a setting swept its inputs (--sweep).
 void CompareTab::showSweepColumn() {
-    const auto& rows = model_->comparison().rows;
-    const bool swept = std::any_of(rows.begin(), rows.end(), [](const core::ComparisonRow& r) {
-        return r.sweepWallNs.has_value();
-    });
-    table_->setColumnHidden(ComparisonModel::Sweep, !swept);
+    table_->setColumnHidden(ComparisonModel::Sweep, !model_->comparison().swept());
 }
 
 void CompareTab::updateSummary() {
