@@ -467,8 +467,11 @@ class EventApplier {
         // A chatty probe must not hide the lines the advice reads.
         if (line.code.empty())
             return;
-        const auto coded = std::count_if(run_.logs.begin(), run_.logs.end(),
-                                         [](const LogLine& l) { return !l.code.empty(); });
+        // Only the lines past the bound count: a scan of all 10,000 per line
+        // would make a flood of coded lines quadratic.
+        const auto coded =
+            std::count_if(run_.logs.begin() + static_cast<std::ptrdiff_t>(kMaxKeptLogs),
+                          run_.logs.end(), [](const LogLine& l) { return !l.code.empty(); });
         if (static_cast<size_t>(coded) < kMaxKeptCodedLogs)
             run_.logs.push_back(std::move(line));
     }
