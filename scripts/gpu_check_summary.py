@@ -16,7 +16,12 @@ import statistics
 import sys
 
 MiB = 1 << 20
-OVERHEAD_LIMIT = 0.03  # collector overhead on median latency
+OVERHEAD_LIMIT = 0.03  # collector overhead on median latency: the floor
+OVERHEAD_GOAL = 0.01  # ... and the goal, reported, not checked
+# Kernels per measured call are a whole number when every call launches the
+# same kernels and the records land on the probe's clock; a clock off by part
+# of a phase counts some calls' kernels in the wrong phase.
+WHOLE_KERNELS_TOLERANCE = 0.02
 TIME_LIMIT_S = 480
 
 
@@ -80,7 +85,8 @@ class Summary:
         self.elapsed = elapsed
         self.runs = load_runs(work)
         order = list(self.runs)
-        # the checked settings; "showcase" runs are only listed
+        # the checked settings; "expandable" runs are checked for memory only,
+        # "showcase" runs are only listed
         self.settings = sorted(
             {(m, mode) for (m, mode, v) in self.runs if v == "cupti"},
             key=lambda s: order.index((*s, "cupti")),
@@ -178,6 +184,35 @@ class Summary:
                 f"{a} vs {b}",
             )
 
+    def phase_peaks(self, key: tuple[str, str, str]) -> tuple[int, list[str]]:
+        """(phases compared, those where CUPTI saw less than torch reserved - 1 MiB);
+        prints the run's CUPTI / torch peaks per phase."""
+        model, mode, variant = key
+        run = self.runs.get(key, self.no_run())
+        mem = first(run, "memory", kind="device")
+        peaks = (mem or {}).get("phase_peaks", {})
+        shown, short, compared = [], [], 0
+        for ms in of(run, "memory_stats"):
+            if ms.get("edge") != "end":
+                continue
+            phase, torch_peak = ms.get("phase"), ms.get("peak_reserved", 0)
+            compared += 1
+            cupti_peak = peaks.get(phase)
+            cupti_mib = cupti_peak / MiB if cupti_peak is not None else float("nan")
+            shown.append(f"{phase} {cupti_mib:.1f}/{torch_peak / MiB:.1f}")
+            if cupti_peak is None or cupti_peak < torch_peak - MiB:
+                short.append(
+                    f"{model}/{mode}/{phase}: CUPTI {cupti_peak} < torch {torch_peak} - 1 MiB"
+                )
+        name = f"{model}/{mode}" + ("" if variant == "cupti" else f" ({variant})")
+        state = (
+            ", ".join(shown)
+            or (why_broken(self.work, run) if run["events"] else "not run")
+            or "no memory_stats events"
+        )
+        print(f"    {name:38} {state}")
+        return compared, short
+
     def peaks(self) -> None:
         """3. CUPTI sees at least what torch reserved, per phase."""
         short = []
@@ -187,39 +222,87 @@ class Summary:
             "peak at each phase begin):"
         )
         for model, mode in self.settings:
-            run = self.runs[(model, mode, "cupti")]
-            mem = first(run, "memory", kind="device")
-            peaks = (mem or {}).get("phase_peaks", {})
-            shown = []
-            for ms in of(run, "memory_stats"):
-                if ms.get("edge") != "end":
-                    continue
-                phase, torch_peak = ms.get("phase"), ms.get("peak_reserved", 0)
-                compared += 1
-                cupti_peak = peaks.get(phase)
-                cupti_mib = cupti_peak / MiB if cupti_peak is not None else float("nan")
-                shown.append(f"{phase} {cupti_mib:.1f}/{torch_peak / MiB:.1f}")
-                if cupti_peak is None or cupti_peak < torch_peak - MiB:
-                    short.append(
-                        f"{model}/{mode}/{phase}: CUPTI {cupti_peak} < torch {torch_peak} - 1 MiB"
-                    )
-            print(f"    {model + '/' + mode:38} " + (", ".join(shown) or "no memory_stats events"))
-        hint = " (with expandable segments, CUPTI may not see cuMemCreate/cuMemMap)"
+            n, s = self.phase_peaks((model, mode, "cupti"))
+            compared += n
+            short += s
         self.check(
             compared > 0 and not short,
             f"CUPTI peak device bytes >= torch peak reserved - 1 MiB "
             f"({compared - len(short)}/{compared} phases)",
-            "; ".join(short) + (hint if short else ""),
+            "; ".join(short),
+        )
+
+    def expandable_peaks(self) -> None:
+        """7. The same with expandable segments (cuMemCreate/cuMemMap, not cudaMalloc)."""
+        keys = [k for k in self.runs if k[2] == "expandable"]
+        if not keys:
+            self.check(False, "CUPTI peak with expandable_segments:True", "no expandable run")
+            return
+        print("the same with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:")
+        compared, short = 0, []
+        for key in keys:
+            n, s = self.phase_peaks(key)
+            compared += n
+            short += s
+        self.check(
+            compared > 0 and not short,
+            f"CUPTI peak with expandable_segments:True >= torch peak reserved - 1 MiB "
+            f"({compared - len(short)}/{compared} phases)",
+            "; ".join(short) + (" (CUPTI may not see cuMemCreate/cuMemMap)" if short else ""),
+        )
+
+    def dropped(self) -> None:
+        """5. No activity record lost, max-autotune's autotuning included."""
+        lost, read = [], 0
+        for key, run in self.runs.items():
+            if key[2] not in ("cupti", "expandable"):
+                continue  # showcase runs are listed with their drops, not checked
+            counts = [
+                e.get("dropped")
+                for e in (first(run, "kernel_summary"), first(run, "memory", kind="device"))
+                if e is not None
+            ]
+            if counts:
+                read += 1
+            if any(counts):
+                lost.append(f"{key[0]}/{key[1]} ({key[2]}): {max(counts)} dropped")
+        self.check(
+            read > 0 and not lost,
+            f"no activity records dropped ({read - len(lost)}/{read} runs with the collector)",
+            "; ".join(lost),
+        )
+
+    def clock(self) -> None:
+        """6. A whole number of kernels per measured call in every setting."""
+        split, counted = [], 0
+        for model, mode in self.settings:
+            ks = first(self.runs[(model, mode, "cupti")], "kernel_summary") or {}
+            k = ks.get("kernels_per_iter")
+            if not k:
+                continue  # check 1 says why
+            counted += 1
+            if abs(k - round(k)) > WHOLE_KERNELS_TOLERANCE:
+                split.append(f"{model}/{mode} {k}")
+        self.check(
+            counted > 0 and not split,
+            f"GPU records on the probe's clock: whole kernels per measured call "
+            f"({counted - len(split)}/{counted} settings)",
+            ", ".join(split)
+            + (" kernels per call: records cross the phase marks" if split else ""),
         )
 
     def overhead(self) -> None:
         """4. The collector's overhead on median latency."""
-        over, measured = [], 0
+        over, measured, at_goal, above_goal = [], 0, [], []
         for model, mode in self.settings:
             a = median_latency(self.runs[(model, mode, "cupti")])
             b = median_latency(self.runs.get((model, mode, "nocupti"), self.no_run()))
             if a and b:
                 measured += 1
+                if a / b - 1 < OVERHEAD_GOAL:
+                    at_goal.append(f"{model}/{mode}")
+                else:
+                    above_goal.append(f"{model}/{mode} +{(a / b - 1) * 100:.1f}%")
                 if a / b - 1 >= OVERHEAD_LIMIT:
                     over.append(f"{model}/{mode} +{(a / b - 1) * 100:.1f}%")
             else:
@@ -231,12 +314,19 @@ class Summary:
             f"/{len(self.settings)} settings)",
             ", ".join(over),
         )
+        print(
+            f"     goal < {OVERHEAD_GOAL:.0%}: {len(at_goal)}/{len(self.settings)} settings"
+            + (f"; above it: {', '.join(above_goal)}" if above_goal else "")
+        )
 
     def showcase(self) -> None:
         for (model, mode, variant), run in self.runs.items():
             if variant == "showcase":
                 med = median_latency(run)
                 state = why_broken(self.work, run) or f"median {_fmt(med and med / 1e3, '%.1f')} us"
+                lost = (first(run, "kernel_summary") or {}).get("dropped")
+                if lost:
+                    state += f", {lost} activity records dropped"
                 print(f"showcase {model}/{mode}: {state}")
 
     def run(self) -> bool:
@@ -247,6 +337,9 @@ class Summary:
         self.cuda_graph_launches()
         self.peaks()
         self.overhead()
+        self.dropped()
+        self.clock()
+        self.expandable_peaks()
         self.check(
             self.elapsed < TIME_LIMIT_S, "the check ran under 8 minutes", f"{self.elapsed} s"
         )

@@ -48,6 +48,7 @@ def stream(
     cupti_peak=None,
     cupti=True,
     kernel_records=None,
+    dropped=0,
 ):
     """Events of one probe run, shaped like the probe's."""
     t = 0
@@ -107,6 +108,7 @@ def stream(
             samples=[[0, 0], [t, peak]],
             peak=peak,
             phase_peaks={p: peak for p in ("load", "compile", "warmup", "measure")},
+            dropped=dropped,
         )
         k = launches if kernels is None else kernels
         emit(
@@ -118,7 +120,7 @@ def stream(
             busy_fraction=0.5,
             top=[{"name": "k", "count": 50, "total_ns": 1, "mean_ns": 1}],
             memcpy={"count": 0, "bytes": 0, "total_ns": 0},
-            dropped=0,
+            dropped=dropped,
             kernel_records=50 * k if kernel_records is None else kernel_records,
         )
     emit("done", status="ok")
@@ -156,10 +158,12 @@ def good_runs():
     for model in MODELS:
         for mode in MODES:
             launches = 2 if mode == "reduce-overhead" else 30
+            # the collector's cost: 0.5% on the MLP, 1.5% on the conv net
             runs[(model, mode, "cupti")] = stream(
-                mode, launches=launches, kernels=30, latency_us=101.0
+                mode, launches=launches, kernels=30, latency_us=100.5 if model == "mlp" else 101.5
             )
             runs[(model, mode, "nocupti")] = stream(mode, launches=0, latency_us=100.0, cupti=False)
+    runs[("convnet", "default", "expandable")] = stream("default", launches=30, latency_us=101.0)
     return runs
 
 
@@ -181,6 +185,13 @@ def test_checks_pass_over_good_streams(tmp_path):
     assert "PASS mlp: launches per iteration lower under reduce-overhead than default" in out
     assert "PASS CUPTI peak device bytes >= torch peak reserved - 1 MiB (32/32 phases)" in out
     assert "PASS collector overhead on median latency < 3% (8/8 settings)" in out
+    assert "goal < 1%: 4/8 settings; above it: convnet/eager +1.5%, convnet/default" in out
+    assert "PASS no activity records dropped (9/9 runs with the collector)" in out
+    assert "PASS GPU records on the probe's clock: whole kernels per measured call (8/8" in out
+    assert (
+        "PASS CUPTI peak with expandable_segments:True >= torch peak reserved - 1 MiB (4/4 phases)"
+        in out
+    )
     assert "ALL PASS" in out
     assert (tmp_path / "out" / "streams.tar.gz").is_file()
     # What comes back from the GPU machine: at most 8 files.
@@ -197,6 +208,7 @@ def test_showcase_runs_are_listed_not_checked(tmp_path):
     assert result.returncode == 0, out + result.stderr
     assert "showcase resnet50_batch16/eager: median 900.0 us" in out
     assert "showcase resnet50_batch16/max-autotune-no-cudagraphs: not run (time budget)" in out
+    assert "PASS no activity records dropped (9/9" in out  # the showcase's are not counted
     assert "PASS kernel records > 0 in every setting (8/8)" in out
 
 
@@ -219,6 +231,17 @@ def test_checks_fail_over_broken_streams(tmp_path):
         stream("max-autotune-no-cudagraphs", launches=30)[:3],
     )
     runs[("convnet", "max-autotune-no-cudagraphs", "nocupti")] = "skipped"
+    # Autotuning overflowed the buffers; calls' kernels split across the measure
+    # phase's edge; CUPTI missed expandable segments' mappings.
+    runs[("mlp", "max-autotune-no-cudagraphs", "cupti")] = stream(
+        "max-autotune-no-cudagraphs", launches=30, latency_us=101.0, dropped=1234
+    )
+    runs[("mlp", "reduce-overhead", "cupti")] = stream(
+        "reduce-overhead", launches=2, kernels=29.5, latency_us=101.0
+    )
+    runs[("convnet", "default", "expandable")] = stream(
+        "default", launches=30, cupti_peak=2 * MiB, torch_peak=64 * MiB
+    )
     result = check_saved(tmp_path, runs)
     out = result.stdout
     assert result.returncode == 1, out + result.stderr
@@ -235,6 +258,12 @@ def test_checks_fail_over_broken_streams(tmp_path):
     assert "mlp/default/load: CUPTI 99614720 < torch 104857600 - 1 MiB" in out
     assert "mlp/eager +10.0%" in out
     assert "convnet/max-autotune-no-cudagraphs not measured" in out
+    assert "FAIL no activity records dropped (7/8 runs with the collector)" in out
+    assert "mlp/max-autotune-no-cudagraphs (cupti): 1234 dropped" in out
+    assert "FAIL GPU records on the probe's clock: whole kernels per measured call (5/6" in out
+    assert "mlp/reduce-overhead 29.5 kernels per call" in out
+    assert "FAIL CUPTI peak with expandable_segments:True" in out
+    assert "convnet/default/measure: CUPTI 2097152 < torch 67108864 - 1 MiB" in out
     assert "gpu-check: FAILED" in out
 
 
