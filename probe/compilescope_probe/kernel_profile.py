@@ -44,12 +44,23 @@ def _ns(us: float) -> int:
     return int(round(float(us) * 1000.0))
 
 
+def is_dynamo_rewrite(code: Any) -> bool:
+    """Whether `code` is Dynamo's rewrite of a user function (it calls a
+    compiled graph or a resume function), not the function's own bytecode."""
+    return any(n.startswith(("__compiled_fn_", "__resume_at_")) for n in code.co_names)
+
+
 class LineTracer:
     """sys.settrace on the user's frames only: (time, file, line, function)
     at every line event, and the nearest user caller's line again when a user
     function returns. `model_root`: the package of a model that is library code
     (torchvision's, transformers'), whose frames count as the user's here:
-    otherwise its eager time would have no line at all."""
+    otherwise its eager time would have no line at all.
+
+    Dynamo's rewrite of a frame runs its compiled graph and the op it broke on
+    under the rewrite's first line, the `def`: those entries wait for the
+    frame's next line (or the resume function's first, the break's line) and
+    take it, so an op that broke the graph keeps the line that calls it."""
 
     def __init__(self, classifier: FrameClassifier, model_root: str | None = None) -> None:
         self.classifier = classifier
@@ -58,6 +69,9 @@ class LineTracer:
         self.locs: list[tuple[str, int, str]] = []
         self._old: Any = None
         self._traced: dict[str, bool] = {}
+        self._rewrites: dict[Any, bool] = {}
+        # (entry index, frame) of entries on a rewrite's def line, not yet moved
+        self._pending: list[tuple[int, Any]] = []
 
     def is_traced(self, filename: str) -> bool:
         hit = self._traced.get(filename)
@@ -68,6 +82,26 @@ class LineTracer:
             self._traced[filename] = hit
         return hit
 
+    def _on_rewrite_def_line(self, frame: Any) -> bool:
+        code = frame.f_code
+        if frame.f_lineno != code.co_firstlineno:
+            return False
+        hit = self._rewrites.get(code)
+        if hit is None:
+            hit = self._rewrites[code] = is_dynamo_rewrite(code)
+        return hit
+
+    def _record(self, frame: Any) -> None:
+        self.times.append(time.time_ns())
+        loc = (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+        self.locs.append(loc)
+        if self._on_rewrite_def_line(frame):
+            self._pending.append((len(self.locs) - 1, frame))
+        elif self._pending:
+            for i, _ in self._pending:
+                self.locs[i] = loc
+            self._pending.clear()
+
     def _global(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "call" and self.is_traced(frame.f_code.co_filename):
             return self._local
@@ -75,9 +109,11 @@ class LineTracer:
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
-            self.times.append(time.time_ns())
-            self.locs.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+            self._record(frame)
         elif event == "return":
+            # A rewrite that returns from its def line keeps it: the caller's
+            # next line is not where its graph ran.
+            self._pending = [(i, f) for i, f in self._pending if f is not frame]
             # The nearest traced caller, past torch's own frames between: ops
             # that nn.Sequential runs after this module belong to the line
             # that called the Sequential, not to this module's last line.
@@ -85,8 +121,7 @@ class LineTracer:
             while back is not None and not self.is_traced(back.f_code.co_filename):
                 back = back.f_back
             if back is not None:
-                self.times.append(time.time_ns())
-                self.locs.append((back.f_code.co_filename, back.f_lineno, back.f_code.co_name))
+                self._record(back)
         return self._local
 
     def start(self) -> None:
@@ -95,6 +130,7 @@ class LineTracer:
 
     def stop(self) -> None:
         sys.settrace(self._old)
+        self._pending.clear()  # no later line came: they keep the def line
 
     def at(self, t_ns: int) -> tuple[str, int, str] | None:
         i = bisect.bisect_right(self.times, t_ns) - 1
@@ -237,7 +273,9 @@ def analyse(
             continue
         ns = e.end - e.start
         eager_ns += ns
-        loc = locate(e.start) if locate else None
+        # By the midpoint: the next line cannot begin before the op returns, and
+        # the clocks agree only to some microseconds, which a long op outlasts.
+        loc = locate((e.start + e.end) // 2) if locate else None
         if loc is None:
             continue
         entry = eager.setdefault((loc[0], loc[1]), [loc[2], 0])

@@ -253,6 +253,23 @@ def test_analyse_eager_model():
     assert fields["kernels"] == [] and fields["eager_ns"] == 50 and fields["eager"] == []
 
 
+def test_analyse_gives_an_op_the_line_running_at_its_midpoint():
+    # Line 53 ran from 0, line 54 from 1000, line 55 from 9000. The op of
+    # line 54 starts 300 ns "before" its line on the profiler's clock (the
+    # clocks agree only to some microseconds); it cannot span a line change,
+    # so its midpoint lies inside its own line.
+    m = kernel_profile.CALL_MARK
+    rows = [(m, 0, 10_000, 1), ("torchvision::nms", 700, 8_700, 1)]
+    lines = [(0, 53), (1000, 54), (9000, 55)]
+
+    def locate(t):
+        line = [n for start, n in lines if start <= t][-1]
+        return (MODEL, line, "nms")
+
+    (line,) = kernel_profile.analyse(rows, {}, locate)["eager"]
+    assert (line["line"], line["ns"]) == (54, 8_000)
+
+
 def test_clock_offset_is_the_mean_of_both_edges():
     assert (
         kernel_profile.clock_offset([1010, 2010], [1990, 2990], [(0, 1000), (1000, 2000)]) == 1000
@@ -430,3 +447,54 @@ def test_line_tracer_follows_a_library_models_package_when_given_it():
     assert model.is_traced(root + "/container.py") and model.is_traced(__file__)
     assert not model.is_traced(root + "x/other.py")  # a sibling package, not this one
     assert not model.is_traced("/x/lib/python3.11/site-packages/torch/nn/modules/module.py")
+
+
+# Stands in for Dynamo's rewrite of a user function: it calls a compiled
+# graph (`__compiled_fn_*`, library code here) under the function's first
+# line, then runs on. A body on the def line gives that line its events.
+_GRAPH = {}
+exec(
+    compile(
+        "import time\ndef call(stamps):\n    stamps.append(time.time_ns())\n",
+        "/x/lib/python3.11/site-packages/fakenn/graph.py",
+        "exec",
+    ),
+    _GRAPH,
+)
+
+
+def _rewritten(source: str):
+    scope = {"__compiled_fn_stub": _GRAPH["call"]}
+    exec(compile(source, os.path.join(HERE, "rewritten.py"), "exec"), scope)
+    return scope["forward"]
+
+
+def test_line_tracer_gives_a_rewrites_def_line_to_its_next_line():
+    forward = _rewritten(
+        "def forward(stamps): __compiled_fn_stub(stamps); return (\n"
+        "    len(stamps))  # the op the graph broke on\n"
+    )
+    assert kernel_profile.is_dynamo_rewrite(forward.__code__)
+    assert not kernel_profile.is_dynamo_rewrite(_user_forward.__code__)
+    tracer = kernel_profile.LineTracer(FrameClassifier(__file__))
+    stamps: list[int] = []
+    tracer.start()
+    try:
+        forward(stamps)
+    finally:
+        tracer.stop()
+    # The graph ran under the def line: it goes to the line after.
+    assert tracer.at(stamps[0])[1:] == (2, "forward"), tracer.locs
+
+
+def test_line_tracer_keeps_a_rewrites_def_line_when_the_frame_returns_first():
+    forward = _rewritten("def forward(stamps): __compiled_fn_stub(stamps)\n")
+    tracer = kernel_profile.LineTracer(FrameClassifier(__file__))
+    stamps: list[int] = []
+    tracer.start()
+    try:
+        forward(stamps)
+    finally:
+        tracer.stop()
+    # not this test's line, which the return records next
+    assert tracer.at(stamps[0])[1:] == (1, "forward"), tracer.locs
