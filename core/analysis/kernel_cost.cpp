@@ -421,10 +421,13 @@ std::string fusedAttentionBackend(const std::string& kernelName) {
 
 std::string shortKernelName(const std::string& kernelName) {
     std::string name = kernelName;
-    const std::string prefix = "torch.ops.";
     const std::string suffix = ".default";
-    if (name.rfind(prefix, 0) == 0)
-        name = name.substr(prefix.size());
+    for (const std::string prefix : {"torch.ops.", "extern_kernels."}) {
+        if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size()) {
+            name = name.substr(prefix.size());
+            break;
+        }
+    }
     if (name.size() > suffix.size() &&
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
         name.resize(name.size() - suffix.size());

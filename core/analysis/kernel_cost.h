@@ -79,7 +79,8 @@ std::string fusedAttentionBackend(const std::string& kernelName);
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName);
 
 // The name to show where width is short: "torch.ops.aten.topk.default" →
-// "aten.topk" (the kind column says it is an ATen op); any other name as is.
+// "aten.topk", "extern_kernels.convolution" → "convolution" (the kind column
+// says what they are); any other name as is.
 std::string shortKernelName(const std::string& kernelName);
 
 // Two settings side by side.

@@ -547,7 +547,8 @@ TEST(KernelCost, ShortNamesDropTheOpNamespaceAndTheDefaultOverload) {
     EXPECT_EQ(shortKernelName("torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default"),
               "aten._scaled_dot_product_flash_attention_for_cpu");
     EXPECT_EQ(shortKernelName("torch.ops.aten.sort.stable"), "aten.sort.stable"); // an overload
-    EXPECT_EQ(shortKernelName("extern_kernels.addmm"), "extern_kernels.addmm");
+    EXPECT_EQ(shortKernelName("extern_kernels.addmm"), "addmm"); // the kind says extern
+    EXPECT_EQ(shortKernelName("extern_kernels."), "extern_kernels.");
     EXPECT_EQ(shortKernelName("cpp_fused_relu_0"), "cpp_fused_relu_0");
     EXPECT_EQ(shortKernelName(".default"), ".default");
 }
