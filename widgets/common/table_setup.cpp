@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QEvent>
 #include <QHeaderView>
+#include <QStyledItemDelegate>
 #include <QTableView>
 
 #include <algorithm>
@@ -112,6 +113,25 @@ void fitColumnsToContent(QTableView* view, int stretch, double maxShare) {
         QObject::connect(model, &QAbstractItemModel::layoutChanged, fitter, refit);
     }
     fitter->fit();
+}
+
+namespace {
+
+class ElideRightDelegate : public QStyledItemDelegate {
+  public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+  protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
+
+} // namespace
+
+void elideRightInColumn(QTableView* view, int column) {
+    view->setItemDelegateForColumn(column, new ElideRightDelegate(view));
 }
 
 QString selectionAsText(const QTableView* view) {

@@ -18,6 +18,9 @@ QSortFilterProxyModel* setupTableView(QTableView* view, QAbstractItemModel* mode
 // text in the tooltip), and gives `stretch` the rest. Refits when the rows or
 // the view's width change, so one long path cannot squeeze the main column.
 void fitColumnsToContent(QTableView* view, int stretch, double maxShare = 0.25);
+// Prose in `column` (notes, reasons) elided at its end, not its middle: "the
+// machine ch…" reads, "the…lls" does not. Other columns keep the view's mode.
+void elideRightInColumn(QTableView* view, int column);
 // The selected cells as tab-separated lines with a header row.
 QString selectionAsText(const QTableView* view);
 

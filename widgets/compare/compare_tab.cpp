@@ -29,6 +29,7 @@ CompareTab::CompareTab(ReportDocument* document, QWidget* parent)
     // Fits 1280 px: columns fit their content up to a cap, the notes take
     // the rest, elided (full text in the tooltip).
     fitColumnsToContent(table_, ComparisonModel::Notes, 0.22);
+    elideRightInColumn(table_, ComparisonModel::Notes);
     legend_ = new QLabel(
         tr("<b>Bold</b> on green: the best of its column. <b>Break-even</b>: calls until the extra "
            "warmup over "
