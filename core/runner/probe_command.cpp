@@ -94,12 +94,12 @@ std::optional<std::string> applySettingOptions(const std::string& text, Setting&
         if (key == "env") {
             if (auto problem = addEnvironmentAssignment(value, s.environment))
                 return *problem;
+        } else if (key == "autocast") { // eager too: bf16 alone, beside bf16 compiled
+            s.autocast = value;
         } else if (s.mode == "eager") {
-            return "eager takes only env=NAME=VALUE: it compiles nothing";
+            return "eager takes only autocast= and env=NAME=VALUE: it compiles nothing";
         } else if (key == "dynamic")
             s.dynamic = value;
-        else if (key == "autocast")
-            s.autocast = value;
         else if (key == "fullgraph" && (value == "true" || value == "false"))
             s.fullgraph = value == "true";
         else if (key == "fullgraph")

@@ -129,7 +129,7 @@ def test_env_reaches_every_probe_and_a_settings_own_only_its_own(run_cli):
     [
         (("--env", "PYTHONPATH=/elsewhere"), "PYTHONPATH is set by compilescope"),
         (("--env", "NO_VALUE"), "is not NAME=VALUE"),
-        (("--settings", "eager:dynamic=true"), "eager takes only env=NAME=VALUE"),
+        (("--settings", "eager:dynamic=true"), "eager takes only autocast= and env=NAME=VALUE"),
         (("--settings", 'eager:env=A="1:2'), "is not closed"),
     ],
 )

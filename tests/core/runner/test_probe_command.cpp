@@ -80,12 +80,19 @@ TEST(ProbeCommand, ASettingCarriesItsOwnOptions) {
     EXPECT_EQ(out[2].label(), "default dyn");
     EXPECT_EQ(out[2].iters, 7);
     EXPECT_EQ(out[3].label(), "max-autotune/aot_eager static fullgraph bf16");
+    // eager under autocast: what bf16 alone buys, beside bf16 compiled
+    EXPECT_FALSE(parseSettingsList("eager,eager:autocast=bf16,default:autocast=bf16", base, out));
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[1].label(), "eager bf16");
+    EXPECT_EQ(out[1].autocast, "bf16");
+    EXPECT_EQ(out[0].autocast, "none");
     const std::pair<const char*, const char*> bad[] = {
         {"default:dynamic=maybe", "unknown dynamic \"maybe\""},
         {"default:speed=2", "unknown option \"speed\""},
         {"default:dynamic", "needs a value"},
         {"default:fullgraph=yes", "fullgraph takes true or false"},
-        {"eager:dynamic=true", "eager takes only env=NAME=VALUE"},
+        {"eager:dynamic=true", "eager takes only autocast= and env=NAME=VALUE"},
+        {"eager:autocast=fp8", "unknown autocast \"fp8\""},
         {"default:env=1X=2", "not a variable name"},
         {"default:env=MALLOC", "not NAME=VALUE"},
         {"default:env=PYTHONPATH=/x", "set by compilescope"},
