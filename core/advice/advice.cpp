@@ -75,6 +75,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::recompileRule(input, findings);
     advice::rankDivergenceRule(input, findings);
     advice::noGainRule(input, findings);
+    advice::autocastRule(input, findings);
     advice::pageFaultRule(input, findings);
     advice::warmupRule(input, findings);
     advice::compileTimeRule(input, findings);

@@ -43,6 +43,8 @@ void rankDivergenceRule(const AdviceInput& input, std::vector<Finding>& out);
 void scalingRule(const AdviceInput& input, std::vector<Finding>& out);
 // aoti: torch.export refused the model; what torch.compile did at the same line.
 void exportRule(const AdviceInput& input, std::vector<Finding>& out);
+// A compiled setting under autocast measurably slower than without it.
+void autocastRule(const AdviceInput& input, std::vector<Finding>& out);
 // The profiled kernel window: one kernel above half the kernel time, time in
 // ATen fallbacks, a line that runs uncompiled after a graph break.
 void kernelRule(const AdviceInput& input, std::vector<Finding>& out);

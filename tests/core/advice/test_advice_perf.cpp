@@ -261,3 +261,87 @@ TEST(AdviceMemory, AutotuneBuffersAtCompileUnderMaxAutotune) {
 }
 
 } // namespace
+
+// ---- autocast that costs ----
+
+namespace {
+
+cs::core::Run withAutocast(cs::core::Run run, const std::string& autocast,
+                           std::map<std::string, std::string> env = {}) {
+    run.setting.autocast = autocast;
+    run.setting.environment = std::move(env);
+    return run;
+}
+
+cs::core::Run timed(const char* mode, int64_t medianNs) {
+    return timedRun(mode, {medianNs}, constant(30, medianNs));
+}
+
+} // namespace
+
+TEST(AdviceAutocast, FiresWhenAutocastIsSlowerThanTheSameSettingWithout) {
+    const auto report = reportOf({timed("eager", 300 * kUs), timed("default", 100 * kUs),
+                                  withAutocast(timed("default", 200 * kUs), "bf16")});
+    const auto f = withRule(advise(report, {}), "perf.autocast");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].run, 2);
+    EXPECT_EQ(f[0].title, "default bf16 is 2.00× slower than default: autocast to bf16 costs "
+                          "more than it saves here");
+    EXPECT_NE(f[0].evidence[0].find("200 µs under autocast against 100 µs without"),
+              std::string::npos)
+        << f[0].evidence[0];
+    EXPECT_NE(f[0].remedy.find("TORCHINDUCTOR_FREEZING=1"), std::string::npos) << f[0].remedy;
+    EXPECT_NE(f[0].remedy.find("default:autocast=bf16,default:autocast=bf16:env="),
+              std::string::npos)
+        << f[0].remedy;
+}
+
+TEST(AdviceAutocast, SilentWhenAutocastGainsOrHasNoTwin) {
+    // faster under autocast
+    auto f = withRule(advise(reportOf({timed("eager", 300 * kUs), timed("default", 100 * kUs),
+                                       withAutocast(timed("default", 80 * kUs), "bf16")}),
+                             {}),
+                      "perf.autocast");
+    EXPECT_TRUE(f.empty());
+    // no default without autocast to hold it against
+    f = withRule(advise(reportOf({timed("eager", 100 * kUs),
+                                  withAutocast(timed("default", 200 * kUs), "bf16")}),
+                        {}),
+                 "perf.autocast");
+    EXPECT_TRUE(f.empty());
+    // eager under autocast is not judged for speed
+    f = withRule(advise(reportOf({timed("eager", 100 * kUs),
+                                  withAutocast(timed("eager", 200 * kUs), "bf16")}),
+                        {}),
+                 "perf.autocast");
+    EXPECT_TRUE(f.empty());
+}
+
+TEST(AdviceAutocast, CitesEagerBothWaysAndAFrozenTwin) {
+    const std::map<std::string, std::string> frozen{{"TORCHINDUCTOR_FREEZING", "1"}};
+    const auto report =
+        reportOf({timed("eager", 300 * kUs), withAutocast(timed("eager", 210 * kUs), "bf16"),
+                  timed("default", 100 * kUs), withAutocast(timed("default", 200 * kUs), "bf16"),
+                  withAutocast(timed("default", 50 * kUs), "bf16", frozen)});
+    const auto f = withRule(advise(report, {}), "perf.autocast");
+    ASSERT_EQ(f.size(), 1u) << "the frozen bf16 setting is faster than default: no finding";
+    EXPECT_EQ(f[0].run, 3);
+    ASSERT_EQ(f[0].evidence.size(), 3u);
+    EXPECT_EQ(f[0].evidence[1], "under eager, bf16 is 1.43× faster (210 µs against 300 µs): the "
+                                "compiled graph is where bf16 loses");
+    EXPECT_NE(f[0].evidence[2].find("measured here as default bf16 TORCHINDUCTOR_FREEZING=1: "
+                                    "median 50.0 µs, 4.00× faster than without"),
+              std::string::npos)
+        << f[0].evidence[2];
+}
+
+TEST(AdviceAutocast, SaysWhenEagerIsSlowerUnderAutocastToo) {
+    const auto report =
+        reportOf({timed("eager", 300 * kUs), withAutocast(timed("eager", 600 * kUs), "fp16"),
+                  timed("default", 100 * kUs), withAutocast(timed("default", 200 * kUs), "fp16")});
+    const auto f = withRule(advise(report, {}), "perf.autocast");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].evidence[1], "under eager, fp16 is 2.00× slower too (600 µs against 300 µs): "
+                                "fp16 does not pay on this device");
+    EXPECT_NE(f[0].remedy.find("model.to(torch.float16)"), std::string::npos) << f[0].remedy;
+}
