@@ -213,18 +213,21 @@ class Summary:
         print(f"    {name:38} {state}")
         return compared, short
 
+    def peaks_over(self, keys: list[tuple[str, str, str]]) -> tuple[int, list[str]]:
+        compared, short = 0, []
+        for key in keys:
+            n, s = self.phase_peaks(key)
+            compared += n
+            short += s
+        return compared, short
+
     def peaks(self) -> None:
         """3. CUPTI sees at least what torch reserved, per phase."""
-        short = []
-        compared = 0
         print(
             "peak device MiB per phase, CUPTI / torch peak reserved (the probe resets torch's "
             "peak at each phase begin):"
         )
-        for model, mode in self.settings:
-            n, s = self.phase_peaks((model, mode, "cupti"))
-            compared += n
-            short += s
+        compared, short = self.peaks_over([(m, mode, "cupti") for m, mode in self.settings])
         self.check(
             compared > 0 and not short,
             f"CUPTI peak device bytes >= torch peak reserved - 1 MiB "
@@ -239,11 +242,7 @@ class Summary:
             self.check(False, "CUPTI peak with expandable_segments:True", "no expandable run")
             return
         print("the same with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:")
-        compared, short = 0, []
-        for key in keys:
-            n, s = self.phase_peaks(key)
-            compared += n
-            short += s
+        compared, short = self.peaks_over(keys)
         self.check(
             compared > 0 and not short,
             f"CUPTI peak with expandable_segments:True >= torch peak reserved - 1 MiB "

@@ -51,12 +51,7 @@ std::optional<Speedup> significantSpeedup(const Run& a, const Run& b) {
     const auto sb = summarizeRun(b).latency;
     if (!sa || !sb)
         return std::nullopt;
-    auto speedup = computeSpeedup(*sa, *sb);
-    if (speedup)
-        speedup = acrossRounds(a, b, *speedup);
-    if (!speedup || !speedup->significant)
-        return std::nullopt;
-    return speedup;
+    return core::significantSpeedup(a, b, *sa, *sb);
 }
 
 std::string medianOf(const Run& run) {

@@ -407,12 +407,7 @@ std::optional<Speedup> dynamicSpeedup(const Run& run, const Run& dynamic, const 
                                       const RunSummary& theirs) {
     if (!mine.latency || !theirs.latency)
         return std::nullopt;
-    auto speedup = computeSpeedup(*mine.latency, *theirs.latency);
-    if (speedup)
-        speedup = acrossRounds(run, dynamic, *speedup);
-    if (!speedup || !speedup->significant)
-        return std::nullopt;
-    return speedup;
+    return significantSpeedup(run, dynamic, *mine.latency, *theirs.latency);
 }
 
 // ", in each of 3 probe rounds (1.08× to 1.44×)" after "N× slower" over

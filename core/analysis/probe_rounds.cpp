@@ -87,4 +87,15 @@ Speedup acrossRounds(const Run& baseline, const Run& setting, Speedup first) {
     return first;
 }
 
+std::optional<Speedup> significantSpeedup(const Run& baseline, const Run& setting,
+                                          const LatencyStats& baselineStats,
+                                          const LatencyStats& settingStats) {
+    auto speedup = computeSpeedup(baselineStats, settingStats);
+    if (speedup)
+        speedup = acrossRounds(baseline, setting, *speedup);
+    if (!speedup || !speedup->significant)
+        return std::nullopt;
+    return speedup;
+}
+
 } // namespace cs::core

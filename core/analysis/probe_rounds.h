@@ -34,4 +34,10 @@ std::string probeSpreadText(const Run& run);
 // Unchanged when neither has repeats.
 Speedup acrossRounds(const Run& baseline, const Run& setting, Speedup first);
 
+// The speedup of `setting` over `baseline` from their measured calls' stats,
+// judged over every round; nullopt unless significant.
+std::optional<Speedup> significantSpeedup(const Run& baseline, const Run& setting,
+                                          const LatencyStats& baselineStats,
+                                          const LatencyStats& settingStats);
+
 } // namespace cs::core

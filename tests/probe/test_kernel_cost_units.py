@@ -469,6 +469,17 @@ def _rewritten(source: str):
     return scope["forward"]
 
 
+def _traced_call(forward):
+    tracer = kernel_profile.LineTracer(FrameClassifier(__file__))
+    stamps: list[int] = []
+    tracer.start()
+    try:
+        forward(stamps)
+    finally:
+        tracer.stop()
+    return tracer, stamps
+
+
 def test_line_tracer_gives_a_rewrites_def_line_to_its_next_line():
     forward = _rewritten(
         "def forward(stamps): __compiled_fn_stub(stamps); return (\n"
@@ -476,25 +487,13 @@ def test_line_tracer_gives_a_rewrites_def_line_to_its_next_line():
     )
     assert kernel_profile.is_dynamo_rewrite(forward.__code__)
     assert not kernel_profile.is_dynamo_rewrite(_user_forward.__code__)
-    tracer = kernel_profile.LineTracer(FrameClassifier(__file__))
-    stamps: list[int] = []
-    tracer.start()
-    try:
-        forward(stamps)
-    finally:
-        tracer.stop()
+    tracer, stamps = _traced_call(forward)
     # The graph ran under the def line: it goes to the line after.
     assert tracer.at(stamps[0])[1:] == (2, "forward"), tracer.locs
 
 
 def test_line_tracer_keeps_a_rewrites_def_line_when_the_frame_returns_first():
     forward = _rewritten("def forward(stamps): __compiled_fn_stub(stamps)\n")
-    tracer = kernel_profile.LineTracer(FrameClassifier(__file__))
-    stamps: list[int] = []
-    tracer.start()
-    try:
-        forward(stamps)
-    finally:
-        tracer.stop()
+    tracer, stamps = _traced_call(forward)
     # not this test's line, which the return records next
     assert tracer.at(stamps[0])[1:] == (1, "forward"), tracer.locs
