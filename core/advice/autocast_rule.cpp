@@ -110,7 +110,8 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::string medians =
                 " (" + medianOf(*eagerAutocast) + " against " + medianOf(*eager) + ")";
             if (!eagerSpeedup)
-                f.evidence.push_back("under eager, " + type + " measured" + medians +
+                f.evidence.push_back("under eager, " + type + " measured " +
+                                     medianOf(*eagerAutocast) + " against " + medianOf(*eager) +
                                      ", within noise of each other");
             else if (eagerSpeedup->value > 1)
                 f.evidence.push_back("under eager, " + type + " is " +

@@ -345,3 +345,13 @@ TEST(AdviceAutocast, SaysWhenEagerIsSlowerUnderAutocastToo) {
                                 "fp16 does not pay on this device");
     EXPECT_NE(f[0].remedy.find("model.to(torch.float16)"), std::string::npos) << f[0].remedy;
 }
+
+TEST(AdviceAutocast, EagerWithinNoiseIsSaidSo) {
+    const auto report =
+        reportOf({timed("eager", 300 * kUs), withAutocast(timed("eager", 300 * kUs), "bf16"),
+                  timed("default", 100 * kUs), withAutocast(timed("default", 200 * kUs), "bf16")});
+    const auto f = withRule(advise(report, {}), "perf.autocast");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].evidence[1],
+              "under eager, bf16 measured 300 µs against 300 µs, within noise of each other");
+}
