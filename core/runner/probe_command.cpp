@@ -220,6 +220,23 @@ std::vector<Setting> dynamicVariants(const std::vector<Setting>& settings) {
     return out;
 }
 
+std::vector<Setting> autocastVariants(const std::vector<Setting>& settings,
+                                      const std::string& autocast) {
+    std::vector<Setting> out;
+    for (const Setting& s : settings) {
+        if (s.mode == "aoti") { // the runner times the exported package as it is
+            out.push_back(s);
+            continue;
+        }
+        for (const std::string& choice : {std::string("none"), autocast}) {
+            Setting variant = s;
+            variant.autocast = choice;
+            out.push_back(variant);
+        }
+    }
+    return out;
+}
+
 ProbeLaunch buildProbeLaunch(const std::string& modelSpec, const Setting& s,
                              const ProbeOptions& options) {
     ProbeLaunch launch;

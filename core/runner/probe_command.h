@@ -78,6 +78,10 @@ std::optional<std::string> parseSettingsList(const std::string& text, const Sett
 // Each compiled setting three times, dynamic auto, true and false (eager and
 // aoti once): one report that answers "should this be dynamic?".
 std::vector<Setting> dynamicVariants(const std::vector<Setting>& settings);
+// Each setting twice, without autocast and under `autocast` (aoti once), eager
+// included: what the narrower type buys alone and compiled, in one report.
+std::vector<Setting> autocastVariants(const std::vector<Setting>& settings,
+                                      const std::string& autocast);
 // Checks one setting's values; returns what is wrong.
 std::optional<std::string> validateSetting(const Setting& setting);
 // "NAME=VALUE" into `out` (a later NAME replaces an earlier one); returns what

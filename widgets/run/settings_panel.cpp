@@ -212,6 +212,13 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     fullgraph_->setToolTip(tr("Fail on the first graph break instead of splitting the model"));
     form->addRow(tr("fullgraph"), fullgraph_);
     autocast_ = choices(core::knownAutocast(), settingsBox);
+    autocast_->setObjectName("autocast");
+    for (const auto& type : core::knownAutocast())
+        if (type != "none")
+            autocast_->addItem(tr("compare none and %1").arg(QString::fromStdString(type)),
+                               QStringLiteral("compare:%1").arg(QString::fromStdString(type)));
+    autocast_->setToolTip(tr("Autocast the calls to a narrower type; compare none and bf16: "
+                             "every mode, eager too, runs without and with it, side by side"));
     form->addRow(tr("autocast"), autocast_);
     warmup_ = new QSpinBox(settingsBox);
     warmup_->setRange(1, 10000);
@@ -891,7 +898,7 @@ core::Setting SettingsPanel::sharedSetting() const {
     s.dynamic = compareDynamic() ? "auto" : dynamic_->currentText().toStdString();
     s.fullgraph = fullgraph_->isChecked();
     s.device = device_->currentText().toStdString();
-    s.autocast = autocast_->currentText().toStdString();
+    s.autocast = compareAutocast().isEmpty() ? autocast_->currentText().toStdString() : "none";
     s.warmup = warmup_->value();
     s.iters = iters_->value();
     s.sweep = sweep_->isChecked();
@@ -917,13 +924,21 @@ bool SettingsPanel::compareDynamic() const {
     return dynamic_->currentData().toString() == QStringLiteral("compare");
 }
 
+QString SettingsPanel::compareAutocast() const {
+    const QString data = autocast_->currentData().toString();
+    const QString prefix = QStringLiteral("compare:");
+    return data.startsWith(prefix) ? data.mid(prefix.size()) : QString();
+}
+
 // With dynamic "compare all three", each compiled mode runs under each dynamic
-// choice. With "warm starts" ticked, each compiled setting runs three ways
-// (fresh, warm cache, cache artifacts), without the sweep: other shapes would
-// add compiles.
+// choice; with autocast "compare none and bf16", each setting without and with. With "warm starts"
+// ticked, each compiled setting runs three ways (fresh, warm cache, cache artifacts), without the
+// sweep: other shapes would add compiles.
 std::vector<core::Setting> SettingsPanel::withVariants(std::vector<core::Setting> settings) const {
     if (compareDynamic())
         settings = core::dynamicVariants(settings);
+    if (const QString type = compareAutocast(); !type.isEmpty())
+        settings = core::autocastVariants(settings, type.toStdString());
     if (!warmStarts_->isChecked())
         return settings;
     auto out = core::warmStartSettings(settings);

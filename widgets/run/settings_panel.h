@@ -72,6 +72,8 @@ class SettingsPanel : public QWidget {
     void setTorchTrace(bool on, const QString& dir);
     // One setting per checked mode, sharing the other choices.
     std::vector<core::Setting> settings() const;
+    // autocast: "compare none and bf16" gives "bf16"; empty for one choice
+    QString compareAutocast() const;
     // One setting per known mode, eager first: what "Compare all modes" runs.
     std::vector<core::Setting> allModeSettings() const;
     core::Setting sharedSetting() const;

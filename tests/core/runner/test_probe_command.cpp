@@ -107,6 +107,20 @@ TEST(ProbeCommand, ASettingCarriesItsOwnOptions) {
     }
 }
 
+TEST(ProbeCommand, AutocastVariantsRunEachSettingWithoutAndWith) {
+    Setting eager;
+    eager.mode = "eager";
+    Setting compiled;
+    compiled.dynamic = "true";
+    Setting aoti;
+    aoti.mode = "aoti";
+    std::vector<std::string> labels;
+    for (const auto& s : autocastVariants({eager, compiled, aoti}, "fp16"))
+        labels.push_back(s.label());
+    EXPECT_EQ(labels, (std::vector<std::string>{"eager", "eager fp16", "default dyn",
+                                                "default dyn fp16", "aoti"}));
+}
+
 // A setting's own variables: in its label (tables tell the two apart), in its
 // probe's environment after the session's, so the setting's win.
 TEST(ProbeCommand, ASettingAndTheSessionSetVariablesInTheProbe) {

@@ -96,6 +96,31 @@ class SettingsPanelTest : public QObject {
         panel.saveState();
     }
 
+    // autocast "compare none and bf16": every ticked mode, eager too, without
+    // and with; the choice is kept.
+    void autocastCompareRunsEachModeBothWays() {
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        for (const auto& mode : core::knownModes())
+            child<QCheckBox>(panel, mode.c_str())->setChecked(mode == "eager" || mode == "default");
+        auto* autocast = child<QComboBox>(panel, "autocast");
+        QVERIFY(panel.compareAutocast().isEmpty());
+        autocast->setCurrentIndex(autocast->findData(QStringLiteral("compare:bf16")));
+        QCOMPARE(autocast->currentText(), QString("compare none and bf16"));
+        QCOMPARE(panel.compareAutocast(), QString("bf16"));
+        std::vector<std::string> labels;
+        for (const auto& s : panel.settings())
+            labels.push_back(s.label());
+        QCOMPARE(labels,
+                 (std::vector<std::string>{"eager", "eager bf16", "default", "default bf16"}));
+        panel.saveState();
+        widgets::SettingsPanel restored(&interpreters);
+        restored.restoreState();
+        QCOMPARE(restored.compareAutocast(), QString("bf16"));
+        autocast->setCurrentText("none");
+        panel.saveState();
+    }
+
     void torchTraceIsOffByDefault() {
         core::InterpreterProbe interpreters;
         widgets::SettingsPanel panel(&interpreters);
