@@ -4,15 +4,11 @@
 // saves. Where the report measured eager both ways or a frozen twin, say what
 // they showed; where both settings profiled their kernels, the conversions'
 // share.
-#include <algorithm>
-#include <cmath>
-
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/probe_rounds.h"
-#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -21,42 +17,32 @@ namespace {
 
 const char* kFreezing = "TORCHINDUCTOR_FREEZING";
 
-bool measured(const Run& r) {
-    return r.status == RunStatus::Ok && summarizeRun(r).latency.has_value();
-}
+// A run with its measured calls' stats, as the Compare tab computed them.
+struct Measured {
+    const Run* run = nullptr;
+    const LatencyStats* stats = nullptr;
+    explicit operator bool() const { return run != nullptr; }
+};
 
-// The run of `runs` whose setting is `wanted`, finished with measured calls.
-const Run* measuredRun(const std::vector<Run>& runs, const Setting& wanted) {
-    for (const Run& r : runs)
-        if (r.setting == wanted && measured(r))
-            return &r;
-    return nullptr;
-}
-
-// The eager run under `autocast` on the device and environment of `like`.
-const Run* eagerRun(const std::vector<Run>& runs, const Setting& like,
-                    const std::string& autocast) {
-    for (const Run& r : runs)
-        if (r.setting.mode == "eager" && r.setting.autocast == autocast &&
-            r.setting.device == like.device && r.setting.environment == like.environment &&
-            measured(r))
-            return &r;
-    return nullptr;
+// The first finished run with measured calls whose setting passes `wanted`.
+template <typename Wanted> Measured find(const AdviceInput& input, Wanted wanted) {
+    const auto& runs = input.report.runs;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const ComparisonRow* row = input.comparison.row(static_cast<int>(i));
+        if (runs[i].status == RunStatus::Ok && row && row->stats && wanted(runs[i].setting))
+            return {&runs[i], &*row->stats};
+    }
+    return {};
 }
 
 // How much faster `b` is than `a` (below 1: slower), judged over every probe
 // round; nullopt unless significant.
-std::optional<Speedup> significantSpeedup(const Run& a, const Run& b) {
-    const auto sa = summarizeRun(a).latency;
-    const auto sb = summarizeRun(b).latency;
-    if (!sa || !sb)
-        return std::nullopt;
-    return core::significantSpeedup(a, b, *sa, *sb);
+std::optional<Speedup> speedupOf(const Measured& a, const Measured& b) {
+    return significantSpeedup(*a.run, *b.run, *a.stats, *b.stats);
 }
 
-std::string medianOf(const Run& run) {
-    const auto s = summarizeRun(run).latency;
-    return s ? formatDuration(s->median) : std::string("-");
+std::string medianOf(const Measured& m) {
+    return formatDuration(m.stats->median);
 }
 
 // Kernel time per call in kernels that convert dtypes (Inductor names a
@@ -79,18 +65,21 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
-        if (run.setting.autocast == "none" || !judgedForSpeed(run))
+        const ComparisonRow* row = input.comparison.row(static_cast<int>(r));
+        if (run.setting.autocast == "none" || !judgedForSpeed(run) || !row || !row->stats)
             continue;
+        const Measured mine{&run, &*row->stats};
         Setting plain = run.setting;
         plain.autocast = "none";
-        const Run* twin = measuredRun(runs, plain);
+        const Measured twin = find(input, [&](const Setting& s) { return s == plain; });
         if (!twin)
             continue;
-        const auto speedup = significantSpeedup(*twin, run);
+        const auto speedup = speedupOf(twin, mine);
         if (!speedup || speedup->value >= 1)
             continue;
         const std::string label = run.setting.label();
         const std::string type = run.setting.autocast;
+        const std::string torchType = type == "bf16" ? "torch.bfloat16" : "torch.float16";
         Finding f;
         f.rule = "perf.autocast";
         f.severity = Severity::Warning;
@@ -98,80 +87,85 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.run = static_cast<int>(r);
         f.setting = label;
         f.title = label + " is " + formatRatio(1 / speedup->value) + " slower than " +
-                  twin->setting.label() + ": autocast to " + type +
+                  twin.run->setting.label() + ": autocast to " + type +
                   " costs more than it saves here";
-        f.evidence.push_back("median " + medianOf(run) + " under autocast against " +
-                             medianOf(*twin) + " without (Compare tab)");
+        f.evidence.push_back("median " + medianOf(mine) + " under autocast against " +
+                             medianOf(twin) + " without (Compare tab)");
 
-        const Run* eager = eagerRun(runs, run.setting, "none");
-        const Run* eagerAutocast = eagerRun(runs, run.setting, type);
+        // Eager on the same device and environment, without and with this autocast.
+        auto eagerUnder = [&](const std::string& autocast) {
+            return find(input, [&](const Setting& s) {
+                return s.mode == "eager" && s.autocast == autocast &&
+                       s.device == run.setting.device && s.environment == run.setting.environment;
+            });
+        };
+        const Measured eager = eagerUnder("none");
+        const Measured eagerAutocast = eagerUnder(type);
         if (eager && eagerAutocast) {
-            const auto eagerSpeedup = significantSpeedup(*eager, *eagerAutocast);
-            const std::string medians =
-                " (" + medianOf(*eagerAutocast) + " against " + medianOf(*eager) + ")";
+            const auto eagerSpeedup = speedupOf(eager, eagerAutocast);
+            const std::string medians = medianOf(eagerAutocast) + " against " + medianOf(eager);
             if (!eagerSpeedup)
-                f.evidence.push_back("under eager, " + type + " measured " +
-                                     medianOf(*eagerAutocast) + " against " + medianOf(*eager) +
+                f.evidence.push_back("under eager, " + type + " measured " + medians +
                                      ", within noise of each other");
             else if (eagerSpeedup->value > 1)
                 f.evidence.push_back("under eager, " + type + " is " +
-                                     formatRatio(eagerSpeedup->value) + " faster" + medians +
-                                     ": the compiled graph is where " + type + " loses");
+                                     formatRatio(eagerSpeedup->value) + " faster (" + medians +
+                                     "): the compiled graph is where " + type + " loses");
             else
                 f.evidence.push_back("under eager, " + type + " is " +
-                                     formatRatio(1 / eagerSpeedup->value) + " slower too" +
-                                     medians + ": " + type + " does not pay on this device");
+                                     formatRatio(1 / eagerSpeedup->value) + " slower too (" +
+                                     medians + "): " + type + " does not pay on this device");
         }
 
-        const CostBreakdown mine = costBreakdown(run);
-        const CostBreakdown theirs = costBreakdown(*twin);
-        if (mine.profiled && theirs.profiled) {
-            const auto [castNs, casts] = conversionKernels(mine);
+        const CostBreakdown mineCosts = costBreakdown(run);
+        const CostBreakdown twinCosts = costBreakdown(*twin.run);
+        if (mineCosts.profiled && twinCosts.profiled) {
+            const auto [castNs, casts] = conversionKernels(mineCosts);
             if (casts > 0)
                 f.evidence.push_back(
                     plural(casts, "kernel converts", "kernels convert") + " dtypes (_to_copy in " +
                     (casts == 1 ? "its name" : "their names") + "): " + formatDuration(castNs) +
                     " per call with what they fuse; the kernels take " +
-                    formatDuration(mine.compiledNsPerCall) + " per call in all against " +
-                    formatDuration(theirs.compiledNsPerCall) + " without autocast (Code tab)");
+                    formatDuration(mineCosts.compiledNsPerCall) + " per call in all against " +
+                    formatDuration(twinCosts.compiledNsPerCall) + " without autocast (Code tab)");
         }
 
-        const bool frozen = run.setting.environment.count(kFreezing) &&
-                            run.setting.environment.at(kFreezing) == "1";
-        Setting frozenSetting = run.setting;
-        frozenSetting.environment[kFreezing] = "1";
-        const Run* frozenTwin = frozen ? nullptr : measuredRun(runs, frozenSetting);
-        if (frozenTwin) {
-            const auto gain = significantSpeedup(run, *frozenTwin);
-            f.evidence.push_back("measured here as " + frozenTwin->setting.label() + ": median " +
-                                 medianOf(*frozenTwin) +
-                                 (gain && gain->value > 1
-                                      ? ", " + formatRatio(gain->value) + " faster than without"
-                                      : ", no measurable gain"));
+        const auto freezing = run.setting.environment.find(kFreezing);
+        const bool frozen = freezing != run.setting.environment.end() && freezing->second == "1";
+        if (!frozen) {
+            Setting frozenSetting = run.setting;
+            frozenSetting.environment[kFreezing] = "1";
+            if (const Measured frozenTwin =
+                    find(input, [&](const Setting& s) { return s == frozenSetting; })) {
+                const auto gain = speedupOf(mine, frozenTwin);
+                f.evidence.push_back("measured here as " + frozenTwin.run->setting.label() +
+                                     ": median " + medianOf(frozenTwin) +
+                                     (gain && gain->value > 1
+                                          ? ", " + formatRatio(gain->value) + " faster than without"
+                                          : ", no measurable gain"));
+            }
         }
+        const std::string plainLabel = twin.run->setting.label();
         if (onCuda(run)) {
-            f.remedy = "Keep " + twin->setting.label() +
-                       " without autocast here, or check that "
-                       "the GPU computes " +
+            f.remedy = "Keep " + plainLabel +
+                       " without autocast here, or check that the GPU "
+                       "computes " +
                        type +
-                       " natively (bf16 needs compute capability "
-                       "8.0 or later); casting the model itself (model.to(torch." +
-                       std::string(type == "bf16" ? "bfloat16" : "float16") +
-                       ")) saves the casts autocast adds on every call.";
+                       " natively (bf16 needs compute capability 8.0 or "
+                       "later); casting the model itself (model.to(" +
+                       torchType + ")) saves the casts autocast adds on every call.";
         } else if (frozen) {
-            f.remedy = "Freezing is on and " + type + " is still slower: keep " +
-                       twin->setting.label() + " without autocast on this CPU.";
+            f.remedy = "Freezing is on and " + type + " is still slower: keep " + plainLabel +
+                       " without autocast on this CPU.";
         } else {
+            const std::string setting = run.setting.mode + ":autocast=" + type;
             f.remedy = "Autocast casts the fp32 weights to " + type +
                        " again on every call. Freeze them for inference, so Inductor folds the "
                        "casts once (torch._inductor.config.freezing = True, or "
                        "TORCHINDUCTOR_FREEZING=1; measure it beside: --settings " +
-                       run.setting.mode + ":autocast=" + type + "," + run.setting.mode +
-                       ":autocast=" + type +
-                       ":env=TORCHINDUCTOR_FREEZING=1), or cast the model itself "
-                       "(model.to(torch." +
-                       std::string(type == "bf16" ? "bfloat16" : "float16") +
-                       ")) instead of autocast; otherwise keep it without autocast.";
+                       setting + "," + setting +
+                       ":env=TORCHINDUCTOR_FREEZING=1), or cast the model itself (model.to(" +
+                       torchType + ")) instead of autocast; otherwise keep it without autocast.";
         }
         f.confidence = 0.75;
         out.push_back(std::move(f));

@@ -113,7 +113,8 @@ class LineTracer:
         elif event == "return":
             # A rewrite that returns from its def line keeps it: the caller's
             # next line is not where its graph ran.
-            self._pending = [(i, f) for i, f in self._pending if f is not frame]
+            if self._pending:  # every return passes here: the list is usually empty
+                self._pending = [(i, f) for i, f in self._pending if f is not frame]
             # The nearest traced caller, past torch's own frames between: ops
             # that nn.Sequential runs after this module belong to the line
             # that called the Sequential, not to this module's last line.
