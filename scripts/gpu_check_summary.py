@@ -23,6 +23,8 @@ OVERHEAD_GOAL = 0.01  # ... and the goal, reported, not checked
 # of a phase counts some calls' kernels in the wrong phase.
 WHOLE_KERNELS_TOLERANCE = 0.02
 TIME_LIMIT_S = 480
+ALLOC_CONF = "PYTORCH_CUDA_ALLOC_CONF"
+EXPANDABLE = "expandable_segments:True"
 
 
 def load_runs(work: str) -> dict[tuple[str, str, str], dict]:
@@ -54,6 +56,11 @@ def first(run: dict, type_: str, **match: object) -> dict | None:
         if all(e.get(k) == v for k, v in match.items()):
             return e
     return None
+
+
+def started_env(run: dict) -> dict:
+    """The torch variables the probe started with (hello's torch_env)."""
+    return (first(run, "hello") or {}).get("torch_env") or {}
 
 
 def median_latency(run: dict) -> float | None:
@@ -241,6 +248,15 @@ class Summary:
         if not keys:
             self.check(False, "CUPTI peak with expandable_segments:True", "no expandable run")
             return
+        # The variable must reach the probe, or the check compares cudaMalloc again.
+        conf = {k: started_env(self.runs[k]).get(ALLOC_CONF, "<unset>") for k in keys}
+        unset = [f"{k[0]}/{k[1]}: {v}" for k, v in conf.items() if EXPANDABLE not in v]
+        self.check(
+            not unset,
+            f"the expandable runs' probes started with {EXPANDABLE} "
+            f"({len(keys) - len(unset)}/{len(keys)})",
+            f"{ALLOC_CONF} there: " + "; ".join(unset) if unset else "",
+        )
         print("the same with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True:")
         compared, short = self.peaks_over(keys)
         self.check(

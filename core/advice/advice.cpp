@@ -70,6 +70,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     std::vector<Finding> findings;
     // Rules in order of how much they matter within one severity.
     advice::failureRule(input, findings);
+    advice::compiledNothingRule(input, findings);
     advice::graphBreakRule(input, findings);
     advice::libraryBreakRule(input, findings);
     advice::recompileRule(input, findings);
@@ -81,6 +82,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
     advice::disturbedRule(input, findings);
+    advice::inheritedEnvironmentRule(input, findings);
     advice::busyMachineRule(input, findings);
     advice::hostDriftRule(input, findings);
     advice::inputsChangedRule(input, findings);

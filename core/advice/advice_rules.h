@@ -18,6 +18,11 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out);
 void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out);
 // Recompiles because an input dimension changed; the recompile limit.
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out);
+// A compiled setting that compiled nothing (compile turned off, no graph, no break).
+void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out);
+// Variables the probes inherited that change torch: listed; blocking launches
+// on a GPU and caches off under a warm start are warnings.
+void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& out);
 // No significant speedup, or per-call time dominated by overhead.
 void noGainRule(const AdviceInput& input, std::vector<Finding>& out);
 // Warmup not paid back within the calls the program makes.

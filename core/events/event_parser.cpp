@@ -264,6 +264,7 @@ class EventApplier {
         p.host = getString(event_, "host");
         p.platform = getString(event_, "platform");
         p.cpuAffinity = get<std::vector<int>>(event_, "cpu_affinity", {});
+        p.torchEnvironment = get<std::map<std::string, std::string>>(event_, "torch_env", {});
         if (p.protocol > protocol::version) {
             run_.logs.push_back({tNs_, "warning",
                                  "probe speaks protocol " + std::to_string(p.protocol) +

@@ -94,9 +94,9 @@ void writeBreaks(std::ostream& out, const ReportView& view) {
         writeBreakMap(out, r);
     }
     if (!anyCompiled) {
-        out << "<p class=\"empty\">No compiled setting reported graphs (eager only, or every "
-               "compiled setting "
-               "failed before compiling).</p>";
+        out << "<p class=\"empty\">No compiled setting reported graphs: eager only, every "
+               "compiled setting failed before compiling, or compile was off (see "
+               "Advice).</p>";
         endSection(out);
         return;
     }

@@ -1,6 +1,7 @@
 // Environment: what ran where (python, torch, CUDA, device, host) and the model.
 #include <set>
 
+#include "core/analysis/torch_environment.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -11,6 +12,17 @@ namespace {
 std::string orDash(const std::string& text) {
     return text.empty() ? "—" : text;
 }
+// The torch variables the probes inherited rather than got from compilescope,
+// over every run (the env.* advice judges them).
+std::string inheritedText(const ReportView& view) {
+    std::map<std::string, std::string> inherited;
+    for (const auto& r : view.runs) {
+        for (const auto& v : inheritedVariables(*r.run, view.report.environment))
+            inherited.emplace(v.name, v.value);
+    }
+    return environmentText(inherited);
+}
+
 } // namespace
 
 void writeEnvironment(std::ostream& out, const ReportView& view) {
@@ -36,6 +48,7 @@ void writeEnvironment(std::ostream& out, const ReportView& view) {
              {"host", e.host},
              {"remote target", e.target.empty() ? "none: this computer" : e.target},
              {"probe environment (--env)", environmentText(e.probeEnvironment)},
+             {"torch variables inherited", inheritedText(view)},
              {"platform", e.platform},
              {"report created", report.created},
              {"written by", report.generator}}) {

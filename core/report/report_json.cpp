@@ -260,7 +260,8 @@ json runToJson(const Run& run) {
                   {"host", run.probe.host},
                   {"platform", run.probe.platform},
                   {"threads", run.probe.threads},
-                  {"cpu_affinity", run.probe.cpuAffinity}};
+                  {"cpu_affinity", run.probe.cpuAffinity},
+                  {"torch_env", run.probe.torchEnvironment}};
     j["model"] = modelToJson(run.model);
     j["stream"] = {{"hello", run.sawHello},
                    {"done", run.sawDone},

@@ -400,6 +400,10 @@ struct ProbeInfo {
     std::string platform;
     int threads = -1;             // torch's intra-op threads (the model event); -1 unknown
     std::vector<int> cpuAffinity; // the CPUs the probe could run on; empty unknown
+    // The variables that change torch the probe started with (hello's
+    // torch_env): the caller's shell's, the session's --env and the setting's
+    // env= together; inheritedVariables() tells them apart.
+    std::map<std::string, std::string> torchEnvironment;
     bool operator==(const ProbeInfo&) const = default;
 };
 

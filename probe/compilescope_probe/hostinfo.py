@@ -87,7 +87,56 @@ def cpu_affinity() -> list[int] | None:
         return None
 
 
-def hello_fields(settings: dict | None, requested_device: str) -> dict:
+# Variables that change what torch compiles or how the model runs: Dynamo,
+# Inductor, Triton, the CUDA allocator and runtime, the CPU thread pools, a
+# preloaded allocator. The probe reports those it started with, so a report
+# shows what the user's shell set behind compilescope's back.
+TORCH_ENV_PREFIXES = (
+    "TORCH",
+    "PYTORCH_",
+    "TRITON_",
+    "CUDA_",
+    "CUBLAS_",
+    "CUDNN_",
+    "NVIDIA_TF32_",
+    "OMP_",
+    "MKL_",
+    "KMP_",
+    "ONEDNN_",
+    "DNNL_",
+)
+TORCH_ENV_NAMES = ("LD_PRELOAD",)
+# Where things are installed, not how they run (CUDA_HOME, TORCH_HOME,
+# a CUDA image's CUDA_VERSION): every machine has some, none is news.
+TORCH_ENV_LOCATION_SUFFIXES = ("_HOME", "_PATH", "_ROOT", "_VERSION")
+# A value is a setting, not a document: longer ones are cut.
+TORCH_ENV_MAX_VALUE = 256
+TORCH_ENV_MAX_NAMES = 64
+
+
+def torch_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The torch-relevant variables of `environ` (os.environ), sorted by name."""
+    environ = os.environ if environ is None else environ
+    names = sorted(
+        n
+        for n in environ
+        if n in TORCH_ENV_NAMES
+        or (n.startswith(TORCH_ENV_PREFIXES) and not n.endswith(TORCH_ENV_LOCATION_SUFFIXES))
+    )
+    found = {}
+    for name in names[:TORCH_ENV_MAX_NAMES]:
+        value = environ[name]
+        found[name] = (
+            value if len(value) <= TORCH_ENV_MAX_VALUE else value[:TORCH_ENV_MAX_VALUE] + "…"
+        )
+    return found
+
+
+def hello_fields(
+    settings: dict | None, requested_device: str, started_env: dict[str, str] | None = None
+) -> dict:
+    """`started_env`: torch_environment() taken before the probe set its own
+    variables (the compile cache's); None takes it now."""
     torch_version, torch_cuda = torch_build_info()
     device, device_name = expected_device(requested_device, torch_cuda)
     return {
@@ -103,4 +152,5 @@ def hello_fields(settings: dict | None, requested_device: str) -> dict:
         "platform": platform.platform(),
         "cpu_affinity": cpu_affinity(),
         "settings": settings,
+        "torch_env": torch_environment() if started_env is None else started_env,
     }

@@ -26,7 +26,7 @@ from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
 from .host_memory import RssSampler, mem_available_bytes
-from .hostinfo import cpu_name, hello_fields
+from .hostinfo import cpu_name, hello_fields, torch_environment
 from .settings import BadArguments, Settings, build_parser, parse
 from .torch_trace import TorchTrace, prepare_trace_dir
 
@@ -44,6 +44,8 @@ class Probe:
     def __init__(self, writer: EventWriter, settings: Settings) -> None:
         self.w = writer
         self.s = settings
+        # Before set-up writes the cache variables: hello reports the user's.
+        self.started_env = torch_environment()
         self.torch: Any = None
         self.device: Any = None
         self.cache_dir: str | None = None
@@ -165,7 +167,7 @@ class Probe:
                 pass
 
     def hello(self) -> None:
-        fields = hello_fields(self.s.as_event(), self.s.device)
+        fields = hello_fields(self.s.as_event(), self.s.device, self.started_env)
         self.emit(
             "hello",
             protocol=protocol_version(),

@@ -85,3 +85,35 @@ def test_bad_advice_options_are_bad_arguments(run_cli):
     result = run_cli("run", GALLERY / "clean.py", "--expected-calls", "lots")
     assert result.returncode == 1
     assert "--expected-calls" in result.stderr
+
+
+def test_compile_turned_off_in_the_shell_is_named(run_cli):
+    # A variable left in the user's shell turns torch.compile off: the doctor
+    # names it instead of calling the model too small to gain. Inductor, since
+    # nothing compiles, and only Inductor settings are judged for speed.
+    result = run_cli(
+        "compare",
+        GALLERY / "mlp.py",
+        "--settings",
+        "eager,default",
+        "--device",
+        "cpu",
+        "--warmup",
+        "2",
+        "--iters",
+        "10",
+        "--no-sweep",
+        prefix=("env", "TORCH_COMPILE_DISABLE=1", "TORCH_LOGS=+dynamo"),
+    )
+    found = findings(result)
+    rules = [f["rule"] for f in found]
+    assert "perf.no_gain" not in rules, rules
+    disabled = [f for f in found if f["rule"] == "env.compile_disabled"]
+    assert len(disabled) == 1 and disabled[0]["severity"] == "critical", found
+    assert disabled[0]["setting"] == "default"
+    assert "TORCH_COMPILE_DISABLE=1 turned torch.compile off" in disabled[0]["title"]
+    listed = [f for f in found if f["rule"] == "env.inherited"]
+    assert len(listed) == 1 and "TORCH_LOGS=+dynamo" in listed[0]["evidence"][0], found
+    for run in result.report["runs"]:
+        assert run["probe"]["torch_env"]["TORCH_COMPILE_DISABLE"] == "1"
+    assert "default compiled nothing" in result.stdout

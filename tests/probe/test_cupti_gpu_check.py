@@ -38,6 +38,9 @@ def run_script(out_dir, **env_extra) -> subprocess.CompletedProcess:
     )
 
 
+EXPANDABLE_ENV = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+
+
 def stream(
     mode,
     *,
@@ -49,6 +52,7 @@ def stream(
     cupti=True,
     kernel_records=None,
     dropped=0,
+    torch_env=None,
 ):
     """Events of one probe run, shaped like the probe's."""
     t = 0
@@ -59,7 +63,7 @@ def stream(
         t += 1000
         events.append({"type": type_, "t_ns": t, **fields})
 
-    emit("hello", protocol=1, settings={"mode": mode})
+    emit("hello", protocol=1, settings={"mode": mode}, torch_env=torch_env or {})
     if cupti:
         emit(
             "cupti_status",
@@ -163,7 +167,9 @@ def good_runs():
                 mode, launches=launches, kernels=30, latency_us=100.5 if model == "mlp" else 101.5
             )
             runs[(model, mode, "nocupti")] = stream(mode, launches=0, latency_us=100.0, cupti=False)
-    runs[("convnet", "default", "expandable")] = stream("default", launches=30, latency_us=101.0)
+    runs[("convnet", "default", "expandable")] = stream(
+        "default", launches=30, latency_us=101.0, torch_env=EXPANDABLE_ENV
+    )
     return runs
 
 
@@ -192,6 +198,7 @@ def test_checks_pass_over_good_streams(tmp_path):
         "PASS CUPTI peak with expandable_segments:True >= torch peak reserved - 1 MiB (4/4 phases)"
         in out
     )
+    assert "PASS the expandable runs' probes started with expandable_segments:True (1/1)" in out
     assert "ALL PASS" in out
     assert (tmp_path / "out" / "streams.tar.gz").is_file()
     # What comes back from the GPU machine: at most 8 files.
@@ -241,7 +248,7 @@ def test_checks_fail_over_broken_streams(tmp_path):
     )
     runs[("convnet", "default", "expandable")] = stream(
         "default", launches=30, cupti_peak=2 * MiB, torch_peak=64 * MiB
-    )
+    )  # and the variable never reached the probe
     result = check_saved(tmp_path, runs)
     out = result.stdout
     assert result.returncode == 1, out + result.stderr
@@ -263,6 +270,8 @@ def test_checks_fail_over_broken_streams(tmp_path):
     assert "FAIL GPU records on the probe's clock: whole kernels per measured call (5/6" in out
     assert "mlp/reduce-overhead 29.5 kernels per call" in out
     assert "FAIL CUPTI peak with expandable_segments:True" in out
+    assert "FAIL the expandable runs' probes started with expandable_segments:True (0/1)" in out
+    assert "PYTORCH_CUDA_ALLOC_CONF there: convnet/default: <unset>" in out
     assert "convnet/default/measure: CUPTI 2097152 < torch 67108864 - 1 MiB" in out
     assert "gpu-check: FAILED" in out
 

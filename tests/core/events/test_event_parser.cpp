@@ -463,6 +463,19 @@ TEST(ApplyEvent, CrosscheckThreadsAndAffinity) {
     EXPECT_DOUBLE_EQ(*run.blockEstimateNs(), (101.0 + 104.5) / 2);
 }
 
+TEST(ApplyEvent, HelloKeepsTheTorchVariablesAndDropsAMalformedSet) {
+    cs::core::Run run =
+        replayStream("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1,"
+                     "\"torch_env\":{\"TORCH_LOGS\":\"+dynamo\",\"OMP_NUM_THREADS\":\"2\"}}\n");
+    EXPECT_EQ(
+        run.probe.torchEnvironment,
+        (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "2"}, {"TORCH_LOGS", "+dynamo"}}));
+    // A value that is not a string: none of them is trusted, the run still reads.
+    run = replayStream("{\"type\":\"hello\",\"t_ns\":1,\"torch_env\":{\"TORCH_LOGS\":3}}\n");
+    EXPECT_TRUE(run.sawHello);
+    EXPECT_TRUE(run.probe.torchEnvironment.empty());
+}
+
 // A probe that logs without end (a chatty model, a hostile stream) is cut at
 // the bound; a line the advice reads (with a code) is kept past it, a bounded
 // number of them, and its code and detail come through.

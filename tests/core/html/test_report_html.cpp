@@ -192,6 +192,26 @@ TEST(ReportHtml, PageFaultsAreListedWithTheMeasurementChecks) {
     EXPECT_NE(html.find("perf.page_faults"), std::string::npos); // the finding, in Advice
 }
 
+// The shell's torch variables are listed; what compilescope set (--env) is not
+// repeated there, and a value is escaped like any string.
+TEST(ReportHtml, TheInheritedTorchVariablesAreListed) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    report.environment.probeEnvironment = {{"OMP_NUM_THREADS", "2"}};
+    for (auto& run : report.runs)
+        run.probe.torchEnvironment = {{"OMP_NUM_THREADS", "2"}, {"TORCH_LOGS", "<b>"}};
+    const std::string html = writeReportHtml(report);
+    const auto row = html.find("torch variables inherited");
+    ASSERT_NE(row, std::string::npos);
+    const std::string cells = html.substr(row, html.find("</tr>", row) - row);
+    EXPECT_NE(cells.find("TORCH_LOGS=&lt;b&gt;"), std::string::npos) << cells;
+    EXPECT_EQ(cells.find("OMP_NUM_THREADS"), std::string::npos) << cells;
+    EXPECT_NE(html.find("env.inherited"), std::string::npos); // the finding, in Advice
+}
+
 TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {
     std::vector<int64_t> measured = advice_test::constant(30, 200'000);
     measured[11] = 90'000'000;

@@ -1,0 +1,250 @@
+// The environment the probes started in (core/analysis/torch_environment.h).
+// A compiled setting that compiled nothing measured eager under another name:
+// say so, and name the variable that turned compile off, before any rule
+// judges its speed. Variables inherited from the user's shell that change
+// what torch does are listed; the two that skew a measurement outright
+// (launches made blocking, caches off under a warm start) are warnings.
+#include <map>
+#include <set>
+
+#include "core/advice/advice_rules.h"
+#include "core/advice/advice_text.h"
+#include "core/advice/perf_scope.h"
+#include "core/analysis/torch_environment.h"
+#include "core/analysis/units.h"
+
+namespace cs::core::advice {
+
+namespace {
+
+constexpr const char* kInheritedFrom =
+    "inherited from the environment compilescope started the probe in";
+
+std::string assignment(const TorchVariable& v) {
+    return v.name + "=" + v.value;
+}
+
+// Where a variable of this run came from, as a finding says it.
+std::string origin(const TorchVariable& v, const Run& run) {
+    if (v.inherited)
+        return kInheritedFrom;
+    if (run.setting.environment.count(v.name) > 0)
+        return "set by this setting's env=";
+    return "set by --env for every probe";
+}
+
+std::string withEffect(const TorchVariable& v) {
+    const std::string effect = variableEffectText(v.name, v.value);
+    return assignment(v) + (effect.empty() ? "" : ": " + effect);
+}
+
+// The inherited variables of one effect, over every run, with the settings that had them.
+struct Inherited {
+    TorchVariable variable;
+    std::vector<std::string> settings;
+};
+
+std::vector<Inherited> inheritedAcrossRuns(const Report& report, VariableEffect effect) {
+    std::map<std::pair<std::string, std::string>, Inherited> found;
+    for (const auto& run : report.runs) {
+        if (run.status == RunStatus::Imported)
+            continue;
+        for (const auto& v : inheritedVariables(run, report.environment)) {
+            if (v.effect != effect)
+                continue;
+            auto& entry = found[{v.name, v.value}];
+            entry.variable = v;
+            entry.settings.push_back(run.setting.label());
+        }
+    }
+    std::vector<Inherited> list;
+    for (auto& [key, entry] : found)
+        list.push_back(std::move(entry));
+    return list;
+}
+
+size_t runsWithEnvironment(const Report& report) {
+    size_t n = 0;
+    for (const auto& run : report.runs)
+        n += run.status != RunStatus::Imported && run.sawHello ? 1 : 0;
+    return n;
+}
+
+// "TORCH_LOGS=+dynamo: turns torch's compile logging on (default, max-autotune only)"
+std::string inheritedText(const Inherited& entry, size_t runs) {
+    std::string text = withEffect(entry.variable);
+    if (entry.settings.size() < runs)
+        text += " (" + joinWords(entry.settings) + " only)";
+    return text;
+}
+
+Finding reportWarning(const char* rule, EvidenceTab tab) {
+    Finding f;
+    f.rule = rule;
+    f.severity = Severity::Warning;
+    f.tab = tab;
+    return f;
+}
+
+std::vector<std::string> namesOf(const std::vector<Inherited>& entries) {
+    std::vector<std::string> names;
+    for (const auto& e : entries)
+        names.push_back(e.variable.name);
+    return names;
+}
+
+// "unset TORCH_LOGS where compilescope starts (...), then measure again."
+std::string unsetRemedy(const std::vector<Inherited>& entries) {
+    const auto names = namesOf(entries);
+    const std::string example = names.size() == 1 ? names.front() : "NAME";
+    return "unset " + joinWords(names) + " where compilescope starts (unset " + example +
+           " in the shell, or start it with env -u " + example + "), then measure again.";
+}
+
+std::string sentence(std::string text) {
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z')
+        text[0] = static_cast<char>(text[0] - 'a' + 'A');
+    return text;
+}
+
+} // namespace
+
+void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const Report& report = input.report;
+    const ComparisonRow* base = input.baselineRow();
+    for (const auto& row : input.comparison.rows) {
+        const Run& run = report.runs[static_cast<size_t>(row.run)];
+        if (!compiledNothing(run, report.environment))
+            continue;
+        const std::string label = run.setting.label();
+        const auto cause = compileDisabledBy(run, report.environment);
+        Finding f;
+        f.rule = cause ? "env.compile_disabled" : "compile.no_graph";
+        f.severity = Severity::Critical;
+        f.tab = EvidenceTab::Compare;
+        f.run = row.run;
+        f.setting = label;
+        f.title = cause ? label + " compiled nothing: " + assignment(*cause) +
+                              " turned torch.compile off, so it measured eager"
+                        : label + " compiled nothing: no graph, no graph break, no compile";
+        f.evidence.push_back(
+            "0 graphs and 0 graph breaks" +
+            (row.stats ? " over " + plural(static_cast<long long>(row.stats->count),
+                                           "measured call", "measured calls")
+                       : std::string()) +
+            (run.compilePhasesSource == "none" ? "; torch recorded no compile (Warmup tab)" : ""));
+        if (cause)
+            f.evidence.push_back(withEffect(*cause) + "; " + origin(*cause, run));
+        if (row.speedup && base && base->stats && row.stats)
+            f.evidence.push_back("median " + formatDuration(row.stats->median) +
+                                 " against eager's " + formatDuration(base->stats->median) + " (" +
+                                 formatRatio(row.speedup->value) +
+                                 "): the same eager code (Compare tab)");
+        if (!cause) {
+            f.remedy = "Something turned Dynamo off without a graph break: look for "
+                       "torch._dynamo.config.disable = True or "
+                       "torch.compiler.set_stance(\"force_eager\") in the model's code, and for a "
+                       "forward that makes no tensor operation. Then measure again.";
+            f.confidence = 0.8;
+        } else if (cause->inherited) {
+            f.remedy = "Unset " + cause->name + " where compilescope starts (unset " + cause->name +
+                       ", or start it with env -u " + cause->name +
+                       "), then measure again. If your deployment sets it too, torch.compile "
+                       "does nothing there either.";
+            f.confidence = 0.95;
+        } else {
+            f.remedy = "Drop " + assignment(*cause) +
+                       (run.setting.environment.count(cause->name) > 0 ? " from the setting's env="
+                                                                       : " from --env") +
+                       " to measure the compiled model.";
+            f.confidence = 0.95;
+        }
+        out.push_back(std::move(f));
+    }
+}
+
+void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const Report& report = input.report;
+    const size_t runs = runsWithEnvironment(report);
+
+    auto blocking = inheritedAcrossRuns(report, VariableEffect::LaunchBlocking);
+    std::vector<std::string> onGpu;
+    for (const auto& run : report.runs) {
+        if (onCuda(run) && run.status == RunStatus::Ok)
+            onGpu.push_back(run.setting.label());
+    }
+    const bool judgeBlocking = !blocking.empty() && !onGpu.empty();
+    if (judgeBlocking) {
+        Finding f = reportWarning("env.launch_blocking", EvidenceTab::Latency);
+        f.title = "CUDA launches were blocking: the GPU figures understate what compile gains";
+        for (const auto& e : blocking)
+            f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
+        f.evidence.push_back("on the GPU: " + joinWords(onGpu));
+        f.remedy = sentence(unsetRemedy(blocking)) +
+                   " With every launch waiting for its kernel, the CPU cannot queue work ahead "
+                   "of the GPU: each call pays every launch's latency, which is what fused "
+                   "kernels and CUDA graphs save.";
+        f.confidence = 0.9;
+        out.push_back(std::move(f));
+    }
+
+    auto cachesOff = inheritedAcrossRuns(report, VariableEffect::DisablesCaches);
+    std::vector<std::string> warmStarts;
+    for (const auto& run : report.runs) {
+        if (run.status == RunStatus::Ok &&
+            (run.setting.warmCache() || run.setting.cacheArtifacts()))
+            warmStarts.push_back(
+                run.setting.label() +
+                (run.firstCallNs > 0
+                     ? " (first call " + formatDuration(static_cast<double>(run.firstCallNs)) + ")"
+                     : ""));
+    }
+    const bool judgeCaches = !cachesOff.empty() && !warmStarts.empty();
+    if (judgeCaches) {
+        Finding f = reportWarning("env.caches_disabled", EvidenceTab::Warmup);
+        f.title = "Compile caches were off: the warm starts compiled from scratch";
+        for (const auto& e : cachesOff)
+            f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
+        f.evidence.push_back("warm starts measured: " + joinWords(warmStarts));
+        f.remedy = sentence(unsetRemedy(cachesOff)) +
+                   " A warm start reads the cache a priming run filled; with caches off there is "
+                   "none, and its first call is a fresh compile.";
+        f.confidence = 0.9;
+        out.push_back(std::move(f));
+    }
+
+    // The rest: options the settings do not show, listed so nobody reads a
+    // figure without them.
+    std::vector<Inherited> listed = inheritedAcrossRuns(report, VariableEffect::CompileOption);
+    if (!judgeBlocking)
+        listed.insert(listed.end(), blocking.begin(), blocking.end());
+    if (!judgeCaches)
+        listed.insert(listed.end(), cachesOff.begin(), cachesOff.end());
+    if (listed.empty())
+        return;
+    Finding f;
+    f.rule = "env.inherited";
+    f.severity = Severity::Info;
+    constexpr size_t kNamedInTitle = 3;
+    auto names = namesOf(listed);
+    if (names.size() > kNamedInTitle) {
+        const size_t more = names.size() - kNamedInTitle;
+        names.resize(kNamedInTitle);
+        names.push_back(std::to_string(more) + " more");
+    }
+    f.title = "The probes inherited torch variables no setting shows (" + joinWords(names) +
+              "): the figures hold where they are set too";
+    for (const auto& e : listed)
+        f.evidence.push_back(inheritedText(e, runs));
+    f.evidence.push_back("inherited from the environment compilescope started the probes in "
+                         "(your shell; on a --target host, its login), not set by --env or "
+                         "a setting's env=");
+    f.remedy = "Keep them if your deployment sets them too; where it does not, " +
+               unsetRemedy(listed) +
+               " To weigh one, measure a setting with and without it in one report: "
+               "default,default:env=NAME=VALUE once it is unset.";
+    f.confidence = 0.6;
+    out.push_back(std::move(f));
+}
+
+} // namespace cs::core::advice

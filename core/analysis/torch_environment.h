@@ -1,0 +1,51 @@
+// The variables that change torch which a probe started with (hello's
+// torch_env), split by where they came from: compilescope's --env, the
+// setting's env=, or the environment the probe inherited (the shell that
+// started compilescope; on a --target host, its login). A variable the user
+// forgot in their shell changes what every setting measures, and no setting
+// says so: the Environment section lists them, the env.* advice judges them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/report/session.h"
+
+namespace cs::core {
+
+enum class VariableEffect {
+    DisablesCompile, // TORCH_COMPILE_DISABLE=1, TORCHDYNAMO_DISABLE=1
+    LaunchBlocking,  // CUDA_LAUNCH_BLOCKING=1
+    DisablesCaches,  // TORCHINDUCTOR_FORCE_DISABLE_CACHES=1
+    CompileOption,   // an Inductor, Dynamo, Triton, allocator or debug option
+    Other,           // thread pools, devices, preloads: shown, not judged
+};
+
+struct TorchVariable {
+    std::string name;
+    std::string value;
+    VariableEffect effect = VariableEffect::Other;
+    bool inherited = false; // not set by compilescope (--env, env=)
+};
+
+VariableEffect variableEffect(const std::string& name, const std::string& value);
+// What the variable does, for a finding's evidence: "turns torch.compile off";
+// "" for one compilescope knows nothing particular of.
+std::string variableEffectText(const std::string& name, const std::string& value);
+
+// The run's torch_env, each marked inherited unless the session's --env or the
+// setting's env= set that name; empty for a report from before torch_env.
+std::vector<TorchVariable> torchVariables(const Run& run, const Environment& environment);
+std::vector<TorchVariable> inheritedVariables(const Run& run, const Environment& environment);
+
+// The variable that turned torch.compile off in this run, wherever it came from.
+std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment& environment);
+
+// A compiled setting (not eager, not aoti) that ran and compiled nothing:
+// no graph, no graph break, and torch recorded no compile (or a variable
+// turned compile off). Breaks without a graph are a different story: every
+// frame was skipped for them (perf.no_gain says so).
+bool compiledNothing(const Run& run, const Environment& environment);
+
+} // namespace cs::core
