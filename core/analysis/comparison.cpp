@@ -4,6 +4,7 @@
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/probe_rounds.h"
 #include "core/analysis/run_summary.h"
+#include "core/analysis/torch_environment.h"
 #include "core/analysis/units.h"
 
 #include <algorithm>
@@ -194,6 +195,13 @@ std::optional<int64_t> peakMemory(const Run& run, std::string* kind) {
 std::vector<std::string> whatTorchDid(const Run& run) {
     std::vector<std::string> notes;
     const auto& mode = run.setting.mode;
+    // Where the variable came from is the advice's to say (env.compile_disabled).
+    if (compiledNothing(run, Environment{})) {
+        const auto cause = compileDisabledBy(run, Environment{});
+        notes.push_back(cause ? "compiled nothing: " + cause->name + "=" + cause->value +
+                                    " turned torch.compile off, so it ran eager"
+                              : "compiled nothing: no graph, no graph break, no compile");
+    }
     if (usesCudaGraphs(mode) && startsWith(run.probe.device, "cpu")) {
         notes.push_back("mode " + mode +
                         " asks for CUDA graphs, which exist only on CUDA: on CPU torch compiled "
@@ -290,6 +298,7 @@ Comparison compareRuns(const Report& report) {
                               [](const Recompile& r) { return r.phase == "sweep"; }));
         }
         row.notes = whatTorchDid(run);
+        row.compiledNothing = compiledNothing(run, report.environment);
         if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
             row.notes.push_back(
                 "the machine changed speed while it measured: a fixed reference workload took " +

@@ -126,6 +126,9 @@ struct ComparisonRow {
     std::optional<double> breakEven;
     bool saves = false;      // faster per call than eager
     bool isBaseline = false; // this row is the eager run every speedup is against
+    // A compiled setting that compiled nothing (torch_environment.h): it ran
+    // eager code, so its speedup is eager against eager and has no break-even.
+    bool compiledNothing = false;
     std::optional<int64_t> peakMemoryBytes;
     std::string memoryKind; // "device reserved", "device", "host RSS"
     std::optional<ErrorInfo> error;

@@ -30,7 +30,7 @@ std::string roundsText(const Speedup& sp) {
 } // namespace
 
 std::string breakEvenDetail(const ComparisonRow& row) {
-    if (!row.noSignificantGain())
+    if (!row.noSignificantGain() || row.compiledNothing)
         return {};
     const std::string raw = row.breakEven ? callsText(*row.breakEven) : "never";
     const std::string interval = row.speedup->rounds > 1
@@ -62,6 +62,8 @@ std::string speedupText(const ComparisonRow& row) {
 std::string breakEvenText(const ComparisonRow& row) {
     if (row.isBaseline)
         return "baseline";
+    if (row.compiledNothing)
+        return kCompiledNothing;
     if (row.noSignificantGain())
         return kNoSignificantGain;
     if (row.breakEven)
@@ -91,6 +93,10 @@ std::string comparisonSummary(const Comparison& c) {
                 sentence += ".";
         } else if (!row.speedup) {
             continue;
+        } else if (row.compiledNothing) {
+            sentence = row.label + " compiled nothing, so its " +
+                       format("%.2f×", row.speedup->value) +
+                       " against eager compares eager code with itself.";
         } else {
             const auto& sp = *row.speedup;
             const bool faster = sp.value >= 1;

@@ -18,6 +18,8 @@ std::string breakEvenText(const ComparisonRow& row);
 // (for a tooltip or a note); empty otherwise.
 std::string breakEvenDetail(const ComparisonRow& row);
 inline constexpr const char* kNoSignificantGain = "no significant gain";
+// The break-even cell of a compiled setting that compiled nothing.
+inline constexpr const char* kCompiledNothing = "nothing compiled";
 std::string speedupText(const ComparisonRow& row); // "1.83× (1.71–1.95)", "baseline", "—"
 // What the speedup's interval is and whether it clears the noise, for a
 // tooltip: the medians' 95% intervals, or over --repeat, every probe round.

@@ -320,6 +320,20 @@ TEST(Comparison, WhatTorchDid) {
     EXPECT_EQ(notes[1], "CUDA graphs were skipped");
 }
 
+TEST(Comparison, ASettingThatCompiledNothingSaysSo) {
+    cs::core::Run run = makeRun("default", {10}, repeat(10, 3));
+    EXPECT_TRUE(whatTorchDid(run).empty()); // no compile source: an older report
+    run.compilePhasesSource = "none";
+    EXPECT_EQ(whatTorchDid(run),
+              std::vector<std::string>{"compiled nothing: no graph, no graph break, no compile"});
+    run.probe.torchEnvironment = {{"TORCHDYNAMO_DISABLE", "1"}};
+    EXPECT_EQ(whatTorchDid(run),
+              std::vector<std::string>{"compiled nothing: TORCHDYNAMO_DISABLE=1 "
+                                       "turned torch.compile off, so it ran eager"});
+    run.setting.mode = "eager"; // compiles nothing by design
+    EXPECT_TRUE(whatTorchDid(run).empty());
+}
+
 TEST(ComparisonJson, DerivedOnWriteRecomputedOnRead) {
     Report report;
     report.runs.push_back(makeRun("eager", {300, 120, 100}, repeat(100, 10)));
@@ -555,6 +569,26 @@ TEST(ComparisonText, NoSignificantGainHasNoBreakEven) {
     EXPECT_EQ(table.find("e+"), std::string::npos) << table;
     EXPECT_NE(comparisonSummary(c).find("no break-even"), std::string::npos);
     EXPECT_EQ(breakEvenDetail(c.rows[0]), "");
+}
+
+// A setting that compiled nothing ran eager code: its slower median is eager
+// against itself, not a compile that never pays back.
+TEST(ComparisonText, ASettingThatCompiledNothingHasNoBreakEven) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {400, 120}, repeat(120, 10)));
+    report.runs[1].compilePhasesSource = "none";
+    report.runs[1].probe.torchEnvironment = {{"TORCH_COMPILE_DISABLE", "1"}};
+    const auto c = compareRuns(report);
+    const auto& row = c.rows[1];
+    ASSERT_TRUE(row.compiledNothing && row.speedup && !row.saves);
+    EXPECT_EQ(breakEvenText(row), "nothing compiled");
+    EXPECT_EQ(
+        comparisonSummary(c),
+        "default compiled nothing, so its 0.83× against eager compares eager code with itself.");
+    EXPECT_NE(comparisonTable(c).find("note: compiled nothing: TORCH_COMPILE_DISABLE=1"),
+              std::string::npos);
+    EXPECT_FALSE(c.rows[0].compiledNothing);
 }
 
 // The input sweep after measuring (--sweep): its wall time and the recompiles
