@@ -78,14 +78,6 @@ std::string inheritedText(const Inherited& entry, size_t runs) {
     return text;
 }
 
-Finding reportWarning(const char* rule, EvidenceTab tab) {
-    Finding f;
-    f.rule = rule;
-    f.severity = Severity::Warning;
-    f.tab = tab;
-    return f;
-}
-
 std::vector<std::string> namesOf(const std::vector<Inherited>& entries) {
     std::vector<std::string> names;
     for (const auto& e : entries)
@@ -105,6 +97,30 @@ std::string sentence(std::string text) {
     if (!text.empty() && text[0] >= 'a' && text[0] <= 'z')
         text[0] = static_cast<char>(text[0] - 'a' + 'A');
     return text;
+}
+
+// A variable that skews what was measured outright: a warning with the
+// variables, what they touched, and how to be rid of them.
+struct Skew {
+    const char* rule;
+    EvidenceTab tab;
+    std::string title;
+    std::string affected; // evidence: the settings it touched
+    std::string why;      // after the remedy: what it did to the figures
+};
+
+Finding skewWarning(const Skew& skew, const std::vector<Inherited>& entries, size_t runs) {
+    Finding f;
+    f.rule = skew.rule;
+    f.severity = Severity::Warning;
+    f.tab = skew.tab;
+    f.title = skew.title;
+    for (const auto& e : entries)
+        f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
+    f.evidence.push_back(skew.affected);
+    f.remedy = sentence(unsetRemedy(entries)) + " " + skew.why;
+    f.confidence = 0.9;
+    return f;
 }
 
 } // namespace
@@ -174,19 +190,15 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
             onGpu.push_back(run.setting.label());
     }
     const bool judgeBlocking = !blocking.empty() && !onGpu.empty();
-    if (judgeBlocking) {
-        Finding f = reportWarning("env.launch_blocking", EvidenceTab::Latency);
-        f.title = "CUDA launches were blocking: the GPU figures understate what compile gains";
-        for (const auto& e : blocking)
-            f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
-        f.evidence.push_back("on the GPU: " + joinWords(onGpu));
-        f.remedy = sentence(unsetRemedy(blocking)) +
-                   " With every launch waiting for its kernel, the CPU cannot queue work ahead "
-                   "of the GPU: each call pays every launch's latency, which is what fused "
-                   "kernels and CUDA graphs save.";
-        f.confidence = 0.9;
-        out.push_back(std::move(f));
-    }
+    if (judgeBlocking)
+        out.push_back(skewWarning(
+            {"env.launch_blocking", EvidenceTab::Latency,
+             "CUDA launches were blocking: the GPU figures understate what compile gains",
+             "on the GPU: " + joinWords(onGpu),
+             "With every launch waiting for its kernel, the CPU cannot queue work ahead of the "
+             "GPU: each call pays every launch's latency, which is what fused kernels and CUDA "
+             "graphs save."},
+            blocking, runs));
 
     auto cachesOff = inheritedAcrossRuns(report, VariableEffect::DisablesCaches);
     std::vector<std::string> warmStarts;
@@ -200,18 +212,14 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
                      : ""));
     }
     const bool judgeCaches = !cachesOff.empty() && !warmStarts.empty();
-    if (judgeCaches) {
-        Finding f = reportWarning("env.caches_disabled", EvidenceTab::Warmup);
-        f.title = "Compile caches were off: the warm starts compiled from scratch";
-        for (const auto& e : cachesOff)
-            f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
-        f.evidence.push_back("warm starts measured: " + joinWords(warmStarts));
-        f.remedy = sentence(unsetRemedy(cachesOff)) +
-                   " A warm start reads the cache a priming run filled; with caches off there is "
-                   "none, and its first call is a fresh compile.";
-        f.confidence = 0.9;
-        out.push_back(std::move(f));
-    }
+    if (judgeCaches)
+        out.push_back(skewWarning(
+            {"env.caches_disabled", EvidenceTab::Warmup,
+             "Compile caches were off: the warm starts compiled from scratch",
+             "warm starts measured: " + joinWords(warmStarts),
+             "A warm start reads the cache a priming run filled; with caches off there is none, "
+             "and its first call is a fresh compile."},
+            cachesOff, runs));
 
     // The rest: options the settings do not show, listed so nobody reads a
     // figure without them.
