@@ -299,6 +299,7 @@ Comparison compareRuns(const Report& report) {
         }
         row.notes = whatTorchDid(run);
         row.compiledNothing = compiledNothing(run, report.environment);
+        row.compiles = run.setting.mode != "eager";
         if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
             row.notes.push_back(
                 "the machine changed speed while it measured: a fixed reference workload took " +
@@ -352,7 +353,7 @@ Comparison compareRuns(const Report& report) {
                     "): the speedup is not like for like");
             const double saved = base.stats->median - row.stats->median;
             row.saves = saved > 0;
-            if (row.warmupNs && base.warmupNs)
+            if (row.warmupNs && base.warmupNs && row.compiles)
                 row.breakEven = breakEvenIterations(*row.warmupNs - *base.warmupNs, saved);
         }
     }

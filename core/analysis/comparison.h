@@ -129,6 +129,9 @@ struct ComparisonRow {
     // A compiled setting that compiled nothing (torch_environment.h): it ran
     // eager code, so its speedup is eager against eager and has no break-even.
     bool compiledNothing = false;
+    // False for an eager setting beside the baseline (eager:autocast=bf16):
+    // no compile, so no warmup to pay back and no break-even.
+    bool compiles = true;
     std::optional<int64_t> peakMemoryBytes;
     std::string memoryKind; // "device reserved", "device", "host RSS"
     std::optional<ErrorInfo> error;

@@ -30,7 +30,7 @@ std::string roundsText(const Speedup& sp) {
 } // namespace
 
 std::string breakEvenDetail(const ComparisonRow& row) {
-    if (!row.noSignificantGain() || row.compiledNothing)
+    if (!row.noSignificantGain() || row.compiledNothing || !row.compiles)
         return {};
     const std::string raw = row.breakEven ? callsText(*row.breakEven) : "never";
     const std::string interval = row.speedup->rounds > 1
@@ -62,6 +62,8 @@ std::string speedupText(const ComparisonRow& row) {
 std::string breakEvenText(const ComparisonRow& row) {
     if (row.isBaseline)
         return "baseline";
+    if (!row.compiles)
+        return "—";
     if (row.compiledNothing)
         return kCompiledNothing;
     if (row.noSignificantGain())
@@ -107,7 +109,9 @@ std::string comparisonSummary(const Comparison& c) {
                 sentence += " (within noise over " + roundsText(sp) + ")";
             else if (!sp.significant)
                 sentence += " (within noise: the medians' 95% intervals overlap)";
-            if (row.noSignificantGain())
+            if (!row.compiles)
+                sentence += ".";
+            else if (row.noSignificantGain())
                 sentence += ", so it has no break-even.";
             else if (row.breakEven && *row.breakEven <= 0)
                 sentence += ", and its warmup costs no more than eager's.";

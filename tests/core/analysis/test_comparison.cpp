@@ -591,6 +591,27 @@ TEST(ComparisonText, ASettingThatCompiledNothingHasNoBreakEven) {
     EXPECT_FALSE(c.rows[0].compiledNothing);
 }
 
+// eager beside eager (eager:autocast=bf16) compiles nothing by design: its
+// speedup stands, a break-even has nothing to pay back.
+TEST(ComparisonText, AnEagerVariantHasNoBreakEven) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("eager", {500, 120}, repeat(120, 10)));
+    report.runs[1].setting.autocast = "bf16";
+    report.runs.push_back(makeRun("eager", {900, 80}, repeat(80, 10)));
+    report.runs[2].setting.autocast = "fp16";
+    const auto c = compareRuns(report);
+    for (size_t i : {1u, 2u}) {
+        const auto& row = c.rows[i];
+        ASSERT_TRUE(row.speedup);
+        EXPECT_FALSE(row.compiles || row.breakEven);
+        EXPECT_EQ(breakEvenText(row), "—");
+        EXPECT_EQ(breakEvenDetail(row), "");
+    }
+    EXPECT_EQ(comparisonSummary(c), "eager bf16 is 1.20× slower than eager per call. eager fp16 is "
+                                    "1.25× faster than eager per call.");
+}
+
 // The input sweep after measuring (--sweep): its wall time and the recompiles
 // in it get a column, best where lowest; without any sweep there is no column.
 TEST(Comparison, TheInputSweepIsAColumnOfItsOwn) {
