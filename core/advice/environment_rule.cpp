@@ -4,7 +4,9 @@
 // judges its speed. Variables inherited from the user's shell that change
 // what torch does are listed; the two that skew a measurement outright
 // (launches made blocking, caches off under a warm start) are warnings.
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/advice/advice_rules.h"
@@ -128,34 +130,69 @@ Finding skewWarning(const Skew& skew, const std::vector<Inherited>& entries, siz
 void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
     const Report& report = input.report;
     const ComparisonRow* base = input.baselineRow();
+    // Settings that compiled nothing for the same reason are one finding: a
+    // variable in the shell turns every setting off alike.
+    struct Group {
+        std::optional<TorchVariable> cause;
+        std::string origin;
+        std::vector<const ComparisonRow*> rows;
+    };
+    std::vector<Group> groups;
     for (const auto& row : input.comparison.rows) {
         const Run& run = report.runs[static_cast<size_t>(row.run)];
         if (!compiledNothing(run, report.environment))
             continue;
-        const std::string label = run.setting.label();
-        const auto cause = compileDisabledBy(run, report.environment);
+        auto cause = compileDisabledBy(run, report.environment);
+        const std::string from = cause ? origin(*cause, run) : "";
+        auto same = [&](const Group& g) {
+            return g.cause.has_value() == cause.has_value() && g.origin == from &&
+                   (!cause || assignment(*g.cause) == assignment(*cause));
+        };
+        auto it = std::find_if(groups.begin(), groups.end(), same);
+        if (it == groups.end())
+            it = groups.insert(groups.end(), {std::move(cause), from, {}});
+        it->rows.push_back(&row);
+    }
+
+    for (const auto& group : groups) {
+        const auto& cause = group.cause;
+        std::vector<std::string> labels;
+        std::vector<std::string> medians;
+        size_t calls = 0;
+        for (const ComparisonRow* row : group.rows) {
+            labels.push_back(row->label);
+            if (row->stats) {
+                calls = std::max(calls, row->stats->count);
+                if (row->speedup)
+                    medians.push_back(row->label + " " + formatDuration(row->stats->median) + " (" +
+                                      formatRatio(row->speedup->value) + ")");
+            }
+        }
+        const bool one = group.rows.size() == 1;
+        const Run& first = report.runs[static_cast<size_t>(group.rows.front()->run)];
         Finding f;
         f.rule = cause ? "env.compile_disabled" : "compile.no_graph";
         f.severity = Severity::Critical;
         f.tab = EvidenceTab::Compare;
-        f.run = row.run;
-        f.setting = label;
-        f.title = cause ? label + " compiled nothing: " + assignment(*cause) +
-                              " turned torch.compile off, so it measured eager"
-                        : label + " compiled nothing: no graph, no graph break, no compile";
-        f.evidence.push_back(
-            "0 graphs and 0 graph breaks" +
-            (row.stats ? " over " + plural(static_cast<long long>(row.stats->count),
-                                           "measured call", "measured calls")
-                       : std::string()) +
-            (run.compilePhasesSource == "none" ? "; torch recorded no compile (Warmup tab)" : ""));
+        f.run = one ? group.rows.front()->run : -1;
+        f.setting = one ? labels.front() : "";
+        f.title = joinWords(labels) + " compiled nothing: " +
+                  (cause ? assignment(*cause) + " turned torch.compile off, so " +
+                               (one ? "it" : "they") + " measured eager"
+                         : "no graph, no graph break, no compile");
+        f.evidence.push_back("0 graphs and 0 graph breaks" +
+                             (calls > 0 ? " over " + plural(static_cast<long long>(calls),
+                                                            "measured call", "measured calls")
+                                        : std::string()) +
+                             (first.compilePhasesSource == "none"
+                                  ? "; torch recorded no compile (Warmup tab)"
+                                  : ""));
         if (cause)
-            f.evidence.push_back(withEffect(*cause) + "; " + origin(*cause, run));
-        if (row.speedup && base && base->stats && row.stats)
-            f.evidence.push_back("median " + formatDuration(row.stats->median) +
-                                 " against eager's " + formatDuration(base->stats->median) + " (" +
-                                 formatRatio(row.speedup->value) +
-                                 "): the same eager code (Compare tab)");
+            f.evidence.push_back(withEffect(*cause) + "; " + group.origin);
+        if (!medians.empty() && base && base->stats)
+            f.evidence.push_back("median " + joinWords(medians) + " against eager's " +
+                                 formatDuration(base->stats->median) +
+                                 ": the same eager code (Compare tab)");
         if (!cause) {
             f.remedy = "Something turned Dynamo off without a graph break: look for "
                        "torch._dynamo.config.disable = True or "
@@ -169,10 +206,11 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
                        "does nothing there either.";
             f.confidence = 0.95;
         } else {
-            f.remedy = "Drop " + assignment(*cause) +
-                       (run.setting.environment.count(cause->name) > 0 ? " from the setting's env="
-                                                                       : " from --env") +
-                       " to measure the compiled model.";
+            f.remedy =
+                "Drop " + assignment(*cause) +
+                (first.setting.environment.count(cause->name) > 0 ? " from the setting's env="
+                                                                  : " from --env") +
+                " to measure the compiled model.";
             f.confidence = 0.95;
         }
         out.push_back(std::move(f));

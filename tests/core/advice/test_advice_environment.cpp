@@ -202,3 +202,24 @@ TEST(AdviceEnvironment, InheritedOptionsAreListedWithTheSettingsThatHadThem) {
     EXPECT_NE(f[0].remedy.find("unset TORCH_LOGS and TRITON_PRINT_AUTOTUNING"), std::string::npos)
         << f[0].remedy;
 }
+
+// One variable in the shell turns every setting off alike: one finding names
+// them all. A setting that turned itself off with env= is its own finding.
+TEST(AdviceEnvironment, SettingsOffForOneCauseAreOneFinding) {
+    const std::map<std::string, std::string> off{{"TORCH_COMPILE_DISABLE", "1"}};
+    Report report = pair(uncompiled(), off);
+    report.runs.push_back(withVariables(uncompiled("max-autotune"), off));
+    cs::core::Run own =
+        withVariables(uncompiled("reduce-overhead"), {{"TORCHDYNAMO_DISABLE", "1"}});
+    own.setting.environment = {{"TORCHDYNAMO_DISABLE", "1"}};
+    report.runs.push_back(own);
+    const auto f = withRule(advise(report, {}), "env.compile_disabled");
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_EQ(f[0].title, "default and max-autotune compiled nothing: TORCH_COMPILE_DISABLE=1 "
+                          "turned torch.compile off, so they measured eager");
+    EXPECT_EQ(f[0].run, -1);
+    EXPECT_EQ(f[0].evidence.back(), "median default 100 µs (1.00×) and max-autotune 100 µs (1.00×) "
+                                    "against eager's 100 µs: the same eager code (Compare tab)");
+    EXPECT_EQ(f[1].setting, "reduce-overhead TORCHDYNAMO_DISABLE=1");
+    EXPECT_NE(f[1].remedy.find("from the setting's env="), std::string::npos) << f[1].remedy;
+}
