@@ -18,6 +18,7 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -36,6 +37,7 @@
 #include "core/analysis/run_summary.h"
 #include "core/analysis/scaling.h"
 #include "core/analysis/stats.h"
+#include "core/analysis/torch_environment.h"
 #include "core/analysis/units.h"
 #include "core/analysis/warm_start.h"
 #include "core/html/report_html.h"
@@ -638,6 +640,15 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     if (!request.probe.environment.empty())
         std::fprintf(stderr, "probe environment: %s\n",
                      environmentText(request.probe.environment).c_str());
+    // A remote probe inherits the host's login environment, not this shell's.
+    if (!request.target) {
+        const auto notable = notableVariables(processEnvironment(), request.probe.environment);
+        if (!notable.empty())
+            std::fprintf(stderr, "%s: the probes inherit from this shell: %s\n",
+                         std::any_of(notable.begin(), notable.end(), voidsMeasurement) ? "warning"
+                                                                                       : "note",
+                         notableVariablesText(notable).c_str());
+    }
     QTimer::singleShot(0, [&] { runner.start(request); });
     return app.exec();
 }

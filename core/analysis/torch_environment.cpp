@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <unistd.h> // environ
+
 namespace cs::core {
 
 namespace {
@@ -100,6 +102,43 @@ std::vector<TorchVariable> inheritedVariables(const Run& run, const Environment&
                                    [](const TorchVariable& v) { return !v.inherited; }),
                     variables.end());
     return variables;
+}
+
+std::map<std::string, std::string> processEnvironment() {
+    std::map<std::string, std::string> variables;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        const std::string assignment(*entry);
+        const auto equals = assignment.find('=');
+        if (equals != std::string::npos && equals > 0)
+            variables.emplace(assignment.substr(0, equals), assignment.substr(equals + 1));
+    }
+    return variables;
+}
+
+std::vector<TorchVariable> notableVariables(const std::map<std::string, std::string>& environ,
+                                            const std::map<std::string, std::string>& overridden) {
+    std::vector<TorchVariable> notable;
+    for (const auto& [name, value] : environ) {
+        const VariableEffect effect = variableEffect(name, value);
+        if (effect != VariableEffect::Other && overridden.count(name) == 0)
+            notable.push_back({name, value, effect, true});
+    }
+    return notable;
+}
+
+std::string notableVariablesText(const std::vector<TorchVariable>& variables) {
+    std::string text;
+    for (const auto& v : variables) {
+        const std::string effect = variableEffectText(v.name, v.value);
+        text += (text.empty() ? "" : "; ") + v.name + "=" + v.value +
+                (effect.empty() ? "" : " (" + effect + ")");
+    }
+    return text;
+}
+
+bool voidsMeasurement(const TorchVariable& variable) {
+    return variable.effect == VariableEffect::DisablesCompile ||
+           variable.effect == VariableEffect::LaunchBlocking;
 }
 
 std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment& environment) {

@@ -6,6 +6,7 @@
 // says so: the Environment section lists them, the env.* advice judges them.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,19 @@ std::string variableEffectText(const std::string& name, const std::string& value
 // setting's env= set that name; empty for a report from before torch_env.
 std::vector<TorchVariable> torchVariables(const Run& run, const Environment& environment);
 std::vector<TorchVariable> inheritedVariables(const Run& run, const Environment& environment);
+
+// This process's environment: what a local probe inherits.
+std::map<std::string, std::string> processEnvironment();
+
+// Before a run: the variables of `environ` (this process's environment) a probe
+// would inherit that compilescope judges (any effect but Other), less those
+// `overridden` (--env) sets; so the CLI and the GUI can say so up front.
+std::vector<TorchVariable> notableVariables(const std::map<std::string, std::string>& environ,
+                                            const std::map<std::string, std::string>& overridden);
+// "TORCH_LOGS=+dynamo (turns torch's compile logging on)", joined by "; ".
+std::string notableVariablesText(const std::vector<TorchVariable>& variables);
+// A variable that skews or voids the measurement (compile off, blocking launches).
+bool voidsMeasurement(const TorchVariable& variable);
 
 // The variable that turned torch.compile off in this run, wherever it came from.
 std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment& environment);

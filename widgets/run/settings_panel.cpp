@@ -25,6 +25,7 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include "core/analysis/torch_environment.h"
 #include "core/analysis/warm_start.h"
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
@@ -265,10 +266,17 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
     environmentError_->setStyleSheet(QStringLiteral("color: #c0392b"));
     environmentError_->hide();
     form->addRow(QString(), environmentError_);
+    inheritedEnvironment_ = new QLabel(settingsBox);
+    inheritedEnvironment_->setObjectName("inheritedEnvironment");
+    inheritedEnvironment_->setWordWrap(true);
+    inheritedEnvironment_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    inheritedEnvironment_->hide();
+    form->addRow(QString(), inheritedEnvironment_);
     connect(environment_, &QLineEdit::textChanged, this, [this] {
         const QString problem = environmentProblem();
         environmentError_->setText(problem);
         environmentError_->setVisible(!problem.isEmpty());
+        showInheritedEnvironment();
         updateRunEnabled();
     });
     sweep_ = new QCheckBox(settingsBox);
@@ -602,6 +610,26 @@ void SettingsPanel::applyTarget() {
     testConnection_->setEnabled(!spec.isEmpty() && !testing_.contains(spec));
     showDescription(spec);
     updateModelSource();
+    showInheritedEnvironment();
+}
+
+void SettingsPanel::showInheritedEnvironment() {
+    // A remote probe inherits the host's login environment, which the report shows after.
+    const auto notable = targetSpec().isEmpty()
+                             ? core::notableVariables(core::processEnvironment(),
+                                                      environmentProblem().isEmpty()
+                                                          ? probeEnvironment()
+                                                          : std::map<std::string, std::string>{})
+                             : std::vector<core::TorchVariable>{};
+    inheritedEnvironment_->setVisible(!notable.empty());
+    if (notable.empty())
+        return;
+    const bool voids = std::any_of(notable.begin(), notable.end(), core::voidsMeasurement);
+    inheritedEnvironment_->setStyleSheet(voids ? QStringLiteral("color: #c0392b") : QString());
+    inheritedEnvironment_->setText(
+        tr("The probes inherit from compilescope's environment: %1. Unset where you start "
+           "compilescope, or override here.")
+            .arg(QString::fromStdString(core::notableVariablesText(notable))));
 }
 
 std::shared_ptr<core::RemoteHost> SettingsPanel::remoteHost() const {

@@ -105,6 +105,8 @@ class SettingsPanel : public QWidget {
     QString targetSpec() const; // of the picked item; empty: this computer
     void onTargetPicked(int index);
     void applyTarget();
+    // The torch variables a local probe would inherit, said before the run.
+    void showInheritedEnvironment();
     void askForTarget();
     void showDescription(const QString& spec);
     void fillRemoteInterpreters(const QString& preferred);
@@ -138,6 +140,7 @@ class SettingsPanel : public QWidget {
     QSpinBox* threads_;
     QLineEdit* environment_;
     QLabel* environmentError_;
+    QLabel* inheritedEnvironment_;
     QCheckBox* sweep_;
     QCheckBox* warmCache_;
     QCheckBox* strictExport_;

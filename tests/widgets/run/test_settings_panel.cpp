@@ -202,6 +202,34 @@ class SettingsPanelTest : public QObject {
         restored.saveState();
     }
 
+    // Torch variables the probes would inherit from the app's environment are
+    // said before the run; in red when one turns compile off; one set in the
+    // field overrides it; a remote probe inherits the host's, not these.
+    void inheritedTorchVariablesAreSaidBeforeTheRun() {
+        QTemporaryDir dir;
+        writeSshConfig(dir);
+        qputenv("TORCH_COMPILE_DISABLE", "1");
+        qputenv("TORCH_LOGS", "+dynamo");
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        auto* note = child<QLabel>(panel, "inheritedEnvironment");
+        QVERIFY(note->isVisibleTo(&panel));
+        QVERIFY2(note->text().contains("TORCH_COMPILE_DISABLE=1 (turns torch.compile off"),
+                 qPrintable(note->text()));
+        QVERIFY(note->text().contains("TORCH_LOGS=+dynamo"));
+        QVERIFY(note->styleSheet().contains("#c0392b"));
+        child<QLineEdit>(panel, "probeEnvironment")->setText("TORCH_COMPILE_DISABLE=0");
+        QVERIFY(!note->text().contains("TORCH_COMPILE_DISABLE"));
+        QVERIFY(note->isVisibleTo(&panel));
+        QVERIFY(note->styleSheet().isEmpty());
+        child<QComboBox>(panel, "target")->setCurrentIndex(1);
+        QVERIFY(!note->isVisibleTo(&panel));
+        qunsetenv("TORCH_COMPILE_DISABLE");
+        qunsetenv("TORCH_LOGS");
+        widgets::SettingsPanel clean(&interpreters);
+        QVERIFY(!child<QLabel>(clean, "inheritedEnvironment")->isVisibleTo(&clean));
+    }
+
     void choiceSurvivesARestart() {
         {
             core::InterpreterProbe interpreters;
