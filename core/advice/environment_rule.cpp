@@ -135,6 +135,7 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
     struct Group {
         std::optional<TorchVariable> cause;
         std::string origin;
+        std::string dynamoOff; // the switch in the model's code, without a variable
         std::vector<const ComparisonRow*> rows;
     };
     std::vector<Group> groups;
@@ -144,13 +145,15 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
             continue;
         auto cause = compileDisabledBy(run, report.environment);
         const std::string from = cause ? origin(*cause, run) : "";
+        // A variable explains the switch it sets (TORCH_COMPILE_DISABLE sets config.disable).
+        const std::string off = cause ? "" : run.dynamoOff;
         auto same = [&](const Group& g) {
             return g.cause.has_value() == cause.has_value() && g.origin == from &&
-                   (!cause || assignment(*g.cause) == assignment(*cause));
+                   g.dynamoOff == off && (!cause || assignment(*g.cause) == assignment(*cause));
         };
         auto it = std::find_if(groups.begin(), groups.end(), same);
         if (it == groups.end())
-            it = groups.insert(groups.end(), {std::move(cause), from, {}});
+            it = groups.insert(groups.end(), {std::move(cause), from, off, {}});
         it->rows.push_back(&row);
     }
 
@@ -171,7 +174,10 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
         const bool one = group.rows.size() == 1;
         const Run& first = report.runs[static_cast<size_t>(group.rows.front()->run)];
         Finding f;
-        f.rule = cause ? "env.compile_disabled" : "compile.no_graph";
+        const std::string& off = group.dynamoOff;
+        f.rule = cause         ? "env.compile_disabled"
+                 : off.empty() ? "compile.no_graph"
+                               : "compile.dynamo_off";
         f.severity = Severity::Critical;
         f.tab = EvidenceTab::Compare;
         f.run = one ? group.rows.front()->run : -1;
@@ -179,7 +185,8 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.title = joinWords(labels) + " compiled nothing: " +
                   (cause ? assignment(*cause) + " turned torch.compile off, so " +
                                (one ? "it" : "they") + " measured eager"
-                         : "no graph, no graph break, no compile");
+                   : off.empty() ? std::string("no graph, no graph break, no compile")
+                                 : off + " held Dynamo off");
         f.evidence.push_back("0 graphs and 0 graph breaks" +
                              (calls > 0 ? " over " + plural(static_cast<long long>(calls),
                                                             "measured call", "measured calls")
@@ -189,11 +196,22 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
                                   : ""));
         if (cause)
             f.evidence.push_back(withEffect(*cause) + "; " + group.origin);
+        else if (!off.empty())
+            f.evidence.push_back("after the first call the probe found " + off +
+                                 ", set by the model's code or what it imports");
         if (!medians.empty() && base && base->stats)
             f.evidence.push_back("median " + joinWords(medians) + " against eager's " +
                                  formatDuration(base->stats->median) +
                                  ": the same eager code (Compare tab)");
-        if (!cause) {
+        if (!off.empty()) {
+            const std::string undo = off.find("set_stance") != std::string::npos
+                                         ? "torch.compiler.set_stance(\"default\")"
+                                         : "torch._dynamo.config.disable = False";
+            f.remedy = "Remove " + off + " from the model's code, or undo it (" + undo +
+                       ") before the calls you mean to compile, then measure again. Deployed as "
+                       "it is, torch.compile does nothing there either.";
+            f.confidence = 0.9;
+        } else if (!cause) {
             f.remedy = "Something turned Dynamo off without a graph break: look for "
                        "torch._dynamo.config.disable = True or "
                        "torch.compiler.set_stance(\"force_eager\") in the model's code, and for a "

@@ -200,7 +200,9 @@ std::vector<std::string> whatTorchDid(const Run& run) {
         const auto cause = compileDisabledBy(run, Environment{});
         notes.push_back(cause ? "compiled nothing: " + cause->name + "=" + cause->value +
                                     " turned torch.compile off, so it ran eager"
-                              : "compiled nothing: no graph, no graph break, no compile");
+                        : run.dynamoOff.empty()
+                            ? "compiled nothing: no graph, no graph break, no compile"
+                            : "compiled nothing: " + run.dynamoOff + " held Dynamo off");
     }
     if (usesCudaGraphs(mode) && startsWith(run.probe.device, "cpu")) {
         notes.push_back("mode " + mode +

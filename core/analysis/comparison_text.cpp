@@ -75,6 +75,26 @@ std::string breakEvenText(const ComparisonRow& row) {
     return "—";
 }
 
+namespace {
+
+// How the verdict on a row's speed ends: its break-even, or "." where it has
+// none to tell (an eager setting beside the baseline compiles nothing).
+std::string breakEvenClause(const ComparisonRow& row, const ComparisonRow& eager) {
+    if (!row.compiles)
+        return ".";
+    if (row.noSignificantGain())
+        return ", so it has no break-even.";
+    if (row.breakEven && *row.breakEven <= 0)
+        return ", and its warmup costs no more than eager's.";
+    if (row.breakEven)
+        return ", and pays back its extra warmup of " +
+               formatDuration(*row.warmupNs - *eager.warmupNs) + " after " +
+               callsText(*row.breakEven) + ".";
+    return row.saves ? "." : ": its compile never pays back.";
+}
+
+} // namespace
+
 std::string comparisonSummary(const Comparison& c) {
     if (c.rows.empty())
         return "Nothing has run yet.";
@@ -109,20 +129,7 @@ std::string comparisonSummary(const Comparison& c) {
                 sentence += " (within noise over " + roundsText(sp) + ")";
             else if (!sp.significant)
                 sentence += " (within noise: the medians' 95% intervals overlap)";
-            if (!row.compiles)
-                sentence += ".";
-            else if (row.noSignificantGain())
-                sentence += ", so it has no break-even.";
-            else if (row.breakEven && *row.breakEven <= 0)
-                sentence += ", and its warmup costs no more than eager's.";
-            else if (row.breakEven)
-                sentence += ", and pays back its extra warmup of " +
-                            formatDuration(*row.warmupNs - *eager.warmupNs) + " after " +
-                            callsText(*row.breakEven) + ".";
-            else if (!row.saves)
-                sentence += ": its compile never pays back.";
-            else
-                sentence += ".";
+            sentence += breakEvenClause(row, eager);
             if (row.status != RunStatus::Ok)
                 sentence += " (" + std::string(toString(row.status)) + ": partial measurement)";
         }

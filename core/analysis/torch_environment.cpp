@@ -155,7 +155,8 @@ bool compiledNothing(const Run& run, const Environment& environment) {
     if (!run.graphs.empty() || !run.graphBreaks.empty())
         return false;
     // "none": the probe asked torch for its compile metrics and there were none.
-    return run.compilePhasesSource == "none" || compileDisabledBy(run, environment).has_value();
+    return run.compilePhasesSource == "none" || !run.dynamoOff.empty() ||
+           compileDisabledBy(run, environment).has_value();
 }
 
 } // namespace cs::core

@@ -57,8 +57,8 @@ bool voidsMeasurement(const TorchVariable& variable);
 std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment& environment);
 
 // A compiled setting (not eager, not aoti) that ran and compiled nothing:
-// no graph, no graph break, and torch recorded no compile (or a variable
-// turned compile off). Breaks without a graph are a different story: every
+// no graph, no graph break, and torch recorded no compile (or a variable,
+// or the model's code, turned compile off). Breaks without a graph are a different story: every
 // frame was skipped for them (perf.no_gain says so).
 bool compiledNothing(const Run& run, const Environment& environment);
 

@@ -428,6 +428,7 @@ class EventApplier {
         }
         run_.firstCallNs = get<int64_t>(event_, "first_call_ns", -1);
         run_.compilePhasesSource = getString(event_, "source");
+        run_.dynamoOff = getString(event_, "dynamo_off");
     }
 
     void memory() { applyMemory(run_, event_); }

@@ -252,6 +252,7 @@ void readCompilePhases(Run& run, const json& j) {
     }
     run.firstCallNs = lenientValue<int64_t>(compile, "first_call_ns", -1);
     run.compilePhasesSource = lenientValue<std::string>(compile, "source", "");
+    run.dynamoOff = lenientValue<std::string>(compile, "dynamo_off", "");
     // Compile work of later warmup calls (compile_time scope "warmup"), when there was any.
     if (auto later = compile.find("later_warmup"); later != compile.end() && later->is_object()) {
         for (const auto& p : arrayAt(*later, "phases")) {

@@ -356,6 +356,8 @@ json runToJson(const Run& run) {
     j["compile_phases"] = {{"phases", compilePhases},
                            {"first_call_ns", run.firstCallNs},
                            {"source", run.compilePhasesSource}};
+    if (!run.dynamoOff.empty())
+        j["compile_phases"]["dynamo_off"] = run.dynamoOff;
     if (run.warmupCompileNs >= 0) {
         json later = json::array();
         for (const auto& p : run.warmupCompilePhases)

@@ -564,6 +564,10 @@ struct Run {
     std::vector<CompilePhase> compilePhases;
     int64_t firstCallNs = -1;
     std::string compilePhasesSource;
+    // What held Dynamo off after the first call (compile_time's dynamo_off):
+    // "torch._dynamo.config.disable = True", "torch.compiler.set_stance(...)";
+    // empty while compile was on.
+    std::string dynamoOff;
     // A second compile_time (scope "warmup"): compile work done by the later
     // warmup calls (CUDA-graph recording, runtime autotuning, recompiles),
     // splitting those calls' wall time the same way.

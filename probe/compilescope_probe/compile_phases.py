@@ -20,6 +20,23 @@ PHASES = (
 HEADER_PHASE = "precompiled_header"
 
 
+def dynamo_off(torch: Any) -> str | None:
+    """What held Dynamo off in this process after the first call, in the words
+    that turn it off: torch._dynamo.config.disable (TORCH_COMPILE_DISABLE=1
+    sets it at import, the model's code can too) or a stance that runs eager.
+    None while compile was on, or where this torch has neither switch."""
+    try:
+        if torch._dynamo.config.disable:
+            return "torch._dynamo.config.disable = True"
+        stance = torch._dynamo.eval_frame._stance.stance
+    except AttributeError as e:
+        fallbacks.missing("torch._dynamo.eval_frame._stance", e)
+        return None
+    if stance == "force_eager":
+        return 'torch.compiler.set_stance("force_eager")'
+    return None
+
+
 def _names(phases: dict[str, float]) -> list[str]:
     names = list(PHASES)
     if HEADER_PHASE in phases:

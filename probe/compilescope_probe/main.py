@@ -720,7 +720,7 @@ class Probe:
 
     def harness(self, fn: Any, model: Any, inputs: tuple, sweep: list | None) -> None:
         s = self.s
-        from .compile_phases import CompileClock
+        from .compile_phases import CompileClock, dynamo_off
 
         clock = CompileClock()
         shapes_before = input_drift.fingerprint(inputs, self.input_names)
@@ -741,6 +741,8 @@ class Probe:
                     f"runs skip it",
                 )
             self.report_cudagraph_skips(metrics)
+            if off := dynamo_off(self.torch):
+                ct["dynamo_off"] = off
         else:
             ct = clock.split(first_wall, [], 0)
             ct["source"] = "none: mode eager compiles nothing"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import assert_well_formed, gallery, run_probe
+from conftest import assert_well_formed, fixture_model, gallery, run_probe
 
 from compilescope_probe.hostinfo import TORCH_ENV_MAX_VALUE, torch_environment
 
@@ -57,9 +57,26 @@ def test_hello_reports_the_callers_variables_not_the_probes_own():
         assert "TRITON_CACHE_DIR" not in hello["torch_env"]
     assert run.events[-1]["status"] == "ok", run.describe()
     assert not run.of("graph") and not run.of("graph_break")
-    assert run.of("compile_time")[0]["source"] == "none"
+    compile_time = run.of("compile_time")[0]
+    assert compile_time["source"] == "none"
+    # The variable's switch, seen from inside torch.
+    assert compile_time["dynamo_off"] == "torch._dynamo.config.disable = True"
 
 
 def test_hello_of_bad_arguments_has_them_too():
     run = run_probe(gallery("mlp"), "--warmup", "0", env={"TORCHDYNAMO_DISABLE": "1"})
     assert run.events[0]["torch_env"]["TORCHDYNAMO_DISABLE"] == "1"
+
+
+def test_a_stance_set_by_the_model_file_is_named():
+    run = run_probe(fixture_model("eager_stance"), "--warmup", "2", "--iters", "3")
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    assert not run.of("graph") and not run.of("graph_break")
+    assert run.of("compile_time")[0]["dynamo_off"] == 'torch.compiler.set_stance("force_eager")'
+
+
+def test_a_compiled_model_has_no_dynamo_off():
+    run = run_probe(gallery("mlp"), "--backend", "eager", "--warmup", "2", "--iters", "3")
+    assert run.of("graph"), run.describe()
+    assert "dynamo_off" not in run.of("compile_time")[0]

@@ -223,3 +223,28 @@ TEST(AdviceEnvironment, SettingsOffForOneCauseAreOneFinding) {
     EXPECT_EQ(f[1].setting, "reduce-overhead TORCHDYNAMO_DISABLE=1");
     EXPECT_NE(f[1].remedy.find("from the setting's env="), std::string::npos) << f[1].remedy;
 }
+
+// The model's code held Dynamo off (the probe's compile_time dynamo_off):
+// named, with the call to remove. A variable that sets the same switch is
+// the cause the finding names instead.
+TEST(AdviceEnvironment, ASwitchInTheModelsCodeIsNamed) {
+    cs::core::Run stance = uncompiled();
+    stance.dynamoOff = "torch.compiler.set_stance(\"force_eager\")";
+    auto findings = advise(pair(stance), {});
+    auto f = withRule(findings, "compile.dynamo_off");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(
+        f[0].title,
+        "default compiled nothing: torch.compiler.set_stance(\"force_eager\") held Dynamo off");
+    EXPECT_NE(f[0].remedy.find("Remove torch.compiler.set_stance(\"force_eager\")"),
+              std::string::npos)
+        << f[0].remedy;
+    EXPECT_TRUE(withRule(findings, "compile.no_graph").empty());
+    EXPECT_TRUE(withRule(findings, "perf.no_gain").empty());
+
+    cs::core::Run variable = uncompiled();
+    variable.dynamoOff = "torch._dynamo.config.disable = True";
+    findings = advise(pair(variable, {{"TORCH_COMPILE_DISABLE", "1"}}), {});
+    EXPECT_EQ(withRule(findings, "env.compile_disabled").size(), 1u);
+    EXPECT_TRUE(withRule(findings, "compile.dynamo_off").empty());
+}

@@ -330,6 +330,11 @@ TEST(Comparison, ASettingThatCompiledNothingSaysSo) {
     EXPECT_EQ(whatTorchDid(run),
               std::vector<std::string>{"compiled nothing: TORCHDYNAMO_DISABLE=1 "
                                        "turned torch.compile off, so it ran eager"});
+    run.probe.torchEnvironment.clear();
+    run.dynamoOff = "torch.compiler.set_stance(\"force_eager\")";
+    EXPECT_EQ(whatTorchDid(run),
+              std::vector<std::string>{
+                  "compiled nothing: torch.compiler.set_stance(\"force_eager\") held Dynamo off"});
     run.setting.mode = "eager"; // compiles nothing by design
     EXPECT_TRUE(whatTorchDid(run).empty());
 }

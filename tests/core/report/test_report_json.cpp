@@ -135,6 +135,7 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     run.probe.threads = 2;
     run.probe.cpuAffinity = {0, 1};
     run.probe.torchEnvironment = {{"TORCH_LOGS", "+dynamo"}};
+    run.dynamoOff = "torch._dynamo.config.disable = True";
     run.crosscheckBlockCalls = 50;
     run.crosscheckBlockMeansNs = {1000.0, 1010.0, 990.0};
     run.appCpuMeasureNs = 12345;
@@ -150,6 +151,9 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     const auto doc = nlohmann::json::parse(text);
     const auto& latency = doc["runs"][0]["latency"];
     EXPECT_EQ(doc["runs"][0]["probe"]["torch_env"]["TORCH_LOGS"], "+dynamo");
+    EXPECT_EQ(doc["runs"][0]["compile_phases"]["dynamo_off"],
+              "torch._dynamo.config.disable = True");
+    EXPECT_FALSE(doc["runs"][1]["compile_phases"].contains("dynamo_off"));
     EXPECT_EQ(latency["crosscheck"]["block_estimate_ns"], 1000);
     EXPECT_TRUE(latency["crosscheck"]["block_estimate_ns"].is_number_integer());
     EXPECT_TRUE(latency["crosscheck"]["block_means_ns"][0].is_number_integer());
