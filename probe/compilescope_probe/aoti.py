@@ -514,6 +514,7 @@ class AotiSetting:
         if rc == 0:
             return "ok"
         if rc < 0:
+            p.w.end_foreign_line()  # killed mid-write, its line is cut
             raise RunnerCrashed(-rc)
         if rc == 3:
             return "failed"  # the runner wrote its own error event

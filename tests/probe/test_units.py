@@ -101,6 +101,21 @@ def test_event_writer_lines(tmp_path):
     assert first["shape"] == [1, 2] and isinstance(first["t_ns"], int)
 
 
+def test_an_event_after_a_child_cut_its_line_starts_a_line_of_its_own():
+    # The AOTInductor runner writes to the same pipe; SIGKILLed mid-chunk it
+    # leaves half a line, which the probe's error event used to join.
+    r, w = os.pipe()
+    writer = EventWriter(w)
+    os.write(w, b'{"type": "iterations", "t_ns": 1, "latency_ns": [10, 1')
+    writer.end_foreign_line()
+    writer.emit("error", kind="runner_crashed", message="killed by SIGKILL")
+    os.close(w)
+    lines = os.read(r, 65536).decode().splitlines()
+    os.close(r)
+    assert len(lines) == 2
+    assert json.loads(lines[1])["kind"] == "runner_crashed"
+
+
 def test_event_writer_survives_a_closed_reader():
     r, w = os.pipe()
     os.close(r)
