@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -88,8 +87,7 @@ std::vector<std::string> namesOf(const std::vector<Inherited>& entries) {
 }
 
 // "unset TORCH_LOGS where compilescope starts (...), then measure again."
-std::string unsetRemedy(const std::vector<Inherited>& entries) {
-    const auto names = namesOf(entries);
+std::string unsetRemedy(const std::vector<std::string>& names) {
     const std::string example = names.size() == 1 ? names.front() : "NAME";
     return "unset " + joinWords(names) + " where compilescope starts (unset " + example +
            " in the shell, or start it with env -u " + example + "), then measure again.";
@@ -120,7 +118,7 @@ Finding skewWarning(const Skew& skew, const std::vector<Inherited>& entries, siz
     for (const auto& e : entries)
         f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
     f.evidence.push_back(skew.affected);
-    f.remedy = sentence(unsetRemedy(entries)) + " " + skew.why;
+    f.remedy = sentence(unsetRemedy(namesOf(entries))) + " " + skew.why;
     f.confidence = 0.9;
     return f;
 }
@@ -140,9 +138,9 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
     };
     std::vector<Group> groups;
     for (const auto& row : input.comparison.rows) {
-        const Run& run = report.runs[static_cast<size_t>(row.run)];
-        if (!compiledNothing(run, report.environment))
+        if (!row.compiledNothing)
             continue;
+        const Run& run = report.runs[static_cast<size_t>(row.run)];
         auto cause = compileDisabledBy(run, report.environment);
         const std::string from = cause ? origin(*cause, run) : "";
         // A variable explains the switch it sets (TORCH_COMPILE_DISABLE sets config.disable).
@@ -218,10 +216,9 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
                        "forward that makes no tensor operation. Then measure again.";
             f.confidence = 0.8;
         } else if (cause->inherited) {
-            f.remedy = "Unset " + cause->name + " where compilescope starts (unset " + cause->name +
-                       ", or start it with env -u " + cause->name +
-                       "), then measure again. If your deployment sets it too, torch.compile "
-                       "does nothing there either.";
+            f.remedy = sentence(unsetRemedy({cause->name})) +
+                       " If your deployment sets it too, torch.compile does nothing there "
+                       "either.";
             f.confidence = 0.95;
         } else {
             f.remedy =
@@ -304,7 +301,7 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
                          "(your shell; on a --target host, its login), not set by --env or "
                          "a setting's env=");
     f.remedy = "Keep them if your deployment sets them too; where it does not, " +
-               unsetRemedy(listed) +
+               unsetRemedy(namesOf(listed)) +
                " To weigh one, measure a setting with and without it in one report: "
                "default,default:env=NAME=VALUE once it is unset.";
     f.confidence = 0.6;

@@ -9,7 +9,6 @@
 #include "core/advice/perf_scope.h"
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/page_faults.h"
-#include "core/analysis/torch_environment.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -118,7 +117,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         const Run& run = input.report.runs[static_cast<size_t>(row.run)];
         // Compiled nothing: compiledNothingRule says why; its speed is eager's.
         if (row.isBaseline || !judgedForSpeed(run) || !row.stats || !row.speedup ||
-            compiledNothing(run, input.report.environment))
+            row.compiledNothing)
             continue;
         const Speedup& sp = *row.speedup;
         const bool slower = sp.significant && sp.value < 1;

@@ -196,8 +196,8 @@ std::vector<std::string> whatTorchDid(const Run& run) {
     std::vector<std::string> notes;
     const auto& mode = run.setting.mode;
     // Where the variable came from is the advice's to say (env.compile_disabled).
-    if (compiledNothing(run, Environment{})) {
-        const auto cause = compileDisabledBy(run, Environment{});
+    if (compiledNothing(run)) {
+        const auto cause = compileDisabledBy(run);
         notes.push_back(cause ? "compiled nothing: " + cause->name + "=" + cause->value +
                                     " turned torch.compile off, so it ran eager"
                         : run.dynamoOff.empty()
@@ -300,7 +300,7 @@ Comparison compareRuns(const Report& report) {
                               [](const Recompile& r) { return r.phase == "sweep"; }));
         }
         row.notes = whatTorchDid(run);
-        row.compiledNothing = compiledNothing(run, report.environment);
+        row.compiledNothing = compiledNothing(run);
         row.compiles = run.setting.mode != "eager";
         if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
             row.notes.push_back(

@@ -149,14 +149,14 @@ std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment
     return std::nullopt;
 }
 
-bool compiledNothing(const Run& run, const Environment& environment) {
+bool compiledNothing(const Run& run) {
     if (run.status != RunStatus::Ok || run.setting.mode == "eager" || run.setting.mode == "aoti")
         return false;
     if (!run.graphs.empty() || !run.graphBreaks.empty())
         return false;
     // "none": the probe asked torch for its compile metrics and there were none.
     return run.compilePhasesSource == "none" || !run.dynamoOff.empty() ||
-           compileDisabledBy(run, environment).has_value();
+           compileDisabledBy(run).has_value();
 }
 
 } // namespace cs::core

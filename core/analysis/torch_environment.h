@@ -53,13 +53,14 @@ std::string notableVariablesText(const std::vector<TorchVariable>& variables);
 // A variable that skews or voids the measurement (compile off, blocking launches).
 bool voidsMeasurement(const TorchVariable& variable);
 
-// The variable that turned torch.compile off in this run, wherever it came from.
-std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment& environment);
+// The variable that turned torch.compile off in this run, wherever it came
+// from; `environment` only decides whether it counts as inherited.
+std::optional<TorchVariable> compileDisabledBy(const Run& run, const Environment& environment = {});
 
 // A compiled setting (not eager, not aoti) that ran and compiled nothing:
 // no graph, no graph break, and torch recorded no compile (or a variable,
 // or the model's code, turned compile off). Breaks without a graph are a different story: every
 // frame was skipped for them (perf.no_gain says so).
-bool compiledNothing(const Run& run, const Environment& environment);
+bool compiledNothing(const Run& run);
 
 } // namespace cs::core

@@ -47,7 +47,10 @@ class EventWriter:
             line = json.dumps(event, default=_json_default, allow_nan=False)
         except ValueError:
             line = json.dumps(_clean(event), default=_json_default)
-        data = (line + "\n").encode("utf-8", "replace")
+        self._write((line + "\n").encode("utf-8", "replace"))
+        self.counts[type_] = self.counts.get(type_, 0) + 1
+
+    def _write(self, data: bytes) -> None:
         with self._lock:
             if self.closed:
                 return
@@ -62,20 +65,13 @@ class EventWriter:
                 self.closed = True
             finally:
                 self.busy = False
-        self.counts[type_] = self.counts.get(type_, 0) + 1
 
     def end_foreign_line(self) -> None:
         """A child that wrote events to this fd (the AOTInductor runner) died,
         maybe mid-line: end that line, so the next event starts a line of its
         own instead of joining a cut one into invalid JSON. An empty line is
         skipped by the reader."""
-        with self._lock:
-            if self.closed:
-                return
-            try:
-                os.write(self.fd, b"\n")
-            except OSError:
-                self.closed = True
+        self._write(b"\n")
 
     def log(self, level: str, message: str, code: str = "", detail: str = "") -> None:
         """`code` names a line the app's analysis reads; `detail` is what it quotes."""
