@@ -38,6 +38,7 @@
 #include "widgets/common/report_document.h"
 #include "widgets/compare/compare_tab.h"
 #include "widgets/compare/report_diff_view.h"
+#include "widgets/environment/environment_tab.h"
 #include "widgets/graph/graph_tab.h"
 #include "widgets/graph/graph_terms.h"
 #include "widgets/memory/kernels_tab.h"
@@ -148,6 +149,11 @@ MainWindow::MainWindow(QWidget* parent)
                    tr("Memory"));
     addEvidenceTab(core::EvidenceTab::Kernels, new widgets::KernelsTab(document_, tabs_),
                    tr("Kernels"));
+    tabs_->setTabToolTip(
+        addEvidenceTab(core::EvidenceTab::Environment,
+                       new widgets::EnvironmentTab(document_, tabs_), tr("Environment")),
+        tr("What ran where: the model, python, torch, the device and host, and the variables "
+           "that change torch which the probes started with"));
 
     auto* welcome = new widgets::WelcomePage(this);
     centre_ = new QStackedWidget(this);

@@ -127,6 +127,8 @@ const char* toString(EvidenceTab tab) {
         return "Scaling";
     case EvidenceTab::Code:
         return "Code";
+    case EvidenceTab::Environment:
+        return "Environment";
     }
     return "";
 }

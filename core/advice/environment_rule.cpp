@@ -39,42 +39,22 @@ std::string withEffect(const TorchVariable& v) {
     return assignment(v) + (effect.empty() ? "" : ": " + effect);
 }
 
-// The inherited variables of one effect, over every run, with the settings that had them.
-struct Inherited {
-    TorchVariable variable;
-    std::vector<std::string> settings;
-};
+using Inherited = VariableAcrossRuns;
 
+// The inherited variables of one effect, over every run.
 std::vector<Inherited> inheritedAcrossRuns(const Report& report, VariableEffect effect) {
-    std::map<std::pair<std::string, std::string>, Inherited> found;
-    for (const auto& run : report.runs) {
-        if (run.status == RunStatus::Imported)
-            continue;
-        for (const auto& v : inheritedVariables(run, report.environment)) {
-            if (v.effect != effect)
-                continue;
-            auto& entry = found[{v.name, v.value}];
-            entry.variable = v;
-            entry.settings.push_back(run.setting.label());
-        }
-    }
     std::vector<Inherited> list;
-    for (auto& [key, entry] : found)
-        list.push_back(std::move(entry));
+    for (auto& entry : variablesAcrossRuns(report)) {
+        if (entry.origin == VariableOrigin::Inherited && entry.variable.effect == effect)
+            list.push_back(std::move(entry));
+    }
     return list;
 }
 
-size_t runsWithEnvironment(const Report& report) {
-    size_t n = 0;
-    for (const auto& run : report.runs)
-        n += run.status != RunStatus::Imported && run.sawHello ? 1 : 0;
-    return n;
-}
-
 // "TORCH_LOGS=+dynamo: turns torch's compile logging on (default, max-autotune only)"
-std::string inheritedText(const Inherited& entry, size_t runs) {
+std::string inheritedText(const Inherited& entry) {
     std::string text = withEffect(entry.variable);
-    if (entry.settings.size() < runs)
+    if (!entry.everyRun)
         text += " (" + joinWords(entry.settings) + " only)";
     return text;
 }
@@ -109,14 +89,14 @@ struct Skew {
     std::string why;      // after the remedy: what it did to the figures
 };
 
-Finding skewWarning(const Skew& skew, const std::vector<Inherited>& entries, size_t runs) {
+Finding skewWarning(const Skew& skew, const std::vector<Inherited>& entries) {
     Finding f;
     f.rule = skew.rule;
     f.severity = Severity::Warning;
     f.tab = skew.tab;
     f.title = skew.title;
     for (const auto& e : entries)
-        f.evidence.push_back(inheritedText(e, runs) + "; " + kInheritedFrom);
+        f.evidence.push_back(inheritedText(e) + "; " + kInheritedFrom);
     f.evidence.push_back(skew.affected);
     f.remedy = sentence(unsetRemedy(namesOf(entries))) + " " + skew.why;
     f.confidence = 0.9;
@@ -234,7 +214,6 @@ void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out) {
 
 void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& out) {
     const Report& report = input.report;
-    const size_t runs = runsWithEnvironment(report);
 
     auto blocking = inheritedAcrossRuns(report, VariableEffect::LaunchBlocking);
     std::vector<std::string> onGpu;
@@ -251,7 +230,7 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
              "With every launch waiting for its kernel, the CPU cannot queue work ahead of the "
              "GPU: each call pays every launch's latency, which is what fused kernels and CUDA "
              "graphs save."},
-            blocking, runs));
+            blocking));
 
     auto cachesOff = inheritedAcrossRuns(report, VariableEffect::DisablesCaches);
     std::vector<std::string> warmStarts;
@@ -272,7 +251,7 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
              "warm starts measured: " + joinWords(warmStarts),
              "A warm start reads the cache a priming run filled; with caches off there is none, "
              "and its first call is a fresh compile."},
-            cachesOff, runs));
+            cachesOff));
 
     // The rest: options the settings do not show, listed so nobody reads a
     // figure without them.
@@ -286,6 +265,7 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
     Finding f;
     f.rule = "env.inherited";
     f.severity = Severity::Info;
+    f.tab = EvidenceTab::Environment;
     constexpr size_t kNamedInTitle = 3;
     auto names = namesOf(listed);
     if (names.size() > kNamedInTitle) {
@@ -296,7 +276,7 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
     f.title = "The probes inherited torch variables no setting shows (" + joinWords(names) +
               "): the figures hold where they are set too";
     for (const auto& e : listed)
-        f.evidence.push_back(inheritedText(e, runs));
+        f.evidence.push_back(inheritedText(e));
     f.evidence.push_back("inherited from the environment compilescope started the probes in "
                          "(your shell; on a --target host, its login), not set by --env or "
                          "a setting's env=");

@@ -16,7 +16,8 @@ enum class EvidenceTab {
     Console,
     Ranks,
     Scaling,
-    Code // the Code tab; the HTML's "Where the time goes"
+    Code,       // the Code tab; the HTML's "Where the time goes"
+    Environment // what ran where, and the variables the probes started with
 };
 // The tab's English name ("Breaks"), as the JSON and the CLI write it; "" for None.
 const char* toString(EvidenceTab tab);

@@ -1,6 +1,7 @@
 #include "core/analysis/torch_environment.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include <unistd.h> // environ
 
@@ -102,6 +103,51 @@ std::vector<TorchVariable> inheritedVariables(const Run& run, const Environment&
                                    [](const TorchVariable& v) { return !v.inherited; }),
                     variables.end());
     return variables;
+}
+
+const char* toString(VariableOrigin origin) {
+    switch (origin) {
+    case VariableOrigin::Inherited:
+        return "inherited from the shell";
+    case VariableOrigin::SessionEnv:
+        return "--env";
+    case VariableOrigin::SettingEnv:
+        return "the setting's env=";
+    }
+    return "";
+}
+
+size_t runsWithEnvironment(const Report& report) {
+    return static_cast<size_t>(
+        std::count_if(report.runs.begin(), report.runs.end(), [](const Run& r) {
+            return r.status != RunStatus::Imported &&
+                   (r.probe.torchEnvironmentKnown || !r.probe.torchEnvironment.empty());
+        }));
+}
+
+std::vector<VariableAcrossRuns> variablesAcrossRuns(const Report& report) {
+    std::map<std::tuple<std::string, std::string, VariableOrigin>, VariableAcrossRuns> found;
+    for (const auto& run : report.runs) {
+        if (run.status == RunStatus::Imported)
+            continue;
+        for (auto& v : torchVariables(run, report.environment)) {
+            const VariableOrigin origin = v.inherited ? VariableOrigin::Inherited
+                                          : run.setting.environment.count(v.name) > 0
+                                              ? VariableOrigin::SettingEnv
+                                              : VariableOrigin::SessionEnv;
+            auto& entry = found[{v.name, v.value, origin}];
+            entry.origin = origin;
+            entry.settings.push_back(run.setting.label());
+            entry.variable = std::move(v);
+        }
+    }
+    const size_t runs = runsWithEnvironment(report);
+    std::vector<VariableAcrossRuns> list;
+    for (auto& [key, entry] : found) {
+        entry.everyRun = entry.settings.size() >= runs;
+        list.push_back(std::move(entry));
+    }
+    return list;
 }
 
 std::map<std::string, std::string> processEnvironment() {

@@ -40,6 +40,29 @@ std::string variableEffectText(const std::string& name, const std::string& value
 std::vector<TorchVariable> torchVariables(const Run& run, const Environment& environment);
 std::vector<TorchVariable> inheritedVariables(const Run& run, const Environment& environment);
 
+// Where a probe's variable came from.
+enum class VariableOrigin {
+    Inherited,  // the environment compilescope started the probe in
+    SessionEnv, // --env, for every probe of the session
+    SettingEnv, // the setting's env=
+};
+// "inherited from the shell", "--env", "the setting's env=".
+const char* toString(VariableOrigin origin);
+
+// One variable as the probes had it, over a report's measured runs (not the
+// imported ones): each name, value and origin once, with the settings whose
+// probe started with it.
+struct VariableAcrossRuns {
+    TorchVariable variable;
+    VariableOrigin origin = VariableOrigin::Inherited;
+    std::vector<std::string> settings;
+    bool everyRun = false; // every probe that said what it started with had it
+};
+// Ordered by name, then value.
+std::vector<VariableAcrossRuns> variablesAcrossRuns(const Report& report);
+// How many of the report's measured runs said what they started with (torch_env).
+size_t runsWithEnvironment(const Report& report);
+
 // This process's environment: what a local probe inherits.
 std::map<std::string, std::string> processEnvironment();
 

@@ -62,4 +62,11 @@ std::string formatCount(double count) {
     return out == "-0" ? "0" : out;
 }
 
+std::string joinList(const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& item : items)
+        text += (text.empty() ? "" : ", ") + item;
+    return text;
+}
+
 } // namespace cs::core

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cs::core {
 
@@ -11,5 +12,7 @@ std::string formatBytes(double bytes); // "512 B", "3.2 KiB", "1.50 GiB"
 // A count rounded to a whole number, with thousands separators and never an
 // exponent: "823,478", "2,850,000". Every count a user reads goes through it.
 std::string formatCount(double count);
+// "a, b, c": a list a user reads in one cell or line.
+std::string joinList(const std::vector<std::string>& items);
 
 } // namespace cs::core

@@ -265,6 +265,10 @@ class EventApplier {
         p.platform = getString(event_, "platform");
         p.cpuAffinity = get<std::vector<int>>(event_, "cpu_affinity", {});
         p.torchEnvironment = get<std::map<std::string, std::string>>(event_, "torch_env", {});
+        // A malformed set says nothing: none of it was kept.
+        const auto said = event_.find("torch_env");
+        p.torchEnvironmentKnown = said != event_.end() && said->is_object() &&
+                                  (said->empty() || !p.torchEnvironment.empty());
         if (p.protocol > protocol::version) {
             run_.logs.push_back({tNs_, "warning",
                                  "probe speaks protocol " + std::to_string(p.protocol) +

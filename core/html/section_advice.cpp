@@ -37,6 +37,8 @@ std::string anchorFor(EvidenceTab tab) {
         return "scaling";
     case EvidenceTab::Code:
         return "costs";
+    case EvidenceTab::Environment:
+        return "environment";
     }
     return {};
 }

@@ -1,7 +1,8 @@
-// Environment: what ran where (python, torch, CUDA, device, host) and the model.
-#include <set>
-
+// Environment: what ran where (python, torch, CUDA, device, host), the model,
+// and the variables that change torch which the probes started with.
+#include "core/analysis/environment_facts.h"
 #include "core/analysis/torch_environment.h"
+#include "core/analysis/units.h"
 #include "core/html/html_sections.h"
 #include "core/html/html_table.h"
 #include "core/html/report_html.h"
@@ -9,18 +10,68 @@
 namespace cs::core::html {
 
 namespace {
+
 std::string orDash(const std::string& text) {
     return text.empty() ? "—" : text;
 }
-// The torch variables the probes inherited rather than got from compilescope,
-// over every run (the env.* advice judges them).
-std::string inheritedText(const ReportView& view) {
-    std::map<std::string, std::string> inherited;
-    for (const auto& r : view.runs) {
-        for (const auto& v : inheritedVariables(*r.run, view.report.environment))
-            inherited.emplace(v.name, v.value);
+
+// Every variable, wherever it came from: one the user forgot in their shell
+// changes what every setting measures, and no setting shows it.
+void writeTorchVariables(std::ostream& out, const Report& report) {
+    const auto variables = variablesAcrossRuns(report);
+    if (variables.empty())
+        return;
+    out << "<h3>Torch variables the probes started with</h3>";
+    HtmlTable table({{"variable", true},
+                     {"value", true},
+                     {"from", true,
+                      "inherited: from the shell that started compilescope (on a "
+                      "--target host, its login), set by no setting"},
+                     {"what it does", true},
+                     {"settings", true}});
+    for (const auto& v : variables) {
+        table.beginRow(voidsMeasurement(v.variable) ? "bad" : "");
+        table.text(v.variable.name);
+        table.text(v.variable.value);
+        table.text(toString(v.origin));
+        table.text(orDash(variableEffectText(v.variable.name, v.variable.value)));
+        table.text(v.everyRun ? "all" : joinList(v.settings));
     }
-    return environmentText(inherited);
+    out << table.str();
+}
+
+// Each probe's own account: which interpreter and CPUs a setting really used.
+// A cell that differs from the first probe's is marked: those runs do not
+// compare alike.
+void writeProbes(std::ostream& out, const ReportView& view) {
+    const auto probes = probeFacts(view.report);
+    if (probes.empty())
+        return;
+    out << "<h3>Each probe</h3>";
+    HtmlTable table(
+        {{"setting", true},
+         {"interpreter", true},
+         {"python", true},
+         {"torch", true},
+         {"device", true},
+         {"host", true},
+         {"threads", true, "torch's intra-op threads, and the CPUs the probe could run on"}});
+    const ProbeFacts& first = probes.front();
+    for (const auto& p : probes) {
+        table.beginRow();
+        table.html(runLabelHtml(view.runs[static_cast<size_t>(p.run)]));
+        for (const auto& [value, firstValue] :
+             std::vector<std::pair<std::string, std::string>>{{p.interpreter, first.interpreter},
+                                                              {p.python, first.python},
+                                                              {p.torch, first.torch},
+                                                              {p.device, first.device},
+                                                              {p.host, first.host}}) {
+            table.text(orDash(value), value != firstValue ? "not what the first probe had" : "",
+                       value != firstValue ? "warn" : "");
+        }
+        table.text(orDash(p.threads));
+    }
+    out << table.str();
 }
 
 } // namespace
@@ -30,46 +81,17 @@ void writeEnvironment(std::ostream& out, const ReportView& view) {
     beginSection(out, "environment", "Environment",
                  "What the probe found when it started, and the model it ran.");
     HtmlTable table({{"", true}, {"", true}}, "kv");
-    const auto& e = report.environment;
-    const auto& m = report.model;
-    std::string inputs;
-    for (const auto& i : m.inputs)
-        inputs += (inputs.empty() ? "" : ", ") + i;
-    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-             {"model", m.spec},
-             {"model class", m.name},
-             {"parameters", m.parameters > 0 ? std::to_string(m.parameters) : ""},
-             {"inputs", inputs},
-             {"python", e.python},
-             {"torch", e.torch},
-             {"CUDA", e.cuda},
-             {"device", e.device},
-             {"CPU", e.cpu},
-             {"host", e.host},
-             {"remote target", e.target.empty() ? "none: this computer" : e.target},
-             {"probe environment (--env)", environmentText(e.probeEnvironment)},
-             {"torch variables inherited", inheritedText(view)},
-             {"platform", e.platform},
-             {"report created", report.created},
-             {"written by", report.generator}}) {
+    for (const auto& fact : environmentFacts(report)) {
         table.beginRow();
-        table.text(key, {}, "key");
-        table.text(orDash(value));
+        table.text(fact.name, {}, "key");
+        table.text(orDash(fact.value));
     }
     out << table.str();
-    // Runs can come from different interpreters (a report merged by hand): say so.
-    std::set<std::string> torches;
-    for (const auto& r : view.runs) {
-        if (!r.run->probe.torch.empty())
-            torches.insert(r.run->probe.torch);
-    }
-    if (torches.size() > 1) {
-        std::string list;
-        for (const auto& t : torches)
-            list += (list.empty() ? "" : ", ") + t;
-        out << "<p class=\"note\">The runs used different torch versions: " << htmlEscape(list)
-            << ".</p>";
-    }
+    if (const auto torches = differingTorchVersions(report); !torches.empty())
+        out << "<p class=\"note\">The runs used different torch versions: "
+            << htmlEscape(joinList(torches)) << ".</p>";
+    writeProbes(out, view);
+    writeTorchVariables(out, report);
     endSection(out);
 }
 

@@ -413,6 +413,7 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     pi.threads = lenientValue<int>(p, "threads", -1);
     pi.cpuAffinity = lenientValue<std::vector<int>>(p, "cpu_affinity", {});
     pi.torchEnvironment = stringMap(p, "torch_env");
+    pi.torchEnvironmentKnown = p.is_object() && p.contains("torch_env");
     run.model = modelFromJson(objectAt(j, "model"));
     const json& s = objectAt(j, "stream");
     run.sawHello = lenientValue<bool>(s, "hello", false);

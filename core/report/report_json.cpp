@@ -260,8 +260,10 @@ json runToJson(const Run& run) {
                   {"host", run.probe.host},
                   {"platform", run.probe.platform},
                   {"threads", run.probe.threads},
-                  {"cpu_affinity", run.probe.cpuAffinity},
-                  {"torch_env", run.probe.torchEnvironment}};
+                  {"cpu_affinity", run.probe.cpuAffinity}};
+    // Absent, not empty, where the probe did not say: an empty one claims none.
+    if (run.probe.torchEnvironmentKnown)
+        j["probe"]["torch_env"] = run.probe.torchEnvironment;
     j["model"] = modelToJson(run.model);
     j["stream"] = {{"hello", run.sawHello},
                    {"done", run.sawDone},

@@ -404,6 +404,9 @@ struct ProbeInfo {
     // torch_env): the caller's shell's, the session's --env and the setting's
     // env= together; inheritedVariables() tells them apart.
     std::map<std::string, std::string> torchEnvironment;
+    // The probe said (torch_env was there, if empty): false for a report from
+    // before it, whose torchEnvironment is no evidence of none.
+    bool torchEnvironmentKnown = false;
     bool operator==(const ProbeInfo&) const = default;
 };
 

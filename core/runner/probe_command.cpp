@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/analysis/units.h"
+
 namespace cs::core {
 
 const std::vector<std::string>& knownModes() {
@@ -32,13 +34,6 @@ namespace {
 
 bool contains(const std::vector<std::string>& values, const std::string& value) {
     return std::find(values.begin(), values.end(), value) != values.end();
-}
-
-std::string joined(const std::vector<std::string>& values) {
-    std::string text;
-    for (const auto& v : values)
-        text += (text.empty() ? "" : ", ") + v;
-    return text;
 }
 
 // Set by compilescope for every probe: a user's value would be overridden, or
@@ -150,15 +145,15 @@ std::optional<std::string> addEnvironmentAssignment(const std::string& text,
 
 std::optional<std::string> validateSetting(const Setting& s) {
     if (!contains(knownModes(), s.mode))
-        return "unknown mode \"" + s.mode + "\" (known: " + joined(knownModes()) + ")";
+        return "unknown mode \"" + s.mode + "\" (known: " + joinList(knownModes()) + ")";
     if (!contains(knownBackends(), s.backend))
-        return "unknown backend \"" + s.backend + "\" (known: " + joined(knownBackends()) + ")";
+        return "unknown backend \"" + s.backend + "\" (known: " + joinList(knownBackends()) + ")";
     if (!contains(knownDynamic(), s.dynamic))
-        return "unknown dynamic \"" + s.dynamic + "\" (known: " + joined(knownDynamic()) + ")";
+        return "unknown dynamic \"" + s.dynamic + "\" (known: " + joinList(knownDynamic()) + ")";
     if (!contains(knownDevices(), s.device))
-        return "unknown device \"" + s.device + "\" (known: " + joined(knownDevices()) + ")";
+        return "unknown device \"" + s.device + "\" (known: " + joinList(knownDevices()) + ")";
     if (!contains(knownAutocast(), s.autocast))
-        return "unknown autocast \"" + s.autocast + "\" (known: " + joined(knownAutocast()) + ")";
+        return "unknown autocast \"" + s.autocast + "\" (known: " + joinList(knownAutocast()) + ")";
     if (s.warmup < 1)
         return "warmup must be at least 1 (the first call is where torch compiles)";
     if (s.iters < 1)

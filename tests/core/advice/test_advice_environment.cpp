@@ -70,6 +70,34 @@ TEST(TorchEnvironment, WhatCompilescopeSetIsNotInherited) {
     EXPECT_EQ(torchVariables(run, environment).size(), 3u);
 }
 
+// Across runs each variable is one entry per value and origin, with the
+// settings that had it; an imported rank is no probe and is left out.
+TEST(TorchEnvironment, VariablesAcrossRunsSayWhereEachCameFromAndWho) {
+    Report report =
+        pair(measured("default"), {{"TORCH_LOGS", "+dynamo"}, {"OMP_NUM_THREADS", "2"}});
+    report.environment.probeEnvironment = {{"OMP_NUM_THREADS", "2"}};
+    report.runs[1].setting.environment = {{"TORCHINDUCTOR_FREEZING", "1"}};
+    report.runs[1].probe.torchEnvironment["TORCHINDUCTOR_FREEZING"] = "1";
+    cs::core::Run rank = withVariables(measured("default"), {{"TORCH_LOGS", "+inductor"}});
+    rank.status = RunStatus::Imported;
+    report.runs.push_back(rank);
+    EXPECT_EQ(runsWithEnvironment(report), 2u);
+
+    const auto all = variablesAcrossRuns(report);
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].variable.name, "OMP_NUM_THREADS");
+    EXPECT_EQ(all[0].origin, VariableOrigin::SessionEnv);
+    EXPECT_TRUE(all[0].everyRun);
+    EXPECT_EQ(all[1].variable.name, "TORCHINDUCTOR_FREEZING");
+    EXPECT_EQ(all[1].origin, VariableOrigin::SettingEnv);
+    EXPECT_FALSE(all[1].everyRun);
+    EXPECT_EQ(all[1].settings, std::vector<std::string>{report.runs[1].setting.label()});
+    EXPECT_EQ(all[2].variable.value, "+dynamo"); // not the imported rank's +inductor
+    EXPECT_EQ(all[2].origin, VariableOrigin::Inherited);
+    EXPECT_EQ(all[2].settings.size(), 2u);
+    EXPECT_STREQ(toString(VariableOrigin::Inherited), "inherited from the shell");
+}
+
 TEST(AdviceEnvironment, AnInheritedDisableIsNamedAndReplacesNoGain) {
     const auto findings = advise(pair(uncompiled(), {{"TORCH_COMPILE_DISABLE", "1"}}), {});
     const auto f = withRule(findings, "env.compile_disabled");
@@ -192,6 +220,7 @@ TEST(AdviceEnvironment, InheritedOptionsAreListedWithTheSettingsThatHadThem) {
     const auto f = withRule(advise(report, {}), "env.inherited");
     ASSERT_EQ(f.size(), 1u);
     EXPECT_EQ(f[0].severity, Severity::Info);
+    EXPECT_EQ(f[0].tab, EvidenceTab::Environment);
     EXPECT_EQ(f[0].title, "The probes inherited torch variables no setting shows (TORCH_LOGS and "
                           "TRITON_PRINT_AUTOTUNING): the figures hold where they are set too");
     ASSERT_EQ(f[0].evidence.size(), 3u);

@@ -470,10 +470,17 @@ TEST(ApplyEvent, HelloKeepsTheTorchVariablesAndDropsAMalformedSet) {
     EXPECT_EQ(
         run.probe.torchEnvironment,
         (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "2"}, {"TORCH_LOGS", "+dynamo"}}));
+    EXPECT_TRUE(run.probe.torchEnvironmentKnown);
     // A value that is not a string: none of them is trusted, the run still reads.
     run = replayStream("{\"type\":\"hello\",\"t_ns\":1,\"torch_env\":{\"TORCH_LOGS\":3}}\n");
     EXPECT_TRUE(run.sawHello);
     EXPECT_TRUE(run.probe.torchEnvironment.empty());
+    EXPECT_FALSE(run.probe.torchEnvironmentKnown);
+    // An empty set is a probe saying there were none; no set is a probe that did not say.
+    run = replayStream("{\"type\":\"hello\",\"t_ns\":1,\"torch_env\":{}}\n");
+    EXPECT_TRUE(run.probe.torchEnvironmentKnown);
+    run = replayStream("{\"type\":\"hello\",\"t_ns\":1}\n");
+    EXPECT_FALSE(run.probe.torchEnvironmentKnown);
 }
 
 // A probe that logs without end (a chatty model, a hostile stream) is cut at

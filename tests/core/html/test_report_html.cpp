@@ -192,9 +192,10 @@ TEST(ReportHtml, PageFaultsAreListedWithTheMeasurementChecks) {
     EXPECT_NE(html.find("perf.page_faults"), std::string::npos); // the finding, in Advice
 }
 
-// The shell's torch variables are listed; what compilescope set (--env) is not
-// repeated there, and a value is escaped like any string.
-TEST(ReportHtml, TheInheritedTorchVariablesAreListed) {
+// Every torch variable the probes started with is listed with where it came
+// from: the shell's apart from what compilescope set (--env, env=), one that
+// voids the measurement marked, a value escaped like any string.
+TEST(ReportHtml, TheTorchVariablesAreListedWithWhereTheyCameFrom) {
     using cs::test::latencies;
     using cs::test::runWithLatencies;
     Report report;
@@ -203,13 +204,67 @@ TEST(ReportHtml, TheInheritedTorchVariablesAreListed) {
     report.environment.probeEnvironment = {{"OMP_NUM_THREADS", "2"}};
     for (auto& run : report.runs)
         run.probe.torchEnvironment = {{"OMP_NUM_THREADS", "2"}, {"TORCH_LOGS", "<b>"}};
+    report.runs[1].setting.environment = {{"CUDA_LAUNCH_BLOCKING", "1"}};
+    report.runs[1].probe.torchEnvironment["CUDA_LAUNCH_BLOCKING"] = "1";
     const std::string html = writeReportHtml(report);
-    const auto row = html.find("torch variables inherited");
-    ASSERT_NE(row, std::string::npos);
-    const std::string cells = html.substr(row, html.find("</tr>", row) - row);
-    EXPECT_NE(cells.find("TORCH_LOGS=&lt;b&gt;"), std::string::npos) << cells;
-    EXPECT_EQ(cells.find("OMP_NUM_THREADS"), std::string::npos) << cells;
+    const auto table = html.find("Torch variables the probes started with");
+    ASSERT_NE(table, std::string::npos);
+    auto rowOf = [&](const std::string& name) {
+        const auto at = html.find(">" + name + "</td>", table);
+        if (at == std::string::npos)
+            return std::string();
+        const auto start = html.rfind("<tr", at);
+        return html.substr(start, html.find("</tr>", at) - start);
+    };
+    const std::string logs = rowOf("TORCH_LOGS");
+    EXPECT_NE(logs.find("&lt;b&gt;"), std::string::npos) << logs;
+    EXPECT_NE(logs.find("inherited from the shell"), std::string::npos) << logs;
+    EXPECT_NE(logs.find("turns torch&#39;s compile logging on"), std::string::npos) << logs;
+    EXPECT_NE(logs.find(">all</td>"), std::string::npos) << logs;
+    const std::string threads = rowOf("OMP_NUM_THREADS");
+    EXPECT_NE(threads.find(">--env</td>"), std::string::npos) << threads;
+    const std::string blocking = rowOf("CUDA_LAUNCH_BLOCKING");
+    EXPECT_NE(blocking.find("class=\"bad\""), std::string::npos) << blocking;
+    EXPECT_NE(blocking.find("the setting&#39;s env="), std::string::npos) << blocking;
+    EXPECT_NE(blocking.find(">default CUDA_LAUNCH_BLOCKING=1</td>"), std::string::npos) << blocking;
     EXPECT_NE(html.find("env.inherited"), std::string::npos); // the finding, in Advice
+}
+
+// Each probe's row; a probe that ran another interpreter than the first is marked.
+TEST(ReportHtml, EachProbeIsListedAndADifferentInterpreterMarked) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    for (auto& run : report.runs) {
+        run.sawHello = true;
+        run.probe.pythonExecutable = "/venv/bin/python";
+        run.probe.threads = 2;
+        run.probe.cpuAffinity = {0, 1};
+    }
+    report.runs[1].probe.pythonExecutable = "/usr/bin/python3";
+    const std::string html = writeReportHtml(report);
+    const auto table = html.find("<h3>Each probe</h3>");
+    ASSERT_NE(table, std::string::npos);
+    const std::string probes = html.substr(table, html.find("</table>", table) - table);
+    EXPECT_NE(probes.find("<td class=\"l\">/venv/bin/python</td>"), std::string::npos) << probes;
+    EXPECT_NE(probes.find("<td class=\"l warn\" title=\"not what the first probe had\">"
+                          "/usr/bin/python3</td>"),
+              std::string::npos)
+        << probes;
+    EXPECT_NE(probes.find("2 intra-op threads on CPUs 0-1"), std::string::npos) << probes;
+}
+
+// A report without torch_env (or with none set) has no variables table.
+TEST(ReportHtml, NoTorchVariablesNoTable) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find("id=\"environment\""), std::string::npos);
+    EXPECT_EQ(html.find("Torch variables the probes started with"), std::string::npos);
 }
 
 TEST(ReportHtml, AMeasuredCallThatRecompiledIsMarkedAndNamed) {

@@ -135,6 +135,7 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     run.probe.threads = 2;
     run.probe.cpuAffinity = {0, 1};
     run.probe.torchEnvironment = {{"TORCH_LOGS", "+dynamo"}};
+    run.probe.torchEnvironmentKnown = true;
     run.dynamoOff = "torch._dynamo.config.disable = True";
     run.crosscheckBlockCalls = 50;
     run.crosscheckBlockMeansNs = {1000.0, 1010.0, 990.0};
@@ -283,6 +284,8 @@ TEST(ReportJson, StartAndCacheArtifactsRoundTripThroughBothReaders) {
 TEST(ReportJson, ProbeEnvironmentRoundTripsAndOlderReportsHaveNone) {
     Report report = cs::test::sampleReport();
     report.environment.probeEnvironment = {{"OMP_PROC_BIND", "close"}};
+    report.runs[0].probe.torchEnvironmentKnown = true;
+    report.runs[1].probe.torchEnvironmentKnown = false;
     report.runs[0].setting.environment = {{"MALLOC_MMAP_THRESHOLD_", "33554432"},
                                           {"MALLOC_TRIM_THRESHOLD_", "1073741824"}};
     const std::string text = cs::test::writeAndKeepReport(report, "core_probe_environment");
@@ -290,10 +293,16 @@ TEST(ReportJson, ProbeEnvironmentRoundTripsAndOlderReportsHaveNone) {
     EXPECT_EQ(doc["environment"]["probe_environment"]["OMP_PROC_BIND"], "close");
     EXPECT_EQ(doc["runs"][0]["setting"]["environment"]["MALLOC_TRIM_THRESHOLD_"], "1073741824");
     EXPECT_EQ(doc["runs"][0]["label"], report.runs[0].setting.label());
+    // A probe that said it started with no torch variable: written, and read back so.
+    EXPECT_TRUE(doc["runs"][0]["probe"]["torch_env"].empty());
+    EXPECT_TRUE(doc["runs"][0]["probe"]["torch_env"].is_object());
+    EXPECT_FALSE(doc["runs"][1]["probe"].contains("torch_env")) << "one that did not say";
     auto read = readReportJson(text, "memory");
     ASSERT_TRUE(read.ok) << read.error;
     EXPECT_EQ(read.report.environment.probeEnvironment, report.environment.probeEnvironment);
     EXPECT_EQ(read.report.runs[0].setting, report.runs[0].setting);
+    EXPECT_TRUE(read.report.runs[0].probe.torchEnvironmentKnown);
+    EXPECT_FALSE(read.report.runs[1].probe.torchEnvironmentKnown);
 
     // Older reports have neither; a hand-edited one with a number is read without it.
     auto old = doc;

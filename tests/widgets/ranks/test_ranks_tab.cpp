@@ -3,9 +3,7 @@
 // With CS_SCREENSHOT_DIR set, the two-rank report is also written there as
 // ranks_report.json, for scripts/screenshots.sh.
 #include <QAbstractItemModelTester>
-#include <QFile>
 #include <QLabel>
-#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -13,9 +11,9 @@
 #include <QTest>
 
 #include "app/main_window.h"
-#include "core/report/report_json.h"
 #include "tests/core/rank_reports.h"
 #include "tests/widgets/find_child.h"
+#include "tests/widgets/open_report.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/table_setup.h"
@@ -167,20 +165,8 @@ class RanksTabTest : public QObject {
     void mainWindowHasRanksAndSaysLatencyAndMemoryAreAbsent() {
         const core::Report report = twoRanks();
         QTemporaryDir dir;
-        const QString path = dir.filePath("ranks.json");
-        std::string error;
-        QVERIFY(core::saveTextFile(path.toStdString(), core::writeReportJson(report), &error));
-        if (const QString keep = qEnvironmentVariable("CS_SCREENSHOT_DIR"); !keep.isEmpty()) {
-            QFile::remove(keep + "/ranks_report.json");
-            QFile::copy(path, keep + "/ranks_report.json");
-        }
         app::MainWindow window;
-        window.setQuiet(true);
-        window.resize(1280, 800);
-        QSignalSpy opened(&window, &app::MainWindow::reportOpened);
-        window.openPath(path);
-        QVERIFY(opened.wait(5000));
-        window.show();
+        QVERIFY(cs::test::openReportFile(window, report, dir, "ranks_report.json"));
         // The report read back from its JSON: the ranks, their compiles and caches survive.
         QVERIFY(window.document()->report().runs == report.runs);
 

@@ -4,9 +4,7 @@
 // With CS_SCREENSHOT_DIR set, the walk is also written there as scaling_report.json,
 // for scripts/screenshots.sh.
 #include <QAbstractItemModelTester>
-#include <QFile>
 #include <QLabel>
-#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -16,9 +14,9 @@
 
 #include "app/main_window.h"
 #include "core/analysis/palette.h"
-#include "core/report/report_json.h"
 #include "tests/core/scale_reports.h"
 #include "tests/widgets/find_child.h"
+#include "tests/widgets/open_report.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/common/report_document.h"
 #include "widgets/scaling/scaling_tab.h"
@@ -270,20 +268,8 @@ class ScalingTabTest : public QObject {
     void mainWindowJumpsToScalingForItsFindings() {
         const core::Report report = threeWalks();
         QTemporaryDir dir;
-        const QString path = dir.filePath("scaling.json");
-        std::string error;
-        QVERIFY(core::saveTextFile(path.toStdString(), core::writeReportJson(report), &error));
-        if (const QString keep = qEnvironmentVariable("CS_SCREENSHOT_DIR"); !keep.isEmpty()) {
-            QFile::remove(keep + "/scaling_report.json");
-            QFile::copy(path, keep + "/scaling_report.json");
-        }
         app::MainWindow window;
-        window.setQuiet(true);
-        window.resize(1280, 800);
-        QSignalSpy opened(&window, &app::MainWindow::reportOpened);
-        window.openPath(path);
-        QVERIFY(opened.wait(5000));
-        window.show();
+        QVERIFY(cs::test::openReportFile(window, report, dir, "scaling_report.json"));
         // The walks read back from the JSON.
         QVERIFY(window.document()->report().runs[2].scaling == report.runs[2].scaling);
 

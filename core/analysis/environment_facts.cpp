@@ -1,0 +1,85 @@
+#include "core/analysis/environment_facts.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/analysis/units.h"
+
+namespace cs::core {
+
+std::vector<EnvironmentFact> environmentFacts(const Report& report) {
+    const auto& e = report.environment;
+    const auto& m = report.model;
+    return {{"model", m.spec},
+            {"model class", m.name},
+            {"parameters", m.parameters > 0 ? formatCount(static_cast<double>(m.parameters)) : ""},
+            {"inputs", joinList(m.inputs)},
+            {"python", e.python},
+            {"torch", e.torch},
+            {"CUDA", e.cuda},
+            {"device", e.device},
+            {"CPU", e.cpu},
+            {"host", e.host},
+            {"remote target", e.target.empty() ? "none: this computer" : e.target},
+            {"probe environment (--env)", environmentText(e.probeEnvironment)},
+            {"platform", e.platform},
+            {"report created", report.created},
+            {"written by", report.generator}};
+}
+
+std::string cpuListText(std::vector<int> cpus) {
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    std::vector<std::string> ranges;
+    for (size_t i = 0; i < cpus.size();) {
+        size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        ranges.push_back(j == i ? std::to_string(cpus[i])
+                                : std::to_string(cpus[i]) + "-" + std::to_string(cpus[j]));
+        i = j + 1;
+    }
+    return joinList(ranges);
+}
+
+std::vector<ProbeFacts> probeFacts(const Report& report) {
+    std::vector<ProbeFacts> rows;
+    for (size_t i = 0; i < report.runs.size(); ++i) {
+        const Run& run = report.runs[i];
+        if (run.status == RunStatus::Imported || !run.sawHello)
+            continue;
+        const ProbeInfo& p = run.probe;
+        ProbeFacts row;
+        row.run = static_cast<int>(i);
+        row.setting = run.setting.label();
+        row.interpreter = p.pythonExecutable;
+        row.python = p.python;
+        row.torch = p.torch;
+        row.device = p.device;
+        if (!p.deviceName.empty() && p.deviceName != p.device)
+            row.device += (row.device.empty() ? "" : " ") + ("(" + p.deviceName + ")");
+        row.host = p.host;
+        if (p.threads > 0) {
+            row.threads = std::to_string(p.threads) +
+                          (p.threads == 1 ? " intra-op thread" : " intra-op threads");
+            if (!p.cpuAffinity.empty())
+                row.threads += std::string(p.cpuAffinity.size() == 1 ? " on CPU " : " on CPUs ") +
+                               cpuListText(p.cpuAffinity);
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+std::vector<std::string> differingTorchVersions(const Report& report) {
+    std::set<std::string> torches;
+    for (const auto& run : report.runs) {
+        if (!run.probe.torch.empty())
+            torches.insert(run.probe.torch);
+    }
+    if (torches.size() < 2)
+        return {};
+    return {torches.begin(), torches.end()};
+}
+
+} // namespace cs::core
