@@ -21,9 +21,29 @@ ReportView makeReportView(const Report& report) {
     return view;
 }
 
+namespace {
+
+// A label with a setting's env= ("default TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE=1")
+// is one long word: let it break after _ = , : where a table has no room, so
+// its first column does not push the figures off the page.
+std::string breakableLabel(const std::string& label) {
+    std::string out;
+    for (size_t start = 0; start < label.size();) {
+        const size_t at = label.find_first_of("_=,:", start);
+        const size_t end = at == std::string::npos ? label.size() : at + 1;
+        out += htmlEscape(std::string_view(label).substr(start, end - start));
+        if (at != std::string::npos && end < label.size())
+            out += "<wbr>";
+        start = end;
+    }
+    return out;
+}
+
+} // namespace
+
 std::string runLabelHtml(const RunView& run) {
     return "<span class=\"run\"><span class=\"swatch\" style=\"background:" +
-           htmlEscape(run.color) + "\"></span>" + htmlEscape(run.label) + "</span>";
+           htmlEscape(run.color) + "\"></span>" + breakableLabel(run.label) + "</span>";
 }
 
 std::string durationOrDash(std::optional<double> ns) {

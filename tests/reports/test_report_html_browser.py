@@ -48,6 +48,7 @@ REPORT_ELEMENTS = {
     "i",
     "b",
     "br",
+    "wbr",
     "small",
     "code",
     "pre",

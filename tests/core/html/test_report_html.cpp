@@ -335,3 +335,19 @@ TEST(ReportHtml, ABreakInALoopSaysWhichFrameRunsEagerly) {
             "eagerly</small>"),
         std::string::npos);
 }
+
+// A setting's env= makes its label one long word: it may break after _ and =
+// in a table with no room, and reads the same once the breaks are taken out.
+TEST(ReportHtml, ALongSettingLabelCanBreakInItsTableCell) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    report.runs[1].setting.environment = {{"TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE", "<1>"}};
+    const std::string html = writeReportHtml(report);
+    const std::string broken =
+        "default TORCHINDUCTOR_<wbr>MAX_<wbr>AUTOTUNE_<wbr>POINTWISE=<wbr>&lt;1&gt;";
+    EXPECT_NE(html.find(broken), std::string::npos);
+    EXPECT_NE(html.find("td .run{white-space:normal}"), std::string::npos);
+}
