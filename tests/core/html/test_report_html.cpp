@@ -48,6 +48,16 @@ Report fullReport() {
     return report;
 }
 
+// Eager at 100 ns a call and default at `defaultNs`, 20 measured calls each.
+Report eagerAndDefault(int64_t defaultNs) {
+    using cs::test::latencies;
+    using cs::test::runWithLatencies;
+    Report report;
+    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
+    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(defaultNs, 1, 20)));
+    return report;
+}
+
 } // namespace
 
 TEST(ReportHtml, HasEverySectionAndAStrictPolicy) {
@@ -142,11 +152,7 @@ TEST(ReportHtml, SweepCellSaysWhetherTheModelHadOne) {
 // The comparison has an input-sweep column only when a setting swept, with
 // the sweep's recompiles in the figure's title.
 TEST(ReportHtml, TheComparisonShowsTheSweepWhenThereIsOne) {
-    using cs::test::latencies;
-    using cs::test::runWithLatencies;
-    Report report;
-    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
-    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(50, 1, 20)));
+    Report report = eagerAndDefault(50);
     const std::string heading = "title=\"wall time of the input sweep after measuring";
     EXPECT_EQ(writeReportHtml(report).find(heading), std::string::npos);
     report.runs[0].phases.push_back({"sweep", 10, 10 + 2'000'000});
@@ -177,11 +183,7 @@ TEST(ReportHtml, ComparisonNotesAreShownEscaped) {
 }
 
 TEST(ReportHtml, PageFaultsAreListedWithTheMeasurementChecks) {
-    using cs::test::latencies;
-    using cs::test::runWithLatencies;
-    Report report;
-    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
-    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    Report report = eagerAndDefault(150);
     report.runs[0].measureHostFaults = {20, 40, 0, 0, 2000, 4096, "glibc", {}};
     report.runs[1].measureHostFaults = {20, 94'700, 0, 1000, 3000, 4096, "glibc", {}};
     const std::string html = writeReportHtml(report);
@@ -196,11 +198,7 @@ TEST(ReportHtml, PageFaultsAreListedWithTheMeasurementChecks) {
 // from: the shell's apart from what compilescope set (--env, env=), one that
 // voids the measurement marked, a value escaped like any string.
 TEST(ReportHtml, TheTorchVariablesAreListedWithWhereTheyCameFrom) {
-    using cs::test::latencies;
-    using cs::test::runWithLatencies;
-    Report report;
-    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
-    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    Report report = eagerAndDefault(150);
     report.environment.probeEnvironment = {{"OMP_NUM_THREADS", "2"}};
     for (auto& run : report.runs)
         run.probe.torchEnvironment = {{"OMP_NUM_THREADS", "2"}, {"TORCH_LOGS", "<b>"}};
@@ -232,11 +230,7 @@ TEST(ReportHtml, TheTorchVariablesAreListedWithWhereTheyCameFrom) {
 
 // Each probe's row; a probe that ran another interpreter than the first is marked.
 TEST(ReportHtml, EachProbeIsListedAndADifferentInterpreterMarked) {
-    using cs::test::latencies;
-    using cs::test::runWithLatencies;
-    Report report;
-    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
-    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    Report report = eagerAndDefault(150);
     for (auto& run : report.runs) {
         run.sawHello = true;
         run.probe.pythonExecutable = "/venv/bin/python";
@@ -339,11 +333,7 @@ TEST(ReportHtml, ABreakInALoopSaysWhichFrameRunsEagerly) {
 // A setting's env= makes its label one long word: it may break after _ and =
 // in a table with no room, and reads the same once the breaks are taken out.
 TEST(ReportHtml, ALongSettingLabelCanBreakInItsTableCell) {
-    using cs::test::latencies;
-    using cs::test::runWithLatencies;
-    Report report;
-    report.runs.push_back(runWithLatencies("eager", {300, 120}, latencies(100, 2, 20)));
-    report.runs.push_back(runWithLatencies("default", {10000, 60}, latencies(150, 1, 20)));
+    Report report = eagerAndDefault(150);
     report.runs[1].setting.environment = {{"TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE", "<1>"}};
     const std::string html = writeReportHtml(report);
     const std::string broken =
