@@ -134,10 +134,24 @@ EnvironmentTab::EnvironmentTab(ReportDocument* document, QWidget* parent)
 
 void EnvironmentTab::refresh() {
     const core::Report& report = document_->report();
-    core::Report shown = report;
-    // A live report's environment is filled in from the runs when it ends.
-    if (document_->isLive())
+    // A live report's environment and model are filled in from the runs when
+    // it ends; until then, from what the probes said so far. Only that is
+    // copied: a live report's measurements can be large.
+    core::Report shown;
+    shown.environment = report.environment;
+    shown.model = report.model;
+    shown.created = report.created;
+    shown.generator = report.generator;
+    if (document_->isLive()) {
+        for (const auto& run : report.runs) {
+            core::Run said;
+            said.sawHello = run.sawHello;
+            said.probe = run.probe;
+            said.model = run.model;
+            shown.runs.push_back(std::move(said));
+        }
         shown.deriveFromRuns();
+    }
     std::vector<QStringList> facts;
     for (const auto& fact : core::environmentFacts(shown))
         facts.push_back({QString::fromStdString(fact.name), orDash(fact.value)});

@@ -201,6 +201,35 @@ class EnvironmentTabTest : public QObject {
         QVERIFY2(note->text().contains("No probe of this report said"), qPrintable(note->text()));
     }
 
+    // While a session runs, each probe's hello fills the tab in as it comes.
+    void aLiveSessionFillsInAsProbesSayHello() {
+        core::Report live;
+        live.runs.resize(2);
+        live.runs[0].setting.mode = "eager";
+        live.runs[1].setting.mode = "default";
+        widgets::ReportDocument document;
+        document.showLive(&live);
+        widgets::EnvironmentTab tab(&document);
+        tab.show();
+        auto* facts = child<QTableView>(tab, "environmentFacts");
+        auto* probes = child<QTableView>(tab, "environmentProbes");
+        QCOMPARE(facts->model()->index(rowOf(facts->model(), "torch"), 1).data().toString(),
+                 QString("—"));
+        QVERIFY(!probes->isVisible());
+
+        live.runs[0] = measuredRun("eager", "2.5.1", {{"TORCH_LOGS", "+dynamo"}});
+        live.runs[0].model.spec = "gallery/convnet.py";
+        document.notifyRunChanged(0);
+        QTRY_COMPARE(facts->model()->index(rowOf(facts->model(), "torch"), 1).data().toString(),
+                     QString("2.5.1"));
+        QCOMPARE(facts->model()->index(rowOf(facts->model(), "model"), 1).data().toString(),
+                 QString("gallery/convnet.py"));
+        QVERIFY(probes->isVisible());
+        QCOMPARE(probes->model()->rowCount(), 1);
+        QCOMPARE(child<QTableView>(tab, "torchVariables")->model()->rowCount(), 1);
+        document.freezeLive();
+    }
+
     // env.inherited points at the Environment tab; the main window has it.
     void theInheritedFindingOpensTheEnvironmentTab() {
         const core::Report report = variablesReport();
