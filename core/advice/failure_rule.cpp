@@ -1,5 +1,6 @@
 // Rule 6: a setting that failed, where the failure says what to change:
-// out of memory under CUDA-graph modes, symbolic shapes, fullgraph, toolchain.
+// out of memory under CUDA-graph modes, symbolic shapes, fullgraph, toolchain,
+// a function torch refuses to trace.
 #include <regex>
 
 #include "core/advice/advice_rules.h"
@@ -63,6 +64,16 @@ Finding base(const Run& run, int index, const char* rule, const std::string& tit
     f.evidence.push_back(run.setting.label() + " failed (" + run.error->kind +
                          "): " + firstLine(run.error->message) + " (Compare tab)");
     return f;
+}
+
+// The function the model called that torch refuses to trace inside compiled
+// code ("Attempt to trace forbidden callable <function set_stance at 0x...>");
+// "" for any other error.
+std::string forbiddenCallable(const std::string& text) {
+    static const std::regex forbidden(
+        R"(forbidden callable <(?:built-in )?(?:function|method) ([\w.]+))");
+    std::smatch m;
+    return std::regex_search(text, m, forbidden) ? m[1].str() : std::string();
 }
 
 std::string pythonVersion(const std::string& version) {
@@ -147,6 +158,26 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.remedy = "Install the Triton that matches your torch into the interpreter that runs "
                        "the model (pip install triton; CUDA builds of torch depend on it), or run "
                        "this setting with --backend aot_eager.";
+            f.confidence = 0.85;
+            out.push_back(std::move(f));
+        } else if (const std::string name = forbiddenCallable(text);
+                   !name.empty() && mode != "eager") {
+            const auto [file, line] =
+                failingLine(e, run.model.file.empty() ? input.report.model.file : run.model.file);
+            Finding f =
+                base(run, index, "failure.forbidden_call",
+                     label + " failed: torch refuses to trace " + name + " inside compiled code" +
+                         (file.empty() ? std::string() : " at " + shortLocation(file, line)));
+            f.file = file;
+            f.line = line;
+            f.remedy = name == "set_stance"
+                           ? "Set the stance around the call instead, outside forward: "
+                             "with torch.compiler.set_stance(\"force_eager\"): model(x). "
+                             "torch changes stance only between compiled calls."
+                           : "Call " + name +
+                                 " outside the compiled function (before or after the model's "
+                                 "call), or move it into a function marked "
+                                 "@torch.compiler.disable, which Dynamo runs eagerly.";
             f.confidence = 0.85;
             out.push_back(std::move(f));
         } else if (mentionsSymbolicShapes(text) && mode != "eager") {

@@ -3,10 +3,32 @@ error events for exceptions out of the harness."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .errors import ProbeError, compiled_code_location, exc_summary, format_exc, user_location
 from .frames import FrameClassifier
+
+# Dynamo's words for a function torch refuses to trace (torch/_dynamo/variables).
+_FORBIDDEN = re.compile(r"forbidden callable <(?:built-in )?(?:function|method) ([\w.]+)")
+
+
+def forbidden_remedy(text: str) -> str | None:
+    """What to do when the model calls, inside the compiled code, a function
+    torch forbids there (torch.compiler.set_stance, ...): not torch's bug."""
+    m = _FORBIDDEN.search(text)
+    if not m:
+        return None
+    name = m.group(1)
+    if name == "set_stance":
+        return (
+            "torch.compiler.set_stance cannot be called inside compiled code: set the stance "
+            "around the call instead (with torch.compiler.set_stance(...): model(x)), outside forward"
+        )
+    return (
+        f"torch forbids calling {name} inside compiled code: call it outside the compiled "
+        f"function, or move the call into a function marked @torch.compiler.disable"
+    )
 
 
 def is_oom(torch: Any, e: BaseException) -> bool:
@@ -79,9 +101,12 @@ def classify(
         if eager_exc is None:
             loc = compiled_code_location(e, classifier)
             where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
+            forbidden = forbidden_remedy(str(e))
             if "data-dependent expression" in str(e):
                 # Not torch's bug: a size there comes from tensor values.
                 then = "a size there depends on tensor values (torch._check tells torch what holds)"
+            elif forbidden:
+                then = forbidden
             else:
                 then = "try --backend aot_eager to narrow it down, and report it to PyTorch"
             return ProbeError(

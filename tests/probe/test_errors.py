@@ -134,3 +134,20 @@ def test_a_data_dependent_size_under_fullgraph_is_not_called_a_torch_bug():
     assert f"while compiling {path}:13" in err["message"], err["message"]
     assert "depends on tensor values" in err["message"]
     assert "report it to PyTorch" not in err["message"]
+
+
+def test_a_stance_set_inside_forward_says_where_to_set_it_instead():
+    # torch refuses to trace set_stance: the model's own mistake, not torch's bug.
+    path = fixture_model("stance_in_forward")
+    err = _failed_with(run_probe(path, "--mode", "default", *FAST), "compile_failed")
+    assert f"while compiling {path}:12" in err["message"], err["message"]
+    assert "set the stance around the call" in err["message"]
+    assert "report it to PyTorch" not in err["message"]
+
+
+def test_other_forbidden_callables_are_named():
+    from compilescope_probe.failures import forbidden_remedy
+
+    text = "Attempt to trace forbidden callable <built-in function my_hook>"
+    assert "torch forbids calling my_hook inside compiled code" in forbidden_remedy(text)
+    assert forbidden_remedy("Could not guard on data-dependent expression u0") is None

@@ -61,6 +61,15 @@ const FailureCase kFailures[] = {
      "expression",
      "  File \"/m/model.py\", line 12, in forward\n    n = int(x.sum())\n",
      "failure.symbolic_shapes", "torch._check"},
+    // The model calls what torch forbids inside compiled code: its line, and where to move it.
+    {"set_stance in forward", "default", "compile_failed",
+     "torch.compile failed (while compiling /m/model.py:12): AssertionError: Attempt to trace "
+     "forbidden callable <function set_stance at 0x7f2bfac46200>.",
+     "", "failure.forbidden_call", "around the call instead, outside forward"},
+    {"another forbidden callable", "reduce-overhead", "compile_failed",
+     "torch.compile failed: AssertionError: Attempt to trace forbidden callable <built-in "
+     "function my_hook>",
+     "", "failure.forbidden_call", "Call my_hook outside the compiled function"},
     {"unrelated compile failure", "default", "compile_failed",
      "torch.compile failed: KeyError: 'foo'", "", "", ""},
     {"model raised", "default", "model_raised", "The model raised ValueError", "", "", ""},
@@ -127,6 +136,18 @@ TEST(AdviceFailures, ADataDependentSizeInALibrarysCodeIsNotTheUsersToAnnotate) {
     f = advise(reportOf({run}), {});
     ASSERT_EQ(f.size(), 1u);
     EXPECT_EQ(f[0].remedy.find("fullgraph"), std::string::npos) << f[0].remedy;
+}
+
+TEST(AdviceFailures, AForbiddenCallSaysWhichAndWhere) {
+    auto run = failed("default", "compile_failed",
+                      "torch.compile failed (while compiling /m/model.py:12): AssertionError: "
+                      "Attempt to trace forbidden callable <function set_stance at 0x7f2b>.");
+    const auto f = advise(reportOf({run}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].title, "default failed: torch refuses to trace set_stance inside compiled code "
+                          "at model.py:12");
+    EXPECT_EQ(f[0].file, "/m/model.py");
+    EXPECT_EQ(f[0].line, 12);
 }
 
 TEST(AdviceFailures, SymbolicShapesShowTheFailingLine) {
