@@ -36,7 +36,9 @@ class WholeTable : public QTableView {
         return {QTableView::sizeHint().width(),
                 header + verticalHeader()->length() + 2 * frameWidth()};
     }
-    QSize minimumSizeHint() const override { return sizeHint(); }
+    QSize minimumSizeHint() const override {
+        return {QTableView::minimumSizeHint().width(), sizeHint().height()};
+    }
 };
 
 // Read-only rows of text; sorted as text. A cell's tooltip holds it whole.
