@@ -12,7 +12,7 @@
 namespace cs::core {
 
 bool Crosscheck::disagrees() const {
-    return judgeable() && std::fabs(difference()) > kCrosscheckTolerance;
+    return judgeable() && std::fabs(difference()) > kCrosscheckTolerance && !withinNoise();
 }
 
 std::string crosscheckVerdict(const Crosscheck& check) {
@@ -21,6 +21,9 @@ std::string crosscheckVerdict(const Crosscheck& check) {
                "other code)";
     if (!check.judgeable())
         return "too few blocks to judge (measure for longer: --iters)";
+    if (std::fabs(check.difference()) > kCrosscheckTolerance && check.withinNoise())
+        return "apart, but within the per-call median's 95% interval: too few or too spread-out "
+               "calls to tell (measure for longer: --iters)";
     return check.disagrees() ? "they disagree: the measurement was disturbed" : "they agree";
 }
 
@@ -35,8 +38,13 @@ std::optional<Crosscheck> crosscheck(const Run& run) {
         std::any_of(run.recompiles.begin(), run.recompiles.end(), [](const Recompile& rc) {
             return rc.phase == "measure" || rc.phase == "crosscheck" || rc.phase == "profile";
         });
-    return Crosscheck{stats->median, *estimate, run.crosscheckBlockCalls,
-                      static_cast<int>(run.crosscheckBlockMeansNs.size()), recompiled};
+    return Crosscheck{stats->median,
+                      *estimate,
+                      run.crosscheckBlockCalls,
+                      static_cast<int>(run.crosscheckBlockMeansNs.size()),
+                      recompiled,
+                      stats->medianCiLow,
+                      stats->medianCiHigh};
 }
 
 std::string crosscheckText(const Crosscheck& check) {

@@ -28,10 +28,18 @@ struct Crosscheck {
     // blocks): the blocks may run other code (the next compiled variant, or
     // eager past the recompile limit), so the two timings do not compare.
     bool recompiled = false;
+    // The per-call median's 95% interval (min and max for under six calls).
+    double medianCiLowNs = 0;
+    double medianCiHighNs = 0;
     // perCallMedianNs / blockEstimateNs - 1: + when single calls timed slower than blocks.
     double difference() const { return perCallMedianNs / blockEstimateNs - 1; }
     bool judgeable() const { return blocks >= kMinCrosscheckBlocks && !recompiled; }
-    // Judgeable, and apart by more than kCrosscheckTolerance.
+    // The block estimate lies within the per-call median's 95% interval: a few
+    // spread-out calls (long ones, blocks of one call) cannot tell the two apart.
+    bool withinNoise() const {
+        return blockEstimateNs >= medianCiLowNs && blockEstimateNs <= medianCiHighNs;
+    }
+    // Judgeable, apart by more than kCrosscheckTolerance, and beyond the noise.
     bool disagrees() const;
 };
 
@@ -41,7 +49,8 @@ std::optional<Crosscheck> crosscheck(const Run& run);
 std::string crosscheckText(const Crosscheck& check);
 // "they agree", "they disagree: the measurement was disturbed", or, for
 // fewer than kMinCrosscheckBlocks blocks, "too few blocks to judge"; after
-// a recompile, "not comparable".
+// a recompile, "not comparable"; apart but within the per-call median's
+// interval, that the calls are too few and spread out to tell.
 std::string crosscheckVerdict(const Crosscheck& check);
 
 // The rest of the machine while the probe measured (docs/measuring.md, "The

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/analysis/measurement_check.h"
 #include "tests/core/advice_reports.h"
@@ -40,6 +41,36 @@ TEST(Crosscheck, DisagreesBeyondFivePercent) {
     EXPECT_FALSE(check->disagrees());
     EXPECT_NE(crosscheckVerdict(*check).find("too few blocks"), std::string::npos);
     EXPECT_NE(crosscheckText(*check).find("+11.1%"), std::string::npos) << crosscheckText(*check);
+}
+
+// Five long calls and blocks of one call each (torchvision's RAFT on CPU,
+// rounded): 8% apart, but the block estimate lies among the calls themselves, so
+// the two cannot be told apart; many tight calls can.
+TEST(Crosscheck, NoVerdictWithinTheSpreadOfAFewCalls) {
+    constexpr int64_t kMs = 1000 * kUs;
+    cs::core::Run run = timedRun("default", {80'000 * kMs},
+                                 {120 * kMs, 127 * kMs, 146 * kMs, 125 * kMs, 131 * kMs});
+    run.crosscheckBlockCalls = 1;
+    run.crosscheckBlockMeansNs = {138 * kMs, 137 * kMs, 140 * kMs, 139 * kMs};
+    auto check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_GT(std::fabs(check->difference()), kCrosscheckTolerance);
+    EXPECT_TRUE(check->withinNoise());
+    EXPECT_FALSE(check->disagrees());
+    EXPECT_NE(crosscheckVerdict(*check).find("within the per-call median's 95% interval"),
+              std::string::npos)
+        << crosscheckVerdict(*check);
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "measure.disturbed").empty());
+
+    // Thirty calls close together: the same 8% is beyond their median's interval.
+    run = timedRun("default", {80'000 * kMs}, slowStart({}, 30, 127 * kMs));
+    run.crosscheckBlockCalls = 1;
+    run.crosscheckBlockMeansNs = {138 * kMs, 135 * kMs, 138 * kMs, 150 * kMs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_FALSE(check->withinNoise());
+    EXPECT_TRUE(check->disagrees());
+    EXPECT_EQ(withRule(advise(reportOf({run}), {}), "measure.disturbed").size(), 1u);
 }
 
 TEST(UnsettledCalls, CountsTheLeadingCallsAboveTheBand) {
