@@ -279,7 +279,7 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
         f.evidence.push_back(inheritedText(e));
     f.evidence.push_back("inherited from the environment compilescope started the probes in "
                          "(your shell; on a --target host, its login), not set by --env or "
-                         "a setting's env=");
+                         "a setting's env= (Environment tab)");
     f.remedy = "Keep them if your deployment sets them too; where it does not, " +
                unsetRemedy(namesOf(listed)) +
                " To weigh one, measure a setting with and without it in one report: "

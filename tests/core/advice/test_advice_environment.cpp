@@ -228,6 +228,7 @@ TEST(AdviceEnvironment, InheritedOptionsAreListedWithTheSettingsThatHadThem) {
               "TORCH_LOGS=+dynamo: turns torch's compile logging on (default and max-autotune "
               "TORCHINDUCTOR_FREEZING=1 only)");
     EXPECT_EQ(f[0].evidence[1], "TRITON_PRINT_AUTOTUNING=1: sets a Triton option (eager only)");
+    EXPECT_NE(f[0].evidence[2].find("(Environment tab)"), std::string::npos) << f[0].evidence[2];
     EXPECT_NE(f[0].remedy.find("unset TORCH_LOGS and TRITON_PRINT_AUTOTUNING"), std::string::npos)
         << f[0].remedy;
 }
