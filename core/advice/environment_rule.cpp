@@ -27,10 +27,14 @@ std::string assignment(const TorchVariable& v) {
 
 // Where a variable of this run came from, as a finding says it.
 std::string origin(const TorchVariable& v, const Run& run) {
-    if (v.inherited)
+    switch (originOf(v, run)) {
+    case VariableOrigin::Inherited:
         return kInheritedFrom;
-    if (run.setting.environment.count(v.name) > 0)
+    case VariableOrigin::SettingEnv:
         return "set by this setting's env=";
+    case VariableOrigin::SessionEnv:
+        break;
+    }
     return "set by --env for every probe";
 }
 

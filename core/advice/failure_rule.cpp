@@ -36,6 +36,16 @@ bool mentionsMissingTriton(const std::string& text) {
 
 // Where in the user's code it failed: the probe's "(while compiling FILE:LINE)",
 // else the innermost traceback frame in the model's file.
+// The model's file: the run's own, else the report's.
+const std::string& modelFileOf(const Run& run, const Report& report) {
+    return run.model.file.empty() ? report.model.file : run.model.file;
+}
+
+// " at model.py:12", or "" where the failure names no line.
+std::string atLocation(const std::string& file, int line) {
+    return file.empty() ? std::string() : " at " + shortLocation(file, line);
+}
+
 std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::string& modelFile) {
     static const std::regex compiling(R"(while compiling (.+?):(\d+)\))");
     std::smatch m;
@@ -162,12 +172,10 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             out.push_back(std::move(f));
         } else if (const std::string name = forbiddenCallable(text);
                    !name.empty() && mode != "eager") {
-            const auto [file, line] =
-                failingLine(e, run.model.file.empty() ? input.report.model.file : run.model.file);
-            Finding f =
-                base(run, index, "failure.forbidden_call",
-                     label + " failed: torch refuses to trace " + name + " inside compiled code" +
-                         (file.empty() ? std::string() : " at " + shortLocation(file, line)));
+            const auto [file, line] = failingLine(e, modelFileOf(run, input.report));
+            Finding f = base(run, index, "failure.forbidden_call",
+                             label + " failed: torch refuses to trace " + name +
+                                 " inside compiled code" + atLocation(file, line));
             f.file = file;
             f.line = line;
             f.remedy = name == "set_stance"
@@ -181,17 +189,14 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.confidence = 0.85;
             out.push_back(std::move(f));
         } else if (mentionsSymbolicShapes(text) && mode != "eager") {
-            const auto [file, line] =
-                failingLine(e, run.model.file.empty() ? input.report.model.file : run.model.file);
-            Finding f =
-                base(run, index, "failure.symbolic_shapes",
-                     label + " failed on symbolic shapes" +
-                         (file.empty() ? std::string() : " at " + shortLocation(file, line)));
+            const auto [file, line] = failingLine(e, modelFileOf(run, input.report));
+            Finding f = base(run, index, "failure.symbolic_shapes",
+                             label + " failed on symbolic shapes" + atLocation(file, line));
             f.file = file;
             f.line = line;
             if (dataDependent(text)) {
                 f.title = label + " failed on a size that depends on tensor data" +
-                          (file.empty() ? std::string() : " at " + shortLocation(file, line));
+                          atLocation(file, line);
                 f.remedy = "The sizes in that expression (u0, u1, …) come from tensor values "
                            "(nonzero, unique, a boolean mask, .item()): no dynamic setting or "
                            "mark_static fixes them. ";

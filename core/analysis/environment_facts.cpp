@@ -68,6 +68,12 @@ std::vector<ProbeFacts> probeFacts(const Report& report) {
         }
         rows.push_back(std::move(row));
     }
+    const auto first = rows.empty() ? std::vector<std::string>() : rows.front().compared();
+    for (auto& row : rows) {
+        const auto mine = row.compared();
+        for (size_t k = 0; k < mine.size(); ++k)
+            row.unlikeFirst.push_back(mine[k] != first[k]);
+    }
     return rows;
 }
 

@@ -28,6 +28,11 @@ struct ProbeFacts {
     std::string device; // "cuda:0 (NVIDIA H200)", "cpu"
     std::string host;
     std::string threads; // "2 intra-op threads on CPUs 0-1"; "" unknown
+    // What must match for runs to compare, in this order: interpreter, python,
+    // torch, device, host (threads may differ by setting, on purpose).
+    std::vector<std::string> compared() const { return {interpreter, python, torch, device, host}; }
+    // For each of compared(): unlike the first probe's.
+    std::vector<bool> unlikeFirst;
 };
 std::vector<ProbeFacts> probeFacts(const Report& report);
 // "0-3, 6, 8-9": CPU numbers as ranges.

@@ -11,8 +11,12 @@
 
 namespace cs::core {
 
+bool Crosscheck::apart() const {
+    return std::fabs(difference()) > kCrosscheckTolerance;
+}
+
 bool Crosscheck::disagrees() const {
-    return judgeable() && std::fabs(difference()) > kCrosscheckTolerance && !withinNoise();
+    return judgeable() && apart() && !withinNoise();
 }
 
 std::string crosscheckVerdict(const Crosscheck& check) {
@@ -21,7 +25,7 @@ std::string crosscheckVerdict(const Crosscheck& check) {
                "other code)";
     if (!check.judgeable())
         return "too few blocks to judge (measure for longer: --iters)";
-    if (std::fabs(check.difference()) > kCrosscheckTolerance && check.withinNoise())
+    if (check.apart() && check.withinNoise())
         return "apart, but within the per-call median's 95% interval: too few or too spread-out "
                "calls to tell (measure for longer: --iters)";
     return check.disagrees() ? "they disagree: the measurement was disturbed" : "they agree";

@@ -34,12 +34,14 @@ struct Crosscheck {
     // perCallMedianNs / blockEstimateNs - 1: + when single calls timed slower than blocks.
     double difference() const { return perCallMedianNs / blockEstimateNs - 1; }
     bool judgeable() const { return blocks >= kMinCrosscheckBlocks && !recompiled; }
+    // Apart by more than kCrosscheckTolerance.
+    bool apart() const;
     // The block estimate lies within the per-call median's 95% interval: a few
     // spread-out calls (long ones, blocks of one call) cannot tell the two apart.
     bool withinNoise() const {
         return blockEstimateNs >= medianCiLowNs && blockEstimateNs <= medianCiHighNs;
     }
-    // Judgeable, apart by more than kCrosscheckTolerance, and beyond the noise.
+    // Judgeable, apart, and beyond the noise.
     bool disagrees() const;
 };
 

@@ -117,6 +117,13 @@ const char* toString(VariableOrigin origin) {
     return "";
 }
 
+VariableOrigin originOf(const TorchVariable& variable, const Run& run) {
+    if (variable.inherited)
+        return VariableOrigin::Inherited;
+    return run.setting.environment.count(variable.name) > 0 ? VariableOrigin::SettingEnv
+                                                            : VariableOrigin::SessionEnv;
+}
+
 size_t runsWithEnvironment(const Report& report) {
     return static_cast<size_t>(
         std::count_if(report.runs.begin(), report.runs.end(), [](const Run& r) {
@@ -131,10 +138,7 @@ std::vector<VariableAcrossRuns> variablesAcrossRuns(const Report& report) {
         if (run.status == RunStatus::Imported)
             continue;
         for (auto& v : torchVariables(run, report.environment)) {
-            const VariableOrigin origin = v.inherited ? VariableOrigin::Inherited
-                                          : run.setting.environment.count(v.name) > 0
-                                              ? VariableOrigin::SettingEnv
-                                              : VariableOrigin::SessionEnv;
+            const VariableOrigin origin = originOf(v, run);
             auto& entry = found[{v.name, v.value, origin}];
             entry.origin = origin;
             entry.settings.push_back(run.setting.label());

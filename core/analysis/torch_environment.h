@@ -48,6 +48,8 @@ enum class VariableOrigin {
 };
 // "inherited from the shell", "--env", "the setting's env=".
 const char* toString(VariableOrigin origin);
+// Where `variable`, one of the run's torchVariables(), came from.
+VariableOrigin originOf(const TorchVariable& variable, const Run& run);
 
 // One variable as the probes had it, over a report's measured runs (not the
 // imported ones): each name, value and origin once, with the settings whose

@@ -56,18 +56,14 @@ void writeProbes(std::ostream& out, const ReportView& view) {
          {"device", true},
          {"host", true},
          {"threads", true, "torch's intra-op threads, and the CPUs the probe could run on"}});
-    const ProbeFacts& first = probes.front();
     for (const auto& p : probes) {
         table.beginRow();
         table.html(runLabelHtml(view.runs[static_cast<size_t>(p.run)]));
-        for (const auto& [value, firstValue] :
-             std::vector<std::pair<std::string, std::string>>{{p.interpreter, first.interpreter},
-                                                              {p.python, first.python},
-                                                              {p.torch, first.torch},
-                                                              {p.device, first.device},
-                                                              {p.host, first.host}}) {
-            table.text(orDash(value), value != firstValue ? "not what the first probe had" : "",
-                       value != firstValue ? "warn" : "");
+        const auto values = p.compared();
+        for (size_t k = 0; k < values.size(); ++k) {
+            const bool unlike = p.unlikeFirst[k];
+            table.text(orDash(values[k]), unlike ? "not what the first probe had" : "",
+                       unlike ? "warn" : "");
         }
         table.text(orDash(p.threads));
     }

@@ -162,25 +162,25 @@ void EnvironmentTab::refresh() {
     // A probe unlike the first (another interpreter, torch or host) is marked.
     const auto probes = core::probeFacts(report);
     std::vector<QStringList> probeRows;
-    for (const auto& p : probes)
-        probeRows.push_back({QString::fromStdString(p.setting), orDash(p.interpreter),
-                             orDash(p.python), orDash(p.torch), orDash(p.device), orDash(p.host),
-                             orDash(p.threads)});
+    for (const auto& p : probes) {
+        QStringList row{QString::fromStdString(p.setting)};
+        for (const auto& value : p.compared())
+            row << orDash(value);
+        probeRows.push_back(row << orDash(p.threads));
+    }
     fillRows(probesModel_, probeRows);
-    probesTitle_->setVisible(!probeRows.empty());
-    probes_->setVisible(!probeRows.empty());
-    // Interpreter to host: what must match for runs to compare (threads may differ by setting).
-    constexpr int kFirstCompared = 1;
-    constexpr int kLastCompared = 5;
-    for (int row = 1; row < static_cast<int>(probeRows.size()); ++row) {
-        for (int column = kFirstCompared; column <= kLastCompared; ++column) {
-            if (probeRows[static_cast<size_t>(row)][column] != probeRows.front()[column]) {
-                QStandardItem* item = probesModel_->item(row, column);
+    for (int row = 0; row < static_cast<int>(probes.size()); ++row) {
+        const auto& unlike = probes[static_cast<size_t>(row)].unlikeFirst;
+        for (int k = 0; k < static_cast<int>(unlike.size()); ++k) {
+            if (unlike[static_cast<size_t>(k)]) {
+                QStandardItem* item = probesModel_->item(row, k + 1); // after the setting
                 item->setForeground(QColor("#b86e00"));
                 item->setToolTip(item->text() + "\n" + tr("Not what the first probe had"));
             }
         }
     }
+    probesTitle_->setVisible(!probeRows.empty());
+    probes_->setVisible(!probeRows.empty());
 
     const auto torches = core::differingTorchVersions(report);
     versions_->setText(
