@@ -498,9 +498,11 @@ class AotiSetting:
         p.sampler.pause()  # the runner samples its own memory
         tail: list[str] = []
         try:
-            self.child = subprocess.Popen(
-                args, pass_fds=(p.w.fd,), stderr=subprocess.PIPE, env=_runner_env()
-            )
+            # libtorch unpacks the package (its .so, its weights) under TMPDIR and
+            # leaves it there when the runner is killed: inside the work folder,
+            # it goes with the folder however the run ends.
+            env = dict(_runner_env(), TMPDIR=self.workdir)
+            self.child = subprocess.Popen(args, pass_fds=(p.w.fd,), stderr=subprocess.PIPE, env=env)
         except OSError as e:
             raise ProbeError(
                 "aoti_runner_failed", f"{runner} could not be started: {exc_summary(e)}."

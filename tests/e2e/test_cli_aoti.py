@@ -173,6 +173,8 @@ def runner_pids():
 
 def test_a_runner_killed_mid_run_is_crashed_with_its_calls_kept(cli, package, tmp_path):
     json_path = tmp_path / "killed.json"
+    tmp = tmp_path / "tmp"  # the app's, the probe's and the runner's TMPDIR
+    tmp.mkdir()
     before = set(runner_pids())
     proc = subprocess.Popen(
         [
@@ -189,6 +191,7 @@ def test_a_runner_killed_mid_run_is_crashed_with_its_calls_kept(cli, package, tm
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=dict(os.environ, TMPDIR=str(tmp)),
     )
     try:
         deadline = time.monotonic() + 120
@@ -209,3 +212,5 @@ def test_a_runner_killed_mid_run_is_crashed_with_its_calls_kept(cli, package, tm
     assert run["status"] == "crashed", run["error"]
     assert len(measured(run)) > 0
     assert "SIGKILL" in run["error"]["message"]
+    # What libtorch unpacked for the killed runner went with the probe's work folder.
+    assert not list(tmp.rglob("aotinductor_*")), sorted(map(str, tmp.rglob("*")))

@@ -309,14 +309,16 @@ def test_an_events_fd_that_is_not_open(package: dict) -> None:
     assert not events
 
 
-def start_long_run(package: dict) -> tuple[subprocess.Popen, list[str]]:
+def start_long_run(package: dict, tmp: Path) -> tuple[subprocess.Popen, list[str]]:
     """A run with far more measured calls than the test waits for; returns once
-    the first `iterations` chunk has been read."""
+    the first `iterations` chunk has been read. libtorch unpacks the package
+    under `tmp` (TMPDIR), where a killed runner leaves it."""
     p = subprocess.Popen(
         [RUNNER, *base_args(package, **{"--iters": "100000000"})],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        env=dict(os.environ, TMPDIR=str(tmp)),
     )
     lines: list[str] = []
     deadline = time.monotonic() + 120
@@ -332,8 +334,10 @@ def start_long_run(package: dict) -> tuple[subprocess.Popen, list[str]]:
     pytest.fail("no iterations chunk within 120 s:\n" + "".join(lines))
 
 
-def test_sigkill_mid_measure_keeps_the_chunks_already_written(package: dict) -> None:
-    p, lines = start_long_run(package)
+def test_sigkill_mid_measure_keeps_the_chunks_already_written(
+    package: dict, tmp_path: Path
+) -> None:
+    p, lines = start_long_run(package, tmp_path)
     # Read on while it runs, as core does: a reader that stops lets the pipe fill.
     assert p.stdout is not None
     stdout = p.stdout
@@ -352,10 +356,13 @@ def test_sigkill_mid_measure_keeps_the_chunks_already_written(package: dict) -> 
     assert len(chunks) >= 2
     assert all(c["latency_ns"] and all(x > 0 for x in c["latency_ns"]) for c in chunks)
     assert not of(events, "done")
+    # The unpacked package stays, in the TMPDIR given: the probe runs the
+    # runner with its work folder as TMPDIR, and removes that folder.
+    assert [d.name.startswith("aotinductor_") for d in tmp_path.iterdir()] == [True]
 
 
-def test_sigterm_mid_measure_sends_the_calls_not_yet_sent(package: dict) -> None:
-    p, lines = start_long_run(package)
+def test_sigterm_mid_measure_sends_the_calls_not_yet_sent(package: dict, tmp_path: Path) -> None:
+    p, lines = start_long_run(package, tmp_path)
     time.sleep(0.1)  # inside the next 250 ms: calls timed, not yet sent
     p.send_signal(signal.SIGTERM)
     rest, _ = p.communicate(timeout=30)
