@@ -174,7 +174,9 @@ def two_ranks(cli, tmp_path_factory):
     cmd = [sys.executable, str(MAKER), "--out", str(trace_dir), "--ranks", "2"]
     cmd += ["--repeats", "1", "--shapes", "1", "--diverge", "--backend", "aot_eager"]
     cmd += ["--width", "8", "--layers", "1", "--quiet"]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # torchrun keeps its ranks' logs in a torchelastic_* folder under TMPDIR.
+    (tmp / "tmp").mkdir()
+    env = dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(tmp / "tmp"))
     env.pop("TORCH_TRACE", None)
     made = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert made.returncode == 0, made.stderr[-4000:]
