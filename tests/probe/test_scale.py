@@ -492,7 +492,8 @@ def test_killed_mid_walk_keeps_the_points_sent(tmp_path):
             return (torch.randn(2, 8),)
         """,
     )
-    env = dict(os.environ, PYTHONPATH=str(PROBE_PATH))
+    # SIGKILLed with no app to clean up after it, the probe leaves its cache folder here.
+    env = dict(os.environ, PYTHONPATH=str(PROBE_PATH), TMPDIR=str(tmp_path))
     cmd = [sys.executable, "-m", "compilescope_probe", "--model", str(model), "--mode", "eager"]
     cmd += ["--batch-sizes", "auto", *QUICK]
     proc = subprocess.Popen(
