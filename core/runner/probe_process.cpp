@@ -2,8 +2,8 @@
 
 #include <QDir>
 #include <QFile>
-#include <QFileInfo>
 #include <QProcessEnvironment>
+#include <QTemporaryDir>
 
 #include "core/runner/interpreter_check.h"
 #include "core/runner/remote_run.h"
@@ -66,6 +66,17 @@ ProbeProcess::ProbeProcess(Run* run, ProbeLaunch launch, int timeoutSeconds, QOb
         if (key == "PYTHONPATH" && env.contains("PYTHONPATH") && !env.value("PYTHONPATH").isEmpty())
             v += ":" + env.value("PYTHONPATH"); // keep the user's own modules importable
         env.insert(QString::fromStdString(key), v);
+    }
+    if (!launch_.remote) {
+        // The probe keeps its fresh compile cache and its work folders in here
+        // (a remote probe's wrapper makes its own); removed after the probe,
+        // which a probe killed by SIGKILL cannot do, whenever that happens.
+        QTemporaryDir root(QDir::tempPath() + "/compilescope-run-XXXXXX");
+        root.setAutoRemove(false);
+        if (root.isValid()) {
+            scratchRoot_ = root.path();
+            env.insert(QStringLiteral("COMPILESCOPE_CACHE_ROOT"), scratchRoot_);
+        }
     }
     process_.setProcessEnvironment(env);
     connect(&process_, &QProcess::readyReadStandardOutput, this, &ProbeProcess::readEvents);
@@ -219,7 +230,6 @@ void ProbeProcess::readEvents() {
          parser_.feed(std::string_view(chunk.constData(), size_t(chunk.size())))) {
         applyStreamItem(*run_, item);
         noteMeasureEdge(item);
-        noteHello(item);
     }
     emit updated();
 }
@@ -236,41 +246,15 @@ void ProbeProcess::noteMeasureEdge(const StreamItem& item) {
         run_->appCpuMeasureNs = processCpuNs() - measureCpuBeginNs_;
 }
 
-// hello's cache_dir is the probe's fresh compile cache, which it removes at its
-// end, unless the user gave --cache-dir or --warm-cache. Only a folder named as
-// the probe names it (compilescope-cache-*), right in this temp root, is taken:
-// a path that a broken probe made up is never removed.
-void ProbeProcess::noteHello(const StreamItem& item) {
-    if (launch_.remote || !item.ok || !item.event.is_object() ||
-        item.event.value("type", "") != "hello")
-        return;
-    const auto& hello = item.event;
-    const auto dir = hello.find("cache_dir");
-    const auto settings = hello.find("settings");
-    if (dir == hello.end() || !dir->is_string() || settings == hello.end() ||
-        !settings->is_object())
-        return;
-    const auto given = settings->find("cache_dir");
-    const auto warm = settings->find("warm_cache");
-    if ((given != settings->end() && !given->is_null()) ||
-        (warm != settings->end() && (!warm->is_boolean() || warm->get<bool>())))
-        return;
-    const QFileInfo info(QString::fromStdString(dir->get<std::string>()));
-    if (!info.isAbsolute() || !info.fileName().startsWith(QStringLiteral("compilescope-cache-")) ||
-        QDir::cleanPath(info.absolutePath()) != QDir::cleanPath(QDir::tempPath()))
-        return;
-    probeCacheDir_ = info.absoluteFilePath();
-}
-
 // A probe that ends normally removes its cache and its compiler workers end
 // with it. One killed by SIGKILL (the OOM killer, a user's kill -9) or crashed
 // can do neither: its group is ended here and its fresh cache removed.
 void ProbeProcess::cleanUpAfterProbe() {
     if (launch_.remote)
         return; // the remote wrapper ends the group there; its cache is the host's
-    const QString cache = std::exchange(probeCacheDir_, QString());
-    if (!cache.isEmpty())
-        QDir(cache).removeRecursively();
+    const QString scratch = std::exchange(scratchRoot_, QString());
+    if (!scratch.isEmpty())
+        QDir(scratch).removeRecursively();
     if (pid_ > 0 && process_.state() == QProcess::NotRunning) {
         // Once, right after the end (the number may be reused later). SIGTERM
         // first: a compiler the probe ran (gcc) removes its temporary files on
@@ -278,10 +262,10 @@ void ProbeProcess::cleanUpAfterProbe() {
         const auto group = static_cast<pid_t>(-pid_);
         pid_ = 0;
         if (::kill(group, SIGTERM) == 0) // ESRCH: nothing was left
-            QTimer::singleShot(kKillGraceMs, this, [group, cache] {
+            QTimer::singleShot(kKillGraceMs, this, [group, scratch] {
                 ::kill(group, SIGKILL);
-                if (!cache.isEmpty())
-                    QDir(cache).removeRecursively(); // what a worker wrote meanwhile
+                if (!scratch.isEmpty())
+                    QDir(scratch).removeRecursively(); // what a worker wrote meanwhile
             });
     }
 }
@@ -308,7 +292,6 @@ void ProbeProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
     for (const auto& item : parser_.finish()) {
         applyStreamItem(*run_, item);
         noteMeasureEdge(item);
-        noteHello(item);
     }
     if (!remoteHead_.isEmpty()) { // a partial first line, never completed
         QByteArray rest = std::exchange(remoteHead_, {});

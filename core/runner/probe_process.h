@@ -42,7 +42,6 @@ class ProbeProcess : public QObject {
     void readEvents();
     void readConsole();
     void noteMeasureEdge(const StreamItem& item);
-    void noteHello(const StreamItem& item);
     // After the probe ended: what a probe killed by SIGKILL could not clean up
     // itself (its compiler workers, its fresh compile cache).
     void cleanUpAfterProbe();
@@ -74,9 +73,10 @@ class ProbeProcess : public QObject {
     // Replaces the error settleRun would write (a failed start, a Python 2).
     std::optional<ErrorInfo> startProblem_;
     int64_t measureCpuBeginNs_ = -1; // the app's CPU time when the measure phase began
-    // The fresh compile cache the probe made (hello's cache_dir) and removes at
-    // its end; removed here too, for a probe that could not (SIGKILL, a crash).
-    QString probeCacheDir_;
+    // A local probe's COMPILESCOPE_CACHE_ROOT: its fresh compile cache and work
+    // folders, which it removes at its end; removed here too, with the folder,
+    // for a probe that could not (SIGKILL, a crash).
+    QString scratchRoot_;
     qint64 remotePid_ = 0;  // the probe's pid (and group) on its host
     QByteArray remoteHead_; // stderr before the pid line was complete
     std::string sshTail_;   // the end of stderr: what ssh said last

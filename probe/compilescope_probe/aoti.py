@@ -377,9 +377,11 @@ def _build(probe: Any, src: str, folder: str, torch: Any) -> None:
 class AotiSetting:
     def __init__(self, probe: Any) -> None:
         self.p = probe
-        # Inside the probe's own fresh cache where there is one: the runner
-        # removes that folder when a killed probe could not (docs/protocol.md).
-        inside = probe.cache_dir if probe.remove_cache_dir else None
+        # Inside the probe's own fresh cache where there is one, else in the
+        # folder the app gave for it: the app removes that one when a killed
+        # probe could not (docs/protocol.md).
+        root = os.environ.get("COMPILESCOPE_CACHE_ROOT") or None
+        inside = probe.cache_dir if probe.remove_cache_dir else root
         self.workdir = tempfile.mkdtemp(prefix="compilescope-aoti-", dir=inside)
         probe.temp_dirs.append(self.workdir)
         self.child: subprocess.Popen | None = None

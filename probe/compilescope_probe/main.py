@@ -103,7 +103,7 @@ class Probe:
             self.cache_dir = os.path.abspath(os.path.expanduser(self.s.cache_dir))
             os.makedirs(self.cache_dir, exist_ok=True)
         elif not self.s.warm_cache:
-            # A remote run's wrapper gives a folder it removes even after a SIGKILL.
+            # The app (a remote run's wrapper) gives a folder it removes even after a SIGKILL.
             root = os.environ.get("COMPILESCOPE_CACHE_ROOT") or None
             self.cache_dir = tempfile.mkdtemp(prefix="compilescope-cache-", dir=root)
             self.remove_cache_dir = True

@@ -118,7 +118,7 @@ class ProbeProcessTest : public QObject {
     }
 
     // SIGKILL leaves the probe no way to clean up: the runner ends what is
-    // left of its group and removes the fresh cache that hello named.
+    // left of its group and removes the folder it gave for the fresh cache.
     void killedProbeLeavesNoCacheNorWorker() {
         QTemporaryDir root;
         QVERIFY(root.isValid());
@@ -134,6 +134,18 @@ class ProbeProcessTest : public QObject {
         // Gone, or a zombie its new parent has not reaped yet.
         QTRY_VERIFY_WITH_TIMEOUT(
             !QFile::exists("/proc/" + worker + "/stat") || readState(worker) == 'Z', 5000);
+    }
+
+    // Killed between making its cache and saying so in hello.
+    void probeKilledBeforeHelloLeavesNoCache() {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QByteArray previous = qgetenv("TMPDIR");
+        qputenv("TMPDIR", root.path().toUtf8());
+        Run run = runFake("killed_before_hello");
+        qputenv("TMPDIR", previous);
+        QCOMPARE(status(run), QString("crashed"));
+        QVERIFY(QDir(root.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).isEmpty());
     }
 
     // The quiet measure phase sends chunks; a probe that dies between two of

@@ -66,13 +66,18 @@ def long_line(events) -> None:
     os.write(events.fileno(), b"\n")
 
 
-def killed_with_cache(emit) -> None:
-    """As the real probe after a SIGKILL: its fresh cache (named in hello) and
-    a worker in its group are left for the runner to clean up."""
+def killed_with_cache(emit, before_hello: bool = False) -> None:
+    """As the real probe after a SIGKILL: its fresh cache (in the folder the
+    runner gave) and a worker in its group are left for the runner to clean
+    up; `before_hello`: killed before it could say where its cache is."""
     import tempfile
 
-    cache = tempfile.mkdtemp(prefix="compilescope-cache-")
+    cache = tempfile.mkdtemp(
+        prefix="compilescope-cache-", dir=os.environ.get("COMPILESCOPE_CACHE_ROOT") or None
+    )
     open(os.path.join(cache, "entry"), "w").close()
+    if before_hello:
+        os.kill(os.getpid(), signal.SIGKILL)
     emit(
         "hello",
         protocol=1,
@@ -118,8 +123,8 @@ def main() -> None:
         events.write(json.dumps({"type": event_type, "t_ns": time.monotonic_ns(), **fields}) + "\n")
         events.flush()
 
-    if behaviour == "killed_with_cache":
-        killed_with_cache(emit)
+    if behaviour in ("killed_with_cache", "killed_before_hello"):
+        killed_with_cache(emit, before_hello=behaviour == "killed_before_hello")
     emit(
         "hello",
         protocol=1,
