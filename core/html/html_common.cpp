@@ -41,9 +41,20 @@ std::string breakableLabel(const std::string& label) {
 
 } // namespace
 
+// The swatch stays on the line of the label's first word: a narrow column
+// breaks the label after it, never between the swatch and the label.
 std::string runLabelHtml(const RunView& run) {
-    return "<span class=\"run\"><span class=\"swatch\" style=\"background:" +
-           htmlEscape(run.color) + "\"></span>" + breakableLabel(run.label) + "</span>";
+    const std::string& label = run.label;
+    const size_t at = label.find_first_of(" _=,:-");
+    // A space stays outside, where the line may break; _ = , : - end the word.
+    const size_t lead = at == std::string::npos ? label.size() : at + (label[at] == ' ' ? 0 : 1);
+    std::string html = "<span class=\"run\"><span class=\"lead\"><span class=\"swatch\" "
+                       "style=\"background:" +
+                       htmlEscape(run.color) + "\"></span>" +
+                       htmlEscape(std::string_view(label).substr(0, lead)) + "</span>";
+    if (lead < label.size())
+        html += (label[lead] == ' ' ? "" : "<wbr>") + breakableLabel(label.substr(lead));
+    return html + "</span>";
 }
 
 std::string durationOrDash(std::optional<double> ns) {

@@ -336,8 +336,23 @@ TEST(ReportHtml, ALongSettingLabelCanBreakInItsTableCell) {
     Report report = eagerAndDefault(150);
     report.runs[1].setting.environment = {{"TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE", "<1>"}};
     const std::string html = writeReportHtml(report);
-    const std::string broken =
-        "default TORCHINDUCTOR_<wbr>MAX_<wbr>AUTOTUNE_<wbr>POINTWISE=<wbr>&lt;1&gt;";
+    // The swatch and the first word ("default") do not part.
+    const std::string broken = "default</span> TORCHINDUCTOR_<wbr>MAX_<wbr>AUTOTUNE_<wbr>"
+                               "POINTWISE=<wbr>&lt;1&gt;";
     EXPECT_NE(html.find(broken), std::string::npos);
     EXPECT_NE(html.find("td .run{white-space:normal}"), std::string::npos);
+    EXPECT_NE(html.find(".run .lead{white-space:nowrap}"), std::string::npos);
+}
+
+TEST(ReportHtml, ASettingLabelKeepsItsFirstWordWithTheSwatch) {
+    Report report = eagerAndDefault(150);
+    report.runs[1].setting.mode = "max-autotune-no-cudagraphs";
+    report.runs[1].setting.environment = {{"A_B", "1"}};
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find("max-</span><wbr>autotune-no-cudagraphs A_<wbr>B=<wbr>1</span>"),
+              std::string::npos);
+    report.runs[1].setting.environment.clear();
+    report.runs[1].setting.mode = "default";
+    report.runs[1].setting.dynamic = "true";
+    EXPECT_NE(writeReportHtml(report).find("default</span> dyn</span>"), std::string::npos);
 }
