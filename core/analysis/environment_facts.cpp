@@ -7,6 +7,28 @@
 
 namespace cs::core {
 
+namespace {
+
+// "cpu (AMD EPYC 7B13)", "cuda:0 (NVIDIA H200)": what was used, and its name.
+std::string deviceText(const ProbeInfo& p) {
+    std::string text = p.device;
+    if (!p.deviceName.empty() && p.deviceName != p.device)
+        text += (text.empty() ? "" : " ") + ("(" + p.deviceName + ")");
+    return text;
+}
+
+// The report's device as the first probe that said hello used it; the
+// environment's name alone (a GPU's, or the CPU's) where no run says more.
+std::string reportDeviceText(const Report& report) {
+    for (const Run& run : report.runs) {
+        if (run.sawHello && run.status != RunStatus::Imported && !run.probe.device.empty())
+            return deviceText(run.probe);
+    }
+    return report.environment.device;
+}
+
+} // namespace
+
 std::vector<EnvironmentFact> environmentFacts(const Report& report) {
     const auto& e = report.environment;
     const auto& m = report.model;
@@ -17,7 +39,7 @@ std::vector<EnvironmentFact> environmentFacts(const Report& report) {
             {"python", e.python},
             {"torch", e.torch},
             {"CUDA", e.cuda},
-            {"device", e.device},
+            {"device", reportDeviceText(report)},
             {"CPU", e.cpu},
             {"host", e.host},
             {"remote target", e.target.empty() ? "none: this computer" : e.target},
@@ -55,9 +77,7 @@ std::vector<ProbeFacts> probeFacts(const Report& report) {
         row.interpreter = p.pythonExecutable;
         row.python = p.python;
         row.torch = p.torch;
-        row.device = p.device;
-        if (!p.deviceName.empty() && p.deviceName != p.device)
-            row.device += (row.device.empty() ? "" : " ") + ("(" + p.deviceName + ")");
+        row.device = deviceText(p);
         row.host = p.host;
         if (p.threads > 0) {
             row.threads = std::to_string(p.threads) +

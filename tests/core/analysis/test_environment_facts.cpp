@@ -37,6 +37,24 @@ TEST(EnvironmentFacts, SayWhatRanWhereAndLeaveUnknownsEmpty) {
     EXPECT_EQ(valueOf(environmentFacts(report), "remote target"), "ssh://gpu-box");
 }
 
+// A CPU run's device is not the CPU's name twice over (device and CPU rows).
+TEST(EnvironmentFacts, TheDeviceSaysWhatWasUsedAndItsName) {
+    Report report;
+    report.environment.device = "AMD EPYC 7B13";
+    report.environment.cpu = "AMD EPYC 7B13";
+    EXPECT_EQ(valueOf(environmentFacts(report), "device"), "AMD EPYC 7B13"); // no run says more
+    report.runs.resize(2);
+    report.runs[1].sawHello = true;
+    report.runs[1].probe.device = "cpu";
+    report.runs[1].probe.deviceName = "AMD EPYC 7B13";
+    EXPECT_EQ(valueOf(environmentFacts(report), "device"), "cpu (AMD EPYC 7B13)");
+    report.runs[0].sawHello = true;
+    report.runs[0].probe.device = "cuda:0";
+    report.runs[0].probe.deviceName = "NVIDIA H200";
+    EXPECT_EQ(valueOf(environmentFacts(report), "device"), "cuda:0 (NVIDIA H200)");
+    EXPECT_EQ(probeFacts(report).at(1).device, "cpu (AMD EPYC 7B13)");
+}
+
 TEST(EnvironmentFacts, DifferentTorchVersionsAreNamedOnlyWhenTheyDiffer) {
     Report report;
     report.runs.resize(3);
