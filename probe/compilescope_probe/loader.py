@@ -10,6 +10,7 @@ import inspect
 import os
 import re
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from . import fallbacks
@@ -68,12 +69,21 @@ def _syntax_error(e: SyntaxError, path: str) -> ProbeError:
     )
 
 
+def _as_dict(value: Any) -> Any:
+    """A mapping that is not a dict as one: a Hugging Face tokenizer's output
+    (BatchEncoding, a UserDict) is what `model(**inputs)` is called with."""
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        return dict(value)
+    return value
+
+
 def _as_input_tuple(value: Any, what: str, file: str, names: tuple | None = None) -> tuple:
     """The inputs as the positional values the harness passes; a dict of
     keyword arguments (Hugging Face's `model(**inputs)`) gives its values in
     the order of `names` (the first dict's keys), which it must match."""
     import torch
 
+    value = _as_dict(value)
     if names is not None:
         if not isinstance(value, dict) or tuple(value) != names:
             raise ProbeError(
@@ -90,7 +100,8 @@ def _as_input_tuple(value: Any, what: str, file: str, names: tuple | None = None
     raise ProbeError(
         "missing_get_inputs",
         f"{what} in {file} returned {type(value).__name__}; it must return a tensor, "
-        f"a tuple/list of the model's positional arguments, or a dict of its keyword arguments.",
+        f"a tuple/list of the model's positional arguments, or a dict (any mapping, such as a "
+        f"tokenizer's output) of its keyword arguments.",
     )
 
 
@@ -102,6 +113,7 @@ def _keys_text(value: Any) -> str:
 
 def _keyword_names(value: Any, what: str, file: str) -> tuple[str, ...] | None:
     """The keys of a get_inputs() dict; None for positional inputs."""
+    value = _as_dict(value)
     if not isinstance(value, dict):
         return None
     names = tuple(value)

@@ -200,3 +200,24 @@ def test_a_breaks_stack_starts_at_the_models_forward_not_the_probes_wrapper(tmp_
         assert all("loader.py" not in f for f in files), files
         assert files[0] == str(path), files
         assert b["frames"][b["user_frame"]]["file"] == str(path)
+
+
+def test_a_tokenizers_output_is_a_dict_of_inputs(tmp_path):
+    """A tokenizer returns a BatchEncoding, a UserDict: a mapping, not a dict.
+    Written without transformers, as a mapping of the same kind."""
+    text = MODEL.replace(
+        "def get_inputs(batch_size=2):",
+        "from collections import UserDict\n\n\ndef get_inputs(batch_size=2):",
+    ).replace(
+        'return {"input_ids": ids, "attention_mask": torch.ones(batch_size, 8)}',
+        "return UserDict(input_ids=ids, attention_mask=torch.ones(batch_size, 8))",
+    )
+    text += "\n\ndef get_input_sweep():\n    return [get_inputs(1), get_inputs(3)]\n"
+    assert "UserDict(" in text
+    path = write(tmp_path, text)
+    run = run_probe(path, "--mode", "eager", "--batch-sizes", "1,2", *QUICK)
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    model = run.one("model")
+    assert [i.get("name") for i in model["inputs"]] == ["input_ids", "attention_mask"]
+    assert [p["batch_size"] for p in run.of("scale_point")] == [1, 2]
