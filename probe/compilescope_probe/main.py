@@ -68,6 +68,7 @@ class Probe:
         self.call_index = 0
         self.timer: Any = None
         self.pending_calls: Any = None  # harness.CallBuffer while measuring
+        self.quiet = False  # capture hooks off: the warmup's tail to the cross-check
         self.stages: Any = None  # compile_stages.StageWatcher while compiling
         self.headers: Any = None  # header_build.HeaderBuildWatch under Inductor
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
@@ -772,6 +773,17 @@ class Probe:
             self.run_sweep(fn, model, sweep)
 
     def warmup_and_measure(self, fn: Any, model: Any, inputs: tuple, clock: Any) -> None:
+        try:
+            latencies = self.warmup_measure_and_check(fn, model, inputs, clock)
+        finally:
+            self.leave_quiet()
+        if latencies:
+            # Last, in a phase of its own: the statistics never see these calls.
+            self.profile_window(fn, model, inputs)
+
+    def warmup_measure_and_check(self, fn: Any, model: Any, inputs: tuple, clock: Any) -> list[int]:
+        """The warmup, the measured calls and their cross-check; the capture
+        hooks are off from the warmup's quiet tail on (Probe.warm_quietly)."""
         s = self.s
         later: list = []
         later_wall = 0
@@ -779,9 +791,18 @@ class Probe:
         reference_before = machine_load.reference_ns(self.torch) if s.iters > 0 else None
         clock.start()
         overhead_before = self.capture.overhead_ns if self.capture else 0
+        tail = quiet_warmup_calls(s.warmup, s.iters)
+        machine_before = None
         with self.phase("warmup") as end:
-            for _ in range(s.warmup - 1):
+            for _ in range(s.warmup - 1 - tail):
                 later += self.call(fn, model, inputs, warmup=True, first=False)
+                later_wall += self._last_wall
+            if tail:
+                # Reading /proc right before a call slows it and the next few
+                # (their caches evicted): the quiet tail pays for it, so the
+                # machine's window holds it too (docs/measuring.md).
+                machine_before = machine_load.snapshot()
+                later += self.warm_quietly(fn, model, inputs, tail)
                 later_wall += self._last_wall
             if later:
                 # Compile work that only happens on later calls (CUDA-graph
@@ -793,12 +814,13 @@ class Probe:
                     ct["wall_ns"] = ct.pop("first_call_ns")
                     end["compile_time"] = ct
 
-        # Paused before the phase begins and resumed after it ends: inside it,
-        # host RSS comes only from the edges' own samples.
+        # Paused before the measure phase begins and resumed after the
+        # cross-check ends: inside them, host RSS comes only from the edges' own samples.
         self.sampler.pause()
         try:
             with self.phase("measure") as end:
-                machine_before = machine_load.snapshot()
+                if machine_before is None:
+                    machine_before = machine_load.snapshot()
                 faults_before = host_faults.counts()
                 t0 = time.perf_counter_ns()
                 latencies = self.measure_quietly(fn, model, inputs)
@@ -816,14 +838,13 @@ class Probe:
                     }
                 if machine is not None:
                     end["machine_cpu"] = machine
+            if latencies:
+                # After the measure phase, so CUPTI's per-iteration figures and the
+                # per-call statistics never see these calls; as quiet as they were.
+                self.crosscheck(fn, model, inputs, statistics.median(latencies), measure_ns)
         finally:
             self.sampler.resume()
-        if latencies:
-            # After the measure phase, so CUPTI's per-iteration figures and the
-            # per-call statistics never see these calls.
-            self.crosscheck(fn, model, inputs, statistics.median(latencies), measure_ns)
-            # Last, in a phase of its own: the statistics never see these calls.
-            self.profile_window(fn, model, inputs)
+        return latencies
 
     def profile_calls(self) -> int:
         """Calls in the profile phase: --profile-calls, but never more than
@@ -908,8 +929,6 @@ class Probe:
         """The measured calls, with nothing else in the probe between them:
         no capture hooks, no event per call (docs/measuring.md); the caller
         pauses RSS sampling around the whole phase."""
-        from .harness import CallBuffer, compile_locator, measure_calls
-        from .loader import shapes_text
 
         if self.s.iters == 0:
             return []
@@ -924,29 +943,79 @@ class Probe:
             self.call_index += len(latencies)
             self.measured += len(latencies)
 
+        latencies, _ = self.calls_quietly(fn, model, inputs, self.s.iters, send)
+        return latencies
+
+    def warm_quietly(self, fn: Any, model: Any, inputs: tuple, calls: int) -> list:
+        """The warmup's last calls as the measured ones will run: capture
+        hooks off, nothing between the calls. Taking the hooks off changes how
+        torch's logging runs a call, and the next few calls were slower (a
+        transformers DeBERTa on CPU: 152, 106, 95, 89 µs, then 84): they are
+        paid here, not by the first measured calls. Each goes out as an
+        `iteration`; returns their CompilationMetrics."""
+
+        def send(first: int, latencies: list, walls: list) -> None:
+            for latency, wall in zip(latencies, walls):
+                self.emit(
+                    "iteration",
+                    index=self.call_index,
+                    latency_ns=int(latency),
+                    wall_ns=int(wall),
+                    warmup=True,
+                    first_call=False,
+                )
+                self.call_index += 1
+
+        _, metrics = self.calls_quietly(fn, model, inputs, calls, send)
+        return metrics
+
+    def calls_quietly(
+        self, fn: Any, model: Any, inputs: tuple, calls: int, send: Any
+    ) -> tuple[list[int], list]:
+        """`calls` timed calls with the capture hooks off, sent in chunks; one
+        capture span around them reports a recompile in them, its call found
+        afterwards by time (compile_locator). Returns the latencies and the
+        span's CompilationMetrics; `_last_wall` is the calls' wall time."""
+        from .harness import CallBuffer, compile_locator, measure_calls
+        from .loader import shapes_text
+
+        self.go_quiet()
         if self.capture is not None:
-            # One begin/end around the whole loop: a recompile in it is still
-            # reported, and its call found afterwards by time (compile_locator).
             self.capture.begin_call(shapes_text(inputs))
-            self.capture.uninstall()
-        buffer = CallBuffer(self.s.iters, send)
+        buffer = CallBuffer(calls, send)
         locate = compile_locator(buffer, self.call_index)
         try:
             self.pending_calls = buffer
-            latencies = measure_calls(self.timer, fn, inputs, self.s.iters, send, buffer=buffer)
+            latencies = measure_calls(self.timer, fn, inputs, calls, send, buffer=buffer)
         except Exception as e:
-            self.end_quiet(locate)
+            self.end_quiet_span(locate)
             raise self.failure(e, model, inputs) from None
         finally:
             self.pending_calls = None
-        self.end_quiet(locate)
-        return latencies
+        self._last_wall = sum(buffer.wall[: buffer.timed])
+        return latencies, self.end_quiet_span(locate)
 
-    def end_quiet(self, locate: Any = None) -> None:
-        if self.capture is not None:
+    def go_quiet(self) -> None:
+        if self.capture is not None and not self.quiet:
+            self.capture.uninstall()
+        self.quiet = True
+
+    def leave_quiet(self) -> None:
+        if self.capture is not None and self.quiet:
             self.capture.install()
-            self.capture.end_call(self.feed.take() if self.feed is not None else [], locate)
+        self.quiet = False
+
+    def end_quiet(self) -> None:
+        """A quiet span's end, the hooks back on."""
+        self.end_quiet_span()
+        self.leave_quiet()
+
+    def end_quiet_span(self, locate: Any = None) -> list:
+        metrics = self.feed.take() if self.feed is not None else []
+        if self.capture is not None:
+            self.capture.end_call(metrics, locate)
         self.flush_code()
+        return metrics
 
     def crosscheck(
         self, fn: Any, model: Any, inputs: tuple, median_ns: float, measure_ns: int
@@ -1007,6 +1076,19 @@ class Probe:
                     e.message = f"sweep input {i + 1} ({shapes_text(item)}): {e.message}"
                     self.error(e)
                     return
+
+
+# At most this many of the warmup's last calls run quietly, as the measured
+# calls do (Probe.warm_quietly), and never more than half of the calls after
+# the first: the first later calls keep the hooks, where recompiles, CUDA-graph
+# recording and lazy initialisation happen.
+QUIET_WARMUP_CALLS = 8
+
+
+def quiet_warmup_calls(warmup: int, iters: int) -> int:
+    if iters <= 0:
+        return 0
+    return min(QUIET_WARMUP_CALLS, max(warmup - 1, 0) // 2)
 
 
 def _inductor_cache_dir() -> str | None:

@@ -454,9 +454,9 @@ class Walk:
             return []
         # Between measured calls only the sampler's flag is looked at: no file read.
         timer = _CheckedTimer(p.timer, self.check) if self.watch is not None else p.timer
+        p.go_quiet()
         if p.capture is not None:
             p.capture.begin_call(shapes_text(inputs))
-            p.capture.uninstall()
         try:
             latencies = measure_calls(timer, self.fn, inputs, self.s.iters, lambda *a: None)
         except CapExceeded:

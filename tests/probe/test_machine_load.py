@@ -133,3 +133,31 @@ def test_the_host_reference_is_the_median_rep_and_fails_soft():
             raise RuntimeError("no such op")
 
     assert machine_load.reference_ns(NoMatmul()) is None
+
+
+def _fake_proc(root, tree, children_files=True):
+    """A /proc of pid -> (parent, ticks); each process one thread (its pid)."""
+    for pid, (ppid, ticks) in tree.items():
+        task = root / str(pid) / "task" / str(pid)
+        task.mkdir(parents=True)
+        (root / str(pid) / "stat").write_text(
+            f"{pid} (p {pid}) S {ppid} 1 1 0 -1 0 0 0 0 0 {ticks} 0 0 0 20 0 1 0\n"
+        )
+        if children_files:
+            kids = " ".join(str(k) for k, (pp, _) in tree.items() if pp == pid)
+            (task / "children").write_text(kids + (" " if kids else ""))
+
+
+def test_descendants_are_found_down_the_children_files_without_reading_every_process(
+    tmp_path,
+):
+    tree = {10: (1, 1000), 11: (10, 5), 12: (11, 7), 20: (1, 900), 21: (20, 50)}
+    _fake_proc(tmp_path, tree)
+    (tmp_path / "20" / "stat").write_text("unreadable")  # a neighbour is never read
+    stats = machine_load.descendant_stats(str(tmp_path), 10)
+    assert stats == {11: (10, 5), 12: (11, 7)}
+    assert machine_load.descendants_ticks(stats, 10) == 12
+    # A kernel without children files: None, and the caller reads every process.
+    plain = tmp_path / "plain"
+    _fake_proc(plain, tree, children_files=False)
+    assert machine_load.descendant_stats(str(plain), 10) is None

@@ -181,3 +181,25 @@ def test_a_calls_span_includes_dropping_its_output():
 
     latency, wall = harness.CpuTimer()(SlowToFree, ())
     assert latency >= 20_000_000 and wall == latency
+
+
+def test_the_warmups_last_calls_run_quietly():
+    from compilescope_probe.main import QUIET_WARMUP_CALLS, quiet_warmup_calls
+
+    assert quiet_warmup_calls(10, 100) == 4  # half of the 9 after the first
+    assert quiet_warmup_calls(100, 100) == QUIET_WARMUP_CALLS
+    assert quiet_warmup_calls(2, 100) == 0 and quiet_warmup_calls(3, 100) == 1
+    assert quiet_warmup_calls(10, 0) == 0  # nothing measured: nothing to prepare
+
+
+def test_a_run_with_a_quiet_warmup_tail_reports_every_warmup_call():
+    run = run_probe(
+        gallery("mlp"), "--mode", "eager", "--warmup", "10", "--iters", "30", "--threads", "1"
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    calls = run.calls()
+    assert [c["index"] for c in calls] == list(range(40))
+    assert [c["warmup"] for c in calls] == [True] * 10 + [False] * 30
+    warmup = [e for e in run.phase_span("warmup") if e["type"] == "iteration"]
+    assert len(warmup) == 9 and all(e["warmup"] for e in warmup)
