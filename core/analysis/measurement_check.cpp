@@ -127,9 +127,8 @@ std::string machineLoadVerdict(const MachineLoad& load) {
 }
 
 std::optional<UnsettledCalls> unsettledCalls(const Run& run) {
-    // A sweep changes the input between calls: a slow call is a new shape, not warmup.
-    if (run.setting.sweep)
-        return std::nullopt;
+    // The input sweep's calls come after these and are no iterations: every
+    // measured call had the same inputs.
     std::vector<int64_t> measured;
     for (const auto& it : run.iterations) {
         if (!it.warmup)
@@ -153,9 +152,26 @@ std::optional<UnsettledCalls> unsettledCalls(const Run& run) {
     // All of them above the band cannot happen (the median is in it); one
     // call just above it is noise, far above it is warmup.
     const bool one = u.calls == 1 && static_cast<double>(u.worstNs) > 2 * band->median;
-    if (u.calls >= 2 || one)
-        return u;
-    return std::nullopt;
+    if (u.calls < 2 && !one)
+        return std::nullopt;
+    // The probe's last warmup calls run as the measured ones do (no capture
+    // hooks); when the last was already near the steady median, the model had
+    // settled, and the slow first measured calls are the probe's step from
+    // one phase to the next (its reads and writes slow the next few calls),
+    // which more warmup would not change. Compiles among them are said all the same.
+    const Iteration* lastWarmup = nullptr;
+    for (const auto& it : run.iterations) {
+        if (!it.warmup)
+            break;
+        lastWarmup = &it;
+    }
+    const bool settledInWarmup =
+        lastWarmup && !lastWarmup->firstCall &&
+        static_cast<double>(lastWarmup->latencyNs) <= kSettledWarmupFactor * band->median &&
+        static_cast<double>(u.worstNs) - band->median <= static_cast<double>(kPhaseStepNs);
+    if (settledInWarmup && !unsettledByRecompiles(run, u))
+        return std::nullopt;
+    return u;
 }
 
 MeasureRecompiles measureRecompiles(const Run& run) {

@@ -116,12 +116,20 @@ struct UnsettledCalls {
 };
 
 inline constexpr size_t kMinCallsForUnsettled = 10;
+// A last warmup call within this factor of the measured median had settled:
+// slow first measured calls after it are the step into the measure phase
+// (the 2-core VM: a DeBERTa's warmup ended at 98 µs, 1.14× its 85.8 µs
+// median, then the first measured calls took 185, 136, 109 µs).
+inline constexpr double kSettledWarmupFactor = 1.25;
+// What the step costs a call at most: caches refilled, not work redone. The
+// most seen was 225 µs over the median (311 µs against 86 µs, with /proc
+// read right before the first call); calls slower than this were something else.
+inline constexpr int64_t kPhaseStepNs = 500'000;
 
 // The first measured calls above the steady-state band (core/analysis/comparison.h),
 // over all measured calls whether or not the run drops them. nullopt when
 // they settle at once, or when one call only sits just above the band (noise),
-// for a sweep (the shape changes between calls) and for fewer than
-// kMinCallsForUnsettled measured calls.
+// and for fewer than kMinCallsForUnsettled measured calls.
 std::optional<UnsettledCalls> unsettledCalls(const Run& run);
 
 // The recompiles in the measure phase (Recompile::phase); the limit event
