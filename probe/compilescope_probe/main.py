@@ -692,17 +692,20 @@ class Probe:
             self.capture.end_call(metrics)
         self.flush_code()
         if emit:
-            self.emit(
-                "iteration",
-                index=self.call_index,
-                latency_ns=int(latency),
-                wall_ns=int(wall),
-                warmup=warmup,
-                first_call=first,
-            )
-            self.call_index += 1
+            self.emit_iteration(latency, wall, warmup=warmup, first=first)
         self._last_wall = wall
         return metrics
+
+    def emit_iteration(self, latency: int, wall: int, *, warmup: bool, first: bool) -> None:
+        self.emit(
+            "iteration",
+            index=self.call_index,
+            latency_ns=int(latency),
+            wall_ns=int(wall),
+            warmup=warmup,
+            first_call=first,
+        )
+        self.call_index += 1
 
     def is_oom(self, e: BaseException) -> bool:
         return failures.is_oom(self.torch, e)
@@ -956,15 +959,7 @@ class Probe:
 
         def send(first: int, latencies: list, walls: list) -> None:
             for latency, wall in zip(latencies, walls):
-                self.emit(
-                    "iteration",
-                    index=self.call_index,
-                    latency_ns=int(latency),
-                    wall_ns=int(wall),
-                    warmup=True,
-                    first_call=False,
-                )
-                self.call_index += 1
+                self.emit_iteration(latency, wall, warmup=True, first=False)
 
         _, metrics = self.calls_quietly(fn, model, inputs, calls, send)
         return metrics
