@@ -98,10 +98,10 @@ TEST(UnsettledCalls, SilentWhenTheWarmupHadSettledAlready) {
     const auto measured =
         slowStart({185 * kUs, 136 * kUs, 109 * kUs, 106 * kUs, 100 * kUs}, 40, 86 * kUs);
     EXPECT_FALSE(
-        unsettledCalls(timedRun("default", {9000 * 1000 * kUs, 100 * kUs, 98 * kUs}, measured)));
+        unsettledCalls(timedRun("default", {9'000'000 * kUs, 100 * kUs, 98 * kUs}, measured)));
     // The warmup still well above the median when it ended: too short.
     const auto u =
-        unsettledCalls(timedRun("default", {9000 * 1000 * kUs, 180 * kUs, 150 * kUs}, measured));
+        unsettledCalls(timedRun("default", {9'000'000 * kUs, 180 * kUs, 150 * kUs}, measured));
     ASSERT_TRUE(u);
     EXPECT_EQ(u->calls, 5);
 }
