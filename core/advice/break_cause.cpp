@@ -224,9 +224,14 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
 }
 
 std::string libraryPackage(const GraphBreak& b) {
-    if (b.userFrame >= 0 || b.frames.empty())
+    if (b.frames.empty())
         return {};
-    return installedPackage(b.frames.back().file);
+    std::string package = installedPackage(b.frames.back().file);
+    // Below a line of the user's, torch's own code is where the user's call
+    // (a graph_break(), an op) breaks: that line is the cause, not torch.
+    if (b.userFrame >= 0 && package == "torch")
+        return {};
+    return package;
 }
 
 bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis) {

@@ -37,8 +37,9 @@ struct BreakDiagnosis {
 // nullopt when the break is of no known cause and torch offers no usable hint.
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b);
 
-// The installed package a break lies wholly in ("torchvision": every frame is
-// in site-packages, so the user cannot edit the line); empty otherwise.
+// The installed package a break happens in ("torchvision": its innermost
+// frame is in site-packages, so the user cannot edit the line, even where a
+// line of the user's called into it; never torch under a user's line); empty otherwise.
 std::string libraryPackage(const GraphBreak& b);
 
 // Whether the break belongs to libraryBreakRule: wholly in library code, and

@@ -45,17 +45,25 @@ bool callsOwnMethod(const SourceFrame& caller, const std::string& fn) {
     return caller.code.find("self." + fn + "(") != std::string::npos;
 }
 
-// The library function the compiled frame calls on the way to a break
-// (frames[1] when the stack holds more than the compiled function), with the
+// The frame that calls into the library on the way to a break: the user's
+// innermost line where the stack has one (`model.generate(...)` in the model
+// file), else the compiled frame.
+size_t callerIndex(const GraphBreak& gb) {
+    return gb.userFrame >= 0 ? static_cast<size_t>(gb.userFrame) : 0;
+}
+
+// The library function that caller calls on the way to a break, with the
 // call's frame: what torch.compiler.disable should wrap. None when the call
 // is library code calling a plain function (a decorator of transformers'
 // calling the forward): no line of the user's reaches it.
 const SourceFrame* calledInto(const GraphBreak& gb) {
-    if (gb.frames.size() < 2)
+    const size_t at = callerIndex(gb);
+    if (gb.frames.size() < at + 2)
         return nullptr;
-    if (compiledInLibrary(gb) && !callsOwnMethod(gb.frames[0], gb.frames[1].function))
+    if (gb.userFrame < 0 && compiledInLibrary(gb) &&
+        !callsOwnMethod(gb.frames[0], gb.frames[1].function))
         return nullptr;
-    return &gb.frames[1];
+    return &gb.frames[at + 1];
 }
 
 std::string disableText(const GraphBreak* entry) {
@@ -63,11 +71,17 @@ std::string disableText(const GraphBreak* entry) {
         return "Wrap the library function your model calls on the way to these lines in "
                "torch.compiler.disable: it then runs eagerly with all it calls, and its breaks "
                "become one at the call.";
-    const SourceFrame& caller = entry->frames[0];
-    const std::string fn = entry->frames[1].function;
+    const size_t at = callerIndex(*entry);
+    const SourceFrame& caller = entry->frames[at];
+    const std::string fn = entry->frames[at + 1].function;
+    const std::string where = shortLocation(caller.file, caller.line);
+    // A decorated function runs as its wrapper (transformers' deprecation
+    // wrapper around generate): the call's own code names what is called.
+    const bool named = caller.code.empty() || caller.code.find(fn + "(") != std::string::npos;
     std::string text = "Wrap the library function your model calls on the way to them in "
                        "torch.compiler.disable: here " +
-                       functionLabel(fn) + ", called at " + shortLocation(caller.file, caller.line);
+                       (named ? functionLabel(fn) + ", called at " + where
+                              : "the call at " + where + " (" + caller.code + ")");
     // self.fn(...) in the compiled forward: a method of the model object.
     if (callsOwnMethod(caller, fn))
         text += " (model." + fn + " = torch.compiler.disable(model." + fn + "))";
@@ -117,7 +131,8 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::string fn = functionLabel(gb.frames.back().function);
             if (std::find(functions.begin(), functions.end(), fn) == functions.end())
                 functions.push_back(fn);
-            if (!entry && calledInto(gb))
+            // A call from the model file first: the user can wrap it.
+            if (calledInto(gb) && (!entry || (entry->userFrame < 0 && gb.userFrame >= 0)))
                 entry = &gb;
         }
         const bool forwardInLibrary =
@@ -134,12 +149,26 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                   plural(static_cast<long long>(inFirst.size()), "time", "times") + " (in " +
                   joinWords(functions) + ")";
 
+        // Breaks below a line of the model file (model.generate(...) calling
+        // into the library) are the library's too; the evidence says where.
+        std::string fromModel = ", none in the model file";
+        const auto reached = std::count_if(inFirst.begin(), inFirst.end(),
+                                           [](const GraphBreak* gb) { return gb->userFrame >= 0; });
+        if (reached > 0) {
+            const GraphBreak& user =
+                **std::find_if(inFirst.begin(), inFirst.end(),
+                               [](const GraphBreak* gb) { return gb->userFrame >= 0; });
+            const SourceFrame& line = user.frames[static_cast<size_t>(user.userFrame)];
+            const std::string at = shortLocation(line.file, line.line);
+            fromModel = reached == 1 ? ", one of them reached from the model file's " + at
+                                     : ", " + std::to_string(reached) +
+                                           " of them reached from the model file, first from " + at;
+        }
         f.evidence.push_back(
             plural(static_cast<long long>(inFirst.size()), "graph break", "graph breaks") + " in " +
-            f.setting + " lie wholly in " + package +
-            "'s installed code, none in the model file; " + f.setting + " has " +
-            plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") + " and " +
-            plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") +
+            f.setting + " lie in " + package + "'s installed code" + fromModel + "; " + f.setting +
+            " has " + plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") +
+            " and " + plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") +
             " in all (Breaks tab)");
         const size_t shown = std::min<size_t>(lib.sites.size(), 5);
         for (size_t i = 0; i < shown; ++i)

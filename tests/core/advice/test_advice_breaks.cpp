@@ -411,7 +411,7 @@ TEST(AdviceBreaks, BreaksWhollyInLibraryCodeAreOneFindingThatKeepsTheCodeOutOfTh
                        "and _batched_nms_vanilla)");
     EXPECT_EQ(f.line, 436);
     EXPECT_EQ(f.graphBreak, 0);
-    EXPECT_NE(f.evidence[0].find("3 graph breaks in default lie wholly in torchvision's installed "
+    EXPECT_NE(f.evidence[0].find("3 graph breaks in default lie in torchvision's installed "
                                  "code, none in the model file"),
               std::string::npos)
         << f.evidence[0];
@@ -435,6 +435,54 @@ TEST(AdviceBreaks, BreaksWhollyInLibraryCodeAreOneFindingThatKeepsTheCodeOutOfTh
     EXPECT_EQ(own[0].line, 9);
     EXPECT_NE(own[0].remedy.find("torch.where"), std::string::npos);
     EXPECT_TRUE(withRule(findings, "graph_break.other").empty());
+}
+
+// A function of the model file calling transformers' generate, as the probe
+// reported it: the branch is in the library, reached from the user's line,
+// which holds no branch to rewrite. It is the library's break, and the call
+// to wrap is the user's line (generate runs as its deprecation wrapper).
+TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
+    const std::string tf = "/v/lib/python3.11/site-packages/transformers/";
+    const std::string call = "return model.generate(ids, max_new_tokens=6)";
+    GraphBreak gb = makeBreak("Data-dependent branching",
+                              "Data-dependent branching\n  Explanation: Detected data-dependent "
+                              "branching (e.g. `if my_tensor.sum() > 0:`).",
+                              "/m/gen.py", 11, call);
+    gb.frames[0].function = "generate";
+    gb.frames.push_back(
+        {tf + "utils/deprecation.py", 178, "wrapped_func", "return func(*args, **kwargs)", false});
+    gb.frames.push_back(
+        {tf + "generation/utils.py", 2850, "generate", "self._prepare_special_tokens(", false});
+    gb.frames.push_back({tf + "generation/utils.py", 2413, "_prepare_special_tokens",
+                         "if eos_token_tensor is not None and torch.isin(a, b).any():", false});
+    gb.userFrame = 0;
+    // The same break again, in the frame torch resumed in: wholly the library's.
+    GraphBreak again = gb;
+    again.frames.erase(again.frames.begin());
+    again.userFrame = -1;
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    run.graphBreaks = {gb, again};
+    const auto findings = advise(reportOf({run}));
+    EXPECT_TRUE(withRule(findings, "graph_break.branch").empty()) << "no rewrite at gen.py:11";
+    const auto found = withRule(findings, "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.line, 2413);
+    EXPECT_NE(f.evidence[0].find("2 graph breaks in default lie in transformers's installed code, "
+                                 "one of them reached from the model file's gen.py:11"),
+              std::string::npos)
+        << f.evidence[0];
+    EXPECT_NE(f.remedy.find("here the call at gen.py:11 (" + call + ")"), std::string::npos)
+        << f.remedy;
+
+    // torch's own code under a user's line stays the user's break.
+    GraphBreak inTorch = makeBreak("Call to `torch._dynamo.graph_break()`", "graph_break()",
+                                   "/m/model.py", 7, "torch._dynamo.graph_break()");
+    inTorch.frames.push_back({"/v/lib/python3.11/site-packages/torch/_dynamo/decorators.py", 90,
+                              "graph_break", "", false});
+    inTorch.userFrame = 0;
+    EXPECT_EQ(cs::core::advice::libraryPackage(inTorch), "");
+    EXPECT_EQ(cs::core::advice::libraryPackage(gb), "transformers");
 }
 
 TEST(AdviceText, InstalledPackageIsTheFolderAfterSitePackages) {
