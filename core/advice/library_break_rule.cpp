@@ -123,11 +123,15 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         std::vector<const GraphBreak*> inFirst;
         std::vector<std::string> functions;
         const GraphBreak* entry = nullptr;
+        const GraphBreak* firstReached = nullptr; // the first below a line of the model file
+        int reached = 0;
         for (const auto& [r, b] : lib.hits) {
             if (r != firstRun)
                 break; // hits come in run order
             const GraphBreak& gb = run.graphBreaks[static_cast<size_t>(b)];
             inFirst.push_back(&gb);
+            if (gb.userFrame >= 0 && reached++ == 0)
+                firstReached = &gb;
             const std::string fn = functionLabel(gb.frames.back().function);
             if (std::find(functions.begin(), functions.end(), fn) == functions.end())
                 functions.push_back(fn);
@@ -152,13 +156,9 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         // Breaks below a line of the model file (model.generate(...) calling
         // into the library) are the library's too; the evidence says where.
         std::string fromModel = ", none in the model file";
-        const auto reached = std::count_if(inFirst.begin(), inFirst.end(),
-                                           [](const GraphBreak* gb) { return gb->userFrame >= 0; });
-        if (reached > 0) {
-            const GraphBreak& user =
-                **std::find_if(inFirst.begin(), inFirst.end(),
-                               [](const GraphBreak* gb) { return gb->userFrame >= 0; });
-            const SourceFrame& line = user.frames[static_cast<size_t>(user.userFrame)];
+        if (firstReached) {
+            const SourceFrame& line =
+                firstReached->frames[static_cast<size_t>(firstReached->userFrame)];
             const std::string at = shortLocation(line.file, line.line);
             fromModel = reached == 1 ? ", one of them reached from the model file's " + at
                                      : ", " + std::to_string(reached) +

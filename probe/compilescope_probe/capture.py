@@ -286,6 +286,8 @@ class Capture:
         return _without_wrapper(path) if self.wrapper_file else path
 
     def install(self) -> None:
+        if self._handlers:
+            return  # installed already: one handler each, never two
         trace = logging.getLogger("torch.__trace")
         h = _TraceHandler(self)
         old_level = trace.level

@@ -68,7 +68,6 @@ class Probe:
         self.call_index = 0
         self.timer: Any = None
         self.pending_calls: Any = None  # harness.CallBuffer while measuring
-        self.quiet = False  # capture hooks off: the warmup's tail to the cross-check
         self.stages: Any = None  # compile_stages.StageWatcher while compiling
         self.headers: Any = None  # header_build.HeaderBuildWatch under Inductor
         self._last_wall = 0  # wall ns of the latest call(), for the phase totals
@@ -991,14 +990,13 @@ class Probe:
         return latencies, self.end_quiet_span(locate)
 
     def go_quiet(self) -> None:
-        if self.capture is not None and not self.quiet:
+        """Capture hooks off: from the warmup's quiet tail to the cross-check."""
+        if self.capture is not None:
             self.capture.uninstall()
-        self.quiet = True
 
     def leave_quiet(self) -> None:
-        if self.capture is not None and self.quiet:
+        if self.capture is not None:
             self.capture.install()
-        self.quiet = False
 
     def end_quiet(self) -> None:
         """A quiet span's end, the hooks back on."""
