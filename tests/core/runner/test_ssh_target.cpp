@@ -58,8 +58,23 @@ std::vector<std::string> echoedBy(const std::string& shell, const std::vector<st
     return back;
 }
 
+// One folder per test process, removed as the process exits.
+const fs::path& scratchRoot() {
+    static const struct Root {
+        fs::path path = fs::temp_directory_path() / ("cs-ssh-test-" + std::to_string(::getpid()));
+        Root() = default;
+        Root(const Root&) = delete;
+        Root& operator=(const Root&) = delete;
+        ~Root() {
+            std::error_code ignored;
+            fs::remove_all(path, ignored);
+        }
+    } root;
+    return root.path;
+}
+
 fs::path scratch(const char* name) {
-    auto dir = fs::temp_directory_path() / ("cs-ssh-test-" + std::to_string(::getpid())) / name;
+    auto dir = scratchRoot() / name;
     fs::create_directories(dir);
     return dir;
 }
