@@ -248,7 +248,8 @@ void ProbeProcess::noteMeasureEdge(const StreamItem& item) {
 
 // A probe that ends normally removes its cache and its compiler workers end
 // with it. One killed by SIGKILL (the OOM killer, a user's kill -9) or crashed
-// can do neither: its group is ended here and its fresh cache removed.
+// can do neither: its group is ended here. Its scratch folder, which holds
+// whatever cache and work folders it made, goes in every case.
 void ProbeProcess::cleanUpAfterProbe() {
     if (launch_.remote)
         return; // the remote wrapper ends the group there; its cache is the host's
