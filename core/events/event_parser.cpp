@@ -287,6 +287,12 @@ class EventApplier {
                 run_.measureMachineCpu = machineCpuFromJson(*it);
             if (auto it = event_.find("host_faults"); it != event_.end() && name == "measure")
                 run_.measureHostFaults = hostFaultsFromJson(*it);
+            if (auto it = event_.find("host_held"); it != event_.end()) {
+                if (name == "measure")
+                    run_.measureHostHeld = heldWindowFromJson(*it);
+                else if (name == "crosscheck")
+                    run_.crosscheckHostHeld = heldWindowFromJson(*it);
+            }
             if (auto it = event_.find("compile_time");
                 it != event_.end() && it->is_object() && name == "warmup")
                 laterWarmupCompile(*it, "wall_ns");

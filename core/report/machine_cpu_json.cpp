@@ -68,4 +68,22 @@ nlohmann::json hostFaultsToJson(const HostFaults& faults) {
             {"allocator", faults.allocator}, {"malloc_env", env}};
 }
 
+HeldWindow heldWindowFromJson(const nlohmann::json& object) {
+    HeldWindow window;
+    window.counter = lenientValue<std::string>(object, "counter", "");
+    window.calls = std::max(0, lenientValue<int>(object, "calls", 0));
+    window.beginBytes = lenientValue<int64_t>(object, "begin_bytes", -1);
+    window.endBytes = lenientValue<int64_t>(object, "end_bytes", -1);
+    if (!window.present() || window.counter.empty() || window.beginBytes < 0 || window.endBytes < 0)
+        return {};
+    return window;
+}
+
+nlohmann::json heldWindowToJson(const HeldWindow& window) {
+    return {{"counter", window.counter},
+            {"calls", window.calls},
+            {"begin_bytes", window.beginBytes},
+            {"end_bytes", window.endBytes}};
+}
+
 } // namespace cs::core

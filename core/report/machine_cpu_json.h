@@ -1,6 +1,7 @@
 // What the machine did over the measure phase, in both places it travels:
-// the probe's measure end (machine_cpu, host_faults) and the report's
-// latency.machine_cpu and latency.host_faults, with the same fields
+// the probe's measure end (machine_cpu, host_faults, host_held; the last on
+// the crosscheck end too) and the report's latency.machine_cpu,
+// latency.host_faults and latency.host_held, with the same fields
 // (docs/protocol.md, docs/report-format.md).
 #pragma once
 
@@ -17,5 +18,10 @@ nlohmann::json machineCpuToJson(const MachineCpu& cpu);
 // Not present (calls 0) when the object is missing, odd or covers no calls.
 HostFaults hostFaultsFromJson(const nlohmann::json& object);
 nlohmann::json hostFaultsToJson(const HostFaults& faults);
+
+// Not present (calls 0) when the object is missing, odd, covers no calls or
+// holds a negative count.
+HeldWindow heldWindowFromJson(const nlohmann::json& object);
+nlohmann::json heldWindowToJson(const HeldWindow& window);
 
 } // namespace cs::core

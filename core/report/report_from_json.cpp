@@ -80,6 +80,9 @@ void readLatency(Run& run, const json& j, RunParts& parts, std::vector<std::stri
     run.droppedUnsettled = std::max(0, lenientValue<int>(latency, "dropped_unsettled", 0));
     run.measureMachineCpu = machineCpuFromJson(objectAt(latency, "machine_cpu"));
     run.measureHostFaults = hostFaultsFromJson(objectAt(latency, "host_faults"));
+    const json& held = objectAt(latency, "host_held");
+    run.measureHostHeld = heldWindowFromJson(objectAt(held, "measure"));
+    run.crosscheckHostHeld = heldWindowFromJson(objectAt(held, "crosscheck"));
     const json& reference = objectAt(latency, "host_reference");
     run.hostReference.beforeNs =
         std::max<int64_t>(0, lenientValue<int64_t>(reference, "before_ns", 0));

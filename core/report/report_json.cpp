@@ -297,6 +297,14 @@ json runToJson(const Run& run) {
         j["latency"]["machine_cpu"] = machineCpuToJson(run.measureMachineCpu);
     if (run.measureHostFaults.present())
         j["latency"]["host_faults"] = hostFaultsToJson(run.measureHostFaults);
+    if (run.measureHostHeld.present() || run.crosscheckHostHeld.present()) {
+        json held = json::object();
+        if (run.measureHostHeld.present())
+            held["measure"] = heldWindowToJson(run.measureHostHeld);
+        if (run.crosscheckHostHeld.present())
+            held["crosscheck"] = heldWindowToJson(run.crosscheckHostHeld);
+        j["latency"]["host_held"] = std::move(held);
+    }
     if (run.hostReference.present())
         j["latency"]["host_reference"] = {{"before_ns", run.hostReference.beforeNs},
                                           {"after_ns", run.hostReference.afterNs}};

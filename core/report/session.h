@@ -522,6 +522,18 @@ struct HostFaults {
     bool operator==(const HostFaults&) const = default;
 };
 
+// What malloc held before and after a window of calls at the same inputs
+// (the measure and crosscheck ends' host_held, docs/measuring.md "Memory kept
+// per call"): a model that keeps memory per call grows in both windows.
+struct HeldWindow {
+    std::string counter; // "malloc": glibc's bytes in use
+    int calls = 0;       // 0: not read
+    int64_t beginBytes = 0;
+    int64_t endBytes = 0;
+    bool present() const { return calls > 0; }
+    bool operator==(const HeldWindow&) const = default;
+};
+
 // Another probe of a setting, started after every setting had its first
 // (--repeat, docs/measuring.md "Repeated probes"): a fresh process timed the
 // same way, of which only the measured calls are kept. Two processes of one
@@ -607,6 +619,8 @@ struct Run {
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;
     HostFaults measureHostFaults;
+    HeldWindow measureHostHeld;
+    HeldWindow crosscheckHostHeld;
 
     bool finished() const;
     // The measured calls the statistics use: all of them but the first droppedUnsettled.

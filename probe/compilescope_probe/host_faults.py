@@ -62,7 +62,7 @@ def allocator(maps_text: str | None) -> str:
     return "glibc"
 
 
-def _maps() -> str | None:
+def maps() -> str | None:
     try:
         with open("/proc/self/maps", encoding="ascii", errors="replace") as f:
             return f.read()
@@ -82,6 +82,6 @@ def between(before: Counts, after: Counts, calls: int) -> dict | None:
         "sys_cpu_ns": max(0, after.sys_ns - before.sys_ns),
         "wall_ns": max(0, after.wall_ns - before.wall_ns),
         "page_bytes": resource.getpagesize(),
-        "allocator": allocator(_maps()),
+        "allocator": allocator(maps()),
         "malloc_env": env,
     }

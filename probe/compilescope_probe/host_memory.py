@@ -1,7 +1,9 @@
-"""A background sampler of the process's resident set size (host memory)."""
+"""Host memory: a background sampler of the resident set size, its peak, and
+malloc's bytes in use."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 import time
@@ -40,6 +42,66 @@ def _status_bytes(field: str) -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+class _Mallinfo2(ctypes.Structure):
+    # glibc's struct mallinfo2 (2.33+): every field a size_t.
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+class MallocHeld:
+    """The bytes glibc's malloc has handed out and not had back: its arenas'
+    chunks in use plus its mmapped blocks (mallinfo2). Unlike RSS it does not
+    move when malloc reuses a freed chunk or returns pages to the OS, so a
+    tensor a model keeps per call shows in it byte for byte (a 64x32 float
+    tensor kept per call: 8 KiB per call, where RSS moved 4 KiB in 50 calls).
+    About 2.5 us per read; no system call. `read()` is None where the counter
+    says nothing about the process's memory: no glibc 2.33+, or another
+    allocator (jemalloc, tcmalloc, mimalloc) mapped in, which serves malloc
+    itself."""
+
+    counter = "malloc"
+
+    def __init__(self, allocator: str) -> None:
+        self._call: Callable[[], _Mallinfo2] | None = None
+        if allocator != "glibc":
+            return
+        try:
+            fn = ctypes.CDLL(None).mallinfo2
+        except (OSError, AttributeError):
+            return
+        fn.restype = _Mallinfo2
+        fn.argtypes = []
+        self._call = fn
+
+    def read(self) -> int | None:
+        if self._call is None:
+            return None
+        info = self._call()
+        return int(info.uordblks + info.hblkhd)
+
+
+def held_window(held: MallocHeld, begin: int | None, calls: int) -> dict | None:
+    """A phase end's host_held field (docs/protocol.md): what malloc held
+    before and after `calls` calls at the same inputs; None when not read."""
+    end = held.read()
+    if begin is None or end is None or calls <= 0:
+        return None
+    return {"counter": held.counter, "calls": calls, "begin_bytes": begin, "end_bytes": end}
 
 
 class PeakRss:

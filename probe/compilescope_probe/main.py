@@ -25,7 +25,7 @@ from .aoti import RunnerCrashed
 from .errors import ProbeError, exc_summary, format_exc, pip_hint
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
-from .host_memory import RssSampler, mem_available_bytes
+from .host_memory import MallocHeld, RssSampler, held_window, mem_available_bytes
 from .hostinfo import cpu_name, hello_fields, torch_environment
 from .settings import BadArguments, Settings, build_parser, parse
 from .torch_trace import TorchTrace, prepare_trace_dir
@@ -54,6 +54,8 @@ class Probe:
         self.torch_trace_error: ProbeError | None = None
         self.input_names: tuple = ()  # as the model event names the inputs
         self.sampler = RssSampler()
+        # Here, not at the measured calls: finding the allocator reads /proc.
+        self.held = MallocHeld(host_faults.allocator(host_faults.maps()))
         # Before torch: the batch-size walk's default host-memory cap is 80% of this.
         self.mem_available_at_start = mem_available_bytes() if settings.scaling else None
         self.classifier = FrameClassifier(
@@ -824,9 +826,13 @@ class Probe:
                 if machine_before is None:
                     machine_before = machine_load.snapshot()
                 faults_before = host_faults.counts()
+                held_before = self.held.read()
                 t0 = time.perf_counter_ns()
                 latencies = self.measure_quietly(fn, model, inputs)
                 measure_ns = time.perf_counter_ns() - t0
+                held = held_window(self.held, held_before, len(latencies))
+                if held is not None:
+                    end["host_held"] = held
                 faults = host_faults.between(faults_before, host_faults.counts(), len(latencies))
                 if faults is not None:
                     end["host_faults"] = faults
@@ -1020,11 +1026,17 @@ class Probe:
         # blocks (a guard that flips every N calls), and those compiles, their
         # graphs and a recompile-limit hit belong to the run even when no
         # profiled window follows to report them.
-        with self.phase("crosscheck"):
+        with self.phase("crosscheck") as end:
             if self.capture is not None:
                 self.capture.begin_call(shapes_text(inputs))
+            held_before = self.held.read()
             try:
                 calls, means = block_means(self.timer, fn, inputs, median_ns, measure_ns)
+                # A second window of the same calls: a model that keeps
+                # memory per call grows in both, a one-off growth in one.
+                held = held_window(self.held, held_before, calls * len(means))
+                if held is not None:
+                    end["host_held"] = held
             except Exception as e:  # the same calls just ran; say it, keep the measurement
                 self.log("warning", f"the block-timing cross-check failed: {exc_summary(e)}")
                 calls, means = 0, []

@@ -301,6 +301,34 @@ TEST(ApplyEvent, TheMeasureEndCarriesTheHostFaults) {
     }
 }
 
+TEST(ApplyEvent, TheMeasureAndCrosscheckEndsCarryWhatMallocHeld) {
+    const std::string stream =
+        R"({"type":"phase","t_ns":30,"name":"measure","edge":"begin"})"
+        "\n"
+        R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","host_held":)"
+        R"({"counter":"malloc","calls":20,"begin_bytes":1000,"end_bytes":5000}})"
+        "\n"
+        R"({"type":"phase","t_ns":50,"name":"crosscheck","edge":"begin"})"
+        "\n"
+        R"({"type":"phase","t_ns":60,"name":"crosscheck","edge":"end","host_held":)"
+        R"({"counter":"malloc","calls":240,"begin_bytes":5100,"end_bytes":9000}})"
+        "\n";
+    cs::core::Run run = replayStream(stream);
+    EXPECT_EQ(run.measureHostHeld, (cs::core::HeldWindow{"malloc", 20, 1000, 5000}));
+    EXPECT_EQ(run.crosscheckHostHeld, (cs::core::HeldWindow{"malloc", 240, 5100, 9000}));
+    // Odd values read as not measured, never as a throw.
+    for (const char* odd :
+         {R"("nope")", R"({"counter":"malloc","calls":0,"begin_bytes":1,"end_bytes":2})",
+          R"({"counter":"malloc","calls":3,"begin_bytes":-1,"end_bytes":2})",
+          R"({"calls":3,"begin_bytes":1,"end_bytes":2})", R"({})"}) {
+        run =
+            replayStream(R"({"type":"phase","t_ns":40,"name":"measure","edge":"end","host_held":)" +
+                         std::string(odd) + "}\n");
+        EXPECT_FALSE(run.measureHostHeld.present()) << odd;
+        EXPECT_TRUE(run.parseProblems.empty()) << odd;
+    }
+}
+
 TEST(ApplyEvent, GraphBreakAndFullgraphError) {
     cs::core::Run run = replayStream(
         R"J({"type":"graph_break","t_ns":1,"index":0,"reason":"print","frames":[{"file":"/m.py","line":7,"function":"forward","code":"print(x)","user":true},{"file":"/torch/x.py","line":3,"function":"f","user":false}],"user_frame":0,"graph_before":0,"graph_after":1})J"

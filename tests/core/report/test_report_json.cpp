@@ -146,6 +146,8 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     run.hostReference = {1'010'000, 1'990'000};
     run.measureHostFaults = {20,          94'700, 1,       238'000'000,
                              802'000'000, 4096,   "glibc", {{"MALLOC_ARENA_MAX", "2"}}};
+    run.measureHostHeld = {"malloc", 20, 150'000'000, 151'310'720};
+    run.crosscheckHostHeld = {"malloc", 240, 151'314'816, 167'043'456};
     run.console = "printed bytes\n"; // the sample's invalid UTF-8 would not read back equal
     const std::string text = cs::test::writeAndKeepReport(report, "core_measurement_checks");
 
@@ -174,6 +176,9 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_EQ(latency["host_faults"]["minor"], 94'700);
     EXPECT_EQ(latency["host_faults"]["malloc_env"]["MALLOC_ARENA_MAX"], "2");
     EXPECT_FALSE(doc["runs"][1]["latency"].contains("host_faults"));
+    EXPECT_EQ(latency["host_held"]["measure"]["end_bytes"], 151'310'720);
+    EXPECT_EQ(latency["host_held"]["crosscheck"]["calls"], 240);
+    EXPECT_FALSE(doc["runs"][1]["latency"].contains("host_held"));
 
     std::vector<std::string> warnings;
     const cs::core::Run dom = runFromJson(doc["runs"][0], {}, warnings, 1);
@@ -186,6 +191,8 @@ TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     EXPECT_EQ(dom.measureMachineCpu, run.measureMachineCpu);
     EXPECT_EQ(dom.hostReference, run.hostReference);
     EXPECT_EQ(dom.measureHostFaults, run.measureHostFaults);
+    EXPECT_EQ(dom.measureHostHeld, run.measureHostHeld);
+    EXPECT_EQ(dom.crosscheckHostHeld, run.crosscheckHostHeld);
     EXPECT_EQ(dom.iterations, run.iterations);
     EXPECT_EQ(dom, run);
     auto read = readReportJson(text, "memory");
