@@ -81,6 +81,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::warmupRule(input, findings);
     advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
+    advice::growthRule(input, findings);
     advice::disturbedRule(input, findings);
     advice::inheritedEnvironmentRule(input, findings);
     advice::busyMachineRule(input, findings);

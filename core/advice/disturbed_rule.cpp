@@ -10,6 +10,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
+#include "core/analysis/kept_memory.h"
 #include "core/analysis/measurement_check.h"
 #include "core/analysis/units.h"
 
@@ -62,6 +63,23 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                    "other work, pin the threads (--threads N, or taskset -c to fixed cores), or "
                    "run more iterations (--iters), then measure again.";
         f.confidence = run.crosscheckBlockMeansNs.size() >= 5 ? 0.7 : 0.5;
+        if (const auto kept = keptPerCall(run)) {
+            // The cross-check's calls ran on a heap the measured ones had not
+            // grown yet: the model's doing, whatever the machine did.
+            f.title = label + ": per-call and block timing disagree; every call keeps memory";
+            f.evidence.insert(f.evidence.begin() + 1,
+                              "every call kept more memory (memory.growth): the measured calls "
+                              "added " +
+                                  formatBytes(static_cast<double>(kept->measure.endBytes -
+                                                                  kept->measure.beginBytes)) +
+                                  ", the cross-check's " +
+                                  formatBytes(static_cast<double>(kept->crosscheck.endBytes -
+                                                                  kept->crosscheck.beginBytes)));
+            f.remedy = "The two timings ran with different amounts of memory held, since every "
+                       "call keeps some: the cross-check's later calls pay for the growth. Stop "
+                       "what the calls keep (memory.growth), then measure again; the "
+                       "machine need not be the cause.";
+        }
         out.push_back(std::move(f));
     }
 }

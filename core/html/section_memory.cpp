@@ -2,8 +2,10 @@
 // (device memory from CUPTI on GPU, resident host memory on CPU), peaks per
 // phase, and torch's allocator counters at phase boundaries.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
+#include "core/analysis/kept_memory.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
 #include "core/html/html_sections.h"
@@ -115,6 +117,36 @@ void writeAllocatorStats(std::ostream& out, const ReportView& view) {
     out << "<h3>torch.cuda.memory_stats() at phase boundaries</h3>" << table.str();
 }
 
+// What was held before and after the same calls, twice (docs/measuring.md,
+// "Memory kept per call"): growth in both windows is memory kept per call.
+void writeKeptPerCall(std::ostream& out, const ReportView& view) {
+    HtmlTable table({{"setting", true},
+                     {"counter", true},
+                     {"per call", false, "growth over both windows, per call"},
+                     {"measured calls"},
+                     {"cross-check calls"},
+                     {"kept per call", true}});
+    for (const auto& r : view.runs) {
+        for (const auto& kept : keptMemory(*r.run)) {
+            table.beginRow();
+            table.html(runLabelHtml(r));
+            table.text(keptCounterText(kept));
+            const double perCall = kept.bytesPerCall();
+            table.text((perCall < 0 ? "-" : "") + formatBytes(std::abs(perCall)));
+            table.text(heldWindowText(kept.measure, ""));
+            table.text(heldWindowText(kept.crosscheck, ""));
+            if (kept.keepsPerCall())
+                table.text("yes: it grows with every call", "", "bad");
+            else
+                table.text("no", "below " + formatBytes(kKeptBytesPerCallMin) +
+                                     " per call in either window");
+        }
+    }
+    if (table.rows() == 0)
+        return;
+    out << "<h3>Memory kept per call at the same inputs</h3>" << table.str();
+}
+
 } // namespace
 
 void writeMemory(std::ostream& out, const ReportView& view) {
@@ -149,6 +181,7 @@ void writeMemory(std::ostream& out, const ReportView& view) {
             << "</p>";
     }
     writePeaks(out, view);
+    writeKeptPerCall(out, view);
     writeAllocatorStats(out, view);
     endSection(out);
 }

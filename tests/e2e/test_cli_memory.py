@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import GALLERY
+from conftest import GALLERY, ROOT
 
 PHASES = ("load", "compile", "warmup", "measure", "crosscheck", "profile")
 NO_CUDA = "no CUDA device: GPU memory and kernels unavailable"
@@ -76,3 +76,37 @@ def test_cpu_run_has_host_rss_inside_its_phases_and_a_chrome_trace(run_cli, tmp_
     assert not any("GPU" in n for n in tracks.values())
     process = next(e for e in events if e["ph"] == "M" and e["name"] == "process_name")
     assert process["args"]["name"] == "eager (ok)"
+
+
+def test_a_model_that_keeps_each_output_is_told_so_with_eager_as_the_witness(run_cli):
+    # The clean gallery model's advice (test_cli_advice.py) has no such finding.
+    result = run_cli(
+        "run",
+        ROOT / "tests" / "probe" / "models" / "keeps_outputs.py",
+        "--settings",
+        "eager,default",
+        "--backend",
+        "aot_eager",
+        "--device",
+        "cpu",
+        "--warmup",
+        "2",
+        "--iters",
+        "10",
+    )
+    assert result.returncode == 0, result.stderr
+    runs = result.report["runs"]
+    for run in runs:
+        held = run["latency"]["host_held"]
+        assert held["measure"]["calls"] == 10 and held["crosscheck"]["calls"] >= 1
+    found = [f for f in result.report["advice"]["findings"] if f["rule"] == "memory.growth"]
+    assert len(found) == 1, found
+    f = found[0]
+    assert (
+        f["title"].startswith("The model keeps 64.")
+        and "(eager and default/aot_eager)" in f["title"]
+    )
+    assert f["tab"] == "Memory" and f["severity"] == "warning"
+    assert f["evidence"][0].startswith("eager: malloc's bytes in use grew 64.")
+    assert "collections.deque" in f["remedy"]
+    assert "The model keeps 64." in result.stdout

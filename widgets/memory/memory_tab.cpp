@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "core/analysis/gpu_status.h"
+#include "core/analysis/kept_memory.h"
 #include "core/analysis/palette.h"
 #include "core/analysis/rank_divergence.h"
 #include "core/analysis/units.h"
@@ -61,6 +62,16 @@ QString notesFor(const core::Run& run) {
                       ? "<span style='color:#c0392b'><b>" + dropped +
                             QObject::tr(" — the timeline undercounts.") + "</b></span>"
                       : dropped + ".");
+    }
+    for (const auto& kept : core::keptMemory(run)) {
+        QString line = QObject::tr("<b>Kept per call</b> at the same inputs: %1.")
+                           .arg(html(core::keptMemoryText(kept)));
+        line += kept.keepsPerCall()
+                    ? " <span style='color:#c0392b'><b>" +
+                          QObject::tr("It grows with every call (see the advice).") + "</b></span>"
+                    : " " + QObject::tr("Below %1 per call in either window: nothing kept.")
+                                .arg(html(core::formatBytes(core::kKeptBytesPerCallMin)));
+        lines << line;
     }
     return lines.join("<br>");
 }

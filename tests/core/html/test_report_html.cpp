@@ -194,6 +194,28 @@ TEST(ReportHtml, PageFaultsAreListedWithTheMeasurementChecks) {
     EXPECT_NE(html.find("perf.page_faults"), std::string::npos); // the finding, in Advice
 }
 
+TEST(ReportHtml, MemoryKeptPerCallIsTabledWithTheSettingThatKeepsIt) {
+    Report report = eagerAndDefault(150);
+    for (auto& run : report.runs) {
+        run.crosscheckBlockCalls = 100;
+        run.crosscheckBlockMeansNs = {150, 150};
+        run.measureHostHeld = {"malloc", 20, 1 << 20, (1 << 20) + 400};
+        run.crosscheckHostHeld = {"malloc", 200, 2 << 20, 2 << 20};
+    }
+    report.runs[1].measureHostHeld.endBytes = (1 << 20) + 20 * 8192;
+    report.runs[1].crosscheckHostHeld.endBytes = (2 << 20) + 200 * 8192;
+    const std::string html = writeReportHtml(report);
+    const size_t table = html.find("<h3>Memory kept per call at the same inputs</h3>");
+    ASSERT_NE(table, std::string::npos);
+    EXPECT_NE(html.find("+400 B over 20 calls", table), std::string::npos);
+    EXPECT_NE(html.find("+1.56 MiB over 200 calls", table), std::string::npos);
+    EXPECT_NE(html.find("yes: it grows with every call", table), std::string::npos);
+    EXPECT_NE(html.find("memory.growth"), std::string::npos); // the finding, in Advice
+    // Runs without the windows (an older report) have no such table.
+    EXPECT_EQ(writeReportHtml(eagerAndDefault(150)).find("Memory kept per call"),
+              std::string::npos);
+}
+
 // Every torch variable the probes started with is listed with where it came
 // from: the shell's apart from what compilescope set (--env, env=), one that
 // voids the measurement marked, a value escaped like any string.

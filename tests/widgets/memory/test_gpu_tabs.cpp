@@ -187,6 +187,33 @@ class GpuTabsTest : public QObject {
         screenshot(&tab, "memory_tab_cpu_run.png");
     }
 
+    void memoryTabSaysWhatEveryCallKept() {
+        core::Report report = cpuReport();
+        core::Run& run = report.runs[0];
+        run.crosscheckBlockCalls = 100;
+        run.crosscheckBlockMeansNs = {1e5, 1e5};
+        run.measureHostHeld = {"malloc", 20, 100 << 20, (100 << 20) + 20 * 65'536};
+        run.crosscheckHostHeld = {"malloc", 200, 102 << 20, (102 << 20) + 200 * 65'536};
+        widgets::ReportDocument document;
+        document.showReport(report);
+        widgets::MemoryTab tab(&document);
+        tab.resize(1100, 760);
+        tab.show();
+        QString notes = child<QLabel>(tab, "memoryNotes")->text();
+        QVERIFY2(notes.contains("<b>Kept per call</b> at the same inputs: malloc's bytes in "
+                                "use grew 64.0 KiB per call: +1.25 MiB over 20 measured calls, "
+                                "+12.5 MiB over 200 cross-check calls."),
+                 qPrintable(notes));
+        QVERIFY(notes.contains("It grows with every call"));
+        screenshot(&tab, "memory_tab_kept_per_call.png");
+
+        run.crosscheckHostHeld.endBytes = run.crosscheckHostHeld.beginBytes;
+        document.showReport(report);
+        notes = child<QLabel>(tab, "memoryNotes")->text();
+        QVERIFY2(notes.contains("nothing kept"), qPrintable(notes));
+        QVERIFY(!notes.contains("It grows"));
+    }
+
     void memoryTabWithoutRunsSaysWhatToDo() {
         widgets::ReportDocument document;
         widgets::MemoryTab tab(&document);
