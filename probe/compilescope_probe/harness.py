@@ -99,6 +99,19 @@ class CallBuffer:
             self.send(first, self.latency[first:end], self.wall[first:end])
 
 
+# At most this many of the warmup's last calls run quietly, as the measured
+# calls do (Probe.warm_quietly, Walk.measure), and never more than half of the
+# calls after the first: the first later calls keep the hooks, where
+# recompiles, CUDA-graph recording and lazy initialisation happen.
+QUIET_WARMUP_CALLS = 8
+
+
+def quiet_warmup_calls(warmup: int, iters: int) -> int:
+    if iters <= 0:
+        return 0
+    return min(QUIET_WARMUP_CALLS, max(warmup - 1, 0) // 2)
+
+
 def measure_calls(
     timer: Callable,
     fn: Callable[..., Any],

@@ -795,6 +795,8 @@ class Probe:
         reference_before = machine_load.reference_ns(self.torch) if s.iters > 0 else None
         clock.start()
         overhead_before = self.capture.overhead_ns if self.capture else 0
+        from .harness import quiet_warmup_calls
+
         tail = quiet_warmup_calls(s.warmup, s.iters)
         machine_before = None
         with self.phase("warmup") as end:
@@ -1081,19 +1083,6 @@ class Probe:
                     e.message = f"sweep input {i + 1} ({shapes_text(item)}): {e.message}"
                     self.error(e)
                     return
-
-
-# At most this many of the warmup's last calls run quietly, as the measured
-# calls do (Probe.warm_quietly), and never more than half of the calls after
-# the first: the first later calls keep the hooks, where recompiles, CUDA-graph
-# recording and lazy initialisation happen.
-QUIET_WARMUP_CALLS = 8
-
-
-def quiet_warmup_calls(warmup: int, iters: int) -> int:
-    if iters <= 0:
-        return 0
-    return min(QUIET_WARMUP_CALLS, max(warmup - 1, 0) // 2)
 
 
 def _inductor_cache_dir() -> str | None:

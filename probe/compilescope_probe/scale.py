@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from . import fallbacks
 from .errors import ProbeError, exc_summary, format_exc
+from .harness import quiet_warmup_calls
 from .host_memory import PeakRss, read_rss_bytes
 
 MIB = 1024 * 1024
@@ -411,11 +412,12 @@ class Walk:
         self.check(exact=True)
         gc_was = gc.isenabled()
         gc.disable()  # as the usual harness: a collection inside one call is noise
+        tail = quiet_warmup_calls(self.s.warmup, self.s.iters)
         try:
-            for _ in range(self.s.warmup - 1):
+            for _ in range(self.s.warmup - 1 - tail):
                 p.call(self.fn, self.model, inputs, warmup=True, first=False, emit=False)
                 self.check(exact=True)
-            latencies = self.measure(inputs)
+            latencies = self.measure(inputs, tail)
         finally:
             if gc_was:
                 gc.enable()
@@ -442,10 +444,11 @@ class Walk:
         if self.watch is not None:
             self.watch.check(exact)
 
-    def measure(self, inputs: tuple) -> list[int]:
+    def measure(self, inputs: tuple, warm: int) -> list[int]:
         """The measured calls as Probe.measure_quietly times them (no
         capture hooks, no event per call), kept for the size's point instead
-        of sent as `iterations`."""
+        of sent as `iterations`; the warmup's last `warm` calls go first, in
+        the same quiet span and not kept, as Probe.warm_quietly runs them."""
         from .harness import measure_calls
         from .loader import shapes_text
 
@@ -458,6 +461,8 @@ class Walk:
         if p.capture is not None:
             p.capture.begin_call(shapes_text(inputs))
         try:
+            if warm:
+                measure_calls(timer, self.fn, inputs, warm, lambda *a: None)
             latencies = measure_calls(timer, self.fn, inputs, self.s.iters, lambda *a: None)
         except CapExceeded:
             p.end_quiet()

@@ -184,7 +184,7 @@ def test_a_calls_span_includes_dropping_its_output():
 
 
 def test_the_warmups_last_calls_run_quietly():
-    from compilescope_probe.main import QUIET_WARMUP_CALLS, quiet_warmup_calls
+    from compilescope_probe.harness import QUIET_WARMUP_CALLS, quiet_warmup_calls
 
     assert quiet_warmup_calls(10, 100) == 4  # half of the 9 after the first
     assert quiet_warmup_calls(100, 100) == QUIET_WARMUP_CALLS

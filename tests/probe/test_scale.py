@@ -234,6 +234,62 @@ def test_get_inputs_batch_size_is_called(tmp_path):
     assert run.one("model")["inputs"][0]["shape"] == [3, 8]
 
 
+def test_each_sizes_last_warmup_calls_run_as_quietly_as_its_measured_ones(tmp_path):
+    # Whether the capture's handler is on torch's trace logger, call by call.
+    log = tmp_path / "hooks.txt"
+    model = write_model(
+        tmp_path,
+        "notes_hooks",
+        f"""
+        import logging
+
+        @torch.compiler.disable
+        def note():
+            hooked = any(type(h).__name__ == "_TraceHandler"
+                         for h in logging.getLogger("torch.__trace").handlers)
+            with open({str(log)!r}, "a") as f:
+                f.write("h" if hooked else "q")
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(8, 4)
+
+            def forward(self, x):
+                note()
+                return self.lin(x)
+
+        def get_model():
+            return M()
+
+        def get_inputs(batch_size=2):
+            return (torch.randn(batch_size, 8),)
+        """,
+    )
+    run = run_probe(
+        model,
+        "--mode",
+        "default",
+        "--backend",
+        "eager",
+        "--batch-sizes",
+        "1,2",
+        "--warmup",
+        "10",
+        "--iters",
+        "5",
+        "--threads",
+        "1",
+    )
+    assert_well_formed(run)
+    _, points, stop = walk_of(run)
+    assert [p["batch_size"] for p in points] == [1, 2] and stop["reason"] == "done"
+    # Per size: the first call and 5 more warmup calls hooked, the warmup's
+    # last 4 (quiet_warmup_calls(10, 5)) and the 5 measured calls quiet.
+    per_size = "h" * 6 + "q" * 9
+    assert log.read_text() == per_size * 2
+
+
 def test_get_inputs_without_a_default(tmp_path):
     model = write_model(
         tmp_path,
