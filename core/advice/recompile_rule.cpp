@@ -124,12 +124,53 @@ std::string resumedFrameRemedy(const std::string& function, const DimChange& d) 
            std::to_string(line) + " so that one frame remains, whose inputs mark_dynamic can mark.";
 }
 
+// Every call passed the same inputs: no input sweep, and the model did not
+// change its own inputs between calls.
+bool inputsNeverChanged(const Run& run) {
+    return std::none_of(run.logs.begin(), run.logs.end(), [](const LogLine& line) {
+        return line.code == "sweep_inputs" || line.code == "inputs_changed";
+    });
+}
+
+// The installed package whose own frame recompiled while every call passed
+// the same inputs ("transformers": generate's loop growing the sequence), so
+// the package built the new sizes itself; empty otherwise. A user's forward
+// that torch compiled inside a library wrapper is the user's frame.
+std::string packageBuildingSizes(const Run& run, const Graph* graph,
+                                 const std::string& libraryFrame) {
+    if (!graph || !libraryFrame.empty() || !inputsNeverChanged(run))
+        return {};
+    const std::string package = installedPackage(graph->file);
+    return package == "torch" ? std::string() : package;
+}
+
+std::string libraryFrameRemedy(const std::string& fn, const std::string& package,
+                               const DimChange& d, bool onlyAutomatic) {
+    std::string text = fn + " is code in " + package +
+                       ", and every call passed the same inputs: " + package +
+                       " made the new sizes of " + dimName(d) +
+                       " itself, where mark_dynamic before the first call cannot reach them. ";
+    if (onlyAutomatic)
+        return text + "dynamic=auto made the dimension symbolic after this one recompile; "
+                      "torch.compile(..., dynamic=True) would skip that recompile too.";
+    text += "Choose one: (1) torch.compile(..., dynamic=True): every size symbolic from the first "
+            "compile; (2) compile only the model's own forward, so that the code in " +
+            package + " around it runs eagerly";
+    if (package == "transformers")
+        text += " (model.forward = torch.compile(model.forward) rather than compiling a function "
+                "that calls generate(); with cache_implementation=\"static\" every decoding step "
+                "then has the same shapes)";
+    return text + ".";
+}
+
 // Hugging Face's KV cache as Dynamo names its tensors:
 // "past_key_values.layers[0].keys", "cache.layers[3].values", or the older
 // "past_key_values.key_cache[0]".
 bool isKvCache(const std::string& tensor) {
+    // Also as a keyword argument of a wrapper: "kwargs['cache'].layers[0].keys".
     static const std::regex cache(
-        R"(^(past_key_values|cache)\.(layers\[\d+\]\.(keys|values)|key_cache|value_cache)\b)");
+        R"(^(past_key_values|cache|kwargs\['(past_key_values|cache)'\])\.)"
+        R"((layers\[\d+\]\.(keys|values)|key_cache|value_cache)\b)");
     return std::regex_search(tensor, cache);
 }
 
@@ -650,9 +691,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         ": " + sizesText(after->dims.front().sizes));
                 for (auto& line : dynamicSiblings(runs, r))
                     f.evidence.push_back(std::move(line));
-                const bool canMark = markable(run, fr.function, main);
-                f.remedy = canMark ? remedyFor(seen.dim, with, seen.complete)
-                                   : resumedFrameRemedy(fr.function, main);
+                const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
+                const bool canMark = builder.empty() && markable(run, fr.function, main);
+                f.remedy = canMark            ? remedyFor(seen.dim, with, seen.complete)
+                           : !builder.empty() ? libraryFrameRemedy(fn, builder, main, onlyAutomatic)
+                                              : resumedFrameRemedy(fr.function, main);
                 if (onlyAutomatic && canMark)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
                                "compile: " +
@@ -805,7 +848,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + guardLine(fr.limit->reason));
                 std::string cause;
-                if (!fr.dims.empty() && markable(run, fr.function, fr.dims.front())) {
+                const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
+                if (!fr.dims.empty() && !builder.empty()) {
+                    cause = libraryFrameRemedy(fn, builder, fr.dims.front(), false);
+                } else if (!fr.dims.empty() && markable(run, fr.function, fr.dims.front())) {
                     // Past the limit, sizes compile no graph: the guards miss them.
                     const SizesSeen seen = sizesSeen(run, fr.dims.front(), false);
                     cause = remedyFor(seen.dim, with, seen.complete);

@@ -384,12 +384,79 @@ TEST(AdviceRecompiles, AGrowingKvCacheSaysStaticCache) {
         << shape[0].remedy;
     EXPECT_EQ(shape[0].remedy.find("mark_dynamic(past_key_values"), std::string::npos)
         << shape[0].remedy;
+    // As a keyword argument of transformers' wrapper around the forward.
+    run.recompiles[0].reason =
+        "0/0: tensor 'kwargs['cache'].layers[0].keys' size mismatch at index 2. expected 16, "
+        "actual 17";
+    shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("cache_implementation=\"static\""), std::string::npos)
+        << shape[0].remedy;
     // Any other tensor keeps the mark_dynamic fix.
     run.recompiles[0].reason =
         "0/0: tensor 'past_values' size mismatch at index 2. expected 8, actual 9";
     shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
     ASSERT_EQ(shape.size(), 1u);
     EXPECT_NE(shape[0].remedy.find("mark_dynamic(past_values, 2)"), std::string::npos)
+        << shape[0].remedy;
+}
+
+// A function calling transformers' generate(), compiled: the loop's frames
+// recompile as the sequence grows by a token per step, on tensors generate
+// builds itself. Seen on a 2-layer GPT-2 (transformers 5.25, aot_eager).
+TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByItsNames) {
+    auto run = timedRun("default", {}, {});
+    run.setting.dynamic = "auto";
+    cs::core::Graph g;
+    g.function = "__call__";
+    g.file = "/venv/lib/python3.11/site-packages/transformers/generation/stopping_criteria.py";
+    g.line = 618;
+    run.graphs.push_back(g);
+    for (int size : {17, 18}) {
+        cs::core::Recompile r;
+        r.function = "__call__";
+        r.reason = "0/0: tensor 'input_ids' size mismatch at index 1. expected " +
+                   std::to_string(size - 1) + ", actual " + std::to_string(size);
+        run.recompiles.push_back(r);
+    }
+    auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    const std::string& remedy = shape[0].remedy;
+    EXPECT_EQ(remedy.rfind("__call__ is code in transformers, and every call passed the same "
+                           "inputs: transformers made the new sizes of dimension 1 of input_ids "
+                           "itself, where mark_dynamic before the first call cannot reach them.",
+                           0),
+              0u)
+        << remedy;
+    EXPECT_NE(remedy.find("(1) torch.compile(..., dynamic=True)"), std::string::npos) << remedy;
+    EXPECT_NE(remedy.find("model.forward = torch.compile(model.forward)"), std::string::npos)
+        << remedy;
+    EXPECT_EQ(remedy.find("mark_dynamic(input_ids"), std::string::npos) << remedy;
+    EXPECT_TRUE(shape[0].gain.empty()) << shape[0].gain;
+
+    // Once: dynamic=auto already made it symbolic.
+    auto once = run;
+    once.recompiles.pop_back();
+    shape = withRule(advise(reportOf({once}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("dynamic=auto made the dimension symbolic after this one "
+                                   "recompile"),
+              std::string::npos)
+        << shape[0].remedy;
+
+    // With an input sweep the sizes may be the model's own inputs': marking
+    // them stays the fix.
+    run.logs.push_back({0, "info", "sweep 1/2: inputs (1, 17)", "sweep_inputs", "(1, 17)"});
+    shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("mark_dynamic(input_ids, 1"), std::string::npos)
+        << shape[0].remedy;
+    // torch's own frames are never "the library's".
+    run.logs.clear();
+    run.graphs[0].file = "/venv/lib/python3.11/site-packages/torch/nn/modules/module.py";
+    shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("mark_dynamic(input_ids, 1"), std::string::npos)
         << shape[0].remedy;
 }
 
