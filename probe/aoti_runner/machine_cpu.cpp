@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include <malloc.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -132,11 +133,7 @@ std::optional<HostFaultsField> hostFaultsBetween(const FaultCounts& before,
     f.wallNs = std::max<int64_t>(0, after.wallNs - before.wallNs);
     const long page = sysconf(_SC_PAGESIZE);
     f.pageBytes = page > 0 ? page : 4096;
-    if (std::ifstream maps("/proc/self/maps"); maps) {
-        std::stringstream text;
-        text << maps.rdbuf();
-        f.allocator = allocatorFromMaps(text.str());
-    }
+    f.allocator = processAllocator();
     // The same tunables the probe reports (host_faults.py MALLOC_ENV).
     for (const char* name :
          {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_ARENA_MAX",
@@ -145,6 +142,33 @@ std::optional<HostFaultsField> hostFaultsBetween(const FaultCounts& before,
             f.mallocEnv.emplace_back(name, value);
     }
     return f;
+}
+
+std::string processAllocator() {
+    std::ifstream maps("/proc/self/maps");
+    if (!maps)
+        return "";
+    std::stringstream text;
+    text << maps.rdbuf();
+    return allocatorFromMaps(text.str());
+}
+
+std::optional<int64_t> mallocHeldBytes(const std::string& allocator) {
+    if (allocator != "glibc")
+        return std::nullopt;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    const struct mallinfo2 info = mallinfo2();
+    return static_cast<int64_t>(info.uordblks + info.hblkhd);
+#else
+    return std::nullopt;
+#endif
+}
+
+std::optional<HostHeldField> heldWindow(std::optional<int64_t> begin, std::optional<int64_t> end,
+                                        int64_t calls) {
+    if (!begin || !end || calls <= 0)
+        return std::nullopt;
+    return HostHeldField{calls, *begin, *end};
 }
 
 } // namespace cs::aoti

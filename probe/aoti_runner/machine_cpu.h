@@ -72,4 +72,23 @@ std::string allocatorFromMaps(const std::string& maps);
 std::optional<HostFaultsField> hostFaultsBetween(const FaultCounts& before,
                                                  const FaultCounts& after, int64_t calls);
 
+// This process's allocator, from /proc/self/maps (allocatorFromMaps); "" when
+// it cannot be read.
+std::string processAllocator();
+
+// glibc malloc's bytes handed out and not had back (mallinfo2: uordblks +
+// hblkhd), as the probe's MallocHeld: nullopt under another `allocator`, which
+// serves malloc itself, or without glibc 2.33+.
+std::optional<int64_t> mallocHeldBytes(const std::string& allocator);
+
+// A phase end's host_held: malloc's bytes before and after `calls` calls at
+// the same inputs; nullopt when either read is missing or there were none.
+struct HostHeldField {
+    int64_t calls = 0;
+    int64_t beginBytes = 0;
+    int64_t endBytes = 0;
+};
+std::optional<HostHeldField> heldWindow(std::optional<int64_t> begin, std::optional<int64_t> end,
+                                        int64_t calls);
+
 } // namespace cs::aoti

@@ -205,10 +205,12 @@ class Runner {
     }
     void hello(const std::string& deviceName);
     // overheadNs: the measure end's harness_overhead_ns (-1: none); machine:
-    // its machine_cpu.
+    // its machine_cpu; faults: its host_faults.
+    // held: its host_held.
     void edge(const char* name, bool end, int64_t overheadNs = -1,
               const std::optional<MachineCpuField>& machine = std::nullopt,
-              const std::optional<HostFaultsField>& faults = std::nullopt);
+              const std::optional<HostFaultsField>& faults = std::nullopt,
+              const std::optional<HostHeldField>& held = std::nullopt);
     void flushRss();
     void fatal(const Fatal& f);
     void execute();
@@ -219,7 +221,8 @@ class Runner {
     void measure(Timer& timer);
     void sendChunk(int64_t from, int64_t to);
     int64_t harnessOverhead(Timer& timer);
-    void crosscheck(Timer& timer, int64_t measureNs);
+    // The crosscheck end's host_held.
+    std::optional<HostHeldField> crosscheck(Timer& timer, int64_t measureNs);
 
     const RunnerArgs& a_;
     EventSink& sink_;
@@ -234,6 +237,7 @@ class Runner {
     int64_t timed_ = 0;
     int64_t sent_ = 0;
     int64_t loadNs_ = 0;
+    std::string allocator_;
 };
 
 void Runner::hello(const std::string& deviceName) {
@@ -266,7 +270,8 @@ void Runner::hello(const std::string& deviceName) {
 // edges, a CUPTI mark, and the RSS samples sent after each end.
 void Runner::edge(const char* name, bool end, int64_t overheadNs,
                   const std::optional<MachineCpuField>& machine,
-                  const std::optional<HostFaultsField>& faults) {
+                  const std::optional<HostFaultsField>& faults,
+                  const std::optional<HostHeldField>& held) {
     if (end) {
         sampler_.sampleNow();
     }
@@ -302,6 +307,15 @@ void Runner::edge(const char* name, bool end, int64_t overheadNs,
             e.field(key.c_str(), value);
         }
         e.end().end();
+    }
+    if (held) {
+        e.key("host_held")
+            .beginObject()
+            .field("counter", "malloc")
+            .field("calls", static_cast<long long>(held->calls))
+            .field("begin_bytes", static_cast<long long>(held->beginBytes))
+            .field("end_bytes", static_cast<long long>(held->endBytes))
+            .end();
     }
     const int64_t t = monotonicNs();
     emit(e);
@@ -521,11 +535,12 @@ int64_t Runner::harnessOverhead(Timer& timer) {
 }
 
 // The same calls timed in blocks, as torch.utils.benchmark's blocked_autorange.
-void Runner::crosscheck(Timer& timer, int64_t measureNs) {
+std::optional<HostHeldField> Runner::crosscheck(Timer& timer, int64_t measureNs) {
     const int64_t perCall = std::max<int64_t>(median(latency_), 1);
     const int64_t calls = std::max<int64_t>(1, (kBlockMinNs + perCall - 1) / perCall);
     const int64_t budget = std::min(kBlocksBudgetNs, std::max<int64_t>(measureNs, 0));
     std::vector<double> means;
+    const auto heldBefore = mallocHeldBytes(allocator_);
     const int64_t start = monotonicNs();
     try {
         while (static_cast<int>(means.size()) < kBlocksMax) {
@@ -538,11 +553,15 @@ void Runner::crosscheck(Timer& timer, int64_t measureNs) {
         }
     } catch (const std::exception& e) {
         log("warning", "the block-timing cross-check failed: " + said(e));
-        return;
+        return std::nullopt;
     }
+    // A second window of the same calls: memory kept per call grows in both.
+    const auto held = heldWindow(heldBefore, mallocHeldBytes(allocator_),
+                                 calls * static_cast<int64_t>(means.size()));
     JsonLine e = event(event_name::crosscheck);
     e.field("block_calls", static_cast<long long>(calls)).array("block_means_ns", means);
     emit(e);
+    return held;
 }
 
 void Runner::execute() {
@@ -622,18 +641,22 @@ void Runner::execute() {
     edge("measure", false);
     const auto machineBefore = machineSnapshot();
     const FaultCounts faultsBefore = faultCounts();
+    allocator_ = processAllocator();
+    const auto heldBefore = mallocHeldBytes(allocator_);
     const int64_t t0 = monotonicNs();
     measure(timer);
     const int64_t measureNs = monotonicNs() - t0;
+    const auto held = heldWindow(heldBefore, mallocHeldBytes(allocator_), timed_);
     const auto faults = hostFaultsBetween(faultsBefore, faultCounts(), timed_);
     const int64_t overheadNs = harnessOverhead(timer);
-    edge("measure", true, overheadNs, machineCpuBetween(machineBefore, machineSnapshot()), faults);
+    edge("measure", true, overheadNs, machineCpuBetween(machineBefore, machineSnapshot()), faults,
+         held);
     sampler_.resume();
     if (timed_ > 0) {
         // A phase of its own, as in the Python probe (where torch may recompile in it).
         edge("crosscheck", false);
-        crosscheck(timer, measureNs);
-        edge("crosscheck", true);
+        const auto crosscheckHeld = crosscheck(timer, measureNs);
+        edge("crosscheck", true, -1, std::nullopt, std::nullopt, crosscheckHeld);
     }
 }
 

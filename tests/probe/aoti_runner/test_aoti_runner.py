@@ -140,6 +140,9 @@ def test_a_full_stream_on_cpu(package: dict) -> None:
     faults = measure_end["host_faults"]
     assert faults["calls"] == ITERS and faults["allocator"] == "glibc", faults
     assert faults["minor"] >= 0 and faults["sys_cpu_ns"] >= 0 and faults["page_bytes"] > 0
+    held = measure_end["host_held"]
+    assert held["counter"] == "malloc" and held["calls"] == ITERS, held
+    assert held["begin_bytes"] > 0 and held["end_bytes"] > 0
 
     single = of(events, "iteration")
     assert [e["index"] for e in single] == list(range(WARMUP))
@@ -182,6 +185,13 @@ def test_a_full_stream_on_cpu(package: dict) -> None:
     # In its own phase, after the measure phase.
     assert events.index(of(events, "phase")[6]) < events.index(cross[0])
     assert events.index(cross[0]) < events.index(of(events, "phase")[7])
+    cross_held = of(events, "phase")[7]["host_held"]
+    blocks = cross[0]["block_calls"] * len(cross[0]["block_means_ns"])
+    assert cross_held["counter"] == "malloc" and cross_held["calls"] == blocks, cross_held
+    # A compiled package keeps nothing per call: well under the advice's 1 KiB.
+    for window in (held, cross_held):
+        per_call = (window["end_bytes"] - window["begin_bytes"]) / window["calls"]
+        assert per_call < 1024, window
 
     rss = [s for e in of(events, "memory") if e["kind"] == "host_rss" for s in e["samples"]]
     assert rss and all(len(s) == 2 and s[1] > 0 for s in rss)

@@ -20,12 +20,14 @@
 #include <cmath>
 #include <csignal>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -102,6 +104,39 @@ TEST(AotiHostFaults, FreshPagesShowAsMinorFaultsAndTheAllocatorIsNamed) {
         "jemalloc");
     EXPECT_EQ(cs::aoti::allocatorFromMaps("7f-80 r-xp 0 0:0 3 /opt/libtcmalloc_minimal.so.4\n"),
               "tcmalloc");
+}
+
+void* volatile gKeep = nullptr;
+
+// A block kept between two reads shows in malloc's bytes in use at least
+// byte for byte; another allocator, which serves malloc itself, reads nothing.
+TEST(AotiHostHeld, AKeptBlockShowsInMallocsBytesInUse) {
+    ASSERT_EQ(cs::aoti::processAllocator(), "glibc"); // this test preloads nothing
+    const auto before = cs::aoti::mallocHeldBytes("glibc");
+    ASSERT_TRUE(before);
+    // 256 KiB is mmapped by malloc (hblkhd), 1 KiB blocks come from its arena
+    // (uordblks). Each pointer goes through a volatile, so no block is elided.
+    std::vector<void*> kept{std::malloc(size_t{256} * 1024)};
+    for (int i = 0; i < 64; ++i)
+        kept.push_back(std::malloc(1024));
+    for (void* block : kept)
+        gKeep = block;
+    const auto after = cs::aoti::mallocHeldBytes("glibc");
+    for (void* block : kept)
+        std::free(block);
+    ASSERT_TRUE(after);
+    EXPECT_GE(*after - *before, 256 * 1024 + 64 * 1024);
+    EXPECT_FALSE(cs::aoti::mallocHeldBytes("jemalloc"));
+    EXPECT_FALSE(cs::aoti::mallocHeldBytes(""));
+
+    const auto window = cs::aoti::heldWindow(before, after, 50);
+    ASSERT_TRUE(window);
+    EXPECT_EQ(window->calls, 50);
+    EXPECT_EQ(window->beginBytes, *before);
+    EXPECT_EQ(window->endBytes, *after);
+    EXPECT_FALSE(cs::aoti::heldWindow(std::nullopt, after, 50));
+    EXPECT_FALSE(cs::aoti::heldWindow(before, std::nullopt, 50));
+    EXPECT_FALSE(cs::aoti::heldWindow(before, after, 0));
 }
 
 TEST(AotiJsonLine, EscapesStringsSoTheyRoundTrip) {
@@ -452,6 +487,13 @@ TEST(AotiStreamReplay, CoreParsesTheRunnersStream) {
         phases.push_back(p.name);
     EXPECT_EQ(phases, (std::vector<std::string>{"export", "package", "load", "first_call"}));
     EXPECT_GE(run.crosscheckBlockCalls, 1);
+    // malloc's bytes around both windows of the same calls, as the probe's.
+    EXPECT_EQ(run.measureHostHeld.counter, "malloc");
+    EXPECT_EQ(run.measureHostHeld.calls, iters);
+    EXPECT_GT(run.measureHostHeld.beginBytes, 0);
+    EXPECT_EQ(run.crosscheckHostHeld.counter, "malloc");
+    EXPECT_GE(run.crosscheckHostHeld.calls, run.crosscheckBlockCalls);
+    EXPECT_EQ(run.crosscheckHostHeld.calls % run.crosscheckBlockCalls, 0);
     const auto* rss = run.memorySeries("host_rss");
     ASSERT_NE(rss, nullptr);
     EXPECT_FALSE(rss->samples.empty());
