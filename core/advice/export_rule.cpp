@@ -47,7 +47,8 @@ std::vector<std::string> compileSideBySide(const Report& report, const ExportFai
                             "back to (Breaks tab)");
         } else if (!other.graphBreaks.empty()) {
             lines.push_back(label + " compiles with " + std::to_string(other.graphBreaks.size()) +
-                            " graph break(s), none at this line (Breaks tab)");
+                            " graph break(s)" +
+                            (failure.file.empty() ? "" : ", none at this line") + " (Breaks tab)");
         } else if (other.status == RunStatus::Ok) {
             lines.push_back(label + " compiles the model without a graph break: torch.compile "
                                     "traces what torch.export refuses here, because it can "
@@ -73,8 +74,10 @@ void exportRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.run = static_cast<int>(r);
         f.setting = run.setting.label();
         f.tab = EvidenceTab::Compare; // where the failed aoti row is; the line is in the finding
+        const std::string package = installedPackage(e.file);
         f.title = "torch.export cannot export the model: " + categoryWords(e.category) +
-                  (e.file.empty() ? std::string() : " at " + shortLocation(e.file, e.line));
+                  (e.file.empty() ? std::string() : " at " + shortLocation(e.file, e.line)) +
+                  (package.empty() ? std::string() : " in " + package + "'s code");
         f.file = e.file;
         f.line = e.line;
         f.code = e.code;

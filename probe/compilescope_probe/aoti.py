@@ -21,7 +21,15 @@ import time
 import zipfile
 from typing import Any
 
-from .errors import ProbeError, exc_summary, format_exc, user_location
+from .errors import (
+    ProbeError,
+    exc_summary,
+    format_exc,
+    installed_package,
+    library_location,
+    shorten_symbolic,
+    user_location,
+)
 
 RUNNER_ENV = "COMPILESCOPE_AOTI_RUNNER"
 RUNNER_NAME = "compilescope-aoti-runner"
@@ -110,17 +118,31 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def _reason(exc: BaseException) -> str:
-    """torch's words up to the first blank line: its long hints stay in the traceback."""
+    """torch's words up to the first blank line, its symbolic expressions
+    shortened: its long hints and the whole expressions stay in the traceback."""
     text = str(exc).strip()
-    para = text.split("\n\n", 1)[0].strip()
+    para = shorten_symbolic(text.split("\n\n", 1)[0].strip())
     return f"{type(exc).__name__}: {para}" if para else type(exc).__name__
+
+
+def _library_remedy(package: str, remedy: str) -> str:
+    return (
+        f"The line is {package}'s code, not the model file's: rather than edit the library, "
+        f"export the submodule that does the tensor work (torch.export.export(model.backbone, "
+        f"...), or whichever holds the layers) and run {package}'s code around the package in "
+        f"Python. Where you own that code: {remedy[0].lower()}{remedy[1:]}"
+    )
 
 
 def export_failure(exc: BaseException, classifier: Any, strict: bool) -> dict:
     loc = user_location(exc, classifier)
+    library = None
+    if loc is None and (loc := library_location(exc)) is not None:
+        library = installed_package(loc[0])
     file, line = (loc[0], loc[1]) if loc else ("", 0)
     code = linecache.getline(file, line).strip() if file and line else ""
     category = _category(exc, code)
+    remedy = _REMEDIES[category]
     return {
         "category": category,
         "exception": type(exc).__name__,
@@ -128,7 +150,7 @@ def export_failure(exc: BaseException, classifier: Any, strict: bool) -> dict:
         "file": file,
         "line": line,
         "code": code,
-        "remedy": _REMEDIES[category],
+        "remedy": _library_remedy(library, remedy) if library else remedy,
         "strict": strict,
     }
 

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import PROBE_PATH, assert_well_formed, gallery, run_probe
+from conftest import PROBE_PATH, assert_well_formed, fixture_model, gallery, run_probe
 
 sys.path.insert(0, str(PROBE_PATH))
 from compilescope_probe import aoti  # noqa: E402
@@ -52,6 +52,26 @@ def test_numpy_call_is_an_unsupported_call_at_its_line() -> None:
     assert failure["category"] == "unsupported", failure
     assert failure["line"] == line_of(model, ".numpy()"), failure
     assert "torch operations" in failure["remedy"]
+
+
+@pytest.mark.slow
+def test_a_library_detectors_refusal_is_placed_in_the_library_and_kept_short() -> None:
+    # As torchvision's SSD: the branch is in site-packages, on a sum of one
+    # unbacked size per class, which torch prints in full, twice.
+    model = fixture_model("library_detector")
+    detector = model.parent / "site-packages" / "fakelib" / "detector.py"
+    run = run_probe(model, "--mode", "aoti", "--warmup", "1", "--iters", "3")
+    failure = run.one("export_failure")
+    assert failure["category"] == "data_dependent", failure
+    assert os.path.realpath(failure["file"]) == os.path.realpath(detector)
+    assert failure["line"] == line_of(detector, "if total > 4000")
+    assert "(12 terms) > 4000" in failure["reason"], failure["reason"]
+    assert "unhinted" not in failure["reason"] and "Size-like" not in failure["reason"]
+    assert "fakelib's code" in failure["remedy"] and "torch.cond" in failure["remedy"]
+    message = run.one("error")["message"]
+    assert "detector.py:" in message and len(message) < 1000, message
+    # The traceback keeps torch's whole words.
+    assert "unhinted" in run.one("error")["traceback"]
 
 
 def fake_package(folder: Path, name: str = "model.pt2") -> Path:

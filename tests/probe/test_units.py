@@ -135,13 +135,71 @@ def test_event_writer_survives_a_closed_reader():
 def test_exc_summary_cuts_a_kilobyte_line_and_says_how_much_is_left():
     from compilescope_probe.errors import SUMMARY_CHARS, exc_summary
 
-    expression = " + ".join(f"4*Min(300, u{i})" for i in range(90))
-    summary = exc_summary(RuntimeError(f"Could not guard on {expression} > 4000\nmore"))
-    assert summary.startswith("RuntimeError: Could not guard on 4*Min(300, u0)")
-    cut = len("Could not guard on ") + len(expression) + len(" > 4000") - SUMMARY_CHARS
-    assert summary.endswith(f"… ({cut:,} more characters)")
+    words = " ".join(f"word{i}" for i in range(200))
+    summary = exc_summary(RuntimeError(f"{words}\nmore"))
+    assert summary.startswith("RuntimeError: word0 word1")
+    assert summary.endswith(f"… ({len(words) - SUMMARY_CHARS:,} more characters)")
     assert len(summary) < SUMMARY_CHARS + 60
     assert exc_summary(ValueError("short\nsecond line")) == "ValueError: short"
+
+
+def test_a_sum_of_ninety_terms_keeps_its_comparison_in_view():
+    # torchvision's SSD under torch.export: one term per class's kept boxes,
+    # the expression printed twice, then every symbol: 20 KB on one line.
+    from compilescope_probe.errors import exc_summary, shorten_symbolic
+
+    expression = " + ".join(f"4*Min(300, u{i})" for i in range(90))
+    symbols = ", ".join(f"u{i}" for i in range(90))
+    line = (
+        f"Could not guard on data-dependent expression {expression} > 4000 "
+        f"(unhinted: {expression} > 4000).  (Size-like symbols: {symbols})"
+    )
+    short = "Could not guard on data-dependent expression 4*Min(300, u0) + 4*Min(300, u1) + … + "
+    short += "4*Min(300, u89) (90 terms) > 4000."
+    assert shorten_symbolic(line) == short
+    assert exc_summary(RuntimeError(line + "\nmore")) == f"RuntimeError: {short}"
+    # Each operator is kept; a short sum and parentheses of other words stay as written.
+    assert (
+        shorten_symbolic("u0 - u1 + u2 + u3 + u4 + u5 - u6 > 0") == "u0 - u1 + … - u6 (7 terms) > 0"
+    )
+    assert shorten_symbolic("Eq(s0*s1 + 2*s2 - 3, u0)") == "Eq(s0*s1 + 2*s2 - 3, u0)"
+    assert shorten_symbolic("size (batch) != 3") == "size (batch) != 3"
+
+
+def test_an_export_failure_in_library_code_is_placed_in_the_library():
+    from compilescope_probe.errors import installed_package, library_location
+
+    lib = "/x/lib/python3.11/site-packages"
+    assert installed_package(f"{lib}/torchvision/ops/boxes.py") == "torchvision"
+    assert installed_package(f"{lib}/six.py") == "six"
+    assert installed_package("/home/u/model.py") is None
+
+    def raise_from(*files: str) -> BaseException:
+        # A traceback through these files, outermost first, as non-strict
+        # export leaves it: the probe, the library's Python, torch's guard.
+        source = "def f(depth):\n    if depth == 0:\n        raise RuntimeError('guard')\n"
+        source += "    return g(depth - 1)\n"
+        chain = None
+        for file in reversed(files):
+            scope: dict = {"g": chain}
+            exec(compile(source, file, "exec"), scope)
+            chain = scope["f"]
+        try:
+            chain(len(files) - 1)
+        except RuntimeError as e:
+            return e
+        raise AssertionError("did not raise")
+
+    e = raise_from(
+        "/opt/compilescope/probe/compilescope_probe/aoti.py",
+        f"{lib}/torchvision/models/detection/ssd.py",
+        f"{lib}/torchvision/ops/boxes.py",
+        f"{lib}/torch/fx/experimental/symbolic_shapes.py",
+        f"{lib}/sympy/core/relational.py",
+    )
+    assert library_location(e) == (f"{lib}/torchvision/ops/boxes.py", 4)
+    # Torch's frames alone name no place.
+    assert library_location(raise_from(f"{lib}/torch/export/_trace.py")) is None
 
 
 def test_a_library_models_compile_failure_is_placed_in_the_library():

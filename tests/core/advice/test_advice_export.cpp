@@ -69,6 +69,40 @@ TEST(ExportRule, ABreakElsewhereIsNotClaimedForThisLine) {
         EXPECT_EQ(e.find("same line"), std::string::npos) << e;
 }
 
+// A detector that is torchvision's code: the refusal is placed in the
+// library, and the title says whose code the line is.
+TEST(ExportRule, ALineInAnInstalledPackageIsNamedAsThatPackagesCode) {
+    const std::string boxes = "/v/lib/python3.11/site-packages/torchvision/ops/boxes.py";
+    const auto found = withRule(advise(reportOf({refusedExport("data_dependent", boxes, 86)})),
+                                "export.data_dependent");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found.front().title.find("at boxes.py:86 in torchvision's code"), std::string::npos)
+        << found.front().title;
+    const auto own = withRule(advise(reportOf({refusedExport("data_dependent", "/m/gate.py", 21)})),
+                              "export.data_dependent");
+    ASSERT_EQ(own.size(), 1U);
+    EXPECT_EQ(own.front().title.find("'s code"), std::string::npos) << own.front().title;
+}
+
+// torch.export named no line: the compiled setting's breaks are counted, not
+// said to miss a line nobody named.
+TEST(ExportRule, WithNoLineTheBreaksAreNotSaidToMissIt) {
+    auto compiled = timedRun("default", {1000}, constant(20, 90));
+    compiled.graphBreaks.push_back(makeBreak("print", "print()", "/m/gate.py", 30, "print(h)"));
+    const auto found =
+        withRule(advise(reportOf({compiled, refusedExport("data_dependent", "", 0)})),
+                 "export.data_dependent");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found.front().title.find(" at "), std::string::npos) << found.front().title;
+    bool counted = false;
+    for (const auto& e : found.front().evidence) {
+        EXPECT_EQ(e.find("this line"), std::string::npos) << e;
+        counted |=
+            e.find("default compiles with 1 graph break(s) (Breaks tab)") != std::string::npos;
+    }
+    EXPECT_TRUE(counted);
+}
+
 TEST(ExportRule, TheRefusalSurvivesTheReportRoundTrip) {
     auto run = refusedExport("item", "/m/item.py", 7);
     run.setting.strictExport = true;
