@@ -9,6 +9,7 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/advice/break_cause.h"
 #include "core/analysis/kernel_cost.h"
 
 namespace cs::core::advice {
@@ -318,16 +319,31 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                              " per call outside any compiled graph, " + percent(line.eagerShare) +
                              " of the call's " + formatDuration(cost.callNsPerCall) + " " +
                              windowText(cost) + " (Code tab)");
+        const bool breaksHere = at && at->file == line.file && at->line == line.line;
+        const auto diagnosis = diagnoseBreak(gb);
+        const bool dynamicOutputOp =
+            breaksHere && diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
         if (const std::string type = gb.rootType(); at)
-            f.evidence.push_back("it comes after the graph break at " +
-                                 shortLocation(at->file, at->line) +
+            f.evidence.push_back((breaksHere ? "the graph breaks at this line"
+                                             : "it comes after the graph break at " +
+                                                   shortLocation(at->file, at->line)) +
                                  (type.empty() ? "" : " (" + type + ")") + " (Breaks tab)");
         if (line.compiledNsPerCall > 0)
             f.evidence.push_back("its compiled part takes " +
                                  formatDuration(line.compiledNsPerCall) + " per call");
-        f.remedy = "This line runs in Python between compiled graphs. Removing the graph break "
-                   "before it (the Breaks tab says why it breaks) lets Dynamo compile it with "
-                   "the rest; else move the work out of the model's call.";
+        if (dynamicOutputOp) {
+            // nms, nonzero, unique: the op is its own kernel in or out of a graph.
+            f.remedy = "This line is the op that breaks the graph: " + diagnosis->what +
+                       "'s output size depends on tensor values, so it runs as its own kernel "
+                       "whether or not Dynamo keeps it in a graph. Removing the break "
+                       "(torch._dynamo.config.capture_dynamic_output_shape_ops = True) saves the "
+                       "break's cost, not this time; to cut it, give the op less work (fewer "
+                       "candidates before it: a higher score threshold, or a top-k first).";
+        } else {
+            f.remedy = "This line runs in Python between compiled graphs. Removing the graph "
+                       "break before it (the Breaks tab says why it breaks) lets Dynamo compile "
+                       "it with the rest; else move the work out of the model's call.";
+        }
         f.confidence = 0.7;
         out.push_back(std::move(f));
     }

@@ -225,6 +225,38 @@ TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
     EXPECT_TRUE(anyEvidence(f, "graph break at model.py:29"));
 }
 
+// torchvision's nms under SSD: the eager line is the op that breaks the graph,
+// which is its own kernel in or out of a graph, so removing the break is not
+// offered as what saves its time.
+TEST(KernelRule, AnEagerLineThatIsTheBreaksOwnDataDependentOp) {
+    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
+    const std::string reason =
+        "Dynamic shape operator\n  Explanation: Operator `torchvision.nms.default`'s output "
+        "shape depends on input Tensor data.";
+    run.graphBreaks.push_back(makeBreak("Dynamic shape operator", reason, kFile, 54,
+                                        "return torch.ops.torchvision.nms(b, s, t)"));
+    run.kernelProfile.eager = {
+        {{kFile, 54, "nms", "return torch.ops.torchvision.nms(b, s, t)", true}, 150'000}};
+    run.kernelProfile.callNs = 1'000'000;
+    auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_TRUE(anyEvidence(f, "the graph breaks at this line (Dynamic shape operator)"));
+    EXPECT_FALSE(anyEvidence(f, "comes after"));
+    EXPECT_NE(f.remedy.find("torchvision.nms.default's output size depends on tensor values"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("saves the break's cost, not this time"), std::string::npos);
+    EXPECT_EQ(f.remedy.find("lets Dynamo compile it"), std::string::npos);
+
+    // A line below the op's break keeps the general remedy.
+    run.kernelProfile.eager = {{{kFile, 55, "nms", "keep = keep[:k]", true}, 150'000}};
+    found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_TRUE(anyEvidence(found.front(), "comes after the graph break at model.py:54"));
+    EXPECT_NE(found.front().remedy.find("lets Dynamo compile it"), std::string::npos);
+}
+
 TEST(KernelRule, AnEagerLineBetweenTheGraphsOfABreakElsewhere) {
     cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
     Graph after;
