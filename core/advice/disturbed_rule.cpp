@@ -12,6 +12,7 @@
 #include "core/advice/perf_scope.h"
 #include "core/analysis/kept_memory.h"
 #include "core/analysis/measurement_check.h"
+#include "core/analysis/page_faults.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -53,7 +54,9 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                                            "CPU", "CPUs");
             f.evidence.push_back(threads);
         }
-        if (const auto load = machineLoad(run, input.report.environment); load && load->judgeable())
+        const auto load = machineLoad(run, input.report.environment);
+        const bool quiet = load && load->judgeable() && !load->contended();
+        if (load && load->judgeable())
             f.evidence.push_back("while it measured, " + machineLoadText(*load));
         if (run.appCpuMeasureNs >= 0)
             f.evidence.push_back("compilescope itself used " +
@@ -63,6 +66,7 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                    "other work, pin the threads (--threads N, or taskset -c to fixed cores), or "
                    "run more iterations (--iters), then measure again.";
         f.confidence = run.crosscheckBlockMeansNs.size() >= 5 ? 0.7 : 0.5;
+        const auto faults = pageFaults(run);
         if (const auto kept = keptPerCall(run)) {
             // The cross-check's calls ran on a heap the measured ones had not
             // grown yet: the model's doing, whatever the machine did.
@@ -79,6 +83,20 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                        "call keeps some: the cross-check's later calls pay for the growth. Stop "
                        "what the calls keep (memory.growth), then measure again; the "
                        "machine need not be the cause.";
+        } else if (quiet && faults && faults->costly()) {
+            // Nothing else ran: what varied is the calls' own page faults,
+            // which glibc's adaptive thresholds make fewer as the calls go on.
+            f.title = label + ": per-call and block timing disagree; every call faults its "
+                              "memory in again";
+            f.evidence.insert(f.evidence.begin() + 1, "every measured call took " +
+                                                          pageFaultsText(*faults) +
+                                                          " (perf.page_faults)");
+            f.remedy = "The machine was quiet, so the calls' own page faults are the likely "
+                       "cause: glibc's malloc raises its thresholds as large blocks come and go, "
+                       "so later calls (the cross-check's) can fault less than the measured ones, "
+                       "and each call's share of the kernel's work varies. Keep the memory "
+                       "(perf.page_faults says how), then measure again; the machine need not be "
+                       "the cause.";
         }
         out.push_back(std::move(f));
     }

@@ -153,3 +153,30 @@ TEST(PageFaultRule, ARemedyMeasuredInTheReportIsQuoted) {
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_NE(findings[0].remedy.find("--settings eager,eager:env="), std::string::npos);
 }
+
+// SSD eager on a quiet machine: per-call 72.2 ms against blocks of 61.9 ms,
+// with 3,328 page faults per call. The disturbance is named as the faults,
+// not a busy machine; on a busy machine the machine stays the cause.
+TEST(PageFaultRule, ADisturbedMeasurementOnAQuietMachineNamesTheFaults) {
+    cs::core::Run run = faultingRun("eager", 72 * kMs, 3328, 24 * kMs);
+    run.crosscheckBlockCalls = 1;
+    run.crosscheckBlockMeansNs = {62e6, 61.5e6, 62.2e6, 61.9e6, 62e6, 61.8e6, 62.1e6, 61.7e6};
+    run.probe.threads = 2;
+    run.probe.cpuAffinity = {0, 1};
+    // 2 s on the probe's 2 CPUs: the probe's 1.72 CPUs, others 0.01.
+    run.measureMachineCpu =
+        MachineCpu{2, 2'000'000'000, 3'460'000'000, 0, 3'440'000'000, 10'000'000};
+    auto findings = withRule(advise(reportOf({run}), {}), "measure.disturbed");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings[0].title.find("every call faults its memory in again"), std::string::npos)
+        << findings[0].title;
+    EXPECT_TRUE(anyContains(findings[0].evidence, "every measured call took 3,328 page faults"));
+    EXPECT_EQ(findings[0].remedy.rfind("The machine was quiet", 0), 0u) << findings[0].remedy;
+
+    // Others kept 1.2 CPUs busy: the machine's doing, as before.
+    run.measureMachineCpu.busyNs = 5'840'000'000;
+    findings = withRule(advise(reportOf({run}), {}), "measure.disturbed");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].title.find("faults"), std::string::npos) << findings[0].title;
+    EXPECT_EQ(findings[0].remedy.rfind("A busy machine", 0), 0u) << findings[0].remedy;
+}
