@@ -84,19 +84,19 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out) {
                        "what the calls keep (memory.growth), then measure again; the "
                        "machine need not be the cause.";
         } else if (quiet && faults && faults->costly()) {
-            // Nothing else ran: what varied is the calls' own page faults,
-            // which glibc's adaptive thresholds make fewer as the calls go on.
+            // Nothing else took CPU: what varied is the kernel's work for the
+            // calls' own page faults (SSD eager: 24.5 ms of it per call in one
+            // process, 45 ms calls with more faults in another).
             f.title = label + ": per-call and block timing disagree; every call faults its "
                               "memory in again";
             f.evidence.insert(f.evidence.begin() + 1, "every measured call took " +
                                                           pageFaultsText(*faults) +
                                                           " (perf.page_faults)");
             f.remedy = "The machine was quiet, so the calls' own page faults are the likely "
-                       "cause: glibc's malloc raises its thresholds as large blocks come and go, "
-                       "so later calls (the cross-check's) can fault less than the measured ones, "
-                       "and each call's share of the kernel's work varies. Keep the memory "
-                       "(perf.page_faults says how), then measure again; the machine need not be "
-                       "the cause.";
+                       "cause: a call that takes thousands of fresh pages waits on the kernel to "
+                       "hand them out, and how long that takes varies with the kernel's memory "
+                       "state (reclaim, zeroing) though no other process takes the CPU. Keep the "
+                       "memory (perf.page_faults says how), then measure again.";
         }
         out.push_back(std::move(f));
     }
