@@ -86,6 +86,11 @@ def exc_summary(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
+def exit_words(e: SystemExit) -> str:
+    """How the user's code ended the process: `sys.exit('no config file')`."""
+    return f"sys.exit({e.code!r})" if e.code is not None else "sys.exit()"
+
+
 _FILE_LINE_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import fallbacks
-from .errors import ProbeError, exc_summary, format_exc, pip_hint, user_location
+from .errors import ProbeError, exc_summary, exit_words, format_exc, pip_hint, user_location
 from .frames import FrameClassifier
 
 
@@ -157,11 +157,38 @@ def _raised(
 ) -> ProbeError:
     loc = user_location(exc, classifier)
     where = f" at {loc[0]}:{loc[1]}" if loc else ""
+    if isinstance(exc, SystemExit):
+        # A script's habit (no config file: exit) ends the probe with no word.
+        return ProbeError(
+            kind,
+            f"{func} in {file} called {exit_words(exc)}{where}, which would end the probe "
+            f"without a word. Make {func} return (or raise an exception that says what is "
+            f"wrong): compilescope calls it as a library function.",
+            tb=format_exc(exc),
+        )
+    text = str(exc)
+    if any(words in text for words in _NO_CUDA_WORDS):
+        # A model file written for a GPU machine, run where there is none.
+        return ProbeError(
+            kind,
+            f"{func} in {file} asks for CUDA{where}, which this machine lacks "
+            f"({exc_summary(exc)}). Build the model and its inputs on the CPU and leave the "
+            f"device to compilescope: it moves both to --device (cuda where there is a GPU).",
+            tb=format_exc(exc),
+        )
     return ProbeError(
         kind,
         f"{func} in {file} raised {exc_summary(exc)}{where}. Fix it so that {func} runs on its own.",
         tb=format_exc(exc),
     )
+
+
+# What torch says when a tensor is put on CUDA where there is none.
+_NO_CUDA_WORDS = (
+    "Found no NVIDIA driver",
+    "Torch not compiled with CUDA enabled",
+    "No CUDA GPUs are available",
+)
 
 
 def _import_file(path: str, classifier: FrameClassifier):
@@ -222,7 +249,7 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
         )
     try:
         model = get_model()
-    except Exception as e:
+    except (Exception, SystemExit) as e:
         raise _raised("get_model_raised", "get_model()", path, e, classifier) from None
     if not callable(model):
         raise ProbeError(
@@ -241,7 +268,7 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
     call = f"get_inputs({batch_size})" if needs_batch else "get_inputs()"
     try:
         given = get_inputs(batch_size) if needs_batch else get_inputs()
-    except Exception as e:
+    except (Exception, SystemExit) as e:
         raise _raised("get_model_raised", call, path, e, classifier) from None
     names = _keyword_names(given, call, path)
     inputs = _as_input_tuple(given, call, path, names)
@@ -250,7 +277,7 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
     if callable(get_sweep):
         try:
             raw = get_sweep()
-        except Exception as e:
+        except (Exception, SystemExit) as e:
             raise _raised("get_model_raised", "get_input_sweep()", path, e, classifier) from None
         if not isinstance(raw, (list, tuple)):
             raise ProbeError(

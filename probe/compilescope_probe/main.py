@@ -22,7 +22,7 @@ from typing import Any
 
 from . import __version__, failures, fallbacks, host_faults, input_drift, lifeline, machine_load
 from .aoti import RunnerCrashed
-from .errors import ProbeError, exc_summary, format_exc, pip_hint
+from .errors import ProbeError, exc_summary, exit_words, format_exc, pip_hint, user_location
 from .events import EventWriter, redirect_stdout
 from .frames import FrameClassifier
 from .host_memory import MallocHeld, RssSampler, held_window, mem_available_bytes
@@ -221,6 +221,18 @@ class Probe:
             )
         except KeyboardInterrupt:
             self.log("warning", "interrupted")
+        except SystemExit as e:  # the probe never exits so: the model's code (its forward) did
+            loc = user_location(e, self.classifier)
+            where = f" at {loc[0]}:{loc[1]}" if loc else ""
+            self.emit(
+                "error",
+                kind="model_raised",
+                message=f"The model's code called {exit_words(e)}{where} while the probe ran "
+                f"it, which would end the probe without a word. Make it return, or raise an "
+                f"exception that says what is wrong; what was measured before is kept.",
+                traceback=format_exc(e),
+                fatal=True,
+            )
         except Exception as e:  # a bug in the probe: say so, keep what was measured
             self.emit(
                 "error",

@@ -62,6 +62,50 @@ def test_get_model_raises():
     assert "Traceback" in err["traceback"]
 
 
+def test_sys_exit_in_get_model_is_said_not_swallowed(tmp_path):
+    # A script's habit: exit when a config file is missing. Before, the probe
+    # ended "failed" with no error event at all.
+    path = tmp_path / "exits.py"
+    path.write_text(
+        "import sys\nimport torch\n\ndef get_model():\n    sys.exit('no config file found')\n\n"
+        "def get_inputs():\n    return torch.randn(2, 4)\n"
+    )
+    err = _failed_with(run_probe(path, *FAST), "get_model_raised")
+    assert f"called sys.exit('no config file found') at {path}:5" in err["message"], err
+    assert "SystemExit" in err["traceback"]
+
+
+def test_sys_exit_in_forward_keeps_what_was_measured(tmp_path):
+    path = tmp_path / "exits_forward.py"
+    path.write_text(
+        "import sys\nimport torch\n\nclass M(torch.nn.Module):\n    calls = 0\n\n"
+        "    def forward(self, x):\n        M.calls += 1\n        if M.calls > 2:\n"
+        "            sys.exit(0)\n        return x * 2\n\n"
+        "def get_model():\n    return M()\n\ndef get_inputs():\n    return torch.randn(2, 4)\n"
+    )
+    run = run_probe(path, "--mode", "eager", "--warmup", "2", "--iters", "5")
+    assert_well_formed(run)
+    [err] = run.errors()
+    assert err["kind"] == "model_raised" and err["fatal"] is True
+    assert f"called sys.exit(0) at {path}:10" in err["message"], err
+    assert len(run.calls()) == 2 and run.events[-1]["status"] == "failed"
+
+
+def test_cuda_asked_for_on_a_machine_without_it(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    path = tmp_path / "gpu_inputs.py"
+    path.write_text(
+        "import torch\n\ndef get_model():\n    return torch.nn.Linear(4, 4)\n\n"
+        "def get_inputs():\n    return torch.randn(2, 4, device='cuda')\n"
+    )
+    err = _failed_with(run_probe(path, *FAST), "get_model_raised")
+    assert f"get_inputs() in {path} asks for CUDA at {path}:7" in err["message"], err
+    assert "leave the device to compilescope" in err["message"]
+
+
 @pytest.mark.parametrize("mode", ["eager", "default"])
 def test_model_raises_in_forward(mode):
     path = fixture_model("raises_in_forward")
