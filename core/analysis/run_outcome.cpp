@@ -122,8 +122,13 @@ void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail
             : "exited with code " + std::to_string(exitCode);
     if (!run.sawHello)
         how += " before saying hello; see the console for what the interpreter printed";
-    ErrorInfo crash{"crashed",
-                    "The probe " + how + " before finishing; " + progressSoFar(run) + ".", ""};
+    std::string message = "The probe " + how + " before finishing; " + progressSoFar(run) + ".";
+    if (const PhaseSpan* open = run.openPhase(); open && open->name == "load")
+        // The probe's own code there raises what it meets; an exit is the file's.
+        message += " The load phase runs the model file's own code (its imports, get_model(), "
+                   "get_inputs()): something there ended the process (os._exit(), or a native "
+                   "extension that exits or crashes); see the console for what it printed.";
+    ErrorInfo crash{"crashed", message, ""};
     if (run.error) {
         // Keep the probe's own explanation; it is the better message.
         run.error->message += " (then the probe " + how + ")";

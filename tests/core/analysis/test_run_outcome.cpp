@@ -102,3 +102,23 @@ TEST(RunOutcome, ATimeoutWhileImportingTorchSaysSo) {
     EXPECT_NE(run.error->message.find("still importing torch"), std::string::npos)
         << run.error->message;
 }
+
+// os._exit(7) in get_inputs(): the probe ends in the load phase with no word;
+// the message says whose code runs there.
+TEST(RunOutcome, AnExitInTheLoadPhaseIsTheModelFilesCode) {
+    cs::core::Run run =
+        withEvents("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+                   "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"load\",\"edge\":\"begin\"}\n");
+    settleRun(run, ProcessEnd::Exited, 7);
+    EXPECT_EQ(run.status, RunStatus::Crashed);
+    ASSERT_TRUE(run.error);
+    EXPECT_NE(run.error->message.find("exited with code 7"), std::string::npos);
+    EXPECT_NE(run.error->message.find("the model file's own code (its imports, get_model(), "
+                                      "get_inputs())"),
+              std::string::npos)
+        << run.error->message;
+    // In the measure phase it is no load: the general words only.
+    cs::core::Run measuring = withEvents(kHelloAndTwoIters);
+    settleRun(measuring, ProcessEnd::Exited, 7);
+    EXPECT_EQ(measuring.error->message.find("model file's own code"), std::string::npos);
+}
