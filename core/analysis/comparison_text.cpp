@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/analysis/units.h"
+#include "core/report/text_lines.h"
 
 namespace cs::core {
 
@@ -110,7 +111,8 @@ std::string comparisonSummary(const Comparison& c) {
         if (row.status != RunStatus::Ok && !row.stats) {
             sentence = row.label + " did not finish (" + toString(row.status) + ")";
             if (row.error)
-                sentence += ": " + row.error->message.substr(0, row.error->message.find('\n'));
+                // The table below and the advice keep the rest of it.
+                sentence += ": " + firstSentence(row.error->message);
             if (sentence.back() != '.')
                 sentence += ".";
         } else if (!row.speedup) {

@@ -10,6 +10,7 @@
 #include "core/analysis/units.h"
 #include "core/events/event_parser.h"
 #include "core/report/report_json.h"
+#include "core/report/text_lines.h"
 
 using namespace cs::core;
 
@@ -382,7 +383,7 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
     report.runs.push_back(makeRun("default", {10000, 60, 50}, repeat(50, 10)));
     report.runs.push_back(makeRun("max-autotune", {20000, 120}, repeat(120, 10)));
     cs::core::Run failed = makeRun("reduce-overhead", {}, {}, RunStatus::Timeout);
-    failed.error = ErrorInfo{"timeout", "Stopped after 900 s.\nmore", ""};
+    failed.error = ErrorInfo{"timeout", "Stopped after 900 s. Raise the limit.\nmore", ""};
     report.runs.push_back(failed);
     auto c = compareRuns(report);
     EXPECT_EQ(breakEvenText(c.rows[0]), "baseline");
@@ -399,6 +400,8 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
     EXPECT_NE(summary.find("reduce-overhead did not finish (timeout): Stopped after 900 s."),
               std::string::npos)
         << summary;
+    // One sentence of it in the summary; the table keeps the line.
+    EXPECT_EQ(summary.find("Raise the limit"), std::string::npos) << summary;
     const std::string table = comparisonTable(c);
     EXPECT_NE(table.find("never"), std::string::npos);
     EXPECT_NE(table.find("timeout: Stopped after 900 s."), std::string::npos);
@@ -658,4 +661,16 @@ TEST(Comparison, TheInputSweepIsAColumnOfItsOwn) {
     // A sweep that never ended (the probe died in it) has no figure.
     report.runs[1].phases = {{"sweep", 100, -1}};
     EXPECT_FALSE(compareRuns(report).rows[1].sweepWallNs);
+}
+
+// A failed setting's sentence in the summary: its message's first sentence,
+// which a path's dots or an "e.g." do not end.
+TEST(ComparisonText, FirstSentenceEndsAtAPeriodBeforeACapital) {
+    EXPECT_EQ(cs::core::firstSentence("torch.export cannot export the model at "
+                                      "/x/boxes.py:86 (`a.b(c)`). GuardOnData: u0 > 4. Fix it."),
+              "torch.export cannot export the model at /x/boxes.py:86 (`a.b(c)`).");
+    EXPECT_EQ(cs::core::firstSentence("use e.g. the cpu. then more"),
+              "use e.g. the cpu. then more");
+    EXPECT_EQ(cs::core::firstSentence("one line only.\nSecond line."), "one line only.");
+    EXPECT_EQ(cs::core::firstSentence(""), "");
 }
