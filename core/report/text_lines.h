@@ -29,7 +29,7 @@ inline std::string firstNonBlankLine(std::string_view text) {
 // and a capital letter ("... at boxes.py:86 (`...`). GuardOnData..."), so a
 // path's dots and "e.g. x" do not end it; the whole first line when none.
 inline std::string firstSentence(std::string_view text) {
-    const std::string line = firstLine(text);
+    std::string line = firstLine(text);
     for (size_t dot = line.find(". "); dot != std::string::npos; dot = line.find(". ", dot + 1)) {
         const char next = dot + 2 < line.size() ? line[dot + 2] : '\0';
         if (next >= 'A' && next <= 'Z')
