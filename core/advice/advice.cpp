@@ -91,6 +91,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::scalingRule(input, findings);
     advice::kernelRule(input, findings);
     advice::exportRule(input, findings);
+    advice::loadCaveat(input, findings);
     mergeAcrossRanks(report, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);

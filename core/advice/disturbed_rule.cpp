@@ -4,6 +4,7 @@
 // cent. When they do not, something else took the CPU while the probe timed.
 // A load that lasts through the measure phase slows both alike: the probe's
 // machine_cpu shows it (measure.busy_machine).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -135,6 +136,37 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
                    "(taskset -c, --threads N), then measure again.";
         f.confidence = 0.8;
         out.push_back(std::move(f));
+    }
+}
+
+void loadCaveat(const AdviceInput& input, std::vector<Finding>& findings) {
+    const Run* eager = input.baselineRun();
+    if (!eager)
+        return;
+    const auto& runs = input.report.runs;
+    for (auto& f : findings) {
+        if ((f.rule != "perf.no_gain" && f.rule != "perf.warmup") || f.run < 0 ||
+            static_cast<size_t>(f.run) >= runs.size())
+            continue;
+        const Run& run = runs[static_cast<size_t>(f.run)];
+        std::vector<std::string> loaded;
+        for (const Run* r : {eager, &run}) {
+            if (r == eager && r == &run)
+                continue;
+            const auto load = machineLoad(*r, input.report.environment);
+            if (load && load->contended())
+                loaded.push_back(r->setting.label() + " " + machineLoadShortText(*load));
+        }
+        if (loaded.empty())
+            continue;
+        // A timm ViT measured beside a build: default 0.30x eager; on a quiet
+        // machine the same two settings measured 1.00x.
+        f.evidence.push_back(
+            "measured while other work shared the CPUs (" + joinWords(loaded) +
+            ", measure.busy_machine): a load slows each setting by a different amount, so "
+            "this ratio need not hold on a quiet machine (Latency tab)");
+        f.remedy = "Measure again on a quiet machine before acting on this. " + f.remedy;
+        f.confidence = std::min(f.confidence, 0.4);
     }
 }
 

@@ -387,3 +387,34 @@ TEST(AdviceMeasurement, TheInputsChangedLineIsReadByItsCodeOrAnOlderProbesWordin
     EXPECT_EQ(found[0].evidence[0], "default: past.keys went from [1, 8] to [1, 9]");
     EXPECT_EQ(found[0].evidence[1], "eager: cache went from [2] to [3]");
 }
+
+// A timm ViT measured while a build ran: default 0.30x eager, "significantly
+// slower" at 90%; on a quiet machine the two measured 1.00x. The verdict
+// stands but says it was measured under load, and is held less sure.
+TEST(BusyMachineRule, ASpeedVerdictOnALoadedMachineSaysSo) {
+    cs::core::Run eager = checkedRun(40 * kUs * 1000, {});
+    eager.setting.mode = "eager";
+    eager.measureMachineCpu = machineCpu(3'450'000'000); // others 0.53 beside the probe's 0.95
+    cs::core::Run compiled = checkedRun(136 * kUs * 1000, {});
+    compiled.measureMachineCpu = machineCpu(3'900'000'000); // others 0.88
+    auto findings = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings[0];
+    bool said = false;
+    for (const auto& e : f.evidence)
+        said |= e.find("measured while other work shared the CPUs (eager others kept") !=
+                    std::string::npos &&
+                e.find("default others kept") != std::string::npos;
+    EXPECT_TRUE(said);
+    EXPECT_EQ(f.remedy.rfind("Measure again on a quiet machine", 0), 0u) << f.remedy;
+    EXPECT_LE(f.confidence, 0.4);
+
+    // Both quiet: the verdict as it was.
+    eager.measureMachineCpu = machineCpu(1'903'000'000);
+    compiled.measureMachineCpu = machineCpu(1'903'000'000);
+    findings = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(findings.size(), 1u);
+    for (const auto& e : findings[0].evidence)
+        EXPECT_EQ(e.find("other work shared"), std::string::npos) << e;
+    EXPECT_GE(findings[0].confidence, 0.8);
+}
