@@ -302,6 +302,13 @@ Comparison compareRuns(const Report& report) {
         row.notes = whatTorchDid(run);
         row.compiledNothing = compiledNothing(run);
         row.compiles = run.setting.mode != "eager";
+        if (const auto load = machineLoad(run, report.environment); load && load->contended()) {
+            row.measuredUnderLoad = true;
+            row.notes.push_back("measured while other work shared its CPUs (" +
+                                machineLoadShortText(*load) +
+                                "): its median is high by that "
+                                "work's share");
+        }
         if (const auto drift = hostDriftWithin(run); drift && hostDrifted(*drift))
             row.notes.push_back(
                 "the machine changed speed while it measured: a fixed reference workload took " +

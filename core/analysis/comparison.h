@@ -132,6 +132,9 @@ struct ComparisonRow {
     // False for an eager setting beside the baseline (eager:autocast=bf16):
     // no compile, so no warmup to pay back and no break-even.
     bool compiles = true;
+    // Other work shared the probe's CPUs while it measured (MachineLoad::contended):
+    // its median is high by that work's share, which differs between settings.
+    bool measuredUnderLoad = false;
     std::optional<int64_t> peakMemoryBytes;
     std::string memoryKind; // "device reserved", "device", "host RSS"
     std::optional<ErrorInfo> error;

@@ -132,6 +132,13 @@ std::string comparisonSummary(const Comparison& c) {
             else if (!sp.significant)
                 sentence += " (within noise: the medians' 95% intervals overlap)";
             sentence += breakEvenClause(row, eager);
+            if (row.measuredUnderLoad || eager.measuredUnderLoad) {
+                const std::string who = row.measuredUnderLoad && eager.measuredUnderLoad
+                                            ? "eager and " + row.label
+                                            : (row.measuredUnderLoad ? row.label : "eager");
+                sentence += " Other work shared the CPUs while " + who +
+                            " measured: measure again on a quiet machine before comparing.";
+            }
             if (row.status != RunStatus::Ok)
                 sentence += " (" + std::string(toString(row.status)) + ": partial measurement)";
         }

@@ -674,3 +674,33 @@ TEST(ComparisonText, FirstSentenceEndsAtAPeriodBeforeACapital) {
     EXPECT_EQ(cs::core::firstSentence("one line only.\nSecond line."), "one line only.");
     EXPECT_EQ(cs::core::firstSentence(""), "");
 }
+
+// A timm ViT measured beside a build: the row notes the load, and the summary
+// says to measure again before comparing.
+TEST(ComparisonText, ASettingMeasuredUnderLoadIsSaidToBe) {
+    auto timed = [](const std::string& mode, int64_t medianNs, int64_t othersBusyNs) {
+        cs::core::Run run = makeRun(mode, {medianNs * 10}, repeat(medianNs, 40));
+        run.probe.threads = 2;
+        run.probe.cpuAffinity = {0, 1};
+        // 2 s on the probe's 2 CPUs; the probe's own 1.9 s.
+        run.measureMachineCpu = MachineCpu{2, 2'000'000'000, 1'900'000'000 + othersBusyNs,
+                                           0, 1'900'000'000, 10'000'000};
+        return run;
+    };
+    Report report;
+    report.runs = {timed("eager", 40'000'000, 3'000'000),
+                   timed("default", 136'000'000, 1'800'000'000)};
+    auto c = compareRuns(report);
+    EXPECT_FALSE(c.rows[0].measuredUnderLoad);
+    ASSERT_TRUE(c.rows[1].measuredUnderLoad);
+    bool noted = false;
+    for (const auto& note : c.rows[1].notes)
+        noted |= note.rfind("measured while other work shared its CPUs (others kept 0.90", 0) == 0;
+    EXPECT_TRUE(noted);
+    EXPECT_NE(comparisonSummary(c).find("Other work shared the CPUs while default measured: "
+                                        "measure again on a quiet machine before comparing."),
+              std::string::npos)
+        << comparisonSummary(c);
+    report.runs[1].measureMachineCpu.busyNs = 1'903'000'000; // quiet
+    EXPECT_EQ(comparisonSummary(compareRuns(report)).find("Other work"), std::string::npos);
+}
