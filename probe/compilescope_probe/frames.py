@@ -57,7 +57,9 @@ class FrameClassifier:
             return True
         if self.model_dir and os.path.dirname(real) == self.model_dir:
             return True
-        parts = real.split(os.sep)
+        # As given and as resolved: a site-packages reached through a symlink
+        # (a venv linked elsewhere) is still installed code.
+        parts = set(real.split(os.sep)) | set(os.path.abspath(filename).split(os.sep))
         if "site-packages" in parts or "dist-packages" in parts:
             return False
         return not any(real == r or real.startswith(r + os.sep) for r in self.roots)

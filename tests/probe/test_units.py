@@ -53,6 +53,13 @@ def test_frame_classifier(tmp_path):
     assert not c.is_user("/x/lib/python3.11/site-packages/torch/nn/modules/module.py")
     assert not c.is_user("<frozen importlib._bootstrap>")
     assert c.is_user("/home/someone/project/train.py")
+    # A site-packages reached through a symlink is installed code all the same.
+    real = tmp_path / "elsewhere" / "transformers"
+    real.mkdir(parents=True)
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "site-packages").symlink_to(tmp_path / "elsewhere")
+    linked = tmp_path / "env" / "site-packages" / "transformers" / "modeling_utils.py"
+    assert not FrameClassifier("/home/u/model.py").is_user(str(linked))
 
 
 def test_parse_stack_text():
