@@ -17,6 +17,8 @@ std::string categoryWords(const std::string& category) {
         return "a call export cannot trace";
     if (category == "dynamic_shape")
         return "the dynamic shapes it was given";
+    if (category == "pytree_type")
+        return "a value that is not tensors";
     return "an error";
 }
 

@@ -456,7 +456,8 @@ struct Scaling {
 struct ExportFailure {
     // "data_dependent" (a branch or size on tensor values), "item" (a Python
     // number from a tensor), "unsupported" (an op or call export cannot trace),
-    // "dynamic_shape" (a Dim spec torch disagrees with), "other"
+    // "dynamic_shape" (a Dim spec torch disagrees with), "pytree_type" (an
+    // input or output of a type export cannot flatten into tensors), "other"
     std::string category;
     std::string exception; // torch's exception type
     std::string reason;    // torch's words, first paragraph

@@ -81,8 +81,16 @@ _REMEDIES = {
         "torch.export.Dim('batch', min=1, max=...) or Dim.AUTO, and follow the fix torch "
         "suggests in its message; or export with static shapes (--dynamic false)."
     ),
+    "pytree_type": (
+        "Return (and take) tensors, or tuples, lists and dicts of them: wrap the model in a "
+        "module whose forward returns only what the deployed program needs (outputs.logits). "
+        "A Hugging Face model returns its KV cache object unless called with use_cache=False "
+        '(add "use_cache": False to get_inputs()). A type of your own can be registered with '
+        "torch.utils._pytree.register_pytree_node."
+    ),
     "other": (
-        "Read torch's reason below; torch.export.draft_export(...) lists every problem at once."
+        "Read torch's reason in the evidence; torch.export.draft_export(...) lists every problem "
+        "at once."
     ),
 }
 
@@ -103,6 +111,10 @@ def _category(exc: BaseException, code: str) -> str:
         return "data_dependent"
     if "ConstraintViolation" in " ".join(names) or "Constraints violated" in text:
         return "dynamic_shape"
+    # "Found <class 'transformers.cache_utils.EncoderDecoderCache'> in output,
+    # which is not a known type": a value export cannot flatten into tensors.
+    if "which is not a known type" in text or "register a pytree" in text:
+        return "pytree_type"
     if "Unsupported" in names or "not supported" in text or ".numpy()" in text or "numpy" in code:
         return "unsupported"
     return "other"
@@ -160,6 +172,7 @@ _CATEGORY_WORDS = {
     "item": "a Python number read from a tensor",
     "unsupported": "a call export cannot trace",
     "dynamic_shape": "the dynamic shapes it was given",
+    "pytree_type": "a value that is not tensors",
     "other": "an error",
 }
 

@@ -172,5 +172,12 @@ def test_export_failure_categories_from_torch_exceptions() -> None:
     violation = RuntimeError("Constraints violated (batch)! The values of batch must ...")
     assert aoti._category(violation, "") == "dynamic_shape"
     assert aoti._category(ValueError("something else"), "") == "other"
+    # transformers' T5 returns its cache object unless use_cache=False.
+    cache = RuntimeError(
+        "Found <class 'transformers.cache_utils.EncoderDecoderCache'> in output, which is not a "
+        "known type. If this type holds tensors, you need to register a pytree for it."
+    )
+    assert aoti._category(cache, "") == "pytree_type"
+    assert "use_cache=False" in aoti._REMEDIES["pytree_type"]
     reason = aoti._reason(RuntimeError("first paragraph\nstill first\n\nlong hints"))
     assert reason == "RuntimeError: first paragraph\nstill first"

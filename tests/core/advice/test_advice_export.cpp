@@ -103,6 +103,14 @@ TEST(ExportRule, WithNoLineTheBreaksAreNotSaidToMissIt) {
     EXPECT_TRUE(counted);
 }
 
+TEST(ExportRule, AnOutputThatIsNotTensorsIsNamed) {
+    const auto found =
+        withRule(advise(reportOf({refusedExport("pytree_type", "", 0)})), "export.pytree_type");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found.front().title,
+              "torch.export cannot export the model: a value that is not tensors");
+}
+
 TEST(ExportRule, TheRefusalSurvivesTheReportRoundTrip) {
     auto run = refusedExport("item", "/m/item.py", 7);
     run.setting.strictExport = true;
