@@ -33,6 +33,17 @@ std::string atExpectedCalls(const KeptMemory& kept, int expectedCalls) {
            " more, and it grows for as long as the calls go on";
 }
 
+// Both forms of the finding: a warning on one run's memory, the Memory tab.
+Finding growthFinding(int run, const std::string& setting) {
+    Finding f;
+    f.rule = "memory.growth";
+    f.severity = Severity::Warning;
+    f.tab = EvidenceTab::Memory;
+    f.run = run;
+    f.setting = setting;
+    return f;
+}
+
 int recompilesInWindows(const Run& run) {
     int count = 0;
     for (const auto& r : run.recompiles)
@@ -50,12 +61,7 @@ void growthRule(const AdviceInput& input, std::vector<Finding>& out) {
 
     if (eagerKeeps) {
         // The model's own: one finding for every setting that keeps it.
-        Finding f;
-        f.rule = "memory.growth";
-        f.severity = Severity::Warning;
-        f.tab = EvidenceTab::Memory;
-        f.run = input.comparison.baseline;
-        f.setting = eager->setting.label();
+        Finding f = growthFinding(input.comparison.baseline, eager->setting.label());
         std::vector<std::string> labels;
         for (size_t r = 0; r < runs.size(); ++r) {
             const auto kept = keeping(runs[r]);
@@ -89,12 +95,7 @@ void growthRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (!kept)
             continue;
         const std::string label = run.setting.label();
-        Finding f;
-        f.rule = "memory.growth";
-        f.severity = Severity::Warning;
-        f.tab = EvidenceTab::Memory;
-        f.run = static_cast<int>(r);
-        f.setting = label;
+        Finding f = growthFinding(static_cast<int>(r), label);
         f.evidence.push_back(label + ": " + keptMemoryText(*kept) + " (Memory tab)");
         const auto eagerSame = eager ? sameCounter(*eager, *kept) : std::nullopt;
         if (eagerSame)
@@ -105,8 +106,7 @@ void growthRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.title = label + " keeps " + formatBytes(kept->bytesPerCall()) +
                   " more memory after every call" + (eagerSame ? "; eager does not" : "");
         if (recompiles > 0) {
-            f.evidence.push_back(formatCount(recompiles) +
-                                 (recompiles == 1 ? " recompile" : " recompiles") +
+            f.evidence.push_back(plural(recompiles, "recompile", "recompiles") +
                                  " happened in these calls (Recompiles tab)");
             f.remedy = "Each recompile keeps its compiled code and guards for the rest of the "
                        "process: stop the recompiles first (the recompile finding).";
