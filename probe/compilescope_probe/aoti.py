@@ -569,6 +569,20 @@ class AotiSetting:
             f"{os.path.basename(runner)} exited with code {rc}.{hint} It said:\n{last}",
         )
 
+    def load_in_python(self, package: str) -> Any:
+        """The package as a Python callable; libtorch unpacks it under TMPDIR,
+        kept inside the work folder as for the runner."""
+        torch = self.p.torch
+        before = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = self.workdir
+        try:
+            return torch._inductor.aoti_load_package(package)
+        finally:
+            if before is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = before
+
     def stop_child(self, signum: int) -> None:
         """From the probe's signal handler: the runner flushes what it timed first."""
         child = self.child
@@ -607,7 +621,12 @@ def run(probe: Any, loaded: Any, model: Any, inputs: tuple) -> str:
     runner = locate_runner(probe)
     package, package_s = setting.package(program)
     prior = [("export", export_s), ("package", package_s)]
-    return setting.run_package(runner, package, setting.save_inputs(inputs), prior)
+    status = setting.run_package(runner, package, setting.save_inputs(inputs), prior)
+    if status == "ok" and probe.s.iters > 0:
+        # The package loaded here, in Python, is the same compiled code the
+        # runner timed: its outputs against eager's (docs/outputs.md).
+        probe.check_outputs(None, model, inputs, load=lambda: setting.load_in_python(package))
+    return status
 
 
 def load_package_inputs(probe: Any, package: str) -> tuple:

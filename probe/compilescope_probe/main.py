@@ -784,6 +784,8 @@ class Probe:
         )
         if message := input_drift.warning(drift):
             self.log("warning", message, "inputs_changed", input_drift.summary(drift))
+        if s.compiled and s.iters > 0:
+            self.check_outputs(fn, model, inputs)
 
         if s.sweep:
             self.run_sweep(fn, model, sweep)
@@ -937,6 +939,37 @@ class Probe:
             notes.append("no kernel records in the window")
         fields["note"] = "; ".join(notes)
         self.emit("kernel_profile", **fields)
+
+    def check_outputs(self, fn: Any, model: Any, inputs: tuple, load: Any = None) -> None:
+        """Eager's outputs beside the compiled function's on the same inputs,
+        after every timed call (outputs_check.py); `load` makes the function
+        inside the phase (aoti's package). A failure of the check's own calls
+        is said in the event and the run stands."""
+        from .loader import shapes_text
+        from .outputs_check import OutputsCheck
+
+        t0 = time.perf_counter_ns()
+        with self.phase("outputs"):
+            if self.capture is not None:
+                self.capture.begin_call(shapes_text(inputs))
+            try:
+                if load is not None:
+                    fn = load()
+                fields = OutputsCheck(self.torch, self.device, self.s.autocast).run(
+                    fn, model, inputs
+                )
+            except Exception as e:
+                what = "ran out of memory" if self.is_oom(e) else "raised"
+                fields = {
+                    "status": "skipped",
+                    "message": f"the check's own calls {what}: {exc_summary(e)}",
+                }
+            finally:
+                if self.capture is not None:
+                    self.capture.end_call(self.feed.take() if self.feed is not None else [])
+                self.flush_code()
+        fields["ns"] = time.perf_counter_ns() - t0
+        self.emit("outputs_check", **fields)
 
     def cupti_window(self, fn: Any, inputs: tuple, calls: int, code_kernels: dict) -> list:
         """The profile phase's calls for CUPTI alone; its kernels by name."""

@@ -75,6 +75,8 @@ def test_phases_in_order(tiny_run):
         ("crosscheck", "end"),
         ("profile", "begin"),
         ("profile", "end"),
+        ("outputs", "begin"),
+        ("outputs", "end"),
     ]
     assert not [e for e in tiny_run.of("log") if "get_input_sweep" in e["message"]]
     model = tiny_run.one("model")
@@ -183,11 +185,12 @@ def test_user_output_never_enters_the_stream():
         assert text in run.stderr
     # the forward prints ran once per call (4 calls, then the cross-check's
     # blocks, then the profile phase's calls and the one that warms the
-    # profiler up), torch's compile never duplicating them
+    # profiler up, then the outputs check's two eager calls and one compiled),
+    # torch's compile never duplicating them
     check = run.one("crosscheck")
     blocks = check["block_calls"] * len(check["block_means_ns"])
     profiled = run.one("kernel_profile")["calls"] + 1
-    assert run.stderr.count("CHATTY forward print") == 4 + blocks + profiled
+    assert run.stderr.count("CHATTY forward print") == 4 + blocks + profiled + 3
 
 
 def test_bad_arguments():

@@ -219,6 +219,7 @@ PROGRESS_PHASES = [
     ("measuring", "measure"),
     ("cross-checking", "crosscheck"),
     ("profiling", "profile"),
+    ("comparing the outputs", "outputs"),
     ("input sweep", "sweep"),
     ("batch-size walk", "scale"),
 ]
@@ -268,6 +269,7 @@ PHASE_ORDER = [
     "measure",
     "crosscheck",
     "profile",
+    "outputs",
     "sweep",
     "scale",
 ]

@@ -1,0 +1,302 @@
+"""Do a compiled setting's outputs agree with eager's on the same inputs?
+
+Compiled kernels reorder reductions and fuse ops, so their outputs may
+differ from eager's in the last bits; a wrong result differs by far more.
+After the measured calls the probe calls the model eagerly twice, each under
+its own random seed, then the compiled function under the first seed, and
+compares that with the first eager output leaf by leaf. When the two eager
+outputs differ (random ops, state kept between calls, inputs changed in
+place) there is nothing to hold the compiled one to: the check says so and
+compares nothing.
+
+A leaf differs when its largest difference exceeds the tolerance times the
+eager leaf's largest magnitude (its scale): a relative measure that holds
+for logits and probabilities alike. Low precision gets more room, since
+Inductor keeps a fused chain's intermediates in float32 where eager rounds
+each op. When a leaf differs, the same call in float64 tells which side is
+nearer the exact result (docs/outputs.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from typing import Any, Callable
+
+from . import fallbacks
+from .errors import exc_summary
+
+# Largest difference allowed, as a fraction of the leaf's scale, by the
+# precision the call computes in.
+TOLERANCE = {"float64": 1e-6, "float32": 1e-3, "float16": 1e-2, "bfloat16": 5e-2}
+FIRST_SEED = 20261205
+SECOND_SEED = 977
+# Leaves named in the event, worst first.
+MAX_LISTED = 8
+
+
+def leaves(output: Any) -> tuple[list[tuple[str, Any]], Any]:
+    """(path, value) of every leaf, and the structure to compare."""
+    try:
+        from torch.utils import _pytree as pytree
+
+        flat, spec = pytree.tree_flatten_with_path(output)
+        return [("output" + pytree.keystr(path), value) for path, value in flat], spec
+    except Exception as e:  # an older torch: one leaf, compared as a whole
+        fallbacks.missing("torch.utils._pytree.tree_flatten_with_path", e)
+        return [("output", output)], None
+
+
+def detached(output: Any) -> Any:
+    """A copy whose tensors are the call's values now: a CUDA graph's next
+    replay overwrites its outputs in place."""
+    import torch
+    from torch.utils import _pytree as pytree
+
+    return pytree.tree_map(
+        lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v, output
+    )
+
+
+def precision_of(leaf_dtypes: list[Any], autocast: str) -> str:
+    """The lowest precision among the floating leaves, or autocast's."""
+    if autocast in ("bf16", "fp16"):
+        return {"bf16": "bfloat16", "fp16": "float16"}[autocast]
+    names = {str(d).replace("torch.", "") for d in leaf_dtypes}
+    for name in ("bfloat16", "float16", "float32"):
+        if name in names:
+            return name
+    return "float64" if "float64" in names else "float32"
+
+
+def compare_leaf(path: str, eager: Any, compiled: Any, tolerance: float) -> dict:
+    """One leaf's agreement: `relative` is the largest difference over the
+    eager leaf's scale; `differs` when it passes the tolerance, when a value
+    becomes NaN or infinite, or when the shape or type changed."""
+    import torch
+
+    entry: dict = {"path": path, "differs": False, "kind": "values"}
+    if isinstance(eager, torch.Tensor) != isinstance(compiled, torch.Tensor):
+        entry.update(differs=True, kind="type", detail=f"{_type(eager)} vs {_type(compiled)}")
+        return entry
+    if not isinstance(eager, torch.Tensor):
+        if isinstance(eager, (bool, int, float)) and isinstance(compiled, (bool, int, float)):
+            scale = abs(float(eager))
+            diff = abs(float(eager) - float(compiled))
+            entry.update(
+                dtype=type(eager).__name__,
+                shape=[],
+                max_abs_diff=diff,
+                scale=scale,
+                relative=diff / scale if scale else diff,
+                elements=1,
+                mismatched=int(diff > tolerance * max(scale, 1e-30)),
+            )
+            entry["differs"] = entry["mismatched"] > 0
+            return entry
+        entry["kind"] = "skipped"
+        entry["detail"] = f"a {_type(eager)} is not compared"
+        return entry
+    entry["dtype"] = str(eager.dtype).replace("torch.", "")
+    entry["shape"] = list(eager.shape)
+    entry["elements"] = eager.numel()
+    if eager.shape != compiled.shape:
+        entry.update(
+            differs=True,
+            kind="shape",
+            detail=f"shape {list(eager.shape)} in eager, {list(compiled.shape)} compiled",
+        )
+        return entry
+    if eager.dtype != compiled.dtype:
+        entry["compiled_dtype"] = str(compiled.dtype).replace("torch.", "")
+    e = eager.detach()
+    c = compiled.detach().to(e.device)
+    if not (e.is_floating_point() or e.is_complex()):
+        mismatched = int((e != c.to(e.dtype)).sum().item())
+        entry.update(
+            max_abs_diff=float((e.double() - c.double()).abs().max().item()) if e.numel() else 0.0,
+            scale=float(e.double().abs().max().item()) if e.numel() else 0.0,
+            mismatched=mismatched,
+        )
+        entry["relative"] = mismatched / e.numel() if e.numel() else 0.0
+        entry["differs"] = mismatched > 0
+        return entry
+    e64 = e.to(torch.complex128 if e.is_complex() else torch.float64)
+    c64 = c.to(e64.dtype)
+    finite_e = torch.isfinite(e64)
+    finite_c = torch.isfinite(c64)
+    # Non-finite where eager is finite, or the other way: a wrong result
+    # whatever the tolerance. Both NaN, or the same infinity, agree.
+    nonfinite = int((finite_e != finite_c).sum().item())
+    same_special = ~finite_e & ~finite_c & ((e64 == c64) | (e64.isnan() & c64.isnan()))
+    both = finite_e & finite_c
+    diff = torch.where(both, (e64 - c64).abs(), torch.zeros_like(e64.real))
+    scale = (
+        float(torch.where(finite_e, e64.abs(), torch.zeros_like(e64.real)).max().item())
+        if e.numel()
+        else 0.0
+    )
+    max_diff = float(diff.max().item()) if e.numel() else 0.0
+    limit = tolerance * (scale if scale > 0 else 1.0)
+    mismatched = int((diff > limit).sum().item()) + nonfinite
+    mismatched += int((~both & ~same_special & ~(finite_e != finite_c)).sum().item())
+    entry.update(
+        max_abs_diff=max_diff,
+        scale=scale,
+        relative=max_diff / scale if scale > 0 else max_diff,
+        mismatched=mismatched,
+        nonfinite=nonfinite,
+    )
+    if nonfinite:
+        entry["kind"] = "nonfinite"
+    entry["differs"] = mismatched > 0
+    return entry
+
+
+def _type(v: Any) -> str:
+    return type(v).__name__
+
+
+def _error_against(reference: list[tuple[str, Any]], values: list[tuple[str, Any]]) -> float:
+    """The largest difference from the float64 reference over every floating
+    leaf, each over its own scale."""
+    import torch
+
+    worst = 0.0
+    for (_, ref), (_, value) in zip(reference, values):
+        if not (isinstance(ref, torch.Tensor) and isinstance(value, torch.Tensor)):
+            continue
+        if not ref.is_floating_point() or ref.shape != value.shape:
+            continue
+        r = ref.detach().double()
+        v = value.detach().to(r.device).double()
+        finite = torch.isfinite(r) & torch.isfinite(v)
+        if not bool(finite.any()):
+            continue
+        scale = float(r[finite].abs().max().item()) or 1.0
+        worst = max(worst, float((r[finite] - v[finite]).abs().max().item()) / scale)
+    return worst
+
+
+def _to_float64(value: Any) -> Any:
+    import torch
+    from torch.utils import _pytree as pytree
+
+    return pytree.tree_map(
+        lambda v: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v,
+        value,
+    )
+
+
+class OutputsCheck:
+    """Runs the calls and builds the `outputs_check` event's fields."""
+
+    def __init__(self, torch: Any, device: Any, autocast: str) -> None:
+        self.torch = torch
+        self.device = device
+        self.autocast = autocast
+
+    @contextlib.contextmanager
+    def seeded(self, seed: int) -> Any:
+        torch = self.torch
+        devices = [self.device] if self.device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(seed)
+            yield
+
+    def call(self, fn: Callable[..., Any], inputs: tuple, seed: int) -> Any:
+        with self.seeded(seed):
+            return detached(fn(*inputs))
+
+    def run(self, fn: Callable[..., Any], model: Any, inputs: tuple) -> dict:
+        first = self.call(model, inputs, FIRST_SEED)
+        second = self.call(model, inputs, SECOND_SEED)
+        compiled = self.call(fn, inputs, FIRST_SEED)
+        return self.judge(first, second, compiled, lambda: self.float64_call(model, inputs))
+
+    def float64_call(self, model: Any, inputs: tuple) -> Any:
+        """The eager call again with the model and inputs in float64, on a copy
+        of the model; autocast off, since it would round to low precision."""
+        torch = self.torch
+        if not isinstance(model, torch.nn.Module):
+            raise ValueError("get_model() gave a function, which has no float64 copy")
+        twin = copy.deepcopy(model).double()
+        with torch.autocast(device_type=self.device.type, enabled=False):
+            return self.call(twin, _to_float64(inputs), FIRST_SEED)
+
+    def judge(
+        self, first: Any, second: Any, compiled: Any, float64: Callable[[], Any] | None
+    ) -> dict:
+        eager_leaves, eager_spec = leaves(first)
+        second_leaves, _ = leaves(second)
+        compiled_leaves, compiled_spec = leaves(compiled)
+        dtypes = [v.dtype for _, v in eager_leaves if hasattr(v, "dtype")]
+        precision = precision_of(dtypes, self.autocast)
+        tolerance = TOLERANCE[precision]
+        fields: dict = {"tolerance": tolerance, "precision": precision, "leaves": len(eager_leaves)}
+        # Eager's own variation must sit well inside the tolerance: CUDA's
+        # atomics leave last-bit noise, a random op or kept state far more.
+        varying = [
+            e for e in _compare_all(eager_leaves, second_leaves, tolerance / 10) if e["differs"]
+        ]
+        if varying:
+            fields.update(
+                status="varies",
+                message=(
+                    f"eager's outputs changed between two calls at the same inputs "
+                    f"({varying[0]['path']}): the model draws random numbers, keeps state "
+                    f"between calls or changes its inputs in place, so there is no one "
+                    f"result to hold the compiled one to"
+                ),
+            )
+            return fields
+        if eager_spec is not None and compiled_spec is not None and eager_spec != compiled_spec:
+            fields.update(
+                status="differ",
+                differing=1,
+                worst=[
+                    {
+                        "path": "output",
+                        "differs": True,
+                        "kind": "structure",
+                        "detail": f"{len(eager_leaves)} value(s) in eager's output, "
+                        f"{len(compiled_leaves)} in the compiled one's",
+                    }
+                ],
+            )
+            return fields
+        compared = _compare_all(eager_leaves, compiled_leaves, tolerance)
+        differing = [e for e in compared if e["differs"]]
+        skipped = sum(1 for e in compared if e["kind"] == "skipped")
+        fields["skipped"] = skipped
+        if skipped == len(compared):
+            fields.update(
+                status="skipped",
+                message="no output is a tensor or a number, so nothing was compared",
+            )
+            return fields
+        differing.sort(key=lambda e: (e["kind"] == "values", -e.get("relative", 0.0)))
+        fields["differing"] = len(differing)
+        fields["worst"] = differing[:MAX_LISTED] or [
+            max(
+                (e for e in compared if e["kind"] != "skipped"),
+                key=lambda e: e.get("relative", 0.0),
+            )
+        ]
+        fields["status"] = "differ" if differing else "match"
+        if differing and float64 is not None:
+            try:
+                reference, _ = leaves(float64())
+                fields["float64"] = {
+                    "eager_error": _error_against(reference, eager_leaves),
+                    "compiled_error": _error_against(reference, compiled_leaves),
+                }
+            except Exception as e:  # the verdict stands without it
+                fields["float64_note"] = f"no float64 reference: {exc_summary(e)}"
+        return fields
+
+
+def _compare_all(
+    eager: list[tuple[str, Any]], other: list[tuple[str, Any]], tolerance: float
+) -> list[dict]:
+    return [compare_leaf(path, e, o, tolerance) for (path, e), (_, o) in zip(eager, other)]

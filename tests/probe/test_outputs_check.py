@@ -1,0 +1,157 @@
+"""The outputs check: eager's outputs beside the compiled function's on the
+same inputs (probe/compilescope_probe/outputs_check.py, docs/outputs.md)."""
+
+import torch
+from conftest import assert_well_formed, fixture_model, gallery, run_probes
+
+from compilescope_probe.outputs_check import OutputsCheck, compare_leaf
+
+
+def check(autocast: str = "none") -> OutputsCheck:
+    return OutputsCheck(torch, torch.device("cpu"), autocast)
+
+
+class Pair(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        y = self.linear(x)
+        return {"logits": y, "label": y.argmax(-1), "extra": (y.sum(), "note")}
+
+
+def test_a_leaf_within_the_tolerance_agrees_and_one_past_it_differs():
+    eager = torch.linspace(-2, 2, 100)
+    assert not compare_leaf("output", eager, eager + 1e-4, 1e-3)["differs"]
+    past = compare_leaf("output", eager, eager + 1e-2, 1e-3)
+    assert past["differs"] and past["mismatched"] == 100
+    assert abs(past["relative"] - 1e-2 / 2) < 1e-6 and past["scale"] == 2.0
+
+
+def test_nan_where_eager_is_finite_differs_whatever_the_tolerance_and_shared_nans_agree():
+    eager = torch.tensor([1.0, float("nan"), float("inf"), 3.0])
+    assert not compare_leaf("output", eager, eager.clone(), 1e-3)["differs"]
+    broken = eager.clone()
+    broken[0] = float("nan")
+    leaf = compare_leaf("output", eager, broken, 1.0)
+    assert leaf["differs"] and leaf["kind"] == "nonfinite" and leaf["nonfinite"] == 1
+    flipped = eager.clone()
+    flipped[2] = float("-inf")
+    assert compare_leaf("output", eager, flipped, 1.0)["mismatched"] == 1
+
+
+def test_integers_are_held_exactly_and_a_new_shape_differs():
+    labels = torch.tensor([3, 1, 4, 1, 5])
+    leaf = compare_leaf("output", labels, torch.tensor([3, 1, 4, 1, 6]), 0.5)
+    assert leaf["differs"] and leaf["mismatched"] == 1
+    shaped = compare_leaf("output", labels, labels[:4], 1.0)
+    assert shaped["differs"] and shaped["kind"] == "shape" and "[5]" in shaped["detail"]
+
+
+def test_a_function_that_computes_otherwise_is_caught_leaf_by_leaf_with_its_path():
+    model = Pair().eval()
+    x = torch.randn(4, 16)
+
+    def shifted(x):
+        out = model(x)
+        out["logits"] = out["logits"] + 0.5
+        return out
+
+    with torch.no_grad():
+        fields = check().run(shifted, model, (x,))
+    assert fields["status"] == "differ" and fields["differing"] == 1
+    worst = fields["worst"][0]
+    assert worst["path"] == "output['logits']" and worst["mismatched"] == 32
+    # the string leaf is not compared, the rest agree
+    assert fields["skipped"] == 1 and fields["leaves"] == 4
+    # float64 says which side is nearer the exact result: eager's here
+    assert fields["float64"]["eager_error"] < 1e-6 < fields["float64"]["compiled_error"]
+
+
+def test_the_same_computation_compiled_agrees():
+    model = Pair().eval()
+    with torch.no_grad():
+        fields = check().run(
+            torch.compile(model, backend="aot_eager"), model, (torch.randn(4, 16),)
+        )
+    assert fields["status"] == "match" and fields["differing"] == 0
+    assert fields["worst"][0]["relative"] < 1e-6 and "float64" not in fields
+
+
+def test_random_or_stateful_outputs_are_not_compared():
+    class Noisy(torch.nn.Module):
+        def forward(self, x):
+            return x * torch.rand_like(x)
+
+    class Counting(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls = 0
+
+        def forward(self, x):
+            self.calls += 1
+            return x * self.calls
+
+    x = torch.ones(3)
+    for model in (Noisy(), Counting()):
+        fields = check().run(model, model, (x,))
+        assert fields["status"] == "varies" and "random numbers" in fields["message"]
+        assert "worst" not in fields
+    # the user's random state is left as it was
+    torch.manual_seed(5)
+    expected = torch.rand(2)
+    torch.manual_seed(5)
+    check().run(Noisy(), Noisy(), (x,))
+    assert torch.equal(torch.rand(2), expected)
+
+
+def test_outputs_with_nothing_to_compare_say_so():
+    fields = check().run(lambda x: "text", lambda x: "text", (torch.ones(1),))
+    assert fields["status"] == "skipped" and "nothing was compared" in fields["message"]
+
+
+def test_low_precision_gets_room_and_autocast_sets_it():
+    fields = check().judge(
+        torch.ones(4, dtype=torch.bfloat16),
+        torch.ones(4, dtype=torch.bfloat16),
+        torch.full((4,), 1.03, dtype=torch.bfloat16),
+        None,
+    )
+    assert fields["precision"] == "bfloat16" and fields["status"] == "match"
+    assert (
+        check("fp16").judge(torch.ones(4), torch.ones(4), torch.ones(4), None)["precision"]
+        == "float16"
+    )
+
+
+def test_the_probe_checks_a_compiled_run_after_its_calls_and_not_eager():
+    drift, seeded, plain, eager = run_probes(
+        [
+            (fixture_model("bf16_steps"), "--mode", "default", "--iters", "10", "--warmup", "2"),
+            (fixture_model("seeded_dropout"), "--mode", "default", "--iters", "5", "--warmup", "2"),
+            (gallery("mlp"), "--mode", "default", "--iters", "10", "--warmup", "2"),
+            (gallery("mlp"), "--mode", "eager", "--iters", "10", "--warmup", "2"),
+        ]
+    )
+    for run in (drift, seeded, plain, eager):
+        assert_well_formed(run)
+    # bf16_steps: eager rounds every step away, the fused kernel keeps them;
+    # float64 sides with the compiled output.
+    event = drift.one("outputs_check")
+    assert event["status"] == "differ" and event["precision"] == "bfloat16"
+    assert event["worst"][0]["relative"] > event["tolerance"]
+    assert event["float64"]["compiled_error"] < event["float64"]["eager_error"] / 5
+    phases = [e["name"] for e in drift.of("phase") if e["edge"] == "begin"]
+    assert phases.index("profile") < phases.index("outputs")
+    end = [e for e in drift.of("phase") if e["name"] == "outputs" and e["edge"] == "end"][0]
+    assert drift.events.index(end) < drift.events.index(event)
+    # seeded_dropout: the same seed, but Inductor's random draws are its own;
+    # float64 sides with eager this time.
+    event = seeded.one("outputs_check")
+    assert event["status"] == "differ" and event["worst"][0]["mismatched"] > 0
+    assert event["float64"]["eager_error"] < 1e-6 < event["float64"]["compiled_error"]
+    assert plain.one("outputs_check")["status"] == "match"
+    assert not eager.of("outputs_check")
+    assert "outputs" not in [e["name"] for e in eager.of("phase")]
