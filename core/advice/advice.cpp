@@ -82,6 +82,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::compileTimeRule(input, findings);
     advice::memoryRule(input, findings);
     advice::growthRule(input, findings);
+    advice::outputsRule(input, findings);
     advice::disturbedRule(input, findings);
     advice::inheritedEnvironmentRule(input, findings);
     advice::busyMachineRule(input, findings);

@@ -31,6 +31,8 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out);
 void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out);
 // Peak memory above eager's by more than the set fraction.
 void memoryRule(const AdviceInput& input, std::vector<Finding>& out);
+// Compiled outputs that are not eager's on the same inputs.
+void outputsRule(const AdviceInput& input, std::vector<Finding>& out);
 // Memory kept after every call at the same inputs: the model's when eager keeps it too.
 void growthRule(const AdviceInput& input, std::vector<Finding>& out);
 // Per-call median and the block-timing cross-check disagree: a disturbed measurement.

@@ -277,6 +277,50 @@ void markBest(std::vector<ComparisonRow>& rows, CompareColumn column,
 
 } // namespace
 
+OutputsCell outputsCell(const OutputsCheck& check) {
+    OutputsCell cell;
+    const std::string allowed =
+        formatPercent(check.tolerance) + " allowed in " +
+        (check.precision.empty() ? std::string("its precision") : check.precision);
+    if (check.status == "match") {
+        cell.text = "agree";
+        const double worst = check.worst.empty() ? 0.0 : check.worst.front().relative;
+        cell.detail = "the same inputs as eager: largest difference " + formatPercent(worst) +
+                      " of the output's largest value (" + allowed + ")";
+        return cell;
+    }
+    if (check.status != "differ" || check.worst.empty()) {
+        cell.text = "not compared";
+        cell.detail = check.message;
+        return cell;
+    }
+    const OutputLeaf& worst = check.worst.front();
+    cell.differs = true;
+    if (worst.kind == "nonfinite") {
+        cell.text = "NaN/inf";
+        cell.detail = worst.path + ": " + formatCount(static_cast<double>(worst.nonfinite)) +
+                      " values NaN or infinite where eager's are finite, or the other way";
+        return cell;
+    }
+    if (worst.kind != "values") {
+        cell.text = worst.kind == "structure" ? "structure" : worst.kind;
+        cell.detail = worst.path + ": " + worst.detail;
+        return cell;
+    }
+    cell.text = "differ " + formatPercent(worst.relative);
+    cell.detail = worst.path + ": largest difference " + formatPercent(worst.relative) +
+                  " of its largest value (" + allowed + ")";
+    if (check.compiledNearer()) {
+        cell.differs = false;
+        cell.text += ", nearer exact";
+        cell.detail += "; in float64 the compiled outputs are " +
+                       formatPercent(*check.float64CompiledError) +
+                       " from the exact result, eager's " +
+                       formatPercent(*check.float64EagerError) + ": eager's own rounding";
+    }
+    return cell;
+}
+
 Comparison compareRuns(const Report& report) {
     Comparison c;
     std::vector<WarmupAnalysis> warmups;
@@ -300,6 +344,12 @@ Comparison compareRuns(const Report& report) {
                               [](const Recompile& r) { return r.phase == "sweep"; }));
         }
         row.notes = whatTorchDid(run);
+        if (run.outputsCheck.present()) {
+            OutputsCell cell = outputsCell(run.outputsCheck);
+            row.outputs = std::move(cell.text);
+            row.outputsDetail = std::move(cell.detail);
+            row.outputsDiffer = cell.differs;
+        }
         row.compiledNothing = compiledNothing(run);
         row.compiles = run.setting.mode != "eager";
         if (const auto load = machineLoad(run, report.environment); load && load->contended()) {

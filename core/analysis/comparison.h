@@ -137,6 +137,13 @@ struct ComparisonRow {
     bool measuredUnderLoad = false;
     std::optional<int64_t> peakMemoryBytes;
     std::string memoryKind; // "device reserved", "device", "host RSS"
+    // The outputs check against eager's outputs (OutputsCheck): a short cell
+    // and its detail; both empty where no check ran (eager, aoti, older reports).
+    std::string outputs;
+    std::string outputsDetail;
+    // A wrong result, or values past the tolerance that float64 does not
+    // excuse as eager's low-precision rounding.
+    bool outputsDiffer = false;
     std::optional<ErrorInfo> error;
     // What torch actually did where it differs from what the setting asked
     // (CUDA graphs on CPU, CUDA graphs skipped, recompile limit hit).
@@ -159,6 +166,14 @@ struct Comparison {
 };
 
 Comparison compareRuns(const Report& report);
+
+// The comparison's outputs cell for one run's check: {cell, detail}.
+struct OutputsCell {
+    std::string text;
+    std::string detail;
+    bool differs = false;
+};
+OutputsCell outputsCell(const OutputsCheck& check);
 
 // The peak memory a run held, and which counter it came from.
 std::optional<int64_t> peakMemory(const Run& run, std::string* kind = nullptr);

@@ -222,6 +222,10 @@ std::string comparisonTable(const Comparison& c) {
                    r.error->message.substr(0, r.error->message.find('\n')) + "\n";
         for (const auto& note : r.notes)
             out += "    note: " + note + "\n";
+        // Outputs that agree with eager's need no line; the report keeps the figures.
+        if (!r.outputs.empty() && r.outputs != "agree")
+            out += "    outputs: " + r.outputs +
+                   (r.outputsDetail.empty() ? std::string() : " — " + r.outputsDetail) + "\n";
         if (const auto detail = breakEvenDetail(r); !detail.empty())
             out += "    note: " + detail + "\n";
     }

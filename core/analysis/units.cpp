@@ -1,5 +1,6 @@
 #include "core/analysis/units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -41,6 +42,18 @@ std::string formatBytes(double bytes) {
     if (magnitude < 1024.0 * 1024 * 1024)
         return withPrecision(bytes / (1024.0 * 1024), "MiB");
     return withPrecision(bytes / (1024.0 * 1024 * 1024), "GiB");
+}
+
+std::string formatPercent(double fraction) {
+    const double percent = fraction * 100;
+    if (percent == 0 || !std::isfinite(percent))
+        return std::isfinite(percent) ? "0%" : "—";
+    // Two significant digits: as many decimals as the magnitude leaves.
+    const int decimals =
+        std::max(0, 1 - static_cast<int>(std::floor(std::log10(std::fabs(percent)))));
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f%%", std::min(decimals, 12), percent);
+    return buffer;
 }
 
 std::string formatCount(double count) {

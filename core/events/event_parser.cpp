@@ -7,6 +7,7 @@
 #include "core/report/gpu_trace_json.h"
 #include "core/report/json_lenient.h"
 #include "core/report/machine_cpu_json.h"
+#include "core/report/outputs_check_json.h"
 #include "core/report/report_code_fields.h"
 
 namespace cs::core {
@@ -563,6 +564,7 @@ class EventApplier {
     void inductorCode() { run_.code.push_back(generatedCodeFromEvent(event_)); }
 
     void kernelProfile() { run_.kernelProfile = kernelProfileFromEvent(event_); }
+    void outputsCheck() { run_.outputsCheck = outputsCheckFromJson(event_); }
 
     void compileProgress() { run_.compileStage = getString(event_, "stage"); }
 
@@ -611,6 +613,7 @@ const std::unordered_map<std::string_view, EventApplier::Handler>& eventHandlers
         {ev::cache_artifacts, &A::cacheArtifacts},
         {ev::inductor_code, &A::inductorCode},
         {ev::kernel_profile, &A::kernelProfile},
+        {ev::outputs_check, &A::outputsCheck},
     };
     return table;
 }

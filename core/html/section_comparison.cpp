@@ -74,6 +74,8 @@ void writeComparison(std::ostream& out, const ReportView& view) {
          {"speedup vs eager", false,
           "eager median / this median [conservative 95% interval; over repeated probes, every "
           "round's ratio too]"},
+         {"outputs", false,
+          "the setting's outputs against eager's on the same inputs, after its timed calls"},
          {"break-even", false, "calls until the extra warmup over eager is paid back"},
          {"peak memory"}});
     if (swept)
@@ -129,6 +131,10 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         } else {
             table.text(baseline >= 0 ? "—" : "no eager run");
         }
+        if (row && !row->outputs.empty())
+            table.text(row->outputs, row->outputsDetail, row->outputsDiffer ? "warn" : "");
+        else
+            table.text("—");
         // The same words as the Compare tab and the CLI; the raw figure goes in the title.
         const std::string breakEven =
             row && !row->isBaseline && rv.index != baseline ? breakEvenText(*row) : "—";

@@ -128,6 +128,8 @@ json comparisonToJson(const Comparison& c) {
              {"break_even_iterations", breakEven},
              {"peak_memory_bytes", orNull(r.peakMemoryBytes)},
              {"memory_kind", r.memoryKind},
+             {"outputs", r.outputs.empty() ? json(nullptr) : json(r.outputs)},
+             {"outputs_differ", r.outputsDiffer},
              {"error", r.error ? json{{"kind", r.error->kind}, {"message", r.error->message}}
                                : json(nullptr)},
              {"notes", r.notes},

@@ -6,6 +6,7 @@
 
 #include "core/report/json_lenient.h"
 #include "core/report/machine_cpu_json.h"
+#include "core/report/outputs_check_json.h"
 #include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 #include "core/report/report_json.h"
@@ -465,6 +466,8 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
     readExportFailure(run, j);
     readCacheArtifacts(run, j);
     readCodeFields(j, run, warnings, where); // report_code_fields.cpp
+    if (auto it = j.find("outputs_check"); it != j.end())
+        run.outputsCheck = outputsCheckFromJson(*it);
     run.console = lenientValue<std::string>(j, "console", "");
     for (const auto& pp : arrayAt(j, "parse_problems"))
         run.parseProblems.push_back(

@@ -18,6 +18,7 @@
 #include "core/analysis/stats.h"
 #include "core/report/comparison_json.h"
 #include "core/report/machine_cpu_json.h"
+#include "core/report/outputs_check_json.h"
 #include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 
@@ -420,6 +421,8 @@ json runToJson(const Run& run) {
     addExportFailureFields(j, run);
     addCacheArtifactsFields(j, run);
     addCodeFields(j, run); // report_code_fields.cpp
+    if (run.outputsCheck.present())
+        j["outputs_check"] = outputsCheckToJson(run.outputsCheck);
     j["console"] = run.console;
     json problems = json::array();
     for (const auto& p : run.parseProblems)

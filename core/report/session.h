@@ -340,6 +340,49 @@ struct KernelProfile {
     bool operator==(const KernelProfile&) const = default;
 };
 
+// One output value compared with eager's (outputs_check's "worst" entries).
+struct OutputLeaf {
+    std::string path;  // output['logits']
+    std::string kind;  // values, nonfinite, shape, type, structure, skipped
+    std::string dtype; // float32; int for a Python number
+    std::vector<int64_t> shape;
+    double maxAbsDiff = 0; // largest |compiled - eager|
+    double scale = 0;      // largest |eager|
+    double relative = 0;   // maxAbsDiff / scale; for integers the share of elements that differ
+    int64_t elements = 0;
+    int64_t mismatched = 0; // elements past the tolerance
+    int64_t nonfinite = 0;  // elements NaN or infinite on one side only
+    bool differs = false;
+    std::string detail; // shape, type and structure changes in words
+    bool operator==(const OutputLeaf&) const = default;
+};
+
+// Eager's outputs beside the compiled function's on the same inputs, after
+// the timed calls (the outputs_check event; docs/outputs.md).
+struct OutputsCheck {
+    std::string status;    // match, differ, varies, skipped; empty: no check (eager, --iters 0)
+    std::string message;   // why nothing was compared (varies, skipped)
+    std::string precision; // the precision the tolerance is for: float32, bfloat16...
+    double tolerance = 0;  // largest difference allowed, over the leaf's scale
+    int leaves = 0;
+    int differing = 0;
+    int skipped = 0;
+    std::vector<OutputLeaf> worst; // the leaves that differ, worst first; else the closest call
+    // The same call in float64: each side's largest difference from it, over
+    // its scale; absent unless a leaf differed.
+    std::optional<double> float64EagerError;
+    std::optional<double> float64CompiledError;
+    std::string float64Note; // why there is no float64 call
+    int64_t ns = 0;
+    bool present() const { return !status.empty(); }
+    // The float64 call puts the compiled outputs nearer the exact result than eager's.
+    bool compiledNearer() const {
+        return float64EagerError && float64CompiledError &&
+               *float64CompiledError < *float64EagerError;
+    }
+    bool operator==(const OutputsCheck&) const = default;
+};
+
 // One kernel, memcpy or memset on a GPU stream, from the gpu_trace event.
 struct GpuSlice {
     enum Kind { Kernel = 1, Memcpy = 2, Memset = 3 }; // the collector's record kinds
@@ -616,6 +659,7 @@ struct Run {
     std::vector<GeneratedCode> code;
     std::string codeOmitted;
     KernelProfile kernelProfile;
+    OutputsCheck outputsCheck;
     std::optional<TraceSource> trace;
     std::vector<CompileRecord> compiles;
     std::vector<CacheLookup> cacheLookups;

@@ -388,6 +388,8 @@ std::string betweenPhases(const std::string& lastEnded) {
         return "after measuring";
     if (lastEnded == "crosscheck")
         return "after the cross-check";
+    if (lastEnded == "outputs")
+        return "after comparing the outputs";
     if (lastEnded == "export")
         return "after torch.export";
     if (lastEnded == "package")
@@ -436,6 +438,8 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return "cross-checking the median with timed blocks of calls";
     if (open->name == "profile")
         return "profiling the kernels (the calls after the measured ones)";
+    if (open->name == "outputs")
+        return "comparing the outputs with eager's";
     if (open->name == "sweep")
         return "input sweep";
     if (open->name == "scale") {

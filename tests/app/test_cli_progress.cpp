@@ -74,9 +74,13 @@ class TestCliProgress : public QObject {
     // Each phase's own words (tests/support/probe_killer.py reads them live).
     void eachPhaseIsNamed() {
         const std::vector<std::pair<std::string, QString>> expected = {
-            {"load", "loading the model"},        {"warmup", "warmup 0/"},
-            {"measure", "measuring 0/"},          {"crosscheck", "cross-checking the median"},
-            {"profile", "profiling the kernels"}, {"sweep", "input sweep"},
+            {"load", "loading the model"},
+            {"warmup", "warmup 0/"},
+            {"measure", "measuring 0/"},
+            {"crosscheck", "cross-checking the median"},
+            {"profile", "profiling the kernels"},
+            {"outputs", "comparing the outputs with eager's"},
+            {"sweep", "input sweep"},
             {"scale", "batch-size walk"}};
         for (const auto& [phase, words] : expected) {
             const QString text =
@@ -95,6 +99,7 @@ class TestCliProgress : public QObject {
             {"warmup", "after warmup"},
             {"measure", "after measuring"},
             {"crosscheck", "after the cross-check"},
+            {"outputs", "after comparing the outputs"},
             {"profile", "finishing the run (after profile)"}};
         for (const auto& [phase, words] : expected) {
             const QString text =

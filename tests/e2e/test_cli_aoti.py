@@ -90,6 +90,12 @@ def test_compare_eager_default_aoti_on_mlp_and_convnet(run_cli, tmp_path):
         assert order.index("compile") < order.index("warmup") < order.index("measure")
         assert "aoti" in result.stdout  # the comparison table has its row
         assert "aoti" in html.read_text()
+        # The package (loaded again in Python) and torch.compile compute what eager does.
+        for label in ("default", "aoti"):
+            check = runs[label]["outputs_check"]
+            assert check["status"] == "match", check
+            assert check["worst"][0]["relative"] < check["tolerance"] / 10
+        assert "outputs_check" not in runs["eager"]
 
 
 def test_data_dependent_branch_cannot_export_and_breaks_under_compile(run_cli):

@@ -104,9 +104,9 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     // Short headers keep the table within 1280 px; the tooltips say it in full.
-    static const char* names[] = {"setting",    "status",   "graphs", "breaks", "recomp.",
-                                  "warmup",     "sweep",    "median", "p99",    "speedup",
-                                  "break-even", "peak mem", "notes"};
+    static const char* names[] = {"setting", "status",     "graphs",   "breaks", "recomp.",
+                                  "warmup",  "sweep",      "median",   "p99",    "speedup",
+                                  "outputs", "break-even", "peak mem", "notes"};
     static const char* tips[] = {
         "How the model was compiled; each setting keeps its colour in every chart",
         "ok, failed, crashed, timeout or cancelled",
@@ -118,6 +118,8 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         "Median latency per call in steady state",
         "99th percentile latency per call in steady state",
         "Eager median ÷ this median; hover a cell for its interval and whether it clears the noise",
+        "The setting's outputs against eager's on the same inputs, after its timed calls; hover "
+        "a cell for the largest difference",
         "Calls until the time saved per call pays back the extra warmup over eager; hover a cell",
         "Peak memory held: the device allocator's reserved bytes on CUDA, the process RSS on CPU",
         "What went wrong, or what torch did differently from what the setting asked"};
@@ -162,6 +164,8 @@ QVariant ComparisonModel::display(const core::ComparisonRow& r, int column) cons
     case Memory:
         return r.peakMemoryBytes ? bytesText(static_cast<double>(*r.peakMemoryBytes))
                                  : QString("—");
+    case Outputs:
+        return r.outputs.empty() ? QString("—") : QString::fromStdString(r.outputs);
     case Notes:
         if (r.error && r.status != core::RunStatus::Ok)
             return QString::fromStdString(r.error->message).section('\n', 0, 0);
@@ -270,6 +274,9 @@ QVariant ComparisonModel::toolTip(const core::ComparisonRow& r, int column) cons
                       .arg(*r.peakMemoryBytes)
                       .arg(QString::fromStdString(r.memoryKind));
         break;
+    case Outputs:
+        tip = QString::fromStdString(r.outputsDetail);
+        break;
     case Status:
     case Notes: {
         QStringList lines;
@@ -323,6 +330,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
         if ((column == Status || column == Notes) && r.status != core::RunStatus::Ok &&
             r.status != core::RunStatus::Running && r.status != core::RunStatus::Pending)
+            return QBrush(QColor("#c0392b"));
+        if (column == Outputs && r.outputsDiffer)
             return QBrush(QColor("#c0392b"));
         return {};
     case Qt::TextAlignmentRole:

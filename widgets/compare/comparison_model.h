@@ -25,6 +25,7 @@ class ComparisonModel : public QAbstractTableModel {
         Median,
         P99,
         Speedup,
+        Outputs, // eager's outputs beside the setting's on the same inputs: beside the speed
         BreakEven,
         Memory,
         Notes,

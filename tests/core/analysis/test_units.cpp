@@ -30,3 +30,12 @@ TEST(Units, CountsHaveSeparatorsAndNoExponent) {
     EXPECT_EQ(formatCount(-1234567), "-1,234,567");
     EXPECT_EQ(formatCount(1e20), "100,000,000,000,000,000,000"); // past long long, still digits
 }
+
+TEST(Units, PercentsKeepTwoSignificantDigits) {
+    EXPECT_EQ(formatPercent(0), "0%");
+    EXPECT_EQ(formatPercent(0.0714), "7.1%");
+    EXPECT_EQ(formatPercent(0.003), "0.30%");
+    EXPECT_EQ(formatPercent(1.2e-5), "0.0012%");
+    EXPECT_EQ(formatPercent(0.5), "50%");
+    EXPECT_EQ(formatPercent(2.5), "250%");
+}

@@ -239,6 +239,51 @@ class CompareTabTest : public QObject {
                  QString("sweep"));
     }
 
+    // The outputs check's cell: its words, the leaf and figures in the
+    // tooltip, red only for a difference float64 does not excuse.
+    void theOutputsColumnShowsTheCheck() {
+        widgets::ReportDocument document;
+        widgets::CompareTab tab(&document);
+        core::Report report = fixtureWithACrash();
+        core::OutputLeaf leaf;
+        leaf.path = "output";
+        leaf.kind = "values";
+        leaf.relative = 0.071;
+        leaf.mismatched = 79;
+        leaf.differs = true;
+        core::OutputsCheck check;
+        check.status = "differ";
+        check.precision = "bfloat16";
+        check.tolerance = 0.05;
+        check.worst = {leaf};
+        check.float64EagerError = 0.069;
+        check.float64CompiledError = 0.003;
+        report.runs[1].outputsCheck = check;
+        check.float64CompiledError = 0.2; // now the compiled side is the farther
+        report.runs[2].outputsCheck = check;
+        document.showReport(report, kFixture);
+        const ComparisonModel& model = *child<ComparisonModel>(tab, "comparisonModel");
+        auto cell = [&](const core::Run& run, int role) {
+            return model
+                .index(rowOf(model, QString::fromStdString(run.setting.label())),
+                       ComparisonModel::Outputs)
+                .data(role);
+        };
+        QCOMPARE(model.headerData(ComparisonModel::Outputs, Qt::Horizontal).toString(),
+                 QString("outputs"));
+        QCOMPARE(cell(report.runs[1], Qt::DisplayRole).toString(),
+                 QString("differ 7.1%, nearer exact"));
+        const QString tip = cell(report.runs[1], Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("output: largest difference 7.1% of its largest value (5.0% "
+                              "allowed in bfloat16)") &&
+                     tip.contains("eager's own rounding"),
+                 qPrintable(tip));
+        QVERIFY(!cell(report.runs[1], Qt::ForegroundRole).isValid());
+        QCOMPARE(cell(report.runs[2], Qt::DisplayRole).toString(), QString("differ 7.1%"));
+        QVERIFY(cell(report.runs[2], Qt::ForegroundRole).isValid());
+        QCOMPARE(cell(report.runs[0], Qt::DisplayRole).toString(), QString("—"));
+    }
+
     void warmupTabDrawsPhasesAndCurves() {
         widgets::ReportDocument document;
         widgets::WarmupTab tab(&document);

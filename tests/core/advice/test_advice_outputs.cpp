@@ -1,0 +1,175 @@
+// outputs.differ and outputs.precision: compiled outputs that are not eager's
+// on the same inputs (docs/outputs.md).
+#include <gtest/gtest.h>
+
+#include "core/report/outputs_check_json.h"
+#include "tests/core/advice_reports.h"
+
+using namespace advice_test;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+OutputLeaf valuesLeaf(double relative, int64_t mismatched) {
+    OutputLeaf leaf;
+    leaf.path = "output['logits']";
+    leaf.kind = "values";
+    leaf.dtype = "float32";
+    leaf.shape = {32, 10};
+    leaf.elements = 320;
+    leaf.scale = 2.0;
+    leaf.maxAbsDiff = relative * 2.0;
+    leaf.relative = relative;
+    leaf.mismatched = mismatched;
+    leaf.differs = mismatched > 0;
+    return leaf;
+}
+
+Run checkedRun(const std::string& backend, OutputsCheck check) {
+    Run run = timedRun("default", {1000 * kMs}, constant(20, kMs), backend);
+    run.outputsCheck = std::move(check);
+    return run;
+}
+
+OutputsCheck differing(std::vector<OutputLeaf> worst) {
+    OutputsCheck check;
+    check.status = "differ";
+    check.precision = "float32";
+    check.tolerance = 1e-3;
+    check.leaves = 3;
+    check.differing = static_cast<int>(worst.size());
+    check.worst = std::move(worst);
+    return check;
+}
+
+} // namespace
+
+TEST(AdviceOutputs, ValuesPastTheToleranceAreAWarningWithTheMinifier) {
+    OutputsCheck check = differing({valuesLeaf(0.032, 45)});
+    check.float64EagerError = 1e-7;
+    check.float64CompiledError = 0.031;
+    const auto found =
+        withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.differ");
+    ASSERT_EQ(found.size(), 1u);
+    const Finding& f = found[0];
+    EXPECT_EQ(f.severity, Severity::Warning);
+    EXPECT_EQ(f.title, "default's outputs differ from eager's by up to 3.2% (output['logits'])");
+    EXPECT_EQ(f.evidence[0], "output['logits'] [32, 10] float32: largest difference 3.2% of its "
+                             "largest value (0.10% allowed); 45 of 320 values past it");
+    EXPECT_NE(f.evidence.back().find("eager's outputs are 0.000010% from it, default's 3.1%"),
+              std::string::npos)
+        << f.evidence.back();
+    EXPECT_NE(f.remedy.find("backend aot_eager"), std::string::npos);
+    EXPECT_NE(f.remedy.find("TORCHDYNAMO_REPRO_AFTER=aot TORCHDYNAMO_REPRO_LEVEL=4"),
+              std::string::npos);
+    EXPECT_EQ(f.tab, EvidenceTab::Compare);
+    // Without Inductor the cause is upstream of the kernels.
+    const auto upstream =
+        withRule(advise(reportOf({checkedRun("aot_eager", check)}), {}), "outputs.differ");
+    ASSERT_EQ(upstream.size(), 1u);
+    EXPECT_NE(upstream[0].remedy.find("TORCHDYNAMO_REPRO_AFTER=dynamo"), std::string::npos);
+}
+
+TEST(AdviceOutputs, NanWhereEagerIsFiniteOrANewShapeIsCritical) {
+    OutputLeaf nan = valuesLeaf(0, 3);
+    nan.kind = "nonfinite";
+    nan.nonfinite = 3;
+    // float64 nearer cannot excuse a NaN
+    OutputsCheck check = differing({nan});
+    check.float64EagerError = 0.5;
+    check.float64CompiledError = 0.1;
+    const auto found =
+        withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.differ");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Critical);
+    EXPECT_EQ(found[0].title, "default's outputs hold NaN or infinity where eager's are finite "
+                              "(output['logits'])");
+    EXPECT_NE(found[0].evidence[0].find("3 of 320 values NaN or infinite on one side only"),
+              std::string::npos);
+
+    OutputLeaf shaped;
+    shaped.path = "output[0]";
+    shaped.kind = "shape";
+    shaped.differs = true;
+    shaped.detail = "shape [5] in eager, [4] compiled";
+    const auto reshaped = withRule(
+        advise(reportOf({checkedRun("inductor", differing({shaped}))}), {}), "outputs.differ");
+    ASSERT_EQ(reshaped.size(), 1u);
+    EXPECT_EQ(reshaped[0].severity, Severity::Critical);
+    EXPECT_EQ(reshaped[0].evidence[0], "output[0]: shape [5] in eager, [4] compiled");
+}
+
+// The real stream of tests/probe/models/bf16_steps.py compiled on CPU: eager
+// rounds each bfloat16 step, Inductor's fused kernel does not.
+TEST(AdviceOutputs, LowPrecisionNearerFloat64IsInformationNotAWarning) {
+    Setting setting;
+    setting.mode = "default";
+    const cs::core::Run run = fixtureRun("bf16_steps_default_cpu.jsonl", setting);
+    ASSERT_EQ(run.outputsCheck.status, "differ");
+    ASSERT_TRUE(run.outputsCheck.compiledNearer());
+    EXPECT_EQ(run.outputsCheck.precision, "bfloat16");
+    const auto all = advise(reportOf({run}), {});
+    EXPECT_TRUE(withRule(all, "outputs.differ").empty());
+    const auto found = withRule(all, "outputs.precision");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("in bfloat16, and are the nearer the exact result"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("Nothing to fix"), std::string::npos);
+    // The report keeps the check as the stream carried it.
+    EXPECT_EQ(outputsCheckFromJson(outputsCheckToJson(run.outputsCheck)), run.outputsCheck);
+}
+
+TEST(AdviceOutputs, AgreementOrNothingToCompareSaysNothing) {
+    OutputsCheck match;
+    match.status = "match";
+    match.worst = {valuesLeaf(1e-7, 0)};
+    OutputsCheck varies;
+    varies.status = "varies";
+    varies.message = "eager's outputs changed between two calls";
+    const auto all =
+        advise(reportOf({checkedRun("inductor", match), checkedRun("inductor", varies)}), {});
+    EXPECT_TRUE(withRule(all, "outputs.differ").empty());
+    EXPECT_TRUE(withRule(all, "outputs.precision").empty());
+}
+
+TEST(OutputsCheckJson, OddFieldsReadAsNothingNotAsNumbers) {
+    const auto check = outputsCheckFromJson(nlohmann::json::parse(
+        R"({"status": "differ", "tolerance": -1, "leaves": "x",
+            "worst": [{"path": "output", "relative": -3, "mismatched": -4}, 7],
+            "float64": {"eager_error": "a", "compiled_error": 0.1}})"));
+    EXPECT_EQ(check.status, "differ");
+    EXPECT_EQ(check.tolerance, 0);
+    EXPECT_EQ(check.leaves, 0);
+    ASSERT_EQ(check.worst.size(), 1u);
+    EXPECT_EQ(check.worst[0].mismatched, 0);
+    EXPECT_EQ(check.worst[0].relative, 0);
+    EXPECT_FALSE(check.float64EagerError.has_value());
+    EXPECT_FALSE(check.compiledNearer());
+    EXPECT_FALSE(outputsCheckFromJson(nlohmann::json::parse(R"({"leaves": 3})")).present());
+}
+
+TEST(AdviceOutputs, RandomDrawsInTheGraphPointToFallbackRandom) {
+    cs::core::Run run = checkedRun("inductor", differing({valuesLeaf(0.78, 40)}));
+    GraphNode dropout;
+    dropout.op = "call_function";
+    dropout.target = "torch.nn.functional.dropout";
+    dropout.file = "/models/seeded.py";
+    dropout.line = 7;
+    GraphNode normalize = dropout;
+    normalize.target = "torch.nn.functional.normalize"; // not a draw
+    run.graphs.push_back({0, "0/0", "forward", "/models/seeded.py", 5, {normalize, dropout}});
+    const auto found = withRule(advise(reportOf({run}), {}), "outputs.differ");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].remedy.find("fallback_random = True"), std::string::npos);
+    EXPECT_EQ(found[0].evidence.back(),
+              "the captured graph draws random numbers: torch.nn.functional.dropout at "
+              "seeded.py:7");
+    // A graph with no draw keeps the minifier's remedy.
+    run.graphs[0].nodes = {normalize};
+    const auto plain = withRule(advise(reportOf({run}), {}), "outputs.differ");
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain[0].remedy.find("fallback_random"), std::string::npos);
+}
