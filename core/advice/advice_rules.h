@@ -40,9 +40,10 @@ void disturbedRule(const AdviceInput& input, std::vector<Finding>& out);
 // Other processes kept the probe's CPUs busy through the measure phase.
 void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out);
 void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out);
-// Not a rule: after them, a speed verdict against eager (perf.no_gain,
-// perf.warmup) on runs measured while other work shared their CPUs says so
-// and is held less sure (measure.busy_machine's test).
+// Not a rule: after them, a speed verdict (perf.no_gain and perf.warmup
+// against eager, perf.autocast against the setting without autocast) on runs
+// measured while other work shared their CPUs says so and is held less sure
+// (measure.busy_machine's test).
 void loadCaveat(const AdviceInput& input, std::vector<Finding>& findings);
 // Page faults every call: malloc gives the buffers back to the OS between calls.
 void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out);

@@ -140,18 +140,31 @@ void busyMachineRule(const AdviceInput& input, std::vector<Finding>& out) {
 }
 
 void loadCaveat(const AdviceInput& input, std::vector<Finding>& findings) {
-    const Run* eager = input.baselineRun();
-    if (!eager)
-        return;
     const auto& runs = input.report.runs;
     for (auto& f : findings) {
-        if ((f.rule != "perf.no_gain" && f.rule != "perf.warmup") || f.run < 0 ||
+        const bool againstEager = f.rule == "perf.no_gain" || f.rule == "perf.warmup";
+        if ((!againstEager && f.rule != "perf.autocast") || f.run < 0 ||
             static_cast<size_t>(f.run) >= runs.size())
             continue;
         const Run& run = runs[static_cast<size_t>(f.run)];
+        // perf.autocast holds the run against the same setting without autocast.
+        const Run* other = nullptr;
+        if (againstEager) {
+            other = input.baselineRun();
+        } else {
+            Setting plain = run.setting;
+            plain.autocast = "none";
+            for (const auto& r : runs)
+                if (r.status == RunStatus::Ok && r.setting == plain) {
+                    other = &r;
+                    break;
+                }
+        }
+        if (!other)
+            continue;
         std::vector<std::string> loaded;
-        for (const Run* r : {eager, &run}) {
-            if (r == eager && r == &run)
+        for (const Run* r : {other, &run}) {
+            if (r == other && r == &run)
                 continue;
             const auto load = machineLoad(*r, input.report.environment);
             if (load && load->contended())

@@ -37,6 +37,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         "Where a setting swept its inputs (get_input_sweep()), sweep is that sweep's wall time "
         "after the measured calls: its new shapes and the recompiles they cost, which warmup "
         "leaves out. "
+        "Outputs holds each compiled setting's outputs against eager's on the same inputs "
+        "after its timed calls: agree, or the largest difference over the output's scale "
+        "(hover it for the value and the float64 verdict). "
         "Best value per column in green.");
     const Report& report = view.report;
     if (view.runs.empty()) {

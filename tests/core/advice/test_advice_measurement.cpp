@@ -418,3 +418,27 @@ TEST(BusyMachineRule, ASpeedVerdictOnALoadedMachineSaysSo) {
         EXPECT_EQ(e.find("other work shared"), std::string::npos) << e;
     EXPECT_GE(findings[0].confidence, 0.8);
 }
+
+// perf.autocast holds a setting against itself without autocast: the load on
+// either of those two is what makes its ratio doubtful, not eager's.
+TEST(BusyMachineRule, AnAutocastVerdictOnALoadedMachineSaysSo) {
+    cs::core::Run plain = checkedRun(40 * kUs * 1000, {});
+    plain.measureMachineCpu = machineCpu(1'903'000'000);
+    cs::core::Run autocast = checkedRun(136 * kUs * 1000, {});
+    autocast.setting.autocast = "bf16";
+    autocast.measureMachineCpu = machineCpu(3'900'000'000); // others 0.88
+    auto findings = withRule(advise(reportOf({plain, autocast}), {}), "perf.autocast");
+    ASSERT_EQ(findings.size(), 1u);
+    bool said = false;
+    for (const auto& e : findings[0].evidence)
+        said |= e.find("measured while other work shared the CPUs (default bf16 others kept") !=
+                std::string::npos;
+    EXPECT_TRUE(said);
+    EXPECT_EQ(findings[0].remedy.rfind("Measure again on a quiet machine", 0), 0u);
+    EXPECT_LE(findings[0].confidence, 0.4);
+
+    autocast.measureMachineCpu = machineCpu(1'903'000'000);
+    findings = withRule(advise(reportOf({plain, autocast}), {}), "perf.autocast");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings[0].remedy.rfind("Measure again on a quiet machine", 0), 0u);
+}
