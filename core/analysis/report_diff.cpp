@@ -7,6 +7,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/analysis/comparison.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/probe_rounds.h"
 #include "core/analysis/run_summary.h"
@@ -113,6 +114,14 @@ void compare(SettingDiff& d, const Run& a, const Run& b) {
                         "not comparable: " + (sa.peakKind.empty() ? "none" : sa.peakKind) + " vs " +
                             (sb.peakKind.empty() ? "none" : sb.peakKind)};
     }
+    const OutputsCell outputsA = outputsCell(a.outputsCheck);
+    const OutputsCell outputsB = outputsCell(b.outputsCheck);
+    if (a.outputsCheck.present())
+        d.outputsA = outputsA.text;
+    if (b.outputsCheck.present())
+        d.outputsB = outputsB.text;
+    d.outputsRegression = b.outputsCheck.present() && outputsB.differs &&
+                          !(a.outputsCheck.present() && outputsA.differs);
     d.graphs = {sa.graphs, sb.graphs, false};
     d.breaks = {sa.breaks, sb.breaks, false};
     d.recompiles = {sa.recompiles, sb.recompiles, false};
@@ -172,6 +181,10 @@ void mark(SettingDiff& d, double threshold) {
     if (d.recompiles.regression)
         d.regressions.push_back("recompiles " + std::to_string(d.recompiles.a) + " → " +
                                 std::to_string(d.recompiles.b));
+    // A wrong result is a regression whatever the threshold.
+    if (d.outputsRegression)
+        d.regressions.push_back("outputs " + (d.outputsA.empty() ? "unchecked" : d.outputsA) +
+                                " → " + d.outputsB + " against eager's");
     if (!d.breaksOnlyInB.empty() && !d.breaks.regression)
         d.regressions.push_back(std::to_string(d.breaksOnlyInB.size()) +
                                 " graph break(s) not in A");
@@ -325,6 +338,10 @@ std::string formatDiffText(const ReportDiff& diff, const std::string& nameA,
         countLine(out, "graphs", s.graphs);
         countLine(out, "breaks", s.breaks);
         countLine(out, "recompiles", s.recompiles);
+        if (!s.outputsA.empty() || !s.outputsB.empty())
+            out << "    outputs:         " << (s.outputsA.empty() ? "—" : s.outputsA) << " → "
+                << (s.outputsB.empty() ? "—" : s.outputsB)
+                << (s.outputsRegression ? "  REGRESSION" : "") << "\n";
         for (const auto& e : s.breaksOnlyInB)
             out << "    new break in B:  " << e.location << " " << e.function << ": " << e.reason
                 << (e.code.empty() ? "" : "\n        " + e.code) << "\n";

@@ -67,7 +67,12 @@ struct SettingDiff {
     CountDelta recompiles;
     std::vector<BreakEntry> breaksOnlyInA; // gone in B
     std::vector<BreakEntry> breaksOnlyInB; // new in B
-    std::vector<std::string> regressions;  // one plain sentence each
+    // The outputs check as the comparison's cell says it ("agree", "differ
+    // 3.2%"); empty where the run had none. Outputs that differ in B where
+    // they did not in A are a regression at any threshold.
+    std::string outputsA, outputsB;
+    bool outputsRegression = false;
+    std::vector<std::string> regressions; // one plain sentence each
     bool hasRegression() const { return !regressions.empty(); }
 };
 

@@ -64,7 +64,8 @@ QVariant ReportDiffModel::headerData(int section, Qt::Orientation orientation, i
         "setting",          "status A → B",  "median A",      "median B",
         "median Δ",         "p99 A",         "p99 B",         "p99 Δ",
         "warmup A",         "warmup B",      "warmup Δ",      "breaks A → B",
-        "recompiles A → B", "peak memory A", "peak memory B", "peak memory Δ"};
+        "recompiles A → B", "peak memory A", "peak memory B", "peak memory Δ",
+        "outputs A → B"};
     static const char* tips[] = {
         "Settings are matched by label",
         "How each run ended",
@@ -81,7 +82,8 @@ QVariant ReportDiffModel::headerData(int section, Qt::Orientation orientation, i
         "Recompiles: more in B is a regression",
         "Peak memory of A (device, or host RSS on CPU)",
         "Peak memory of B",
-        "Change of the peak memory"};
+        "Change of the peak memory",
+        "Outputs against eager's on the same inputs: outputs that came to differ are a regression"};
     if (role == Qt::DisplayRole)
         return tr(names[section]);
     if (role == Qt::ToolTipRole)
@@ -142,6 +144,8 @@ QVariant ReportDiffModel::data(const QModelIndex& index, int role) const {
         change = changeKind(count->regression, count->b < count->a);
     else if (column == Status)
         change = changeKind(s.statusRegression, false);
+    else if (column == Outputs)
+        change = changeKind(s.outputsRegression, false);
     if (role == ChangeRole)
         return change;
     if (role == Qt::BackgroundRole && !change.isEmpty())
@@ -195,6 +199,12 @@ QVariant ReportDiffModel::data(const QModelIndex& index, int role) const {
         const QString a = s.inA ? QString::fromStdString(s.statusA) : QStringLiteral("—");
         const QString b = s.inB ? QString::fromStdString(s.statusB) : QStringLiteral("—");
         return a + QStringLiteral(" → ") + b;
+    }
+    if (column == Outputs) {
+        if (s.outputsA.empty() && s.outputsB.empty())
+            return QString();
+        return QString::fromStdString((s.outputsA.empty() ? "—" : s.outputsA) + " → " +
+                                      (s.outputsB.empty() ? "—" : s.outputsB));
     }
     if (count) {
         if (role == SortRole)

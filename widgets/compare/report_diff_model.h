@@ -1,5 +1,6 @@
 // One row per setting of a report diff: A, B and the change for latency,
-// warmup and memory, and the counts of breaks and recompiles. Regressions
+// warmup and memory, the counts of breaks and recompiles, and the outputs
+// check. Regressions
 // are red, improvements green; a tooltip says why a change does not count.
 #pragma once
 
@@ -29,6 +30,7 @@ class ReportDiffModel : public QAbstractTableModel {
         PeakA,
         PeakB,
         PeakChange,
+        Outputs, // the outputs check against eager's, A → B
         ColumnCount
     };
     // "regression", "improvement" or empty: what the colour of a cell means, for tests and copy.

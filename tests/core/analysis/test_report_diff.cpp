@@ -199,3 +199,46 @@ TEST(ReportDiff, ChangingTheThresholdRemarksWithoutRecomputing) {
     EXPECT_TRUE(setting(diff, "default").peakMemory.regression);
     EXPECT_FALSE(setting(diff, "default").median.regression);
 }
+
+// Outputs that came to differ from eager's are a regression at any
+// threshold; a difference float64 blames on eager's rounding is not.
+TEST(ReportDiff, OutputsThatCameToDifferAreARegression) {
+    auto check = [](double relative, std::optional<double> compiledError) {
+        OutputsCheck c;
+        c.status = relative > 1e-3 ? "differ" : "match";
+        c.precision = "float32";
+        c.tolerance = 1e-3;
+        OutputLeaf leaf;
+        leaf.path = "output";
+        leaf.kind = "values";
+        leaf.relative = relative;
+        leaf.differs = relative > 1e-3;
+        c.worst = {leaf};
+        if (compiledError) {
+            c.float64EagerError = 0.05;
+            c.float64CompiledError = compiledError;
+        }
+        return c;
+    };
+    Report a, b;
+    for (Report* r : {&a, &b})
+        for (const char* mode : {"default", "max-autotune", "reduce-overhead"})
+            r->runs.push_back(runWithLatencies(mode, {kMs}, latencies(kMs, kMs / 100, 100)));
+    a.runs[0].outputsCheck = check(1e-7, std::nullopt);
+    b.runs[0].outputsCheck = check(0.032, std::nullopt);
+    a.runs[1].outputsCheck = check(1e-7, std::nullopt);
+    b.runs[1].outputsCheck = check(0.07, 0.003);       // nearer float64: eager's rounding
+    b.runs[2].outputsCheck = check(0.2, std::nullopt); // A had no check
+    const ReportDiff diff = diffReports(a, b, {50});
+    EXPECT_TRUE(diff.settings[0].outputsRegression);
+    EXPECT_EQ(diff.settings[0].regressions,
+              std::vector<std::string>{"outputs agree → differ 3.2% against eager's"});
+    EXPECT_FALSE(diff.settings[1].outputsRegression);
+    EXPECT_EQ(diff.settings[1].outputsB, "differ 7.0%, nearer exact");
+    EXPECT_TRUE(diff.settings[2].outputsRegression);
+    EXPECT_EQ(diff.settings[2].regressions.front(),
+              "outputs unchecked → differ 20% against eager's");
+    const std::string text = formatDiffText(diff, "a", "b");
+    EXPECT_NE(text.find("    outputs:         agree → differ 3.2%  REGRESSION"), std::string::npos)
+        << text;
+}

@@ -97,6 +97,29 @@ class ReportDiffViewTest : public QObject {
             QVERIFY(view.grab().save(dir + "/report_diff_view.png"));
     }
 
+    // Outputs that came to differ from eager's: red at any threshold.
+    void outputsThatCameToDifferAreMarked() {
+        core::Report a, b;
+        a.runs = {run("default", 5 * kMs, 0, 200 << 20)};
+        b.runs = {run("default", 5 * kMs, 0, 200 << 20)};
+        core::OutputLeaf leaf;
+        leaf.path = "output";
+        leaf.kind = "values";
+        leaf.relative = 1e-7;
+        a.runs[0].outputsCheck.status = "match";
+        a.runs[0].outputsCheck.worst = {leaf};
+        leaf.relative = 0.78;
+        leaf.differs = true;
+        b.runs[0].outputsCheck.status = "differ";
+        b.runs[0].outputsCheck.worst = {leaf};
+        widgets::ReportDiffModel model;
+        model.setDiff(core::diffReports(a, b, {1000.0}));
+        using M = widgets::ReportDiffModel;
+        QCOMPARE(model.index(0, M::Outputs).data().toString(), QString("agree → differ 78%"));
+        QCOMPARE(model.index(0, M::Outputs).data(M::ChangeRole).toString(), QString("regression"));
+        QCOMPARE(model.headerData(M::Outputs, Qt::Horizontal).toString(), QString("outputs A → B"));
+    }
+
     void thresholdReMarks() {
         widgets::ReportDiffView view;
         view.setDiff(knownRegression(), "a.json", "b.json");
