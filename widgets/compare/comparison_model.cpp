@@ -118,8 +118,7 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         "Median latency per call in steady state",
         "99th percentile latency per call in steady state",
         "Eager median ÷ this median; hover a cell for its interval and whether it clears the noise",
-        "The setting's outputs against eager's on the same inputs, after its timed calls; hover "
-        "a cell for the largest difference",
+        "Outputs against eager's on the same inputs, after the timed calls; hover for the gap",
         "Calls until the time saved per call pays back the extra warmup over eager; hover a cell",
         "Peak memory held: the device allocator's reserved bytes on CUDA, the process RSS on CPU",
         "What went wrong, or what torch did differently from what the setting asked"};
