@@ -20,7 +20,9 @@ def test_the_counter_sees_a_kept_buffer_byte_for_byte_and_a_freed_one_not_at_all
     assert before is not None and before > 0
     kept = bytearray(1 << 20)  # above malloc's mmap threshold: a block of its own
     grown = held.read() - before
-    assert 1 << 20 <= grown < (1 << 20) + (64 << 10)
+    # The counter is the whole process's: another thread of the test process
+    # may free or take a few KiB between the two reads (CI once saw 14 KiB freed).
+    assert abs(grown - (1 << 20)) < 64 << 10
     del kept
     assert held.read() - before < 64 << 10
 
