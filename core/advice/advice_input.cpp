@@ -1,5 +1,7 @@
 #include "core/advice/advice_input.h"
 
+#include "core/advice/perf_scope.h"
+
 namespace cs::core::advice {
 
 const Run* AdviceInput::baselineRun() const {
@@ -11,6 +13,25 @@ const Run* AdviceInput::baselineRun() const {
 
 const ComparisonRow* AdviceInput::baselineRow() const {
     return comparison.row(comparison.baseline);
+}
+
+const ComparisonRow* AdviceInput::deployableAoti(int calls) const {
+    for (const auto& row : comparison.rows) {
+        const Run& run = report.runs[static_cast<size_t>(row.run)];
+        if (run.setting.mode == "aoti" && judgedForSpeed(run) && row.speedup &&
+            row.speedup->significant && !row.noSignificantGain() && row.saves && row.breakEven &&
+            *row.breakEven <= calls && !row.outputsDiffer)
+            return &row;
+    }
+    return nullptr;
+}
+
+bool AdviceInput::hasAoti() const {
+    for (const Run& run : report.runs) {
+        if (run.setting.mode == "aoti")
+            return true;
+    }
+    return false;
 }
 
 AdviceInput makeAdviceInput(const Report& report, const AdviceOptions& options) {

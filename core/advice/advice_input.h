@@ -16,6 +16,12 @@ struct AdviceInput {
     // The eager run every speedup is against, with its figures; null when none was measured.
     const Run* baselineRun() const;
     const ComparisonRow* baselineRow() const;
+    // The aoti row, when the package it measured is one to deploy: finished,
+    // significantly faster than eager, paid back within `calls`, and with
+    // outputs that do not differ from eager's. Null otherwise.
+    const ComparisonRow* deployableAoti(int calls) const;
+    // Some run of the report is an aoti setting, whatever became of it.
+    bool hasAoti() const;
 };
 
 AdviceInput makeAdviceInput(const Report& report, const AdviceOptions& options);

@@ -139,6 +139,22 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
                              "), so torch compiles it once and reuses it for all " +
                              std::to_string(blocks.blocks));
         }
+        // A start the aoti setting measured: what a package load costs instead.
+        if (run.setting.mode != "aoti") {
+            for (const auto& row : input.comparison.rows) {
+                const Run& other = runs[static_cast<size_t>(row.run)];
+                const int64_t start = firstCallNs(other);
+                if (other.setting.mode != "aoti" || other.status != RunStatus::Ok ||
+                    row.outputsDiffer || start < 0 || start >= first)
+                    continue;
+                levers.push_back("deploy it compiled ahead of time, as the aoti setting did "
+                                 "here: its start (package load and first call) took " +
+                                 formatDuration(static_cast<double>(start)) +
+                                 ", export and package are paid once where you build "
+                                 "(docs/aoti.md)");
+                break;
+            }
+        }
         std::string remedy;
         for (const auto& lever : levers)
             remedy += (remedy.empty() ? "" : "; ") + lever;

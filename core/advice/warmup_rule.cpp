@@ -3,9 +3,37 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
+#include "core/analysis/comparison_text.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
+
+namespace {
+
+// The aoti row's figures, for the evidence: compiling ahead of time, measured
+// in the same report, is the way round a warmup a process cannot pay back.
+std::string aheadOfTimeEvidence(const AdviceInput& input, const ComparisonRow& aoti) {
+    const Run& run = input.report.runs[static_cast<size_t>(aoti.run)];
+    const int64_t start = summarizeRun(run).firstCallNs;
+    double buildSeconds = 0;
+    for (const auto& phase : analyzeWarmup(run).buildPhases)
+        buildSeconds += phase.seconds;
+    const std::string payback = *aoti.breakEven <= 0
+                                    ? "costs no more warmup than eager"
+                                    : "pays back after " + callsText(*aoti.breakEven);
+    return "aoti, compiled ahead of time, " + payback + ": median " +
+           formatDuration(aoti.stats->median) + " (" + formatRatio(aoti.speedup->value) + ")" +
+           (start >= 0 ? ", and a start (package load and first call) takes " +
+                             formatDuration(static_cast<double>(start))
+                       : std::string()) +
+           " (Compare tab)" +
+           (buildSeconds > 0 ? "; export and package took " + formatDuration(buildSeconds * 1e9) +
+                                   ", once, where it is built (Warmup tab)"
+                             : std::string());
+}
+
+} // namespace
 
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
     const Run* eager = input.baselineRun();
@@ -47,6 +75,20 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
                              "caches between starts (measure it with --warm-cache)";
         if (run.setting.mode == "max-autotune" || run.setting.mode == "max-autotune-no-cudagraphs")
             remedy += ", or use mode default, which skips autotuning";
+        if (run.setting.mode != "aoti") {
+            if (const ComparisonRow* aoti = input.deployableAoti(calls)) {
+                f.evidence.push_back(aheadOfTimeEvidence(input, *aoti));
+                remedy += ". Or deploy the model compiled ahead of time, as the aoti setting "
+                          "did here: export and package it once where you build "
+                          "(docs/aoti.md), so that a start pays only the package load";
+                if (recompileCount(run) > 0 || row.sweepRecompiles > 0)
+                    remedy += "; export it with dynamic shapes (--dynamic true) where the "
+                              "input shapes change";
+            } else if (!input.hasAoti()) {
+                remedy += ". To measure compiling ahead of time instead, add aoti to the "
+                          "settings (--settings ...,aoti; GUI: tick aoti)";
+            }
+        }
         f.remedy = remedy + ".";
         f.gain = "eager saves " + formatDuration(extra - saved * calls) + " of wall time over " +
                  formatCount(calls) + " calls";

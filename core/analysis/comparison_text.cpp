@@ -17,11 +17,6 @@ std::string format(const char* pattern, double value) {
     return buffer;
 }
 
-std::string callsText(double calls) {
-    const std::string count = formatCount(calls);
-    return count + (count == "1" ? " call" : " calls");
-}
-
 // "3 probe rounds, whose ratios ran 0.92× to 1.31×"
 std::string roundsText(const Speedup& sp) {
     return std::to_string(sp.rounds) + " probe rounds, whose ratios ran " +
@@ -58,6 +53,11 @@ std::string speedupText(const ComparisonRow& row) {
         return "—";
     return format("%.2f×", row.speedup->value) + " (" + format("%.2f", row.speedup->low) + "–" +
            format("%.2f", row.speedup->high) + ")";
+}
+
+std::string callsText(double calls) {
+    const std::string count = formatCount(calls);
+    return count + (count == "1" ? " call" : " calls");
 }
 
 std::string breakEvenText(const ComparisonRow& row) {

@@ -12,6 +12,8 @@ namespace cs::core {
 // back its compile after 240 calls." One sentence per compiled setting.
 std::string comparisonSummary(const Comparison& comparison);
 
+// "1 call", "1,240 calls"
+std::string callsText(double calls);
 // "1,240 calls", "never", "baseline", "no significant gain", "—"
 std::string breakEvenText(const ComparisonRow& row);
 // Where breakEvenText says "no significant gain": why, with the raw figure

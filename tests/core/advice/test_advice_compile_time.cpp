@@ -100,6 +100,22 @@ TEST(AdviceCompileTime, TheDynamicLeverNeedsARecompileOnAShape) {
         << found[0].remedy;
 }
 
+TEST(AdviceCompileTime, AnAotiStartInTheReportIsALever) {
+    cs::core::Run aoti = timedRun("aoti", {3 * kS, 1'500'000}, constant(30, 1'500'000));
+    aoti.firstCallNs = 3 * kS;
+    auto found = withRule(advise(reportOf({longCompile(), aoti}), {}), "perf.compile_time");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].remedy.find("as the aoti setting did here: its start (package load and "
+                                   "first call) took 3.00 s"),
+              std::string::npos)
+        << found[0].remedy;
+    // A package whose start is no quicker is not one.
+    aoti.firstCallNs = 500 * kS;
+    found = withRule(advise(reportOf({longCompile(), aoti}), {}), "perf.compile_time");
+    ASSERT_FALSE(found.empty());
+    EXPECT_EQ(found[0].remedy.find("aoti"), std::string::npos) << found[0].remedy;
+}
+
 TEST(AdviceCompileTime, ThresholdIsAnOption) {
     AdviceOptions options;
     options.longCompileSeconds = 600;

@@ -169,6 +169,76 @@ TEST(AdviceWarmup, OptionsSavedInTheReportAreUsed) {
     EXPECT_TRUE(withRule(advise(report), "perf.warmup").empty());
 }
 
+// The aoti row of the same report: 80 µs a call after a 50 µs-longer start,
+// so it pays back within 3 calls where default needs 1,001.
+cs::core::Run aotiRun() {
+    auto run = timedRun("aoti", {80 * kUs + 50 * kUs, 80 * kUs}, constant(30, 80 * kUs));
+    run.compilePhases = {{"export", 1.5}, {"package", 8.5}, {"load", 0.00005}};
+    return run;
+}
+
+cs::core::Run slowWarmup() {
+    return timedRun("default", {90 * kUs + 10'010 * kUs, 90 * kUs}, constant(30, 90 * kUs));
+}
+
+TEST(AdviceWarmup, PointsAtTheAotiSettingThatPaidBack) {
+    const auto f = withRule(advise(reportOf({eagerRun(), slowWarmup(), aotiRun()})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u); // aoti itself pays back
+    EXPECT_EQ(f[0].run, 1);
+    EXPECT_EQ(f[0].evidence.back(),
+              "aoti, compiled ahead of time, pays back after 3 calls: median 80.0 µs (1.25×), "
+              "and a start (package load and first call) takes 130 µs (Compare tab); export and "
+              "package took 10.0 s, once, where it is built (Warmup tab)");
+    EXPECT_NE(f[0].remedy.find("as the aoti setting did here"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("--dynamic true"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.back(), '.');
+}
+
+TEST(AdviceWarmup, AnAotiWhoseOutputsDifferIsNoWayOut) {
+    auto aoti = aotiRun();
+    cs::core::OutputsCheck check;
+    check.status = "differ";
+    check.precision = "float32";
+    check.tolerance = 1e-3;
+    check.leaves = 1;
+    check.differing = 1;
+    cs::core::OutputLeaf leaf;
+    leaf.path = "output";
+    leaf.kind = "values";
+    leaf.dtype = "float32";
+    leaf.relative = 0.05;
+    leaf.mismatched = 3;
+    leaf.differs = true;
+    check.worst.push_back(leaf);
+    aoti.outputsCheck = check;
+    const auto f = withRule(advise(reportOf({eagerRun(), slowWarmup(), aoti})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].remedy.find("aoti"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].evidence.size(), 3u);
+}
+
+TEST(AdviceWarmup, WithoutAnAotiRunItSaysHowToMeasureOne) {
+    auto f = withRule(advise(reportOf({eagerRun(), slowWarmup()})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].remedy.find("add aoti to the settings"), std::string::npos) << f[0].remedy;
+    // An aoti run that failed (export refused it) has its own finding; no hint here.
+    auto failed = aotiRun();
+    failed.status = cs::core::RunStatus::Failed;
+    f = withRule(advise(reportOf({eagerRun(), slowWarmup(), failed})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].remedy.find("aoti"), std::string::npos) << f[0].remedy;
+}
+
+TEST(AdviceWarmup, ARecompilingSettingIsToldToExportDynamicShapes) {
+    auto compiled = slowWarmup();
+    cs::core::Recompile rc;
+    rc.reason = "tensor 'x' size mismatch at index 0. expected 8, actual 16";
+    compiled.recompiles.push_back(rc);
+    const auto f = withRule(advise(reportOf({eagerRun(), compiled, aotiRun()})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].remedy.find("--dynamic true"), std::string::npos) << f[0].remedy;
+}
+
 // ---- rule 5: memory cost ----
 
 // Phases load/compile/measure at t = 0..10..20..30; host RSS sampled in each.
