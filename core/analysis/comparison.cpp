@@ -420,10 +420,12 @@ Comparison compareRuns(const Report& report) {
     // Best per column, among settings that finished; the baseline has no
     // speedup or break-even of its own and compiles nothing.
     auto finished = [](const ComparisonRow& r) { return r.status == RunStatus::Ok; };
-    auto compiled = [&](const ComparisonRow& r) {
-        return finished(r) && !r.isBaseline && r.dynamo &&
+    auto againstEager = [&](const ComparisonRow& r) {
+        return finished(r) && !r.isBaseline &&
                report.runs[static_cast<size_t>(r.run)].setting.mode != "eager";
     };
+    // Graphs, breaks and recompiles are Dynamo's; aoti races in speed and break-even.
+    auto compiled = [&](const ComparisonRow& r) { return againstEager(r) && r.dynamo; };
     using Value = std::optional<double>;
     markBest(
         c.rows, CompareColumn::Graphs,
@@ -460,15 +462,15 @@ Comparison compareRuns(const Report& report) {
         c.rows, CompareColumn::Speedup,
         [&](const ComparisonRow& r) {
             // A slowdown is never "best", even the smallest one.
-            return compiled(r) && r.speedup && r.speedup->value > 1 ? Value(r.speedup->value)
-                                                                    : std::nullopt;
+            return againstEager(r) && r.speedup && r.speedup->value > 1 ? Value(r.speedup->value)
+                                                                        : std::nullopt;
         },
         true);
     markBest(
         c.rows, CompareColumn::BreakEven,
         [&](const ComparisonRow& r) {
-            return compiled(r) && r.breakEven && !r.noSignificantGain() ? Value(*r.breakEven)
-                                                                        : std::nullopt;
+            return againstEager(r) && r.breakEven && !r.noSignificantGain() ? Value(*r.breakEven)
+                                                                            : std::nullopt;
         },
         false);
     markBest(

@@ -253,6 +253,23 @@ TEST(Comparison, BestPerColumn) {
     EXPECT_FALSE(best(0, CompareColumn::Memory));
 }
 
+// The deploy column races the compiled settings in speed and break-even,
+// not in graphs or breaks, which torch.export does not count as Dynamo does.
+TEST(Comparison, AotiCanBeBestInSpeedAndBreakEven) {
+    Report report;
+    report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
+    report.runs.push_back(makeRun("default", {10000, 50}, repeat(50, 10)));
+    report.runs.push_back(makeRun("aoti", {400, 40}, repeat(40, 10)));
+    report.runs[1].graphs.resize(1);
+    auto c = compareRuns(report);
+    EXPECT_TRUE(c.rows[2].isBest(CompareColumn::Speedup));
+    EXPECT_FALSE(c.rows[1].isBest(CompareColumn::Speedup));
+    EXPECT_TRUE(c.rows[2].isBest(CompareColumn::BreakEven));
+    EXPECT_FALSE(c.rows[1].isBest(CompareColumn::BreakEven));
+    EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Graphs));
+    EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Breaks));
+}
+
 TEST(Comparison, NothingToMarkWithOneCandidate) {
     Report report;
     report.runs.push_back(makeRun("eager", {300, 100}, repeat(100, 10)));
