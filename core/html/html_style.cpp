@@ -24,7 +24,7 @@ table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nu
 td,th{border:1px solid var(--line);padding:3px 8px;text-align:right;vertical-align:top}
 th{background:var(--panel);font-weight:600}td.l,th.l{text-align:left}td:not(.l){white-space:nowrap}
 .run{white-space:nowrap}td .run{white-space:normal}.run .lead{white-space:nowrap}
-td.best{font-weight:700;color:var(--good)}td.bad,tr.bad td{color:var(--bad)}td.warn{color:var(--warn)}
+td.best{font-weight:700;color:var(--good)}small.ci{display:block;font-size:11.5px;font-weight:400;color:var(--muted)}td.bad,tr.bad td{color:var(--bad)}td.warn{color:var(--warn)}
 .err{color:var(--bad);white-space:pre-wrap;overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px}
 td code{white-space:pre-wrap;overflow-wrap:anywhere}code.src{display:block;min-width:260px}
