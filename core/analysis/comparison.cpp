@@ -334,7 +334,7 @@ Comparison compareRuns(const Report& report) {
         row.graphs = static_cast<int>(run.graphs.size());
         row.breaks = static_cast<int>(run.graphBreaks.size());
         row.recompiles = recompileCount(run);
-        row.dynamo = run.setting.mode != "aoti";
+        row.dynamo = run.setting.mode != "aoti" && run.setting.mode != "eager";
         row.error = run.error;
         row.peakMemoryBytes = peakMemory(run, &row.memoryKind);
         if (const PhaseSpan* sweep = run.phase("sweep"); sweep && sweep->endNs > sweep->beginNs) {

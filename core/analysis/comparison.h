@@ -109,7 +109,8 @@ struct ComparisonRow {
     int breaks = 0;
     int recompiles = 0;
     // Dynamo traced it, so graphs, breaks and recompiles apply; false for
-    // aoti, whose graph comes from torch.export (shown as "—", never best).
+    // eager, and for aoti, whose graph comes from torch.export (shown as "—",
+    // never best).
     bool dynamo = true;
     // WarmupAnalysis's warmupWallNs and extraNs: until steady state, and later
     // warmup calls that recompiled.
@@ -138,7 +139,7 @@ struct ComparisonRow {
     std::optional<int64_t> peakMemoryBytes;
     std::string memoryKind; // "device reserved", "device", "host RSS"
     // The outputs check against eager's outputs (OutputsCheck): a short cell
-    // and its detail; both empty where no check ran (eager, aoti, older reports).
+    // and its detail; both empty where no check ran (eager, --iters 0, older reports).
     std::string outputs;
     std::string outputsDetail;
     // A wrong result, or values past the tolerance that float64 does not

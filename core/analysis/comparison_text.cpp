@@ -183,6 +183,10 @@ std::string comparisonTable(const Comparison& c) {
                   rounds ? "speedup (all probes)" : "speedup (95% CI)", "break-even", "peak mem");
     out += line;
     for (const auto& r : c.rows) {
+        // Eager and aoti have no Dynamo graphs to count.
+        auto dynamoCount = [&r](int count) {
+            return r.dynamo ? formatCount(count) : std::string("—");
+        };
         const std::string memory =
             r.peakMemoryBytes ? formatBytes(static_cast<double>(*r.peakMemoryBytes)) : "—";
         // printf pads by bytes: "×", "–" and "µ" take two or three; pad those cells by hand.
@@ -202,8 +206,8 @@ std::string comparisonTable(const Comparison& c) {
         if (longLabel)
             out += r.label + "\n";
         out += pad(longLabel ? std::string() : r.label, 28) + " " + pad(toString(r.status), 9) +
-               " " + padLeft(formatCount(r.graphs), 6) + " " + padLeft(formatCount(r.breaks), 6) +
-               " " + padLeft(formatCount(r.recompiles), 5) + " " +
+               " " + padLeft(dynamoCount(r.graphs), 6) + " " + padLeft(dynamoCount(r.breaks), 6) +
+               " " + padLeft(dynamoCount(r.recompiles), 5) + " " +
                padLeft(cell(r.warmupWallNs
                                 ? std::optional<double>(static_cast<double>(*r.warmupWallNs))
                                 : std::nullopt),

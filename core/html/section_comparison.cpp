@@ -93,7 +93,7 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         const RunSummary s = summarizeRun(run);
         const ComparisonRow* row = comparison.row(rv.index);
         // Graphs, breaks and recompiles are Dynamo's: eager and aoti have none to count.
-        const bool compiled = run.setting.mode != "eager" && run.setting.mode != "aoti";
+        const bool compiled = row && row->dynamo;
         table.beginRow(run.status == RunStatus::Ok ? "" : "bad");
         table.html(runLabelHtml(rv));
         table.text(toString(run.status));
