@@ -423,7 +423,7 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         if (run.setting.mode == "eager")
             return "first call";
         // The runner's compile phase: the package was built before it started.
-        if (run.setting.mode == "aoti" && run.compileStage.empty())
+        if (run.setting.mode == "aoti")
             return "loading the package, first call";
         std::string text = run.compileStage.empty()
                                ? "compiling (first call)"

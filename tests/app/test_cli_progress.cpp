@@ -33,9 +33,9 @@ core::Run runAfter(const std::string& phase) {
                               setting);
 }
 
-core::Run compilingRun(bool withStage) {
+core::Run compilingRun(bool withStage, const std::string& mode = "default") {
     core::Setting setting;
-    setting.mode = "default";
+    setting.mode = mode;
     std::string stream =
         "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
         "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"compile\",\"edge\":\"begin\"}\n";
@@ -55,6 +55,9 @@ class TestCliProgress : public QObject {
         QCOMPARE(QString::fromStdString(text), QString("compiling (first call: Inductor codegen)"));
         QCOMPARE(QString::fromStdString(core::describeProgress(compilingRun(false), 5'000)),
                  QString("compiling (first call)"));
+        // aoti's compile phase is the C++ runner's: the package was built before it.
+        QCOMPARE(QString::fromStdString(core::describeProgress(compilingRun(false, "aoti"), 5'000)),
+                 QString("loading the package, first call"));
     }
 
     void aLongCompileSaysWhatToDo() {
