@@ -74,11 +74,6 @@ const GraphNode* randomNode(const Run& run) {
     return nullptr;
 }
 
-bool isWrongResult(const OutputLeaf& leaf) {
-    return leaf.kind == "nonfinite" || leaf.kind == "shape" || leaf.kind == "type" ||
-           leaf.kind == "structure";
-}
-
 } // namespace
 
 void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -90,8 +85,8 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
             continue;
         const std::string label = run.setting.label();
         const OutputLeaf& worst = check.worst.front();
-        const bool wrong = std::any_of(check.worst.begin(), check.worst.end(), isWrongResult);
-        const bool nearer = !wrong && check.compiledNearer();
+        const bool wrong = check.wrongResult();
+        const bool nearer = check.roundingOnly();
 
         Finding f;
         f.rule = nearer ? "outputs.precision" : "outputs.differ";

@@ -125,6 +125,13 @@ std::optional<SourceFrame> GraphBreak::skippedFrame() const {
     return frame;
 }
 
+bool OutputsCheck::wrongResult() const {
+    return std::any_of(worst.begin(), worst.end(), [](const OutputLeaf& leaf) {
+        return leaf.kind == "nonfinite" || leaf.kind == "shape" || leaf.kind == "type" ||
+               leaf.kind == "structure";
+    });
+}
+
 bool Run::finished() const {
     return status != RunStatus::Pending && status != RunStatus::Running;
 }

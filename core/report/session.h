@@ -380,6 +380,13 @@ struct OutputsCheck {
         return float64EagerError && float64CompiledError &&
                *float64CompiledError < *float64EagerError;
     }
+    // A differing leaf is a wrong result, not a rounding: NaN or infinite on
+    // one side only, or a changed shape, type or structure.
+    bool wrongResult() const;
+    // Past the tolerance by eager's rounding alone: no wrong result, and the
+    // float64 call puts the compiled outputs nearer the exact result. The
+    // comparison, the advice and the report diff all judge by this.
+    bool roundingOnly() const { return status == "differ" && !wrongResult() && compiledNearer(); }
     bool operator==(const OutputsCheck&) const = default;
 };
 

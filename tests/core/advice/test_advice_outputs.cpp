@@ -2,6 +2,7 @@
 // on the same inputs (docs/outputs.md).
 #include <gtest/gtest.h>
 
+#include "core/analysis/comparison.h"
 #include "core/report/outputs_check_json.h"
 #include "tests/core/advice_reports.h"
 
@@ -172,4 +173,30 @@ TEST(AdviceOutputs, RandomDrawsInTheGraphPointToFallbackRandom) {
     const auto plain = withRule(advise(reportOf({run}), {}), "outputs.differ");
     ASSERT_EQ(plain.size(), 1u);
     EXPECT_EQ(plain[0].remedy.find("fallback_random"), std::string::npos);
+}
+
+// float64 excuses rounding, never a wrong leaf, wherever that leaf is listed:
+// the cell, the finding and the report diff read the same verdict.
+TEST(AdviceOutputs, AWrongLeafIsNeverExcusedByFloat64) {
+    OutputLeaf shape;
+    shape.path = "output[1]";
+    shape.kind = "shape";
+    shape.differs = true;
+    shape.detail = "[3, 4] vs [2, 4]";
+    OutputsCheck check = differing({valuesLeaf(0.032, 45), shape});
+    check.float64EagerError = 0.05;
+    check.float64CompiledError = 0.001;
+    EXPECT_TRUE(check.wrongResult());
+    EXPECT_FALSE(check.roundingOnly());
+    EXPECT_TRUE(outputsCell(check).differs);
+    auto found = withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.differ");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Critical);
+    // Without the wrong leaf, the same figures are eager's rounding.
+    check.worst.pop_back();
+    EXPECT_TRUE(check.roundingOnly());
+    EXPECT_FALSE(outputsCell(check).differs);
+    EXPECT_EQ(
+        withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.precision").size(),
+        1u);
 }
