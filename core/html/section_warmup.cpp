@@ -91,7 +91,8 @@ void writePhases(std::ostream& out, const ReportView& view) {
     columns.push_back({"sum of phases"});
     columns.push_back({"first call wall time"});
     HtmlTable table(columns);
-    std::vector<std::string> sources;
+    // Each source once, with the settings whose phases it gave.
+    std::vector<std::pair<std::string, std::vector<std::string>>> sources;
     for (const RunView* r : rows) {
         table.beginRow();
         table.html(runLabelHtml(*r));
@@ -111,12 +112,31 @@ void writePhases(std::ostream& out, const ReportView& view) {
                        ? formatDuration(static_cast<double>(r->run->firstCallNs))
                        : "—");
         const std::string& source = r->run->compilePhasesSource;
-        if (!source.empty() && std::find(sources.begin(), sources.end(), source) == sources.end())
-            sources.push_back(source);
+        if (source.empty())
+            continue;
+        auto it = std::find_if(sources.begin(), sources.end(),
+                               [&source](const auto& s) { return s.first == source; });
+        if (it == sources.end())
+            it = sources.insert(sources.end(), {source, {}});
+        it->second.push_back(r->label);
     }
     out << table.str();
-    for (const auto& source : sources)
-        out << "<p class=\"note\">Phases from <code>" << htmlEscape(source) << "</code>.</p>";
+    for (const auto& [source, labels] : sources) {
+        std::string settings;
+        for (const auto& label : labels)
+            settings += (settings.empty() ? "" : ", ") + label;
+        // The probe's "none: why" says why a setting has no phases.
+        if (source.rfind("none", 0) == 0) {
+            const std::string why = source.size() > 6 ? source.substr(6) : std::string();
+            out << "<p class=\"note\">" << htmlEscape(settings) << ": no compile phases ("
+                << (why.empty() ? "torch's counters held none, so all of it is other"
+                                : htmlEscape(why))
+                << ").</p>";
+        } else {
+            out << "<p class=\"note\">" << htmlEscape(settings) << ": phases from <code>"
+                << htmlEscape(source) << "</code>.</p>";
+        }
+    }
 }
 
 void writeFirstCalls(std::ostream& out, const ReportView& view) {

@@ -378,3 +378,22 @@ TEST(ReportHtml, ASettingLabelKeepsItsFirstWordWithTheSwatch) {
     report.runs[1].setting.dynamic = "true";
     EXPECT_NE(writeReportHtml(report).find("default</span> dyn</span>"), std::string::npos);
 }
+
+// The phases' sources name their settings; eager's "none: why" is not a source.
+TEST(ReportHtml, PhaseSourcesNameTheirSettings) {
+    Report report = eagerAndDefault(50);
+    report.runs[0].compilePhases = {{"other", 0.0001}};
+    report.runs[0].compilePhasesSource = "none: mode eager compiles nothing";
+    report.runs.push_back(report.runs[1]);
+    report.runs[2].setting.mode = "max-autotune";
+    for (size_t i : {1u, 2u}) {
+        report.runs[i].compilePhases = {{"dynamo_tracing", 0.5}, {"other", 0.1}};
+        report.runs[i].compilePhasesSource = "torch counters";
+    }
+    const std::string html = writeReportHtml(report);
+    EXPECT_NE(html.find("default, max-autotune: phases from <code>torch counters</code>."),
+              std::string::npos);
+    EXPECT_NE(html.find("eager: no compile phases (mode eager compiles nothing)."),
+              std::string::npos);
+    EXPECT_EQ(html.find("Phases from"), std::string::npos);
+}
