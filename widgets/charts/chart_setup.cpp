@@ -1,5 +1,7 @@
 #include "widgets/charts/chart_setup.h"
 
+#include <algorithm>
+
 #include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QMenu>
@@ -82,6 +84,16 @@ void setupChart(QCustomPlot* plot) {
         axis->setTickLabelColor(palette.color(QPalette::Text));
         axis->setLabelColor(palette.color(QPalette::Text));
     }
+    // As many value ticks as the height holds: a short chart (the Memory tab's
+    // peaks on a laptop screen) stacked its five labels on top of each other.
+    // Ticks are laid out before afterLayout, so a change takes one more replot.
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        const int wanted = std::clamp(plot->axisRect()->height() / kPixelsPerValueTick, 2, 5);
+        if (plot->yAxis->ticker()->tickCount() != wanted) {
+            plot->yAxis->ticker()->setTickCount(wanted);
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
     plot->setContextMenuPolicy(Qt::CustomContextMenu);
     QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot](const QPoint& pos) {
         QMenu menu(plot);

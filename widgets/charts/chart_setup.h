@@ -16,7 +16,10 @@ namespace cs::widgets {
 // Formats an axis value as text with units (e.g. durations in ns → "1.2 ms").
 using ValueFormatter = std::function<QString(double)>;
 
+// Light or dark palette, zoom, the context menu, and a y axis whose tick
+// count follows the chart's height (one per kPixelsPerValueTick, 2 to 5).
 void setupChart(QCustomPlot* plot);
+inline constexpr int kPixelsPerValueTick = 36;
 // Tick labels on the y axis in human units.
 void setDurationAxis(QCustomPlot* plot, const QString& label);
 void setBytesAxis(QCustomPlot* plot, const QString& label);

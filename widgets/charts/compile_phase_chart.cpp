@@ -54,7 +54,8 @@ CompilePhaseChart::CompilePhaseChart(ReportDocument* document, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
     setupChart(plot_);
-    setDurationAxis(plot_, tr("compile time of the first calls, by phase"));
+    // Short: the tab's heading says which calls; a long label is cut on a short chart.
+    setDurationAxis(plot_, tr("compile time, by phase"));
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->axisRect()->setRangeDrag(Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Vertical);
