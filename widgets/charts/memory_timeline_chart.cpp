@@ -64,8 +64,15 @@ MemoryTimelineChart::MemoryTimelineChart(QWidget* parent)
     legendRow->addElement(0, 0, plot_->legend);
     plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+    // The phase by name in the hover: a short band's label may be hidden.
     enableHoverValues(
-        plot_, [](double s) { return tr("t = %1").arg(durationText(s * 1e9)); }, bytesText);
+        plot_,
+        [this](double s) {
+            const QString phase = phaseAt(plot_, s);
+            const QString t = tr("t = %1").arg(durationText(s * 1e9));
+            return phase.isEmpty() ? t : tr("%1 (%2)").arg(t, phase);
+        },
+        bytesText);
     showRun(nullptr, {}, false);
 }
 

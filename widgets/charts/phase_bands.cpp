@@ -2,9 +2,20 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "core/analysis/memory_timeline.h"
 
 namespace cs::widgets {
+
+namespace {
+
+constexpr size_t kPhaseLabelRows = 3;
+constexpr double kLabelGapPx = 4;
+const char* const kLabelName = "phaseLabel";
+
+} // namespace
 
 QColor phaseColor(const std::string& phase) {
     if (phase == "load")
@@ -21,6 +32,11 @@ QColor phaseColor(const std::string& phase) {
 int drawPhaseBands(QCustomPlot* plot, const core::Run& run, int64_t originNs) {
     if (!plot->layer("phaseBands"))
         plot->addLayer("phaseBands", plot->layer("grid"), QCustomPlot::limBelow);
+    if (!plot->property("arrangesPhaseLabels").toBool()) {
+        plot->setProperty("arrangesPhaseLabels", true);
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot,
+                         [plot] { arrangePhaseLabels(plot); });
+    }
     const int64_t openEnd = core::runEndNs(run);
     // Labels of phases in the run's right part end at their band's right edge,
     // so the short last phases (warmup, measure) are not cut off by the axis.
@@ -50,8 +66,8 @@ int drawPhaseBands(QCustomPlot* plot, const core::Run& run, int64_t originNs) {
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         const bool atRight = x0 > rightPart;
-        // Short phases next to each other take turns at two heights.
-        label->position->setCoords(atRight ? x1 : x0, drawn % 2 ? 0.07 : 0.01);
+        label->setObjectName(kLabelName);
+        label->position->setCoords(atRight ? x1 : x0, 0); // its row: arrangePhaseLabels
         label->setPositionAlignment((atRight ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         label->setPadding(QMargins(3, 1, 3, 1));
         label->setText(QString::fromStdString(span.name + (span.endNs < 0 ? " (not ended)" : "")));
@@ -62,6 +78,55 @@ int drawPhaseBands(QCustomPlot* plot, const core::Run& run, int64_t originNs) {
         ++drawn;
     }
     return drawn;
+}
+
+int arrangePhaseLabels(QCustomPlot* plot) {
+    // Pixel intervals taken in each row; labels come in time order.
+    std::vector<std::vector<std::pair<double, double>>> taken(kPhaseLabelRows);
+    const double rectHeight = std::max(1, plot->axisRect()->height());
+    int shown = 0;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* label = qobject_cast<QCPItemText*>(plot->item(i));
+        if (!label || label->objectName() != kLabelName)
+            continue;
+        const QFontMetricsF metrics(label->font());
+        const double width = metrics.horizontalAdvance(label->text()) + label->padding().left() +
+                             label->padding().right();
+        const double anchor = plot->xAxis->coordToPixel(label->position->coords().x());
+        const bool right = label->positionAlignment() & Qt::AlignRight;
+        const double left = right ? anchor - width : anchor;
+        const double end = left + width;
+        size_t row = 0;
+        for (; row < taken.size(); ++row) {
+            const bool free = std::none_of(
+                taken[row].begin(), taken[row].end(), [&](const std::pair<double, double>& t) {
+                    return left < t.second + kLabelGapPx && t.first < end + kLabelGapPx;
+                });
+            if (free)
+                break;
+        }
+        label->setVisible(row < taken.size());
+        if (row == taken.size())
+            continue;
+        taken[row].emplace_back(left, end);
+        // Rows a label's height apart, from the top of the axis rect.
+        const double rowHeight =
+            metrics.height() + label->padding().top() + label->padding().bottom() + 1;
+        label->position->setCoords(label->position->coords().x(),
+                                   (2 + static_cast<double>(row) * rowHeight) / rectHeight);
+        ++shown;
+    }
+    return shown;
+}
+
+QString phaseAt(QCustomPlot* plot, double seconds) {
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* band = qobject_cast<QCPItemRect*>(plot->item(i));
+        if (band && band->objectName().startsWith("phase:") &&
+            seconds >= band->topLeft->coords().x() && seconds < band->bottomRight->coords().x())
+            return band->objectName().mid(6);
+    }
+    return {};
 }
 
 } // namespace cs::widgets
