@@ -19,7 +19,7 @@ using ValueFormatter = std::function<QString(double)>;
 // Light or dark palette, zoom, the context menu, and a y axis whose tick
 // count follows the chart's height (one per kPixelsPerValueTick, 2 to 5).
 void setupChart(QCustomPlot* plot);
-inline constexpr int kPixelsPerValueTick = 36;
+inline constexpr int kPixelsPerValueTick = 30;
 // Tick labels on the y axis in human units.
 void setDurationAxis(QCustomPlot* plot, const QString& label);
 void setBytesAxis(QCustomPlot* plot, const QString& label);

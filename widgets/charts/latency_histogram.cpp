@@ -19,7 +19,9 @@ LatencyHistogram::LatencyHistogram(ReportDocument* document, QWidget* parent)
     setupChart(plot_);
     setLogDurationAxis(plot_->xAxis, tr("latency per call (log scale)"));
     plot_->yAxis->setLabel(tr("% of measured calls"));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The per-call chart above it names the same colours; a legend here
+    // covered the slowest bars and the axis labels under them.
+    plot_->legend->setVisible(false);
     enableHoverValues(plot_, durationText,
                       [](double y) { return tr("%1% of calls").arg(y, 0, 'f', 1); });
     connect(&throttle_, &RefreshThrottle::due, this, &LatencyHistogram::refresh);
