@@ -49,6 +49,24 @@ QCPItemText* emptyLabel(QCustomPlot* plot) {
 
 } // namespace
 
+bool categoryLabelsFit(QCPAxis* axis) {
+    const auto text = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+    if (!text)
+        return true;
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    double previousEnd = -1e9;
+    for (auto it = text->ticks().cbegin(); it != text->ticks().cend(); ++it) {
+        if (!axis->range().contains(it.key()))
+            continue;
+        const double centre = axis->coordToPixel(it.key());
+        const double half = metrics.horizontalAdvance(it.value()) / 2;
+        if (centre - half < previousEnd + kCategoryGapPx)
+            return false;
+        previousEnd = centre + half;
+    }
+    return true;
+}
+
 QString durationText(double ns) {
     return QString::fromStdString(core::formatDuration(ns));
 }
@@ -89,10 +107,20 @@ void setupChart(QCustomPlot* plot) {
     // Ticks are laid out before afterLayout, so a change takes one more replot.
     QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
         const int wanted = std::clamp(plot->axisRect()->height() / kPixelsPerValueTick, 2, 5);
+        bool changed = false;
         if (plot->yAxis->ticker()->tickCount() != wanted) {
             plot->yAxis->ticker()->setTickCount(wanted);
-            plot->replot(QCustomPlot::rpQueuedReplot);
+            changed = true;
         }
+        // Named categories (settings, phases) turn aslant where side by side
+        // they would run into each other ("reduce-overheadmax-autotune").
+        const double angle = categoryLabelsFit(plot->xAxis) ? 0 : kAslantDegrees;
+        if (plot->xAxis->tickLabelRotation() != angle) {
+            plot->xAxis->setTickLabelRotation(angle);
+            changed = true;
+        }
+        if (changed)
+            plot->replot(QCustomPlot::rpQueuedReplot);
     });
     plot->setContextMenuPolicy(Qt::CustomContextMenu);
     QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot](const QPoint& pos) {

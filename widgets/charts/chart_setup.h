@@ -18,8 +18,15 @@ using ValueFormatter = std::function<QString(double)>;
 
 // Light or dark palette, zoom, the context menu, and a y axis whose tick
 // count follows the chart's height (one per kPixelsPerValueTick, 2 to 5).
+// Named categories on the x axis turn kAslantDegrees where they do not fit
+// side by side (categoryLabelsFit).
 void setupChart(QCustomPlot* plot);
 inline constexpr int kPixelsPerValueTick = 30;
+inline constexpr double kAslantDegrees = -25;
+inline constexpr double kCategoryGapPx = 6;
+// The axis's text ticks in range, at their widths, leave kCategoryGapPx
+// between each other; true for an axis without text ticks.
+bool categoryLabelsFit(QCPAxis* axis);
 // Tick labels on the y axis in human units.
 void setDurationAxis(QCustomPlot* plot, const QString& label);
 void setBytesAxis(QCustomPlot* plot, const QString& label);

@@ -69,7 +69,6 @@ void LatencyBoxPlot::refresh() {
     plot_->xAxis->setSubTicks(false);
     plot_->xAxis->grid()->setVisible(false);
     plot_->xAxis->setRange(0.4, std::max(1, boxes) + 0.6);
-    plot_->xAxis->setTickLabelRotation(boxes > 2 ? -20 : 0); // long labels side by side overlap
     // Settings a factor apart (or far outliers) read better on a log axis.
     const bool logScale = low > 0 && high / low > 20;
     if (logScale)

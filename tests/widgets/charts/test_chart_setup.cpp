@@ -36,6 +36,30 @@ class TestChartSetup : public QObject {
         plot.yAxis->setRange(0, 5e6);
         QVERIFY(static_cast<int>(ticksAt(140)) * 20 <= plot.axisRect()->height() + 20);
     }
+
+    void settingNamesTurnAslantOnlyWhereTheyCollide() {
+        QCustomPlot plot;
+        setupChart(&plot);
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        const QStringList names = {"eager", "default", "reduce-overhead", "max-autotune", "aoti"};
+        for (int i = 0; i < names.size(); ++i)
+            ticker->addTick(i + 1, names[i]);
+        plot.xAxis->setTicker(ticker);
+        plot.xAxis->setRange(0.4, names.size() + 0.6);
+        plot.show();
+        auto angleAt = [&plot](int width) {
+            plot.resize(width, 240);
+            QCoreApplication::processEvents();
+            plot.replot();
+            QCoreApplication::processEvents(); // the queued replot at the new angle
+            plot.replot();
+            return plot.xAxis->tickLabelRotation();
+        };
+        QCOMPARE(angleAt(380), kAslantDegrees);
+        QVERIFY(!categoryLabelsFit(plot.xAxis));
+        QCOMPARE(angleAt(1000), 0.0);
+        QVERIFY(categoryLabelsFit(plot.xAxis));
+    }
 };
 
 QTEST_MAIN(TestChartSetup)
