@@ -91,7 +91,10 @@ std::string breakEvenClause(const ComparisonRow& row, const ComparisonRow& eager
         return ", and pays back its extra warmup of " +
                formatDuration(*row.warmupNs - *eager.warmupNs) + " after " +
                callsText(*row.breakEven) + ".";
-    return row.saves ? "." : ": its compile never pays back.";
+    if (row.saves)
+        return ".";
+    // aoti compiles where the package is built, not in the process it times.
+    return row.dynamo ? ": its compile never pays back." : ": deploying it gains nothing per call.";
 }
 
 } // namespace

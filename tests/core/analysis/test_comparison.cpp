@@ -267,6 +267,13 @@ TEST(Comparison, AotiCanBeBestInSpeedAndBreakEven) {
     EXPECT_TRUE(c.rows[2].isBest(CompareColumn::BreakEven));
     EXPECT_FALSE(c.rows[1].isBest(CompareColumn::BreakEven));
     EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Graphs));
+    // A slower package has no compile of its own to pay back.
+    report.runs[2] = makeRun("aoti", {400, 140}, repeat(140, 10));
+    const std::string summary = comparisonSummary(compareRuns(report));
+    EXPECT_NE(summary.find("aoti is 1.40× slower than eager per call: deploying it gains nothing "
+                           "per call."),
+              std::string::npos)
+        << summary;
     EXPECT_FALSE(c.rows[2].isBest(CompareColumn::Breaks));
 }
 
