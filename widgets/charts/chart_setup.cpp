@@ -1,6 +1,7 @@
 #include "widgets/charts/chart_setup.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QContextMenuEvent>
 #include <QFileDialog>
@@ -33,6 +34,23 @@ class LogUnitTicker : public QCPAxisTickerLog {
 
   protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override { return format_(tick); }
+    // Under 1.6 decades QCustomPlot falls back to evenly spaced values, which
+    // on a log axis crowd at the top (1.00 ms, 1.25 ms, 1.50 ms run together).
+    // 1, 2, 3 and 5 times a power of ten are about evenly spaced on it instead.
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        if (!(range.lower > 0) || std::log10(range.upper / range.lower) >= 1.6)
+            return QCPAxisTickerLog::createTickVector(tickStep, range);
+        QVector<double> ticks;
+        for (int exponent = static_cast<int>(std::floor(std::log10(range.lower)));
+             exponent <= static_cast<int>(std::ceil(std::log10(range.upper))); ++exponent) {
+            for (double mantissa : {1.0, 2.0, 3.0, 5.0}) {
+                const double tick = mantissa * std::pow(10.0, exponent);
+                if (range.contains(tick))
+                    ticks << tick;
+            }
+        }
+        return ticks.size() >= 2 ? ticks : QCPAxisTickerLog::createTickVector(tickStep, range);
+    }
 
   private:
     ValueFormatter format_;

@@ -60,6 +60,29 @@ class TestChartSetup : public QObject {
         QCOMPARE(angleAt(1000), 0.0);
         QVERIFY(categoryLabelsFit(plot.xAxis));
     }
+
+    // A latency histogram's log axis over less than a decade: ticks at 1, 2,
+    // 3 and 5 times a power of ten, never closer than a label's width.
+    void aLogAxisUnderADecadeSpacesItsTicksEvenly() {
+        QCustomPlot plot;
+        setupChart(&plot);
+        setLogDurationAxis(plot.xAxis, "latency");
+        plot.xAxis->setRange(240e3, 1.6e6); // 240 µs to 1.6 ms, in ns
+        plot.resize(500, 240);
+        plot.show();
+        QCoreApplication::processEvents();
+        plot.replot();
+        const QVector<double> ticks = plot.xAxis->tickVector();
+        QCOMPARE(ticks, QVector<double>({300e3, 500e3, 1e6}));
+        for (int i = 1; i < ticks.size(); ++i)
+            QVERIFY(plot.xAxis->coordToPixel(ticks[i]) - plot.xAxis->coordToPixel(ticks[i - 1]) >
+                    50);
+        // Over more decades QCustomPlot's own powers of ten stay.
+        plot.xAxis->setRange(1e3, 1e9);
+        plot.replot();
+        for (double tick : plot.xAxis->tickVector())
+            QCOMPARE(std::fmod(std::log10(tick), 1.0), 0.0);
+    }
 };
 
 QTEST_MAIN(TestChartSetup)
