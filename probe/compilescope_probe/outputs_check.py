@@ -155,12 +155,13 @@ def _type(v: Any) -> str:
     return type(v).__name__
 
 
-def _error_against(reference: list[tuple[str, Any]], values: list[tuple[str, Any]]) -> float:
+def _error_against(reference: list[tuple[str, Any]], values: list[tuple[str, Any]]) -> float | None:
     """The largest difference from the float64 reference over every floating
-    leaf of the same shape, each over its own scale (compare_leaf's relative)."""
+    leaf of the same shape, each over its own scale (compare_leaf's relative);
+    None when no leaf has the reference's shape, so nothing was measured."""
     import torch
 
-    worst = 0.0
+    worst = None
     for (path, ref), (_, value) in zip(reference, values):
         if (
             isinstance(ref, torch.Tensor)
@@ -168,8 +169,42 @@ def _error_against(reference: list[tuple[str, Any]], values: list[tuple[str, Any
             and ref.is_floating_point()
             and ref.shape == value.shape
         ):
-            worst = max(worst, compare_leaf(path, ref, value, 1.0).get("relative", 0.0))
+            relative = compare_leaf(path, ref, value, 1.0).get("relative", 0.0)
+            worst = relative if worst is None else max(worst, relative)
     return worst
+
+
+def _shape_verdict(
+    reference: list[tuple[str, Any]],
+    eager: list[tuple[str, Any]],
+    compiled: list[tuple[str, Any]],
+) -> str | None:
+    """Which side the float64 call's shape agrees with, for the first leaf
+    whose shape differs: a size set by values (a mask, nonzero, a threshold)
+    follows rounding, and float64 tells whose rounding moved it."""
+    for (path, ref), (_, e), (_, c) in zip(reference, eager, compiled):
+        shapes = [list(getattr(v, "shape", [])) for v in (ref, e, c)]
+        if not all(hasattr(v, "shape") for v in (ref, e, c)) or shapes[1] == shapes[2]:
+            continue
+        ref_shape, eager_shape, compiled_shape = shapes
+        said = f"the same call in float64 gives {path} the shape {ref_shape}"
+        if ref_shape == compiled_shape:
+            return (
+                f"{said}, as the compiled call does; eager's {eager_shape} is the odd one: "
+                f"a size set by values (a mask, nonzero, a threshold) fell the other way "
+                f"in eager's rounding"
+            )
+        if ref_shape == eager_shape:
+            return (
+                f"{said}, as eager does; the compiled {compiled_shape} is the odd one: "
+                f"a value within rounding of a threshold fell the other way in the "
+                f"compiled rounding, or the compiled program computes otherwise"
+            )
+        return (
+            f"{said}, neither eager's {eager_shape} nor the compiled {compiled_shape}: "
+            f"the size depends on values at the level of rounding"
+        )
+    return None
 
 
 def _to_float64(value: Any) -> Any:
@@ -281,10 +316,20 @@ class OutputsCheck:
         if differing and float64 is not None:
             try:
                 reference, _ = leaves(float64())
-                fields["float64"] = {
-                    "eager_error": _error_against(reference, eager_leaves),
-                    "compiled_error": _error_against(reference, compiled_leaves),
-                }
+                eager_error = _error_against(reference, eager_leaves)
+                compiled_error = _error_against(reference, compiled_leaves)
+                shapes = _shape_verdict(reference, eager_leaves, compiled_leaves)
+                # A side with no leaf of float64's shape has no error to give:
+                # 0% would read as exact.
+                if eager_error is not None and compiled_error is not None and shapes is None:
+                    fields["float64"] = {
+                        "eager_error": eager_error,
+                        "compiled_error": compiled_error,
+                    }
+                else:
+                    fields["float64_note"] = shapes or (
+                        "the float64 call's outputs have other shapes than both sides'"
+                    )
             except Exception as e:  # the verdict stands without it
                 fields["float64_note"] = f"no float64 reference: {exc_summary(e)}"
         return fields

@@ -155,3 +155,26 @@ def test_the_probe_checks_a_compiled_run_after_its_calls_and_not_eager():
     assert plain.one("outputs_check")["status"] == "match"
     assert not eager.of("outputs_check")
     assert "outputs" not in [e["name"] for e in eager.of("phase")]
+
+
+def test_a_count_that_flips_at_a_threshold_is_judged_by_float64s_shape():
+    """Scores kept at or above a threshold: one score within rounding of it
+    makes eager keep 38 and the compiled call 37 (a real torch.compile run of
+    such a model on CPU did exactly that). float64 says whose rounding moved."""
+    eager = torch.linspace(0.4, 0.6, 38)
+    compiled = eager[:37].clone()
+    judge = check().judge
+
+    def verdict(float64_count: int) -> dict:
+        reference = torch.linspace(0.4, 0.6, float64_count, dtype=torch.float64)
+        return judge(eager, eager.clone(), compiled, lambda: reference)
+
+    sides_with_compiled = verdict(37)
+    assert sides_with_compiled["status"] == "differ"
+    assert sides_with_compiled["worst"][0]["kind"] == "shape"
+    # no 0% for a side float64 could not be held against
+    assert "float64" not in sides_with_compiled
+    note = sides_with_compiled["float64_note"]
+    assert "shape [37], as the compiled call does; eager's [38] is the odd one" in note
+    assert "as eager does; the compiled [37] is the odd one" in verdict(38)["float64_note"]
+    assert "neither eager's [38] nor the compiled [37]" in verdict(39)["float64_note"]
