@@ -22,7 +22,7 @@ nav a{color:var(--accent);text-decoration:none}nav a:hover{text-decoration:under
 .tablewrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
 td,th{border:1px solid var(--line);padding:3px 8px;text-align:right;vertical-align:top}
-th{background:var(--panel);font-weight:600}td.l,th.l{text-align:left}td:not(.l){white-space:nowrap}
+th{background:var(--panel);font-weight:600}td.l,th.l{text-align:left}td:not(.l){white-space:nowrap}td.wrap{white-space:normal;min-width:6em}
 .run{white-space:nowrap}td .run{white-space:normal}.run .lead{white-space:nowrap}
 td.best{font-weight:700;color:var(--good)}small.ci{display:block;font-size:11.5px;font-weight:400;color:var(--muted)}td.bad,tr.bad td{color:var(--bad)}td.warn{color:var(--warn)}
 .err{color:var(--bad);white-space:pre-wrap;overflow-wrap:anywhere}

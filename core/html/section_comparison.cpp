@@ -138,7 +138,7 @@ void writeComparison(std::ostream& out, const ReportView& view) {
             table.text(baseline >= 0 ? "—" : "no eager run");
         }
         if (row && !row->outputs.empty())
-            table.text(row->outputs, row->outputsDetail, row->outputsDiffer ? "warn" : "");
+            table.text(row->outputs, row->outputsDetail, row->outputsDiffer ? "warn wrap" : "wrap");
         else
             table.text("—");
         // The same words as the Compare tab and the CLI; the raw figure goes in the title.
@@ -147,7 +147,9 @@ void writeComparison(std::ostream& out, const ReportView& view) {
         std::string title = row ? breakEvenDetail(*row) : "";
         if (breakEven == "never")
             title = "it saves no time per call";
-        table.text(breakEven, title, mark(row, CompareColumn::BreakEven));
+        // Words ("no significant gain") wrap, so the table fits a 1280-pixel window.
+        const std::string best = mark(row, CompareColumn::BreakEven);
+        table.text(breakEven, title, best.empty() ? "wrap" : best + " wrap");
         table.text(row && row->peakMemoryBytes
                        ? formatBytes(static_cast<double>(*row->peakMemoryBytes))
                        : "—",
