@@ -89,8 +89,10 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
         const bool nearer = check.roundingOnly();
 
         Finding f;
+        // A size float64 gives as the compiled call does is eager's rounding too.
+        const bool sized = nearer && check.sizeFollowsFloat64();
         f.rule = nearer ? "outputs.precision" : "outputs.differ";
-        f.severity = wrong ? Severity::Critical : nearer ? Severity::Info : Severity::Warning;
+        f.severity = nearer ? Severity::Info : wrong ? Severity::Critical : Severity::Warning;
         f.tab = EvidenceTab::Compare;
         f.run = static_cast<int>(r);
         f.setting = label;
@@ -112,6 +114,9 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (worst.kind == "nonfinite") {
             f.title = label + "'s outputs hold NaN or infinity where eager's are finite (" +
                       worst.path + ")";
+        } else if (sized) {
+            f.title = label + "'s outputs are shaped otherwise than eager's (" + worst.path +
+                      "), as float64's are";
         } else if (wrong) {
             f.title = label + "'s outputs are not shaped as eager's (" + worst.path + ")";
         } else if (nearer) {
@@ -123,7 +128,15 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
                       formatPercent(worst.relative) + " (" + worst.path + ")";
         }
 
-        if (nearer) {
+        if (sized) {
+            f.remedy = "Nothing to fix in the compiled program: a size set by values (a boolean "
+                       "mask, nonzero, scores kept above a threshold) follows rounding, and a "
+                       "value within rounding of the cut fell the other way in eager's. Code "
+                       "that acts on the count should not hang on values that near its "
+                       "threshold, and a test that holds the model to eager's count needs a "
+                       "margin at the threshold or a float64 reference.";
+            f.confidence = 0.8;
+        } else if (nearer) {
             f.remedy = "Nothing to fix in the compiled program: Inductor keeps the intermediate "
                        "values of fused ops in float32 where eager rounds to " +
                        check.precision +

@@ -89,6 +89,7 @@ OutputsCheck outputsCheckFromJson(const json& object) {
         check.float64CompiledError = errorAt(*it, "compiled_error");
     }
     check.float64Note = lenientValue<std::string>(object, "float64_note", "");
+    check.float64Shape = lenientValue<std::string>(object, "float64_shape", "");
     check.ns = countAt(object, "ns");
     return check;
 }
@@ -107,6 +108,8 @@ json outputsCheckToJson(const OutputsCheck& check) {
                         {"compiled_error", *check.float64CompiledError}};
     if (!check.float64Note.empty())
         j["float64_note"] = check.float64Note;
+    if (!check.float64Shape.empty())
+        j["float64_shape"] = check.float64Shape;
     return j;
 }
 

@@ -132,6 +132,13 @@ bool OutputsCheck::wrongResult() const {
     });
 }
 
+bool OutputsCheck::sizeFollowsFloat64() const {
+    return float64Shape == "compiled" && !worst.empty() &&
+           differing == static_cast<int>(worst.size()) &&
+           std::all_of(worst.begin(), worst.end(),
+                       [](const OutputLeaf& leaf) { return leaf.kind == "shape"; });
+}
+
 bool Run::finished() const {
     return status != RunStatus::Pending && status != RunStatus::Running;
 }

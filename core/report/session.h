@@ -372,7 +372,10 @@ struct OutputsCheck {
     // its scale; absent unless a leaf differed.
     std::optional<double> float64EagerError;
     std::optional<double> float64CompiledError;
-    std::string float64Note; // why there is no float64 call
+    std::string float64Note; // why there is no float64 call, or its shape verdict
+    // Where a leaf's shape differs: whose shape the float64 call's output has,
+    // "compiled", "eager" or "neither"; empty otherwise.
+    std::string float64Shape;
     int64_t ns = 0;
     bool present() const { return !status.empty(); }
     // The float64 call puts the compiled outputs nearer the exact result than eager's.
@@ -383,10 +386,16 @@ struct OutputsCheck {
     // A differing leaf is a wrong result, not a rounding: NaN or infinite on
     // one side only, or a changed shape, type or structure.
     bool wrongResult() const;
-    // Past the tolerance by eager's rounding alone: no wrong result, and the
-    // float64 call puts the compiled outputs nearer the exact result. The
+    // Every differing leaf differs in shape only, and float64's output has
+    // the compiled shapes: a size set by values moved in eager's rounding.
+    bool sizeFollowsFloat64() const;
+    // Apart from eager's by eager's rounding alone: no wrong result and the
+    // float64 call puts the compiled outputs nearer the exact result, or the
+    // sizes float64 gives are the compiled ones (sizeFollowsFloat64). The
     // comparison, the advice and the report diff all judge by this.
-    bool roundingOnly() const { return status == "differ" && !wrongResult() && compiledNearer(); }
+    bool roundingOnly() const {
+        return status == "differ" && ((!wrongResult() && compiledNearer()) || sizeFollowsFloat64());
+    }
     bool operator==(const OutputsCheck&) const = default;
 };
 

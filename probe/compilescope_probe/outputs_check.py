@@ -178,10 +178,11 @@ def _shape_verdict(
     reference: list[tuple[str, Any]],
     eager: list[tuple[str, Any]],
     compiled: list[tuple[str, Any]],
-) -> str | None:
+) -> tuple[str, str] | None:
     """Which side the float64 call's shape agrees with, for the first leaf
     whose shape differs: a size set by values (a mask, nonzero, a threshold)
-    follows rounding, and float64 tells whose rounding moved it."""
+    follows rounding, and float64 tells whose rounding moved it. Returns the
+    side ("compiled", "eager" or "neither") and the verdict in words."""
     for (path, ref), (_, e), (_, c) in zip(reference, eager, compiled):
         shapes = [list(getattr(v, "shape", [])) for v in (ref, e, c)]
         if not all(hasattr(v, "shape") for v in (ref, e, c)) or shapes[1] == shapes[2]:
@@ -189,18 +190,18 @@ def _shape_verdict(
         ref_shape, eager_shape, compiled_shape = shapes
         said = f"the same call in float64 gives {path} the shape {ref_shape}"
         if ref_shape == compiled_shape:
-            return (
+            return "compiled", (
                 f"{said}, as the compiled call does; eager's {eager_shape} is the odd one: "
                 f"a size set by values (a mask, nonzero, a threshold) fell the other way "
                 f"in eager's rounding"
             )
         if ref_shape == eager_shape:
-            return (
+            return "eager", (
                 f"{said}, as eager does; the compiled {compiled_shape} is the odd one: "
                 f"a value within rounding of a threshold fell the other way in the "
                 f"compiled rounding, or the compiled program computes otherwise"
             )
-        return (
+        return "neither", (
             f"{said}, neither eager's {eager_shape} nor the compiled {compiled_shape}: "
             f"the size depends on values at the level of rounding"
         )
@@ -326,8 +327,10 @@ class OutputsCheck:
                         "eager_error": eager_error,
                         "compiled_error": compiled_error,
                     }
+                elif shapes:
+                    fields["float64_shape"], fields["float64_note"] = shapes
                 else:
-                    fields["float64_note"] = shapes or (
+                    fields["float64_note"] = (
                         "the float64 call's outputs have other shapes than both sides'"
                     )
             except Exception as e:  # the verdict stands without it

@@ -187,6 +187,18 @@ STREAMS = {
     ],
     # bfloat16 steps eager rounds away and Inductor's fused kernel keeps:
     # outputs_check differs, with float64 siding with the compiled outputs.
+    # A count kept at a threshold one of eager's scores sets: the compiled
+    # sum's last bit drops one (eager 38, compiled 37), and float64 keeps 37.
+    "threshold_count_default_cpu": [
+        FIXTURES / "threshold_count.py",
+        "--mode",
+        "default",
+        "--no-code",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+    ],
     "bf16_steps_default_cpu": [
         FIXTURES / "bf16_steps.py",
         "--mode",

@@ -176,5 +176,8 @@ def test_a_count_that_flips_at_a_threshold_is_judged_by_float64s_shape():
     assert "float64" not in sides_with_compiled
     note = sides_with_compiled["float64_note"]
     assert "shape [37], as the compiled call does; eager's [38] is the odd one" in note
+    assert sides_with_compiled["float64_shape"] == "compiled"
     assert "as eager does; the compiled [37] is the odd one" in verdict(38)["float64_note"]
+    assert verdict(38)["float64_shape"] == "eager"
     assert "neither eager's [38] nor the compiled [37]" in verdict(39)["float64_note"]
+    assert verdict(39)["float64_shape"] == "neither"

@@ -200,3 +200,58 @@ TEST(AdviceOutputs, AWrongLeafIsNeverExcusedByFloat64) {
         withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.precision").size(),
         1u);
 }
+
+// A count kept at a threshold (eager 38, compiled 37): float64's count names
+// whose rounding moved it, and only the compiled side's is no fault of eager.
+TEST(AdviceOutputs, ACountFloat64KeepsAsCompiledIsEagersRounding) {
+    OutputLeaf shape;
+    shape.path = "output";
+    shape.kind = "shape";
+    shape.differs = true;
+    shape.dtype = "float32";
+    shape.shape = {38};
+    shape.detail = "shape [38] in eager, [37] compiled";
+    OutputsCheck check = differing({shape});
+    check.float64Shape = "compiled";
+    check.float64Note = "the same call in float64 gives output the shape [37], as the compiled "
+                        "call does";
+    EXPECT_TRUE(check.sizeFollowsFloat64());
+    EXPECT_TRUE(check.roundingOnly());
+    const OutputsCell cell = outputsCell(check);
+    EXPECT_FALSE(cell.differs);
+    EXPECT_EQ(cell.text, "shape, as float64");
+    auto found =
+        withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.precision");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_EQ(found[0].title, "default's outputs are shaped otherwise than eager's (output), as "
+                              "float64's are");
+    EXPECT_NE(found[0].remedy.find("margin at the threshold"), std::string::npos);
+    EXPECT_EQ(found[0].evidence[2], check.float64Note);
+    // float64 keeps eager's count: the compiled one is the odd one, critical.
+    check.float64Shape = "eager";
+    EXPECT_FALSE(check.roundingOnly());
+    EXPECT_TRUE(outputsCell(check).differs);
+    found = withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.differ");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Critical);
+    // A values leaf differing beside the shape is not excused by the count.
+    check.float64Shape = "compiled";
+    check.worst.push_back(valuesLeaf(0.05, 3));
+    check.differing = 2;
+    EXPECT_FALSE(check.roundingOnly());
+}
+
+// The same from a real probe run (tests/probe/models/threshold_count.py).
+TEST(AdviceOutputs, ARecordedCountFlipAtAThresholdIsInformation) {
+    Setting setting;
+    setting.mode = "default";
+    const cs::core::Run run = fixtureRun("threshold_count_default_cpu.jsonl", setting);
+    ASSERT_EQ(run.outputsCheck.status, "differ");
+    EXPECT_EQ(run.outputsCheck.float64Shape, "compiled");
+    EXPECT_FALSE(run.outputsCheck.float64EagerError.has_value()); // no 0% for eager
+    const auto all = advise(reportOf({run}), {});
+    EXPECT_TRUE(withRule(all, "outputs.differ").empty());
+    ASSERT_EQ(withRule(all, "outputs.precision").size(), 1u);
+    EXPECT_EQ(outputsCheckFromJson(outputsCheckToJson(run.outputsCheck)), run.outputsCheck);
+}
