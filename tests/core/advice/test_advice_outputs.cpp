@@ -27,6 +27,15 @@ OutputLeaf valuesLeaf(double relative, int64_t mismatched) {
     return leaf;
 }
 
+// A leaf whose shape differs: the figures a values leaf carries are not read.
+OutputLeaf shapeLeaf(const std::string& path, const std::string& detail) {
+    OutputLeaf leaf = valuesLeaf(0, 1);
+    leaf.path = path;
+    leaf.kind = "shape";
+    leaf.detail = detail;
+    return leaf;
+}
+
 Run checkedRun(const std::string& backend, OutputsCheck check) {
     Run run = timedRun("default", {1000 * kMs}, constant(20, kMs), backend);
     run.outputsCheck = std::move(check);
@@ -178,12 +187,8 @@ TEST(AdviceOutputs, RandomDrawsInTheGraphPointToFallbackRandom) {
 // float64 excuses rounding, never a wrong leaf, wherever that leaf is listed:
 // the cell, the finding and the report diff read the same verdict.
 TEST(AdviceOutputs, AWrongLeafIsNeverExcusedByFloat64) {
-    OutputLeaf shape;
-    shape.path = "output[1]";
-    shape.kind = "shape";
-    shape.differs = true;
-    shape.detail = "[3, 4] vs [2, 4]";
-    OutputsCheck check = differing({valuesLeaf(0.032, 45), shape});
+    OutputsCheck check =
+        differing({valuesLeaf(0.032, 45), shapeLeaf("output[1]", "[3, 4] vs [2, 4]")});
     check.float64EagerError = 0.05;
     check.float64CompiledError = 0.001;
     EXPECT_TRUE(check.wrongResult());
@@ -204,14 +209,7 @@ TEST(AdviceOutputs, AWrongLeafIsNeverExcusedByFloat64) {
 // A count kept at a threshold (eager 38, compiled 37): float64's count names
 // whose rounding moved it, and only the compiled side's is no fault of eager.
 TEST(AdviceOutputs, ACountFloat64KeepsAsCompiledIsEagersRounding) {
-    OutputLeaf shape;
-    shape.path = "output";
-    shape.kind = "shape";
-    shape.differs = true;
-    shape.dtype = "float32";
-    shape.shape = {38};
-    shape.detail = "shape [38] in eager, [37] compiled";
-    OutputsCheck check = differing({shape});
+    OutputsCheck check = differing({shapeLeaf("output", "shape [38] in eager, [37] compiled")});
     check.float64Shape = "compiled";
     check.float64Note = "the same call in float64 gives output the shape [37], as the compiled "
                         "call does";
