@@ -4,7 +4,6 @@
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
 #include "core/analysis/comparison_text.h"
-#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -14,10 +13,11 @@ namespace {
 // The aoti row's figures, for the evidence: compiling ahead of time, measured
 // in the same report, is the way round a warmup a process cannot pay back.
 std::string aheadOfTimeEvidence(const AdviceInput& input, const ComparisonRow& aoti) {
-    const Run& run = input.report.runs[static_cast<size_t>(aoti.run)];
-    const int64_t start = summarizeRun(run).firstCallNs;
+    // One analysis gives both the start and the build phases.
+    const WarmupAnalysis warmup = analyzeWarmup(input.report.runs[static_cast<size_t>(aoti.run)]);
+    const int64_t start = warmup.firstCallNs;
     double buildSeconds = 0;
-    for (const auto& phase : analyzeWarmup(run).buildPhases)
+    for (const auto& phase : warmup.buildPhases)
         buildSeconds += phase.seconds;
     const std::string payback = *aoti.breakEven <= 0
                                     ? "costs no more warmup than eager"
@@ -81,7 +81,7 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
                 remedy += ". Or deploy the model compiled ahead of time, as the aoti setting "
                           "did here: export and package it once where you build "
                           "(docs/aoti.md), so that a start pays only the package load";
-                if (recompileCount(run) > 0 || row.sweepRecompiles > 0)
+                if (row.recompiles > 0 || row.sweepRecompiles > 0)
                     remedy += "; export it with dynamic shapes (--dynamic true) where the "
                               "input shapes change";
             } else if (!input.hasAoti()) {
