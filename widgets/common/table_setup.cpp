@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QEvent>
 #include <QHeaderView>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTableView>
 
@@ -61,8 +62,8 @@ class ColumnFitter : public QObject {
                 continue;
             }
             header->setSectionResizeMode(c, QHeaderView::Interactive);
-            view_->resizeColumnToContents(c);
-            const int wanted = view_->columnWidth(c);
+            const int wanted = wantedWidth(c);
+            view_->setColumnWidth(c, wanted);
             if (wanted > cap) {
                 view_->setColumnWidth(c, cap);
                 capped.emplace_back(c, wanted);
@@ -84,6 +85,20 @@ class ColumnFitter : public QObject {
             view_->setColumnWidth(column, cap + grow);
             spare -= grow;
         }
+    }
+
+    // The width column `c` needs: its cells, or its title. Qt sizes every
+    // title with room for the sort arrow, which only the sorted column shows:
+    // across a dozen narrow columns that room alone pushed the Compare table
+    // past a 1280-pixel window.
+    int wantedWidth(int c) const {
+        const auto* header = view_->horizontalHeader();
+        int title = header->sectionSizeHint(c);
+        if (header->isSortIndicatorShown() && header->sortIndicatorSection() != c)
+            title -= header->sizeHint().height() +
+                     header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+        const int cells = static_cast<const QAbstractItemView*>(view_)->sizeHintForColumn(c);
+        return std::max(cells, title);
     }
 
   protected:
@@ -112,6 +127,9 @@ void fitColumnsToContent(QTableView* view, int stretch, double maxShare) {
         QObject::connect(model, &QAbstractItemModel::rowsInserted, fitter, refit);
         QObject::connect(model, &QAbstractItemModel::layoutChanged, fitter, refit);
     }
+    // The newly sorted column takes the room for its arrow.
+    QObject::connect(view->horizontalHeader(), &QHeaderView::sortIndicatorChanged, fitter,
+                     [fitter] { fitter->fit(); });
     fitter->fit();
 }
 

@@ -6,8 +6,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QTest>
 #include <qcustomplot.h>
@@ -197,6 +199,37 @@ class CompareTabTest : public QObject {
                     .contains("Note — reduce-overhead: mode reduce-overhead asks for CUDA"));
         if (!qEnvironmentVariableIsEmpty("CS_SHOT_DIR"))
             tab.grab().save(qEnvironmentVariable("CS_SHOT_DIR") + "/compare_tab.png");
+    }
+
+    // At 1280x800 with the settings dock open the table gets about 910
+    // pixels: every column fits with its title whole, and the column the user
+    // sorts by gets the room for its arrow.
+    void theTableFitsTheSmallestWindow() {
+        widgets::ReportDocument document;
+        widgets::CompareTab tab(&document);
+        document.showReport(fixtureWithACrash(), kFixture);
+        tab.resize(912, 500);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        auto* table = child<QTableView>(tab, "compareTable");
+        auto* header = table->horizontalHeader();
+        QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+        const int margin = header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+        auto titleFits = [&](int c) {
+            const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+            return table->columnWidth(c) >=
+                   header->fontMetrics().horizontalAdvance(title) + 2 * margin;
+        };
+        for (int c = 0; c < ComparisonModel::Notes; ++c) {
+            if (!table->isColumnHidden(c))
+                QVERIFY2(titleFits(c), qPrintable(QString::number(c)));
+        }
+        const int unsorted = table->columnWidth(ComparisonModel::Graphs);
+        table->sortByColumn(ComparisonModel::Graphs, Qt::DescendingOrder);
+        QCOMPARE(table->columnWidth(ComparisonModel::Graphs),
+                 header->sectionSizeHint(ComparisonModel::Graphs));
+        QVERIFY(table->columnWidth(ComparisonModel::Graphs) > unsorted);
+        QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
     }
 
     // The sweep column shows only when a setting swept its inputs (--sweep),
