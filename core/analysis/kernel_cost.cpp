@@ -42,14 +42,16 @@ void addUnique(std::vector<std::string>& list, const std::string& value) {
         list.push_back(value);
 }
 
-void addKernelNs(LineAcc& acc, const std::string& kernel, double ns) {
-    for (auto& [name, value] : acc.kernels) {
+// Adds `ns` to `kernel`'s entry in a row's list of (kernel, ns it gave the row).
+void addKernelNs(std::vector<std::pair<std::string, double>>& kernels, const std::string& kernel,
+                 double ns) {
+    for (auto& [name, value] : kernels) {
         if (name == kernel) {
             value += ns;
             return;
         }
     }
-    acc.kernels.emplace_back(kernel, ns);
+    kernels.emplace_back(kernel, ns);
 }
 
 // An FX node that only reinterprets its input's layout (a view): inside a
@@ -156,6 +158,67 @@ std::vector<std::string> sortedNodes(const CodeKernel* kernel) {
     return nodes;
 }
 
+// A module's time while the kernels are split over their nodes.
+struct ModuleAcc {
+    double totalNs = 0;
+    double selfNs = 0;
+    std::vector<std::pair<std::string, double>> kernels; // name, ns it gave this module
+};
+
+// "features.3.block" → "features.3"; a top-level module's parent is the model, "".
+std::string parentModule(const std::string& path) {
+    const size_t dot = path.rfind('.');
+    return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+
+int moduleDepth(const std::string& path) {
+    return path.empty() ? 0 : 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'));
+}
+
+std::vector<std::string> costliestFirst(std::vector<std::pair<std::string, double>> kernels) {
+    std::stable_sort(kernels.begin(), kernels.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::vector<std::string> names;
+    names.reserve(kernels.size());
+    for (auto& kernel : kernels)
+        names.push_back(std::move(kernel.first));
+    return names;
+}
+
+// The modules in tree order: the model, then each module followed by its
+// submodules, costliest first.
+std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& modules, double calls,
+                                      double compiledNs) {
+    std::map<std::string, std::vector<std::string>> children;
+    for (const auto& [path, acc] : modules) {
+        if (!path.empty())
+            children[parentModule(path)].push_back(path);
+    }
+    for (auto& [parent, paths] : children) {
+        std::stable_sort(paths.begin(), paths.end(), [&](const auto& a, const auto& b) {
+            return modules.at(a).totalNs > modules.at(b).totalNs;
+        });
+    }
+    std::vector<ModuleCostRow> rows;
+    std::vector<std::string> pending{""};
+    while (!pending.empty()) {
+        const std::string path = std::move(pending.back());
+        pending.pop_back();
+        const ModuleAcc& acc = modules.at(path);
+        ModuleCostRow row;
+        row.path = path;
+        row.depth = moduleDepth(path);
+        row.compiledNsPerCall = acc.totalNs / calls;
+        row.compiledShare = compiledNs > 0 ? acc.totalNs / compiledNs : 0;
+        row.selfNsPerCall = acc.selfNs / calls;
+        row.kernels = costliestFirst(acc.kernels);
+        rows.push_back(std::move(row));
+        if (const auto found = children.find(path); found != children.end())
+            pending.insert(pending.end(), found->second.rbegin(), found->second.rend());
+    }
+    return rows;
+}
+
 } // namespace
 
 CostBreakdown costBreakdown(const Run& run) {
@@ -255,6 +318,29 @@ CostBreakdown costBreakdown(const Run& run) {
         for (const auto& kernel : code.kernels)
             rowFor({&code, &kernel});
 
+    // Each kernel's time goes equally to the nodes it charges (chargedNodes).
+    GraphNodes graphNode;
+    for (const auto& graph : run.graphs)
+        for (const auto& node : graph.nodes)
+            graphNode.try_emplace({graph.compileId, node.name}, &node);
+    NodeKernelCounts kernelsOfNode;
+    for (const auto& code : run.code)
+        for (const auto& kernel : code.kernels)
+            for (const auto& node : kernel.nodes)
+                ++kernelsOfNode[{&code, node}];
+    std::map<const CodeKernel*, std::vector<std::string>> charged;
+    for (auto& acc : rows) {
+        if (!acc.row.kernel)
+            continue;
+        const auto& nodes = charged[acc.row.kernel] = chargedNodes(
+            *acc.row.kernel, acc.row.code, acc.row.compileId, graphNode, kernelsOfNode);
+        for (const auto& node : nodes) {
+            if (const auto found = graphNode.find({acc.row.compileId, node});
+                found != graphNode.end())
+                addUnique(acc.row.modules, found->second->module);
+        }
+    }
+
     std::vector<KernelCostRow> profiledRows;
     std::vector<KernelCostRow> unseenRows;
     for (auto& acc : rows) {
@@ -299,19 +385,22 @@ CostBreakdown costBreakdown(const Run& run) {
     out.eagerNsPerCall = static_cast<double>(profile.eagerNs) / calls;
     out.callNsPerCall = callNs / calls;
 
-    // Each kernel's time, equally over the nodes it charges (chargedNodes),
-    // each node to its line.
-    GraphNodes graphNode;
-    for (const auto& graph : run.graphs)
-        for (const auto& node : graph.nodes)
-            graphNode.try_emplace({graph.compileId, node.name}, &node);
-    NodeKernelCounts kernelsOfNode;
-    for (const auto& code : run.code)
-        for (const auto& kernel : code.kernels)
-            for (const auto& node : kernel.nodes)
-                ++kernelsOfNode[{&code, node}];
+    // Each kernel's time, equally over the nodes it charges, each node to its
+    // line and to its module and the module's ancestors.
     std::map<LineKey, LineAcc> lines;
     const LineKey noLine{"", 0};
+    std::map<std::string, ModuleAcc> modules;
+    ModuleAcc noModule;
+    auto addToModules = [&](const std::string& path, const std::string& kernel, double ns) {
+        modules[path].selfNs += ns;
+        for (std::string up = path;; up = parentModule(up)) {
+            ModuleAcc& module = modules[up];
+            module.totalNs += ns;
+            addKernelNs(module.kernels, kernel, ns);
+            if (up.empty())
+                break;
+        }
+    };
     for (const auto& acc : rows) {
         if (!acc.profiled || acc.ns <= 0)
             continue;
@@ -319,13 +408,14 @@ CostBreakdown costBreakdown(const Run& run) {
         if (!kernel || kernel->nodes.empty()) {
             LineAcc& line = lines[noLine];
             line.compiledNs += acc.ns;
-            addKernelNs(line, acc.row.name, acc.ns);
+            addKernelNs(line.kernels, acc.row.name, acc.ns);
+            noModule.totalNs += acc.ns;
+            addKernelNs(noModule.kernels, acc.row.name, acc.ns);
             continue;
         }
-        const std::vector<std::string> charged =
-            chargedNodes(*kernel, acc.row.code, acc.row.compileId, graphNode, kernelsOfNode);
-        const double perNode = acc.ns / static_cast<double>(charged.size());
-        for (const auto& node : charged) {
+        const std::vector<std::string>& nodes = charged.at(kernel);
+        const double perNode = acc.ns / static_cast<double>(nodes.size());
+        for (const auto& node : nodes) {
             LineKey key = noLine;
             const auto found = graphNode.find({acc.row.compileId, node});
             if (found != graphNode.end() && !found->second->file.empty() && found->second->line > 0)
@@ -334,9 +424,26 @@ CostBreakdown costBreakdown(const Run& run) {
                 key = {kernel->lines[0].file, kernel->lines[0].line};
             LineAcc& line = lines[key];
             line.compiledNs += perNode;
-            addKernelNs(line, acc.row.name, perNode);
+            addKernelNs(line.kernels, acc.row.name, perNode);
             addUnique(line.nodes, node);
+            if (found != graphNode.end()) {
+                addToModules(found->second->module, acc.row.name, perNode);
+            } else {
+                noModule.totalNs += perNode;
+                addKernelNs(noModule.kernels, acc.row.name, perNode);
+            }
         }
+    }
+    if (!modules.empty())
+        out.modules = moduleRows(modules, calls, compiledNs);
+    if (noModule.totalNs > 0) {
+        ModuleCostRow row;
+        row.attributed = false;
+        row.compiledNsPerCall = noModule.totalNs / calls;
+        row.compiledShare = compiledNs > 0 ? noModule.totalNs / compiledNs : 0;
+        row.selfNsPerCall = row.compiledNsPerCall;
+        row.kernels = costliestFirst(std::move(noModule.kernels));
+        out.modules.push_back(std::move(row));
     }
     for (const auto& eager : profile.eager) {
         const LineKey key =
@@ -369,10 +476,7 @@ CostBreakdown costBreakdown(const Run& run) {
         row.compiledShare = compiledNs > 0 ? acc.compiledNs / compiledNs : 0;
         row.eagerNsPerCall = acc.eagerNs / calls;
         row.eagerShare = callNs > 0 ? acc.eagerNs / callNs : 0;
-        std::stable_sort(acc.kernels.begin(), acc.kernels.end(),
-                         [](const auto& a, const auto& b) { return a.second > b.second; });
-        for (const auto& kernel : acc.kernels)
-            row.kernels.push_back(kernel.first);
+        row.kernels = costliestFirst(std::move(acc.kernels));
         row.nodes = std::move(acc.nodes);
         if (key == noLine)
             noLineRow = std::move(row);
@@ -432,6 +536,50 @@ std::string shortKernelName(const std::string& kernelName) {
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
         name.resize(name.size() - suffix.size());
     return name;
+}
+
+std::string modulesText(const std::vector<std::string>& paths) {
+    if (paths.empty())
+        return {};
+    if (paths.size() == 1)
+        return paths.front().empty() ? "the model" : paths.front();
+    std::string common = paths.front();
+    for (const auto& path : paths) {
+        while (!common.empty() && path != common && path.rfind(common + ".", 0) != 0)
+            common = parentModule(common);
+    }
+    const std::string count = std::to_string(paths.size()) + " modules";
+    return common.empty() ? count : common + " (" + count + ")";
+}
+
+bool hasSubmoduleCost(const CostBreakdown& cost) {
+    return std::any_of(cost.modules.begin(), cost.modules.end(),
+                       [](const ModuleCostRow& row) { return row.attributed && row.depth > 0; });
+}
+
+std::vector<const ModuleCostRow*> moduleOverview(const CostBreakdown& cost, size_t maxRows) {
+    constexpr double kWorthListing = 0.01;
+    std::map<int, size_t> rowsAtDepth;
+    for (const auto& row : cost.modules) {
+        if (row.attributed && row.depth > 0 && row.compiledShare >= kWorthListing)
+            ++rowsAtDepth[row.depth];
+    }
+    int deepest = rowsAtDepth.empty() ? 0 : 1;
+    size_t listed = 0;
+    for (const auto& [depth, count] : rowsAtDepth) {
+        listed += count;
+        if (listed > maxRows)
+            break;
+        deepest = depth;
+    }
+    std::vector<const ModuleCostRow*> out;
+    for (const auto& row : cost.modules) {
+        const bool worth = row.compiledShare >= kWorthListing;
+        if (row.attributed ? row.depth > 0 && row.depth <= deepest && worth && out.size() < maxRows
+                           : row.compiledNsPerCall > 0)
+            out.push_back(&row);
+    }
+    return out;
 }
 
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName) {
@@ -551,7 +699,7 @@ CostComparison compareCosts(const Run& a, const Run& b) {
     return out;
 }
 
-std::string costText(const Run& run, size_t topKernels, size_t topLines) {
+std::string costText(const Run& run, size_t topKernels, size_t topLines, size_t topModules) {
     const KernelProfile& profile = run.kernelProfile;
     const CostBreakdown cost = costBreakdown(run);
     std::string out;
@@ -582,6 +730,8 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines) {
     if (!profile.note.empty())
         out += "note: " + profile.note + "\n";
 
+    // A model without submodules: every kernel would read "the model".
+    const bool submodules = hasSubmoduleCost(cost);
     out += "\ntop kernels (share of the compiled kernels' time)\n";
     std::snprintf(line, sizeof line, "  %7s %11s %8s %-9s %s\n", "share", "per call", "launches",
                   "kind", "kernel [compile id] lines");
@@ -599,6 +749,8 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines) {
             where += " (ambiguous name: split evenly)";
         if (!row.kernel && row.kind != "wrapper")
             where += " (not in the generated code)";
+        if (const std::string modules = modulesText(row.modules); submodules && !modules.empty())
+            where += "  " + modules;
         if (row.kernel) {
             std::vector<std::string> places;
             for (const auto& frame : row.kernel->lines)
@@ -646,6 +798,22 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines) {
     }
     if (cost.lines.empty())
         out += "  (no line took time in the window)\n";
+
+    const auto modules = moduleOverview(cost, topModules);
+    if (modules.empty())
+        return out;
+    out += "\nhot modules (share of the compiled kernels' time, submodules included)\n";
+    std::snprintf(line, sizeof line, "  %7s %11s  %s\n", "share", "compiled", "module");
+    out += line;
+    for (const auto* row : modules) {
+        std::snprintf(line, sizeof line, "  %7s %11s  ", percent(row->compiledShare).c_str(),
+                      formatDuration(row->compiledNsPerCall).c_str());
+        out +=
+            line +
+            (row->attributed ? std::string(2 * static_cast<size_t>(row->depth - 1), ' ') + row->path
+                             : std::string("(no module)")) +
+            "\n";
+    }
     return out;
 }
 

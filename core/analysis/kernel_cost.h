@@ -23,6 +23,9 @@ struct KernelCostRow {
     const CodeKernel* kernel = nullptr;  // the code's entry; null: profiled but unmapped
     const GeneratedCode* code = nullptr; // the graph's code it belongs to
     bool ambiguous = false;
+    // The module paths of the nodes it charges ("" the model itself), in the
+    // code's order: which of fifty "convolution" rows is features.3's.
+    std::vector<std::string> modules;
 };
 
 // One user source line and what it costs per call.
@@ -39,6 +42,20 @@ struct LineCostRow {
     std::vector<std::string> nodes;   // its FX nodes
 };
 
+// One module of the model's nn.Module tree and the compiled time its nodes
+// took, by the same split as the lines: a model built of nn.Sequential puts
+// most of its time on the one line that calls the container, its modules
+// still tell the layers apart.
+struct ModuleCostRow {
+    std::string path;                 // "features.3.block.0"; "" the model itself
+    bool attributed = true;           // false: the "no module" row (kernels without graph nodes)
+    int depth = 0;                    // 0 the model, else the path's dotted parts
+    double compiledNsPerCall = 0;     // its own nodes' and its submodules'
+    double compiledShare = 0;         // of the compiled total
+    double selfNsPerCall = 0;         // its own nodes' only
+    std::vector<std::string> kernels; // its and its submodules', costliest first
+};
+
 struct CostBreakdown {
     bool profiled = false; // a kernel_profile with calls
     int calls = 0;
@@ -49,6 +66,9 @@ struct CostBreakdown {
     double callNsPerCall = 0;
     std::vector<KernelCostRow> kernels; // costliest first; kernels never profiled last
     std::vector<LineCostRow> lines;     // costliest (compiled + eager) first; "no source line" last
+    // The modules that took compiled time and their ancestors, the model
+    // first, each followed by its submodules, costliest first; "no module" last.
+    std::vector<ModuleCostRow> modules;
 };
 
 // The run's breakdown (docs/kernel-cost.md, "The rule"). Pointers in the rows
@@ -83,6 +103,19 @@ std::string kernelKindLabel(const std::string& kind, const std::string& kernelNa
 // says what they are); any other name as is.
 std::string shortKernelName(const std::string& kernelName);
 
+// A kernel's modules in a few words: "features.3.block.0.0", "features.1.block
+// (3 modules)", "the model" for the model's own nodes, "" for none.
+std::string modulesText(const std::vector<std::string>& paths);
+
+// Whether any compiled time went to a module below the model (a model of
+// plain functions has none: its modules say nothing).
+bool hasSubmoduleCost(const CostBreakdown& cost);
+
+// The module rows worth a short listing (the CLI, the HTML report): those of
+// at least 1 % down to the deepest level that keeps them within `maxRows`,
+// the model's own row left out; in the breakdown's order.
+std::vector<const ModuleCostRow*> moduleOverview(const CostBreakdown& cost, size_t maxRows);
+
 // Two settings side by side.
 struct KernelChange {
     std::string compileId;
@@ -108,7 +141,9 @@ struct CostComparison {
 };
 CostComparison compareCosts(const Run& a, const Run& b);
 
-// The breakdown as text (compilescope-cli costs): top kernels and hot lines.
-std::string costText(const Run& run, size_t topKernels = 10, size_t topLines = 15);
+// The breakdown as text (compilescope-cli costs): top kernels, hot lines and
+// the modules' overview.
+std::string costText(const Run& run, size_t topKernels = 10, size_t topLines = 15,
+                     size_t topModules = 20);
 
 } // namespace cs::core

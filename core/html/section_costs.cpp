@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kTopKernels = 10;
 constexpr size_t kTopLines = 15;
+constexpr size_t kTopModules = 20;
 
 std::string percent(double share) {
     char text[32];
@@ -33,6 +34,16 @@ std::string placeHtml(const std::string& file, int line) {
            std::to_string(line) + "</span>";
 }
 
+// "a, b, c, …": the first three of a list, costliest first.
+std::string firstThree(const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size() && i < 3; ++i)
+        out += (i == 0 ? "" : ", ") + names[i];
+    if (names.size() > 3)
+        out += ", …";
+    return out;
+}
+
 std::string kernelLinesHtml(const KernelCostRow& row) {
     if (!row.kernel)
         return row.kind == "wrapper" ? "" : "not in the generated code";
@@ -49,6 +60,36 @@ std::string kernelLinesHtml(const KernelCostRow& row) {
     return out;
 }
 
+// The model's modules, indented under their parents, as deep as kTopModules
+// rows allow: a model built of containers runs most of its time on the line
+// that calls one, its modules tell the layers apart.
+void writeModules(std::ostream& out, const CostBreakdown& cost) {
+    const auto modules = moduleOverview(cost, kTopModules);
+    if (modules.empty())
+        return;
+    HtmlTable table(
+        {{"module", true, "its path in the model; the model's own nodes not listed"},
+         {"compiled share", false, "of the compiled kernels' time, submodules included"},
+         {"compiled per call", false, "its nodes' share of their kernels' time"},
+         {"kernels", true, "costliest first"}});
+    for (const auto* row : modules) {
+        table.beginRow();
+        if (row->attributed)
+            table.html(
+                "<span class=\"module\" style=\"padding-left:" + std::to_string(row->depth - 1) +
+                "em\"><code>" + htmlEscape(row->path) + "</code></span>");
+        else
+            table.html("<i>no module</i>");
+        table.text(percent(row->compiledShare));
+        table.text(formatDuration(row->compiledNsPerCall));
+        std::vector<std::string> names;
+        for (const auto& kernel : row->kernels)
+            names.push_back(shortKernelName(kernel));
+        table.text(firstThree(names));
+    }
+    out << "<p><b>Hot modules</b></p>" << table.str();
+}
+
 void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
     out << "<h3>" << runLabelHtml(r) << ": " << htmlEscape(formatCount(cost.calls))
         << " profiled calls (" << htmlEscape(cost.source) << ")</h3>";
@@ -60,13 +101,19 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
     if (!r.run->kernelProfile.note.empty())
         out << "<p class=\"note\">" << htmlEscape(r.run->kernelProfile.note) << "</p>";
 
-    HtmlTable kernels({{"kernel", true},
-                       {"kind", true},
-                       {"graph", true, "compile id and part (inference, forward, backward)"},
-                       {"time per call", false, "the kernel's time in the window / calls"},
-                       {"share", false, "of the compiled kernels' time"},
-                       {"launches per call"},
-                       {"lines", true, "the user lines of its FX nodes"}});
+    // A model of plain functions has no modules: the column would read "the model".
+    const bool submodules = hasSubmoduleCost(cost);
+    std::vector<Column> kernelColumns{
+        {"kernel", true},
+        {"kind", true},
+        {"graph", true, "compile id and part (inference, forward, backward)"},
+        {"time per call", false, "the kernel's time in the window / calls"},
+        {"share", false, "of the compiled kernels' time"},
+        {"launches per call"},
+        {"lines", true, "the user lines of its FX nodes"}};
+    if (submodules)
+        kernelColumns.emplace_back("module", true, "the nn.Module its FX nodes come from");
+    HtmlTable kernels(std::move(kernelColumns));
     size_t shown = 0;
     for (const auto& row : cost.kernels) {
         if (!row.nsPerCall || shown == kTopKernels)
@@ -84,6 +131,8 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         kernels.text(wrapper ? "" : percent(row.share));
         kernels.text(wrapper ? "" : formatCount(static_cast<double>(row.launchesPerCall)));
         kernels.html(kernelLinesHtml(row));
+        if (submodules)
+            kernels.text(modulesText(row.modules));
     }
     if (shown > 0)
         out << "<p><b>Top kernels</b></p>" << kernels.str();
@@ -111,23 +160,20 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
             ++shown;
         lines.beginRow();
         lines.html(noLine ? "<i>no source line</i>" : placeHtml(row.file, row.line));
-        lines.html(row.code.empty() ? "" : "<code>" + htmlEscape(row.code) + "</code>");
+        lines.html(row.code.empty() ? ""
+                                    : "<code class=\"src\">" + htmlEscape(row.code) + "</code>");
         const bool compiled = row.compiledNsPerCall > 0;
         lines.text(compiled ? percent(row.compiledShare) : "—");
         lines.text(compiled ? formatDuration(row.compiledNsPerCall) : "—");
         lines.text(row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall) : "—");
-        std::string names;
-        for (size_t i = 0; i < row.kernels.size() && i < 3; ++i)
-            names += (i == 0 ? "" : ", ") + row.kernels[i];
-        if (row.kernels.size() > 3)
-            names += ", …";
-        lines.text(names);
+        lines.text(firstThree(row.kernels));
     }
     out << "<p><b>Hot lines</b></p>";
     if (lines.rows() == 0)
         out << "<p class=\"empty\">No line took time in the window.</p>";
     else
         out << lines.str();
+    writeModules(out, cost);
 }
 
 } // namespace

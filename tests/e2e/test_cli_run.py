@@ -75,6 +75,11 @@ def test_mlp_eager_and_default_on_cpu(run_cli, cli, tmp_path):
     )
     assert costs.returncode == 0, costs.stderr
     assert "mlp.py:" in costs.stdout and "hot lines" in costs.stdout
+    # The MLP's three linears are modules of their own: each takes a share.
+    modules = costs.stdout.split("hot modules", 1)[1]
+    for layer in ("fc1", "fc2", "head"):
+        assert f"  {layer}\n" in modules, modules
+    assert "Hot modules" in text
 
 
 def test_no_code_keeps_kernels_and_lines_but_not_the_code(run_cli):

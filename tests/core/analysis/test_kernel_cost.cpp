@@ -538,8 +538,20 @@ TEST(KernelCost, RealMlpStreamMapsEveryKernelToNodesAndLines) {
     for (const auto& row : cost.kernels) {
         if (row.kind != "wrapper") {
             EXPECT_NE(row.kernel, nullptr) << row.name << " profiled but not in the code";
+            EXPECT_FALSE(row.modules.empty()) << row.name << " in no module";
         }
     }
+    // The MLP's layers (fc1, fc2, head) and its own forward make the whole time.
+    EXPECT_TRUE(hasSubmoduleCost(cost));
+    ASSERT_FALSE(cost.modules.empty());
+    EXPECT_EQ(cost.modules.front().path, "");
+    double moduleShares = cost.modules.front().selfNsPerCall / cost.compiledNsPerCall;
+    for (const auto& module : cost.modules) {
+        EXPECT_TRUE(module.attributed) << "kernel time in no module";
+        if (module.depth == 1)
+            moduleShares += module.compiledShare;
+    }
+    EXPECT_NEAR(moduleShares, 1.0, 1e-9);
 }
 
 TEST(KernelCost, ShortNamesDropTheOpNamespaceAndTheDefaultOverload) {
@@ -551,4 +563,107 @@ TEST(KernelCost, ShortNamesDropTheOpNamespaceAndTheDefaultOverload) {
     EXPECT_EQ(shortKernelName("extern_kernels."), "extern_kernels.");
     EXPECT_EQ(shortKernelName("cpp_fused_relu_0"), "cpp_fused_relu_0");
     EXPECT_EQ(shortKernelName(".default"), ".default");
+}
+
+namespace {
+
+// oneGraph with its nodes in modules: the addmm in encoder.0.fc, relu in
+// encoder.0.act, mul in encoder.1, the sum in the model's own forward.
+Run oneGraphInModules() {
+    Run run = oneGraph();
+    for (auto& n : run.graphs[0].nodes) {
+        n.module = n.name == "linear" ? "encoder.0.fc"
+                   : n.name == "relu" ? "encoder.0.act"
+                   : n.name == "mul"  ? "encoder.1"
+                                      : "";
+    }
+    return run;
+}
+
+const ModuleCostRow* moduleRow(const CostBreakdown& cost, const std::string& path) {
+    for (const auto& row : cost.modules)
+        if (row.attributed && row.path == path)
+            return &row;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(KernelCost, ModulesSumTheirNodesAndSubmodulesInTreeOrder) {
+    const CostBreakdown cost = costBreakdown(oneGraphInModules());
+    std::vector<std::string> order;
+    for (const auto& row : cost.modules)
+        order.push_back(row.path);
+    // Each module followed by its submodules, costliest first.
+    EXPECT_EQ(order, (std::vector<std::string>{"", "encoder", "encoder.0", "encoder.0.fc",
+                                               "encoder.0.act", "encoder.1"}));
+    const auto* model = moduleRow(cost, "");
+    ASSERT_NE(model, nullptr);
+    EXPECT_DOUBLE_EQ(model->compiledNsPerCall, 100'000);
+    EXPECT_DOUBLE_EQ(model->compiledShare, 1.0);
+    EXPECT_DOUBLE_EQ(model->selfNsPerCall, 10'000); // the sum, in forward itself
+    const auto* block = moduleRow(cost, "encoder.0");
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(block->depth, 2);
+    EXPECT_DOUBLE_EQ(block->compiledNsPerCall, 75'000); // addmm + half of mul_relu
+    EXPECT_DOUBLE_EQ(block->selfNsPerCall, 0);
+    EXPECT_EQ(block->kernels,
+              (std::vector<std::string>{"extern_kernels.addmm", "cpp_fused_mul_relu_0"}));
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "encoder")->compiledShare, 0.9);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "encoder.1")->compiledNsPerCall, 15'000);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "encoder.0.fc")->selfNsPerCall, 60'000);
+
+    // Each kernel names the modules of the nodes it charges.
+    ASSERT_EQ(cost.kernels[0].name, "extern_kernels.addmm");
+    EXPECT_EQ(modulesText(cost.kernels[0].modules), "encoder.0.fc");
+    ASSERT_EQ(cost.kernels[1].name, "cpp_fused_mul_relu_0");
+    EXPECT_EQ(cost.kernels[1].modules, (std::vector<std::string>{"encoder.0.act", "encoder.1"}));
+    EXPECT_EQ(modulesText(cost.kernels[1].modules), "encoder (2 modules)");
+    EXPECT_EQ(modulesText(cost.kernels[3].modules), "the model");
+}
+
+TEST(KernelCost, TimeWithoutAGraphNodeIsTheNoModuleRowAndSharesSumToAll) {
+    cs::core::Run run = oneGraphInModules();
+    run.kernelProfile.kernels.push_back({"0/0", "mystery_kernel", 100'000, 10, false});
+    const CostBreakdown cost = costBreakdown(run);
+    ASSERT_FALSE(cost.modules.empty());
+    const ModuleCostRow& last = cost.modules.back();
+    EXPECT_FALSE(last.attributed);
+    EXPECT_DOUBLE_EQ(last.compiledNsPerCall, 10'000);
+    EXPECT_EQ(last.kernels, std::vector<std::string>{"mystery_kernel"});
+    // The model's row and "no module" make the whole compiled time.
+    EXPECT_NEAR(moduleRow(cost, "")->compiledShare + last.compiledShare, 1.0, 1e-12);
+    // A run whose graph has no modules still has the model's row.
+    EXPECT_EQ(costBreakdown(oneGraph()).modules.front().path, "");
+}
+
+TEST(KernelCost, TheModuleOverviewGoesAsDeepAsItsRowsAllow) {
+    const CostBreakdown cost = costBreakdown(oneGraphInModules());
+    auto paths = [&](size_t maxRows) {
+        std::vector<std::string> out;
+        for (const auto* row : moduleOverview(cost, maxRows))
+            out.push_back(row->path);
+        return out;
+    };
+    EXPECT_EQ(paths(20), (std::vector<std::string>{"encoder", "encoder.0", "encoder.0.fc",
+                                                   "encoder.0.act", "encoder.1"}));
+    EXPECT_EQ(paths(3), (std::vector<std::string>{"encoder", "encoder.0", "encoder.1"}));
+    EXPECT_EQ(paths(2), std::vector<std::string>{"encoder"});
+    const std::string text = costText(oneGraphInModules());
+    EXPECT_NE(text.find("hot modules"), std::string::npos) << text;
+    EXPECT_NE(text.find("extern_kernels.addmm [0/0 inference]  encoder.0.fc  model.py:20"),
+              std::string::npos)
+        << text;
+    // Without modules below the model there is no overview.
+    EXPECT_EQ(costText(oneGraph()).find("hot modules"), std::string::npos);
+    EXPECT_FALSE(hasSubmoduleCost(costBreakdown(oneGraph())));
+    EXPECT_TRUE(hasSubmoduleCost(cost));
+}
+
+TEST(KernelCost, ModulesTextNamesTheCommonAncestor) {
+    EXPECT_EQ(modulesText({}), "");
+    EXPECT_EQ(modulesText({""}), "the model");
+    EXPECT_EQ(modulesText({"a.b.c", "a.b.d", "a.bx"}), "a (3 modules)");
+    EXPECT_EQ(modulesText({"a.b", "a.b.c"}), "a.b (2 modules)");
+    EXPECT_EQ(modulesText({"a", "b"}), "2 modules");
 }

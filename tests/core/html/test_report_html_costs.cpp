@@ -63,9 +63,32 @@ TEST(ReportHtmlCosts, TopKernelsAndHotLinesPerProfiledSetting) {
     EXPECT_NE(body.find("100.0 %"), std::string::npos);
     EXPECT_NE(body.find("outside kernels"), std::string::npos);
     EXPECT_NE(body.find("model.py:21"), std::string::npos);
-    EXPECT_NE(body.find("<code>y = torch.relu(y)</code>"), std::string::npos);
-    EXPECT_NE(body.find("<code>z = x.tolist()</code>"), std::string::npos);
+    EXPECT_NE(body.find("<code class=\"src\">y = torch.relu(y)</code>"), std::string::npos);
+    EXPECT_NE(body.find("<code class=\"src\">z = x.tolist()</code>"), std::string::npos);
     EXPECT_NE(body.find("40.0 µs"), std::string::npos); // the eager line: 2 ms / 50
+    // The node is in the model's own forward: no module column, no modules table.
+    EXPECT_EQ(body.find("Hot modules"), std::string::npos);
+    EXPECT_EQ(body.find(">module<"), std::string::npos);
+}
+
+TEST(ReportHtmlCosts, HotModulesIndentSubmodulesUnderTheirParents) {
+    Report report;
+    cs::core::Run run = profiled("default", "y = torch.relu(y)", "cpp_fused_relu_0");
+    run.graphs[0].nodes[0].module = "encoder.act";
+    report.runs.push_back(run);
+    const std::string html = writeReportHtml(report);
+    const size_t section = html.find("<section id=\"costs\">");
+    ASSERT_NE(section, std::string::npos);
+    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    EXPECT_NE(body.find(">module<"), std::string::npos) << body; // the kernels' column
+    EXPECT_NE(body.find("<td class=\"l\">encoder.act</td>"), std::string::npos) << body;
+    const size_t modules = body.find("Hot modules");
+    ASSERT_NE(modules, std::string::npos) << body;
+    const size_t parent = body.find("padding-left:0em\"><code>encoder</code>", modules);
+    const size_t child = body.find("padding-left:1em\"><code>encoder.act</code>", modules);
+    ASSERT_NE(parent, std::string::npos) << body;
+    ASSERT_NE(child, std::string::npos) << body;
+    EXPECT_LT(parent, child);
 }
 
 TEST(ReportHtmlCosts, NoSectionWithoutAProfile) {
@@ -83,6 +106,7 @@ TEST(ReportHtmlCosts, UserTextIsEscaped) {
     cs::core::Run run =
         profiled("default", "<script>alert('line')</script>", "k<script>alert(1)</script>");
     run.graphs[0].nodes[0].file = "/m/<script>x</script>.py";
+    run.graphs[0].nodes[0].module = "blocks.<script>m</script>";
     run.code[0].kernels[0].lines[0].file = "/m/<script>x</script>.py";
     run.kernelProfile.note = "<img src=x onerror=alert(2)>";
     run.kernelProfile.source = "<b>cupti</b>";
@@ -110,5 +134,5 @@ TEST(ReportHtmlCosts, AnEagerWindowSaysSoInsteadOfAnEmptyKernelTable) {
     const std::string body = html.substr(section, html.find("</section>", section) - section);
     EXPECT_EQ(body.find("Top kernels"), std::string::npos) << body;
     EXPECT_NE(body.find("No compiled kernel ran in the window"), std::string::npos);
-    EXPECT_NE(body.find("<code>z = x.tolist()</code>"), std::string::npos);
+    EXPECT_NE(body.find("<code class=\"src\">z = x.tolist()</code>"), std::string::npos);
 }
