@@ -6,6 +6,10 @@
 
 namespace cs::widgets {
 
+QString shareText(double share) {
+    return QStringLiteral("%1 %").arg(share * 100, 0, 'f', share < 0.1 ? 2 : 1);
+}
+
 CellTableModel::CellTableModel(const QStringList& headers, const QStringList& tips, QObject* parent)
     : QAbstractTableModel(parent), headers_(headers), tips_(tips) {}
 

@@ -24,6 +24,9 @@ struct Cell {
     bool bold = false;
 };
 
+// A share of the compiled time as the Code tab shows it: "6.61 %", "12.5 %".
+QString shareText(double share);
+
 class CellTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:

@@ -27,6 +27,7 @@
 #include "widgets/charts/chart_setup.h"
 #include "widgets/code/annotated_code_view.h"
 #include "widgets/code/cell_table_model.h"
+#include "widgets/code/module_cost_tree.h"
 #include "widgets/code/python_highlighter.h"
 #include "widgets/common/report_document.h"
 #include "widgets/common/run_picker.h"
@@ -45,10 +46,6 @@ QString q(const std::string& s) {
 }
 
 constexpr size_t kMaxHighlightedBytes = size_t{2} * 1024 * 1024;
-
-QString percent(double share) {
-    return QStringLiteral("%1 %").arg(share * 100, 0, 'f', share < 0.1 ? 2 : 1);
-}
 
 Cell timeCell(std::optional<double> ns) {
     if (!ns)
@@ -141,7 +138,8 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
       codeStack_(new QStackedWidget(this)), codeView_(new AnnotatedCodeView(this)),
       codeMessage_(messageLabel(this, "codeMessage")), hotFilePicker_(new QComboBox(this)),
       hotStack_(new QStackedWidget(this)), hotView_(new AnnotatedCodeView(this)),
-      hotMessage_(messageLabel(this, "hotLinesMessage")),
+      hotMessage_(messageLabel(this, "hotLinesMessage")), moduleStack_(new QStackedWidget(this)),
+      moduleTree_(new ModuleCostTree(this)), moduleMessage_(messageLabel(this, "modulesMessage")),
       lineModel_(new CellTableModel(
           {tr("line"), tr("code"), tr("compiled/call"), tr("share"), tr("eager/call"),
            tr("eager share"), tr("kernels")},
@@ -293,9 +291,17 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     auto* hotLayout = new QVBoxLayout(hot);
     hotLayout->setContentsMargins(0, 0, 0, 0);
     hotLayout->addWidget(hotSplitter);
-    views_->addTab(hot, tr("Hot lines"));
-    views_->setTabToolTip(1, tr("Your source annotated with each line's share of the compiled time "
-                                "per call and its eager time, next to its breaks and recompiles"));
+    views_->setTabToolTip(views_->addTab(hot, tr("Hot lines")),
+                          tr("Your source annotated with each line's share of the compiled time "
+                             "per call and its eager time, next to its breaks and recompiles"));
+
+    // Modules: the model's module tree, each with its share of the compiled time.
+    moduleStack_->addWidget(moduleTree_);
+    connect(moduleTree_, &ModuleCostTree::moduleSelected, this, &CodeTab::selectModuleKernels);
+    moduleStack_->addWidget(moduleMessage_);
+    views_->setTabToolTip(views_->addTab(moduleStack_, tr("Modules")),
+                          tr("The model's modules, each with its part of the compiled time per "
+                             "call: which layer of an nn.Sequential costs the time"));
 
     // Compare with another run.
     auto* compare = new QWidget(this);
@@ -324,9 +330,9 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
     compareLayout->addLayout(compareTop);
     compareLayout->addWidget(compareMessage_);
     compareLayout->addWidget(compareSplitter, 1);
-    views_->addTab(compare, tr("Compare"));
-    views_->setTabToolTip(2, tr("Two settings side by side: the kernels replaced, new or re-fused, "
-                                "and which lines got faster"));
+    views_->setTabToolTip(views_->addTab(compare, tr("Compare")),
+                          tr("Two settings side by side: the kernels replaced, new or re-fused, "
+                             "and which lines got faster"));
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
@@ -629,6 +635,7 @@ void CodeTab::refresh() {
     stack_->setCurrentWidget(stack_->widget(0));
     fillCodePicker();
     fillHotLines();
+    fillModules();
     fillCompare();
     const auto saved = syncing_;
     syncing_ = false;
@@ -675,6 +682,7 @@ void CodeTab::rebuildRun() {
         it->nsPerCall = row.nsPerCall;
         it->share = row.share;
         it->launchesPerCall = row.launchesPerCall;
+        it->modules = row.modules;
     }
     lines_ = std::move(b.lines);
     b.kernels.clear();
@@ -778,6 +786,10 @@ void CodeTab::fillKernels() {
             QString tip = q(item.name);
             if (!nodeTip.isEmpty())
                 tip += QStringLiteral("\n") + tr("nodes: %1").arg(nodeTip.join(", "));
+            // Which of fifty "convolution" rows is features.3's.
+            if (const auto modules = core::modulesText(item.modules);
+                !modules.empty() && modules != "the model")
+                tip += QStringLiteral("\n") + tr("module: %1").arg(q(modules));
             if (!lineTip.isEmpty())
                 tip += QStringLiteral("\n") + lineTip.join("\n");
             if (!item.inCode && item.kind != "wrapper")
@@ -796,7 +808,7 @@ void CodeTab::fillKernels() {
                                                  .arg(q(backend))});
             row.push_back(timeCell(item.nsPerCall));
             if (item.nsPerCall && item.kind != "wrapper")
-                row.push_back({percent(item.share), item.share, {}, true});
+                row.push_back({shareText(item.share), item.share, {}, true});
             else
                 row.push_back({QStringLiteral("—"), -1.0, {}, true});
             row.push_back({item.inCode ? QString::number(item.nodes.size()) : QString(),
@@ -948,6 +960,21 @@ void CodeTab::applyKernelHighlight(const KernelItem& item) {
 }
 
 void CodeTab::selectKernelRows(const std::set<std::string>& names) {
+    selectKernelRowsWhere([&](const KernelItem& item) { return names.count(item.name) > 0; });
+}
+
+void CodeTab::selectModuleKernels(const QString& path) {
+    // The model's own row: every kernel with a node in it; a module: those
+    // with a node in it or below it.
+    const std::string module = path.toStdString();
+    selectKernelRowsWhere([&](const KernelItem& item) {
+        return std::any_of(item.modules.begin(), item.modules.end(), [&](const std::string& m) {
+            return module.empty() || m == module || m.rfind(module + ".", 0) == 0;
+        });
+    });
+}
+
+void CodeTab::selectKernelRowsWhere(const std::function<bool(const KernelItem&)>& wanted) {
     const bool saved = syncing_;
     syncing_ = true;
     auto* selection = kernelTable_->selectionModel();
@@ -957,7 +984,7 @@ void CodeTab::selectKernelRows(const std::set<std::string>& names) {
         const QModelIndex index = kernelProxy_->index(row, 0);
         const int source = kernelProxy_->mapToSource(index).row();
         const auto& item = items_[static_cast<size_t>(shownItems_[static_cast<size_t>(source)])];
-        if (!names.count(item.name))
+        if (!wanted(item))
             continue;
         selection->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
         if (!firstIndex.isValid())
@@ -968,6 +995,27 @@ void CodeTab::selectKernelRows(const std::set<std::string>& names) {
         kernelTable_->scrollTo(firstIndex);
     }
     syncing_ = saved;
+}
+
+void CodeTab::fillModules() {
+    if (!totals_.profiled) {
+        moduleTree_->setModules({});
+        moduleMessage_->setText(
+            tr("No profiled window in this run, so no module has a time "
+               "(--profile-calls 0, or the window failed: see the run's log)."));
+        moduleStack_->setCurrentWidget(moduleMessage_);
+        return;
+    }
+    if (!core::hasSubmoduleCost(totals_)) {
+        moduleTree_->setModules({});
+        moduleMessage_->setText(tr("All the compiled time is in the model's own forward: it "
+                                   "calls no submodule whose nodes went into a kernel. Hot lines "
+                                   "tells its lines apart."));
+        moduleStack_->setCurrentWidget(moduleMessage_);
+        return;
+    }
+    moduleTree_->setModules(totals_.modules);
+    moduleStack_->setCurrentWidget(moduleTree_);
 }
 
 void CodeTab::fillHotLines() {
@@ -986,12 +1034,12 @@ void CodeTab::fillHotLines() {
                                : QStringLiteral("%1:%2").arg(q(line.file)).arg(line.line)});
         row.push_back({q(line.code).trimmed()});
         row.push_back({durationText(line.compiledNsPerCall), line.compiledNsPerCall, {}, true});
-        row.push_back({percent(line.compiledShare), line.compiledShare, {}, true});
+        row.push_back({shareText(line.compiledShare), line.compiledShare, {}, true});
         row.push_back({line.eagerNsPerCall > 0 ? durationText(line.eagerNsPerCall) : QString(),
                        line.eagerNsPerCall,
                        {},
                        true});
-        row.push_back({line.eagerNsPerCall > 0 ? percent(line.eagerShare) : QString(),
+        row.push_back({line.eagerNsPerCall > 0 ? shareText(line.eagerShare) : QString(),
                        line.eagerShare,
                        {},
                        true});
@@ -1074,7 +1122,7 @@ void CodeTab::showHot() {
             continue;
         AnnotatedCodeView::Annotation a;
         if (line.compiledNsPerCall > 0 || line.compiledShare > 0) {
-            a.compiled = QStringLiteral("%1  %2").arg(percent(line.compiledShare),
+            a.compiled = QStringLiteral("%1  %2").arg(shareText(line.compiledShare),
                                                       durationText(line.compiledNsPerCall));
             a.heat = hottest > 0 ? line.compiledShare / hottest : 0;
         }
@@ -1083,7 +1131,7 @@ void CodeTab::showHot() {
         QStringList tip;
         tip << tr("line %1: %2 of the compiled time, %3 per call")
                    .arg(line.line)
-                   .arg(percent(line.compiledShare), durationText(line.compiledNsPerCall));
+                   .arg(shareText(line.compiledShare), durationText(line.compiledNsPerCall));
         if (!line.kernels.empty()) {
             QStringList names;
             for (const auto& k : line.kernels)
@@ -1092,7 +1140,7 @@ void CodeTab::showHot() {
         }
         if (line.eagerNsPerCall > 0)
             tip << tr("uncompiled: %1 per call (%2 of the calls' time)")
-                       .arg(durationText(line.eagerNsPerCall), percent(line.eagerShare));
+                       .arg(durationText(line.eagerNsPerCall), shareText(line.eagerShare));
         a.tip = tip.join("\n");
         if (!a.compiled.isEmpty() || !a.eager.isEmpty())
             annotations[line.line] = a;
@@ -1195,7 +1243,7 @@ void CodeTab::fillCompare() {
         const double gain = l.nsPerCallA - l.nsPerCallB;
         QString text = durationText(gain);
         if (l.nsPerCallA > 0 && gain != 0)
-            text += QStringLiteral(" (%1)").arg(percent(gain / l.nsPerCallA));
+            text += QStringLiteral(" (%1)").arg(shareText(gain / l.nsPerCallA));
         row.push_back({text, gain, {}, true, gain > 0});
         lines.push_back(std::move(row));
     }

@@ -9,6 +9,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,7 @@ namespace cs::widgets {
 class AnnotatedCodeView;
 class PythonHighlighter;
 class CellTableModel;
+class ModuleCostTree;
 class ReportDocument;
 class RunPicker;
 class SourceFileLoader;
@@ -71,6 +73,7 @@ class CodeTab : public QWidget {
         int lastLine = 0;
         std::vector<std::string> nodes;
         std::vector<core::SourceFrame> lines;
+        std::vector<std::string> modules; // of the nodes it charges
         bool inCode = false;
         // The code's entry, to join the cost rows by: a kernel the wrapper
         // calls twice has two entries of one name. Rebuilt with the rows.
@@ -84,6 +87,7 @@ class CodeTab : public QWidget {
     void fillCodePicker();
     void fillKernels();
     void fillHotLines();
+    void fillModules();
     void fillCompare();
     void updateNote();
     void onKernelRow(int sourceRow);
@@ -91,6 +95,9 @@ class CodeTab : public QWidget {
     std::pair<int, int> codeRange(const KernelItem& item) const;
     void applyKernelHighlight(const KernelItem& item);
     void selectKernelRows(const std::set<std::string>& names);
+    // Selects, among the shown kernels, those with a node in module `path` or below it.
+    void selectModuleKernels(const QString& path);
+    void selectKernelRowsWhere(const std::function<bool(const KernelItem&)>& wanted);
     void showHot();
     void runFind();
     void openFind();
@@ -123,6 +130,9 @@ class CodeTab : public QWidget {
     QStackedWidget* hotStack_;
     AnnotatedCodeView* hotView_;
     QLabel* hotMessage_;
+    QStackedWidget* moduleStack_;
+    ModuleCostTree* moduleTree_;
+    QLabel* moduleMessage_;
     CellTableModel* lineModel_;
     QSortFilterProxyModel* lineProxy_;
     QTableView* lineTable_;

@@ -17,12 +17,14 @@
 #include <QTest>
 #include <QTextBlock>
 #include <QTextLayout>
+#include <QTreeWidget>
 
 #include "app/main_window.h"
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/code/annotated_code_view.h"
 #include "widgets/code/code_tab.h"
+#include "widgets/code/module_cost_tree.h"
 #include "widgets/common/report_document.h"
 #include "widgets/graph/graph_canvas_item.h"
 #include "widgets/graph/graph_tab.h"
@@ -440,7 +442,7 @@ class CodeTabTest : public QObject {
         shoot(&window, "code_hot_lines");
 
         // Compare with max-autotune: the kernel re-fused under a new name, line 11 faster.
-        child<QTabWidget>(*tab, "codeViews")->setCurrentIndex(2);
+        child<QTabWidget>(*tab, "codeViews")->setCurrentIndex(3);
         auto* with = child<QComboBox>(*tab, "compareWith");
         QCOMPARE(with->currentText(), QString("max-autotune"));
         auto* kernels = child<QTableView>(*tab, "kernelChangeTable");
@@ -452,6 +454,79 @@ class CodeTabTest : public QObject {
                  qPrintable(changes.join(",")));
         QVERIFY(child<QTableView>(*tab, "lineChangeTable")->model()->rowCount() >= 1);
         shoot(&window, "code_compare");
+    }
+
+    // The Modules view: the linear in encoder.linear takes the addmm's 30 µs;
+    // the C++ kernel's 70 µs goes a third each to relu and mul (encoder.act)
+    // and to sum_1, in the model's own forward.
+    void modulesSumTheirKernelsTime() {
+        QTemporaryDir dir;
+        const std::string file = writeSource(dir).toStdString();
+        core::Report withModules = report(file);
+        for (auto& n : withModules.runs[1].graphs[0].nodes)
+            n.module = n.name == "linear"                    ? "encoder.linear"
+                       : n.name == "relu" || n.name == "mul" ? "encoder.act"
+                                                             : "";
+        app::MainWindow window;
+        window.setQuiet(true);
+        window.resize(1280, 800);
+        window.show();
+        window.document()->showReport(withModules);
+        window.document()->selectRun(1);
+        auto* tab = window.findChild<CodeTab*>("codeTab");
+        window.tabs()->setCurrentWidget(tab);
+        auto* views = child<QTabWidget>(*tab, "codeViews");
+        QCOMPARE(views->tabText(2), QString("Modules"));
+        views->setCurrentIndex(2);
+        auto* tree = child<widgets::ModuleCostTree>(*tab, "moduleCostTree");
+        QTRY_VERIFY(!tree->isHidden());
+        QCOMPARE(tree->topLevelItemCount(), 1);
+        QTreeWidgetItem* model = tree->topLevelItem(0);
+        QCOMPARE(model->text(0), QString("(the model)"));
+        QCOMPARE(model->text(widgets::ModuleCostTree::Share), QString("100.0 %"));
+        QCOMPARE(model->childCount(), 1);
+        QTreeWidgetItem* encoder = model->child(0);
+        QCOMPARE(encoder->text(0), QString("encoder"));
+        QCOMPARE(encoder->text(widgets::ModuleCostTree::Share), QString("76.7 %"));
+        QVERIFY(model->isExpanded() && encoder->isExpanded()); // two levels open at first
+        QCOMPARE(encoder->childCount(), 2);
+        // Costliest first: act (46.7 µs) before linear (30 µs).
+        QCOMPARE(encoder->child(0)->text(0), QString("act"));
+        QCOMPARE(encoder->child(0)->toolTip(0), QString("encoder.act"));
+        QCOMPARE(encoder->child(1)->text(widgets::ModuleCostTree::Self), QString("30.0 µs"));
+        QCOMPARE(encoder->child(1)->text(widgets::ModuleCostTree::Kernels), QString(kAddmmShown));
+
+        // A refresh of the same run keeps what the user closed.
+        encoder->setExpanded(false);
+        window.document()->showReport(withModules);
+        window.document()->selectRun(1);
+        QTRY_VERIFY(tree->topLevelItemCount() == 1 && tree->topLevelItem(0)->childCount() == 1);
+        QVERIFY(!tree->topLevelItem(0)->child(0)->isExpanded());
+
+        // A module selects the kernels with a node in it or below it; the
+        // kernel's tooltip names its module.
+        tree->setCurrentItem(tree->topLevelItem(0)->child(0)); // encoder
+        QStringList selected = tab->selectedKernels();
+        selected.sort();
+        QStringList both{kAddmm, kCpp};
+        both.sort();
+        QCOMPARE(selected, both);
+        tree->setCurrentItem(tree->topLevelItem(0)->child(0)->child(1)); // encoder.linear
+        QCOMPARE(tab->selectedKernels(), QStringList({kAddmm}));
+        auto* table = child<QTableView>(*tab, "codeKernelTable");
+        QString addmmTip;
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            if (table->model()->index(row, 0).data().toString() == kAddmmShown)
+                addmmTip = table->model()->index(row, 0).data(Qt::ToolTipRole).toString();
+        }
+        QVERIFY2(addmmTip.contains("module: encoder.linear"), qPrintable(addmmTip));
+        shoot(&window, "code_modules");
+
+        // A model of plain functions: no tree, and no module column, with the reason.
+        window.document()->showReport(report(file));
+        window.document()->selectRun(1);
+        QTRY_VERIFY(!child<QLabel>(*tab, "modulesMessage")->isHidden());
+        QVERIFY(child<QLabel>(*tab, "modulesMessage")->text().contains("model's own forward"));
     }
 
     // On CUDA the kernels are Triton: Python inside the string, its decorator and comments.
