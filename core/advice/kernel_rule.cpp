@@ -134,6 +134,13 @@ void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<
         f.evidence.push_back("its time goes to " + lines);
     else
         f.evidence.push_back("its nodes have no source line in the report");
+    // A line that calls a container (an nn.Sequential) does not say which layer.
+    if (const std::string modules = modulesText(top->modules);
+        hasSubmoduleCost(cost) && !modules.empty())
+        f.evidence.push_back(
+            "its nodes are in " +
+            (modules == "the model" ? "the model's own forward" : "module " + modules) +
+            " (Code tab, Modules)");
     if (top->ambiguous)
         f.evidence.push_back("the name is shared by several graphs: their time was split evenly");
     placeAt(f, hottestLineOf(cost, top->name));

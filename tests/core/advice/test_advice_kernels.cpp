@@ -93,6 +93,17 @@ TEST(KernelRule, OneKernelAboveHalfTheKernelTimeWithItsLine) {
     EXPECT_NE(f.remedy.find("max-autotune"), std::string::npos);
 }
 
+TEST(KernelRule, ADominantKernelNamesItsModuleWhereTheModelHasSubmodules) {
+    cs::core::Run run = profiledRun(700'000, 200'000, 100'000);
+    const auto without = withRule(advise(reportOf({run})), "kernel.dominant");
+    ASSERT_EQ(without.size(), 1U);
+    EXPECT_FALSE(anyEvidence(without.front(), "module")); // all in the model's own forward
+    run.graphs[0].nodes[0].module = "blocks.3.fc";
+    const auto found = withRule(advise(reportOf({run})), "kernel.dominant");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_TRUE(anyEvidence(found.front(), "its nodes are in module blocks.3.fc"));
+}
+
 TEST(KernelRule, NoDominantKernelAtHalfOrWithOneKernelOrWithoutAProfile) {
     EXPECT_TRUE(
         withRule(advise(reportOf({profiledRun(500'000, 300'000, 200'000)})), "kernel.dominant")
