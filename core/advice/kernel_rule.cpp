@@ -28,6 +28,7 @@ Finding codeFinding(const char* rule, Severity severity, int run, const std::str
 }
 
 constexpr double kDominantShare = 0.5;    // one kernel above this share of kernel time
+constexpr double kDominantOverNext = 2.0; // and at least this many times the next kernel's
 constexpr double kFallbackShare = 0.10;   // fallbacks at or above this share
 constexpr double kUncompiledShare = 0.10; // an eager line at or above this share of the call
 
@@ -98,16 +99,23 @@ std::string attentionRemedy(const std::string& backend) {
 
 void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
     const KernelCostRow* top = nullptr;
+    double second = 0; // the next kernel's share
     int timed = 0;
     for (const auto& row : cost.kernels) {
         if (row.kind == "wrapper" || !row.nsPerCall)
             continue;
         ++timed;
-        if (!top || row.share > top->share)
+        if (!top || row.share > top->share) {
+            second = top ? top->share : 0;
             top = &row;
+        } else {
+            second = std::max(second, row.share);
+        }
     }
-    // One kernel alone is the whole graph: nothing to single out.
-    if (!top || timed < 2 || top->share <= kDominantShare)
+    // One kernel alone is the whole graph: nothing to single out. Nor is one
+    // of two near-equal kernels (two identical layers at 51% and 49%).
+    if (!top || timed < 2 || top->share <= kDominantShare ||
+        top->share < kDominantOverNext * second)
         return;
     const std::string label = run.setting.label();
     Finding f = codeFinding("kernel.dominant", Severity::Info, index, label);

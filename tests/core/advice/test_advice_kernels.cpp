@@ -108,6 +108,13 @@ TEST(KernelRule, NoDominantKernelAtHalfOrWithOneKernelOrWithoutAProfile) {
     EXPECT_TRUE(
         withRule(advise(reportOf({profiledRun(500'000, 300'000, 200'000)})), "kernel.dominant")
             .empty());
+    // Two near-equal kernels (two identical layers): neither dominates.
+    EXPECT_TRUE(
+        withRule(advise(reportOf({profiledRun(510'000, 490'000, 1)})), "kernel.dominant").empty());
+    EXPECT_EQ(
+        withRule(advise(reportOf({profiledRun(600'000, 300'000, 100'000)})), "kernel.dominant")
+            .size(),
+        1U);
     cs::core::Run single = profiledRun(700'000, 0, 0);
     single.kernelProfile.kernels.resize(1);
     EXPECT_TRUE(withRule(advise(reportOf({single})), "kernel.dominant").empty());
