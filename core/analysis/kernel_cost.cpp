@@ -696,6 +696,24 @@ CostComparison compareCosts(const Run& a, const Run& b) {
                      [](const LineChange& x, const LineChange& y) {
                          return x.nsPerCallA - x.nsPerCallB > y.nsPerCallA - y.nsPerCallB;
                      });
+
+    std::map<std::string, size_t> moduleIndex;
+    auto moduleFor = [&](const ModuleCostRow& row) -> ModuleChange& {
+        auto [it, added] = moduleIndex.try_emplace(row.path, out.modules.size());
+        if (added)
+            out.modules.push_back({row.path, 0, 0});
+        return out.modules[it->second];
+    };
+    for (const auto& row : costA.modules)
+        if (row.attributed && row.depth > 0)
+            moduleFor(row).nsPerCallA = row.compiledNsPerCall;
+    for (const auto& row : costB.modules)
+        if (row.attributed && row.depth > 0)
+            moduleFor(row).nsPerCallB = row.compiledNsPerCall;
+    std::stable_sort(out.modules.begin(), out.modules.end(),
+                     [](const ModuleChange& x, const ModuleChange& y) {
+                         return x.nsPerCallA - x.nsPerCallB > y.nsPerCallA - y.nsPerCallB;
+                     });
     return out;
 }
 

@@ -135,9 +135,16 @@ struct LineChange {
     double nsPerCallA = 0; // compiled + eager
     double nsPerCallB = 0;
 };
+// A module's compiled time in two runs (0 where a run's kernels have no node in it).
+struct ModuleChange {
+    std::string path;
+    double nsPerCallA = 0;
+    double nsPerCallB = 0;
+};
 struct CostComparison {
     std::vector<KernelChange> kernels;
-    std::vector<LineChange> lines; // largest gain (A − B) first
+    std::vector<LineChange> lines;     // largest gain (A − B) first
+    std::vector<ModuleChange> modules; // below the model; largest gain first
 };
 CostComparison compareCosts(const Run& a, const Run& b);
 

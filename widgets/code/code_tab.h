@@ -142,6 +142,9 @@ class CodeTab : public QWidget {
     QTableView* kernelChangeTable_;
     CellTableModel* lineChangeModel_;
     QTableView* lineChangeTable_;
+    CellTableModel* moduleChangeModel_;
+    QTableView* moduleChangeTable_;
+    QWidget* moduleChangeBox_ = nullptr;
     SourceFileLoader* sources_;
     RefreshThrottle throttle_{250};
 

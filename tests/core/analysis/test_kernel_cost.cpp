@@ -667,3 +667,32 @@ TEST(KernelCost, ModulesTextNamesTheCommonAncestor) {
     EXPECT_EQ(modulesText({"a.b", "a.b.c"}), "a.b (2 modules)");
     EXPECT_EQ(modulesText({"a", "b"}), "2 modules");
 }
+
+TEST(KernelCost, CompareGivesEachModulesTimeInBothRunsLargestGainFirst) {
+    const cs::core::Run a = oneGraphInModules();
+    cs::core::Run b = oneGraphInModules();
+    b.kernelProfile.kernels[0].ns = 300'000; // the addmm in encoder.0.fc: 60 → 30 µs
+    for (auto& n : b.graphs[0].nodes) {
+        if (n.name == "relu")
+            n.module = "encoder.2"; // the relu moved to another module
+    }
+    const CostComparison c = compareCosts(a, b);
+    auto change = [&](const std::string& path) -> const ModuleChange* {
+        for (const auto& m : c.modules)
+            if (m.path == path)
+                return &m;
+        return nullptr;
+    };
+    ASSERT_FALSE(c.modules.empty());
+    EXPECT_EQ(c.modules.front().path, "encoder.0"); // 75 → 30 µs: the fc and the relu left
+    ASSERT_NE(change("encoder.0.fc"), nullptr);
+    EXPECT_DOUBLE_EQ(change("encoder.0.fc")->nsPerCallA, 60'000);
+    EXPECT_DOUBLE_EQ(change("encoder.0.fc")->nsPerCallB, 30'000);
+    ASSERT_NE(change("encoder.0.act"), nullptr);
+    EXPECT_DOUBLE_EQ(change("encoder.0.act")->nsPerCallB, 0); // only in A
+    ASSERT_NE(change("encoder.2"), nullptr);
+    EXPECT_DOUBLE_EQ(change("encoder.2")->nsPerCallA, 0); // only in B
+    EXPECT_DOUBLE_EQ(change("encoder.2")->nsPerCallB, 15'000);
+    EXPECT_EQ(c.modules.back().path, "encoder.2"); // the largest loss last
+    EXPECT_EQ(change(""), nullptr);                // the model itself is the whole
+}

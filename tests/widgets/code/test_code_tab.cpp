@@ -463,10 +463,12 @@ class CodeTabTest : public QObject {
         QTemporaryDir dir;
         const std::string file = writeSource(dir).toStdString();
         core::Report withModules = report(file);
-        for (auto& n : withModules.runs[1].graphs[0].nodes)
-            n.module = n.name == "linear"                    ? "encoder.linear"
-                       : n.name == "relu" || n.name == "mul" ? "encoder.act"
-                                                             : "";
+        for (auto* run : {&withModules.runs[1], &withModules.runs[2]}) {
+            for (auto& n : run->graphs[0].nodes)
+                n.module = n.name == "linear"                    ? "encoder.linear"
+                           : n.name == "relu" || n.name == "mul" ? "encoder.act"
+                                                                 : "";
+        }
         app::MainWindow window;
         window.setQuiet(true);
         window.resize(1280, 800);
@@ -522,11 +524,25 @@ class CodeTabTest : public QObject {
         QVERIFY2(addmmTip.contains("module: encoder.linear"), qPrintable(addmmTip));
         shoot(&window, "code_modules");
 
+        // Against max-autotune (its C++ kernel 70 → 40 µs): encoder.act gained
+        // its two thirds of the 30 µs, encoder.linear nothing.
+        views->setCurrentIndex(3);
+        auto* moduleChanges = child<QTableView>(*tab, "moduleChangeTable");
+        QVERIFY(!moduleChanges->parentWidget()->isHidden());
+        QMap<QString, QString> gains;
+        for (int row = 0; row < moduleChanges->model()->rowCount(); ++row)
+            gains[moduleChanges->model()->index(row, 0).data().toString()] =
+                moduleChanges->model()->index(row, 3).data().toString();
+        QCOMPARE(gains.keys(), QStringList({"encoder", "encoder.act", "encoder.linear"}));
+        QVERIFY2(gains["encoder.act"].startsWith("20.0 µs"), qPrintable(gains["encoder.act"]));
+        QVERIFY2(gains["encoder.linear"].startsWith("0"), qPrintable(gains["encoder.linear"]));
+
         // A model of plain functions: no tree, and no module column, with the reason.
         window.document()->showReport(report(file));
         window.document()->selectRun(1);
         QTRY_VERIFY(!child<QLabel>(*tab, "modulesMessage")->isHidden());
         QVERIFY(child<QLabel>(*tab, "modulesMessage")->text().contains("model's own forward"));
+        QVERIFY(moduleChanges->parentWidget()->isHidden());
     }
 
     // On CUDA the kernels are Triton: Python inside the string, its decorator and comments.
