@@ -162,6 +162,7 @@ std::vector<std::string> sortedNodes(const CodeKernel* kernel) {
 struct ModuleAcc {
     double totalNs = 0;
     double selfNs = 0;
+    double eagerNs = 0;                                  // its and its submodules'
     std::vector<std::pair<std::string, double>> kernels; // name, ns it gave this module
 };
 
@@ -188,7 +189,7 @@ std::vector<std::string> costliestFirst(std::vector<std::pair<std::string, doubl
 // The modules in tree order: the model, then each module followed by its
 // submodules, costliest first.
 std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& modules, double calls,
-                                      double compiledNs) {
+                                      double compiledNs, double eagerNs) {
     std::map<std::string, std::vector<std::string>> children;
     for (const auto& [path, acc] : modules) {
         if (!path.empty())
@@ -196,7 +197,9 @@ std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& mo
     }
     for (auto& [parent, paths] : children) {
         std::stable_sort(paths.begin(), paths.end(), [&](const auto& a, const auto& b) {
-            return modules.at(a).totalNs > modules.at(b).totalNs;
+            const ModuleAcc& x = modules.at(a);
+            const ModuleAcc& y = modules.at(b);
+            return x.totalNs + x.eagerNs > y.totalNs + y.eagerNs;
         });
     }
     std::vector<ModuleCostRow> rows;
@@ -212,6 +215,8 @@ std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& mo
         row.compiledShare = compiledNs > 0 ? acc.totalNs / compiledNs : 0;
         row.selfNsPerCall = acc.selfNs / calls;
         row.kernels = costliestFirst(acc.kernels);
+        row.eagerNsPerCall = acc.eagerNs / calls;
+        row.eagerShare = eagerNs > 0 ? acc.eagerNs / eagerNs : 0;
         rows.push_back(std::move(row));
         if (const auto found = children.find(path); found != children.end())
             pending.insert(pending.end(), found->second.rbegin(), found->second.rend());
@@ -434,8 +439,16 @@ CostBreakdown costBreakdown(const Run& run) {
             }
         }
     }
+    // Eager time by the innermost module it ran in, and up to the model.
+    for (const auto& module : profile.eagerModules) {
+        for (std::string up = module.module;; up = parentModule(up)) {
+            modules[up].eagerNs += static_cast<double>(module.ns);
+            if (up.empty())
+                break;
+        }
+    }
     if (!modules.empty())
-        out.modules = moduleRows(modules, calls, compiledNs);
+        out.modules = moduleRows(modules, calls, compiledNs, static_cast<double>(profile.eagerNs));
     if (noModule.totalNs > 0) {
         ModuleCostRow row;
         row.attributed = false;
@@ -560,8 +573,11 @@ bool hasSubmoduleCost(const CostBreakdown& cost) {
 std::vector<const ModuleCostRow*> moduleOverview(const CostBreakdown& cost, size_t maxRows) {
     constexpr double kWorthListing = 0.01;
     std::map<int, size_t> rowsAtDepth;
+    auto worth = [&](const ModuleCostRow& row) {
+        return std::max(row.compiledShare, row.eagerShare) >= kWorthListing;
+    };
     for (const auto& row : cost.modules) {
-        if (row.attributed && row.depth > 0 && row.compiledShare >= kWorthListing)
+        if (row.attributed && row.depth > 0 && worth(row))
             ++rowsAtDepth[row.depth];
     }
     int deepest = rowsAtDepth.empty() ? 0 : 1;
@@ -574,9 +590,9 @@ std::vector<const ModuleCostRow*> moduleOverview(const CostBreakdown& cost, size
     }
     std::vector<const ModuleCostRow*> out;
     for (const auto& row : cost.modules) {
-        const bool worth = row.compiledShare >= kWorthListing;
-        if (row.attributed ? row.depth > 0 && row.depth <= deepest && worth && out.size() < maxRows
-                           : row.compiledNsPerCall > 0)
+        if (row.attributed
+                ? row.depth > 0 && row.depth <= deepest && worth(row) && out.size() < maxRows
+                : row.compiledNsPerCall > 0)
             out.push_back(&row);
     }
     return out;
@@ -706,10 +722,10 @@ CostComparison compareCosts(const Run& a, const Run& b) {
     };
     for (const auto& row : costA.modules)
         if (row.attributed && row.depth > 0)
-            moduleFor(row).nsPerCallA = row.compiledNsPerCall;
+            moduleFor(row).nsPerCallA = row.compiledNsPerCall + row.eagerNsPerCall;
     for (const auto& row : costB.modules)
         if (row.attributed && row.depth > 0)
-            moduleFor(row).nsPerCallB = row.compiledNsPerCall;
+            moduleFor(row).nsPerCallB = row.compiledNsPerCall + row.eagerNsPerCall;
     std::stable_sort(out.modules.begin(), out.modules.end(),
                      [](const ModuleChange& x, const ModuleChange& y) {
                          return x.nsPerCallA - x.nsPerCallB > y.nsPerCallA - y.nsPerCallB;
@@ -820,12 +836,20 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines, size_t 
     const auto modules = moduleOverview(cost, topModules);
     if (modules.empty())
         return out;
-    out += "\nhot modules (share of the compiled kernels' time, submodules included)\n";
-    std::snprintf(line, sizeof line, "  %7s %11s  %s\n", "share", "compiled", "module");
+    // Eager time by module comes from mode eager only, which compiles nothing.
+    const bool compiled = std::any_of(modules.begin(), modules.end(),
+                                      [](const auto* row) { return row->compiledNsPerCall > 0; });
+    out += std::string("\nhot modules (submodules included; share of the ") +
+           (compiled ? "compiled kernels' time" : "time outside compiled graphs") + ")\n";
+    std::snprintf(line, sizeof line, "  %7s %11s %11s  %s\n", "share", "compiled", "eager",
+                  "module");
     out += line;
     for (const auto* row : modules) {
-        std::snprintf(line, sizeof line, "  %7s %11s  ", percent(row->compiledShare).c_str(),
-                      formatDuration(row->compiledNsPerCall).c_str());
+        std::snprintf(line, sizeof line, "  %7s %11s %11s  ",
+                      percent(compiled ? row->compiledShare : row->eagerShare).c_str(),
+                      row->compiledNsPerCall > 0 ? formatDuration(row->compiledNsPerCall).c_str()
+                                                 : "-",
+                      row->eagerNsPerCall > 0 ? formatDuration(row->eagerNsPerCall).c_str() : "-");
         out +=
             line +
             (row->attributed ? std::string(2 * static_cast<size_t>(row->depth - 1), ' ') + row->path

@@ -54,6 +54,10 @@ struct ModuleCostRow {
     double compiledShare = 0;         // of the compiled total
     double selfNsPerCall = 0;         // its own nodes' only
     std::vector<std::string> kernels; // its and its submodules', costliest first
+    // Mode eager (KernelProfile::eagerModules): the time of the ops that ran
+    // in it and its submodules, and its share of all eager time.
+    double eagerNsPerCall = 0;
+    double eagerShare = 0;
 };
 
 struct CostBreakdown {

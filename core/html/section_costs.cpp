@@ -1,6 +1,7 @@
 // Where the time goes: per setting with a profiled kernel window, the top
 // kernels and the hot source lines (docs/kernel-cost.md). Written only when a
 // run has a kernel profile.
+#include <algorithm>
 #include <cstdio>
 
 #include "core/analysis/kernel_cost.h"
@@ -67,11 +68,22 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
     const auto modules = moduleOverview(cost, kTopModules);
     if (modules.empty())
         return;
-    HtmlTable table(
-        {{"module", true, "its path in the model; the model's own nodes not listed"},
-         {"compiled share", false, "of the compiled kernels' time, submodules included"},
-         {"compiled per call", false, "its nodes' share of their kernels' time"},
-         {"kernels", true, "costliest first"}});
+    // Eager time by module comes from mode eager only, which compiles nothing.
+    const bool compiled = std::any_of(modules.begin(), modules.end(),
+                                      [](const auto* row) { return row->compiledNsPerCall > 0; });
+    std::vector<Column> columns{{"module", true, "its path in the model, submodules indented"}};
+    if (compiled) {
+        columns.emplace_back("compiled share", false,
+                             "of the compiled kernels' time, submodules included");
+        columns.emplace_back("compiled per call", false, "its nodes' share of their kernels' time");
+        columns.emplace_back("kernels", true, "costliest first");
+    } else {
+        columns.emplace_back("eager share", false,
+                             "of the time outside compiled graphs, submodules included");
+        columns.emplace_back("eager per call", false,
+                             "the ops that ran in it, by the innermost module running");
+    }
+    HtmlTable table(std::move(columns));
     for (const auto* row : modules) {
         table.beginRow();
         if (row->attributed)
@@ -80,6 +92,11 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
                 "em\"><code>" + htmlEscape(row->path) + "</code></span>");
         else
             table.html("<i>no module</i>");
+        if (!compiled) {
+            table.text(percent(row->eagerShare));
+            table.text(formatDuration(row->eagerNsPerCall));
+            continue;
+        }
         table.text(percent(row->compiledShare));
         table.text(formatDuration(row->compiledNsPerCall));
         std::vector<std::string> names;

@@ -118,9 +118,16 @@ json profileToJson(const KernelProfile& p) {
         line["ns"] = e.ns;
         eager.push_back(std::move(line));
     }
-    return {{"source", p.source},  {"calls", p.calls},      {"window_ns", p.windowNs},
-            {"call_ns", p.callNs}, {"kernels", kernels},    {"wrappers", wrappers},
-            {"eager", eager},      {"eager_ns", p.eagerNs}, {"note", p.note}};
+    json out = {{"source", p.source},  {"calls", p.calls},      {"window_ns", p.windowNs},
+                {"call_ns", p.callNs}, {"kernels", kernels},    {"wrappers", wrappers},
+                {"eager", eager},      {"eager_ns", p.eagerNs}, {"note", p.note}};
+    if (!p.eagerModules.empty()) {
+        json modules = json::array();
+        for (const auto& m : p.eagerModules)
+            modules.push_back({{"module", m.module}, {"ns", m.ns}});
+        out["eager_modules"] = std::move(modules);
+    }
+    return out;
 }
 
 } // namespace
@@ -151,6 +158,10 @@ KernelProfile kernelProfileFromEvent(const json& event) {
     for (const auto& e : arrayOf(event, "eager")) {
         if (e.is_object())
             p.eager.push_back({frameFrom(e), count<int64_t>(e, "ns")});
+    }
+    for (const auto& m : arrayOf(event, "eager_modules")) {
+        if (m.is_object())
+            p.eagerModules.push_back({text(m, "module"), count<int64_t>(m, "ns")});
     }
     p.eagerNs = count<int64_t>(event, "eager_ns");
     p.note = text(event, "note");

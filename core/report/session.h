@@ -325,6 +325,14 @@ struct EagerLineCost {
     bool operator==(const EagerLineCost&) const = default;
 };
 
+// Time spent outside compiled regions in one module of the model (mode
+// eager only: the probe's global module hooks would change what Dynamo traces).
+struct EagerModuleCost {
+    std::string module; // its path in the model; "" the model's own forward
+    int64_t ns = 0;     // summed over the window, ops inside its submodules excluded
+    bool operator==(const EagerModuleCost&) const = default;
+};
+
 // The profiled window after the measure phase (the kernel_profile event).
 struct KernelProfile {
     bool present = false;
@@ -335,6 +343,7 @@ struct KernelProfile {
     std::vector<KernelCost> kernels;
     std::vector<KernelCost> wrappers; // per compile id: compiled-graph time outside kernels
     std::vector<EagerLineCost> eager;
+    std::vector<EagerModuleCost> eagerModules; // mode eager; empty otherwise
     int64_t eagerNs = 0;
     std::string note;
     bool operator==(const KernelProfile&) const = default;

@@ -202,6 +202,54 @@ def _fallback_op(name: str) -> str | None:
     return None
 
 
+class ModuleTracker:
+    """The innermost of the model's modules running at each moment, from
+    global forward hooks: (time, module path) at every module's entry and exit,
+    so the eager ops of a model built of containers get the block they ran in,
+    where the line tracer sees only the line that calls the container. Only
+    for a model that runs eagerly: a global hook changes what Dynamo traces."""
+
+    def __init__(self, torch: Any, root: Any) -> None:
+        self.torch = torch
+        self.paths = {id(m): path for path, m in root.named_modules()}
+        self.times: list[int] = []
+        self.modules: list[str | None] = []
+        self._stack: list[str] = []
+        self._handles: list[Any] = []
+
+    def _enter(self, module: Any, *_: Any) -> None:
+        path = self.paths.get(id(module))
+        if path is not None:
+            self._stack.append(path)
+            self._note()
+
+    def _leave(self, module: Any, *_: Any) -> None:
+        if self.paths.get(id(module)) is not None and self._stack:
+            self._stack.pop()
+            self._note()
+
+    def _note(self) -> None:
+        self.times.append(time.time_ns())
+        self.modules.append(self._stack[-1] if self._stack else None)
+
+    def start(self) -> None:
+        hooks = self.torch.nn.modules.module
+        self._handles = [
+            hooks.register_module_forward_pre_hook(self._enter),
+            hooks.register_module_forward_hook(self._leave),
+        ]
+
+    def stop(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+        self._stack.clear()
+
+    def at(self, t_ns: int) -> str | None:
+        i = bisect.bisect_right(self.times, t_ns) - 1
+        return self.modules[i] if i >= 0 else None
+
+
 def _occurrence(seen: dict[str, int], name: str) -> int:
     """0 for a name's first launch within one graph call, 1 for its second..."""
     seen[name] = seen.get(name, 0) + 1
@@ -212,9 +260,11 @@ def analyse(
     events: Iterable[tuple[str, int, int, Any]],
     code_kernels: Mapping[str, Sequence[dict]],
     locate: Callable[[int], tuple[str, int, str] | None] | None = None,
+    locate_module: Callable[[int], str | None] | None = None,
 ) -> dict[str, Any]:
-    """The kernel_profile fields (kernels, wrappers, eager, eager_ns, call_ns)
-    from the window's non-python profiler events, times in ns."""
+    """The kernel_profile fields (kernels, wrappers, eager, eager_ns, call_ns,
+    and eager_modules with `locate_module`) from the window's non-python
+    profiler events, times in ns."""
     tree = build_tree(events)
     # (cid, name, k) -> [ns, count]: k counts the launches of one name within
     # one graph call, so a kernel the wrapper calls twice (Inductor reuses
@@ -223,6 +273,7 @@ def analyse(
     kernels: dict[tuple[str, str, int], list[int]] = {}
     wrappers: dict[str, int] = {}
     eager: dict[tuple[str, int], list[Any]] = {}
+    eager_modules: dict[str, int] = {}
     eager_ns = 0
     call_ns = 0
 
@@ -276,14 +327,24 @@ def analyse(
         eager_ns += ns
         # By the midpoint: the next line cannot begin before the op returns, and
         # the clocks agree only to some microseconds, which a long op outlasts.
-        loc = locate((e.start + e.end) // 2) if locate else None
+        middle = (e.start + e.end) // 2
+        module = locate_module(middle) if locate_module else None
+        if module is not None:
+            eager_modules[module] = eager_modules.get(module, 0) + ns
+        loc = locate(middle) if locate else None
         if loc is None:
             continue
         entry = eager.setdefault((loc[0], loc[1]), [loc[2], 0])
         entry[1] += ns
 
     # Per call, the matching above restarts for every CompiledFxGraph event.
-    return {
+    fields: dict[str, Any] = {}
+    if locate_module is not None:
+        fields["eager_modules"] = [
+            {"module": m, "ns": ns}
+            for m, ns in sorted(eager_modules.items(), key=lambda kv: -kv[1])
+        ]
+    return fields | {
         "kernels": [
             {"compile_id": cid, "name": name, "ns": ns, "count": count}
             # The k-th entry of a name is its k-th call site: kept in k order.
@@ -370,9 +431,11 @@ def run_window(
     code_kernels: Mapping[str, Sequence[dict]],
     cuda: bool = False,
     model_root: str | None = None,
+    eager_model: Any = None,
 ) -> dict[str, Any]:
     """Profile `calls` calls; the kernel_profile fields (source torch_profiler).
-    `model_root`: see LineTracer."""
+    `model_root`: see LineTracer. `eager_model`: the user's model when it runs
+    eagerly, whose modules then get their eager time (ModuleTracker)."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
     if not cuda:
@@ -392,11 +455,16 @@ def run_window(
             fn(*inputs)
         sync()
     tracer = LineTracer(classifier, model_root)
+    modules = (
+        ModuleTracker(torch, eager_model) if isinstance(eager_model, torch.nn.Module) else None
+    )
     starts: list[int] = []
     ends: list[int] = []
     sync()
     t0 = time.perf_counter_ns()
     with profile(activities=[ProfilerActivity.CPU]) as prof:
+        if modules is not None:
+            modules.start()
         tracer.start()
         try:
             for _ in range(calls):
@@ -407,6 +475,8 @@ def run_window(
             sync()
         finally:
             tracer.stop()
+            if modules is not None:
+                modules.stop()
     window_ns = time.perf_counter_ns() - t0
     rows = []
     marks = []
@@ -425,6 +495,11 @@ def run_window(
             return None
         return tracer.at(t + offset)
 
-    fields = analyse(rows, code_kernels, locate)
+    def locate_module(t: int) -> str | None:
+        if offset is None or modules is None:
+            return None
+        return modules.at(t + offset)
+
+    fields = analyse(rows, code_kernels, locate, locate_module if modules is not None else None)
     fields.update(source="torch_profiler", calls=calls, window_ns=window_ns)
     return fields

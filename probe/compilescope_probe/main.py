@@ -909,6 +909,8 @@ class Probe:
                     code_kernels,
                     cuda=cuda,
                     model_root=_library_model_root(model, self.classifier),
+                    # Global module hooks change what Dynamo traces: eager only.
+                    eager_model=None if self.s.compiled else _users_model(model),
                 )
             except Exception as e:  # the window only adds; the run stands without it
                 self.log(
@@ -1142,6 +1144,14 @@ def _inductor_cache_dir() -> str | None:
     except Exception as e:
         fallbacks.missing("torch._inductor.runtime.cache_dir_utils.default_cache_dir", e)
         return None
+
+
+def _users_model(model: Any) -> Any:
+    """The user's model under the keyword wrapper, whose module paths the
+    captured graphs use too."""
+    from . import loader
+
+    return model.model if loader.keyword_names(model) is not None else model
 
 
 def _library_model_root(model: Any, classifier: Any) -> str | None:

@@ -26,6 +26,18 @@ def lesson(model: Path) -> list:
 STREAMS = {
     "mlp_eager_cpu": [MODELS / "mlp.py", "--mode", "eager", "--warmup", "10", "--iters", "50"],
     "mlp_default_cpu": [MODELS / "mlp.py", "--mode", "default", "--warmup", "10", "--iters", "50"],
+    # Eager with a profiled window: the eager time by module (fc1, fc2, head).
+    "mlp_eager_profile_cpu": [
+        MODELS / "mlp.py",
+        "--mode",
+        "eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+        "--profile-calls",
+        "5",
+    ],
     "print_break_aot_eager_cpu": [
         MODELS / "print_break.py",
         "--backend",

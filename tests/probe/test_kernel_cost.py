@@ -129,6 +129,7 @@ def test_kernel_profile_after_measure(item_run):
     # --profile-calls 50, but never more calls than were measured (--iters 3)
     assert kp["source"] == "torch_profiler" and kp["calls"] == 3 and kp["note"] == ""
     assert kp["window_ns"] >= kp["call_ns"] > 0
+    assert "eager_modules" not in kp  # no global module hooks around compiled code
     code = {
         (c["compile_id"], k["name"]) for c in item_run.of("inductor_code") for k in c["kernels"]
     }
@@ -180,6 +181,11 @@ def test_eager_mode_profiles_eager_lines(eager_run):
     lines = {e["line"] for e in kp["eager"] if _same_file(e["file"], model)}
     assert {20, 21, 22} <= lines, kp["eager"]
     assert kp["eager_ns"] >= sum(e["ns"] for e in kp["eager"]) > 0
+    # Its two linears' time by module, from global forward hooks (eager only).
+    modules = {e["module"]: e["ns"] for e in kp["eager_modules"]}
+    assert {"encoder", "decoder"} <= set(modules), kp["eager_modules"]
+    assert all(ns > 0 for ns in modules.values())
+    assert sum(modules.values()) <= kp["eager_ns"]
 
 
 def test_a_library_models_eager_time_has_the_librarys_lines():

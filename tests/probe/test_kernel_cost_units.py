@@ -270,6 +270,52 @@ def test_analyse_gives_an_op_the_line_running_at_its_midpoint():
     assert (line["line"], line["ns"]) == (54, 8_000)
 
 
+def test_analyse_gives_an_op_the_module_running_at_its_midpoint():
+    m = kernel_profile.CALL_MARK
+    rows = [
+        (m, 0, 10_000, 1),
+        ("aten::linear", 100, 900, 1),  # in encoder
+        ("aten::relu", 1_100, 1_300, 1),  # the model's own forward
+        ("aten::linear", 2_000, 2_600, 1),  # in decoder
+        ("aten::add", 9_000, 9_100, 1),  # after the model's last exit: no module
+    ]
+    spans = [(0, ""), (50, "encoder"), (1000, ""), (1900, "decoder"), (2700, ""), (8000, None)]
+
+    def locate_module(t):
+        return [module for start, module in spans if start <= t][-1]
+
+    fields = kernel_profile.analyse(rows, {}, None, locate_module)
+    assert fields["eager_modules"] == [
+        {"module": "encoder", "ns": 800},
+        {"module": "decoder", "ns": 600},
+        {"module": "", "ns": 200},
+    ]
+    assert fields["eager_ns"] == 1_700  # the op in no module counts here only
+    # Without a module locator (a compiled setting) there is no such field.
+    assert "eager_modules" not in kernel_profile.analyse(rows, {}, None)
+
+
+def test_module_tracker_names_the_innermost_module_and_removes_its_hooks():
+    import torch
+
+    model = torch.nn.Sequential(
+        torch.nn.Linear(4, 4), torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    )
+    tracker = kernel_profile.ModuleTracker(torch, model)
+    tracker.start()
+    try:
+        model(torch.randn(3, 4))
+    finally:
+        tracker.stop()
+    assert tracker.modules == ["", "0", "", "1", "1.0", "1", "1.1", "1", "", None]
+    assert tracker.times == sorted(tracker.times)
+    assert tracker.at(tracker.times[4]) == "1.0"
+    assert tracker.at(tracker.times[0] - 1) is None
+    # The hooks are gone: the next call notes nothing.
+    model(torch.randn(3, 4))
+    assert len(tracker.modules) == 10
+
+
 def test_clock_offset_is_the_mean_of_both_edges():
     assert (
         kernel_profile.clock_offset([1010, 2010], [1990, 2990], [(0, 1000), (1000, 2000)]) == 1000

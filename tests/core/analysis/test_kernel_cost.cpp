@@ -696,3 +696,75 @@ TEST(KernelCost, CompareGivesEachModulesTimeInBothRunsLargestGainFirst) {
     EXPECT_EQ(c.modules.back().path, "encoder.2"); // the largest loss last
     EXPECT_EQ(change(""), nullptr);                // the model itself is the whole
 }
+
+// A real eager run of the gallery MLP with a 5-call window: its eager time by
+// module (the probe's global forward hooks), against the compiled run's kernels.
+TEST(KernelCost, RealEagerStreamGivesEachLayerItsEagerTime) {
+    Setting eagerSetting;
+    eagerSetting.mode = "eager";
+    const cs::core::Run eager =
+        advice_test::fixtureRun("mlp_eager_profile_cpu.jsonl", eagerSetting);
+    ASSERT_FALSE(eager.kernelProfile.eagerModules.empty());
+    const CostBreakdown cost = costBreakdown(eager);
+    ASSERT_TRUE(cost.profiled);
+    EXPECT_TRUE(hasSubmoduleCost(cost));
+    ASSERT_FALSE(cost.modules.empty());
+    const ModuleCostRow& model = cost.modules.front();
+    EXPECT_EQ(model.path, "");
+    // Every op of a call runs inside the model: the model's row is all the eager time.
+    EXPECT_NEAR(model.eagerShare, 1.0, 1e-9);
+    EXPECT_DOUBLE_EQ(model.compiledNsPerCall, 0);
+    double layers = 0;
+    for (const auto& row : cost.modules) {
+        if (row.depth == 1) {
+            EXPECT_TRUE(row.path == "fc1" || row.path == "fc2" || row.path == "head") << row.path;
+            EXPECT_GT(row.eagerNsPerCall, 0) << row.path;
+            layers += row.eagerShare;
+        }
+    }
+    EXPECT_GT(layers, 0.5); // the linears are most of an MLP's time
+    EXPECT_LE(layers, 1.0 + 1e-9);
+    const std::string text = costText(eager);
+    EXPECT_NE(text.find("share of the time outside compiled graphs"), std::string::npos) << text;
+    EXPECT_NE(text.find("  fc2\n"), std::string::npos) << text;
+
+    // Against the compiled run: each layer's eager time beside its kernels'.
+    Setting compiledSetting;
+    compiledSetting.mode = "default";
+    const cs::core::Run compiled =
+        advice_test::fixtureRun("mlp_default_code_cpu.jsonl", compiledSetting);
+    const CostComparison c = compareCosts(eager, compiled);
+    std::set<std::string> both;
+    for (const auto& m : c.modules) {
+        if (m.nsPerCallA > 0 && m.nsPerCallB > 0)
+            both.insert(m.path);
+    }
+    EXPECT_EQ(both, (std::set<std::string>{"fc1", "fc2", "head"}));
+}
+
+TEST(KernelCost, EagerModuleTimeAddsUpToItsAncestors) {
+    cs::core::Run run;
+    run.status = RunStatus::Ok;
+    KernelProfile& p = run.kernelProfile;
+    p.present = true;
+    p.calls = 10;
+    p.callNs = 2'000'000;
+    p.eagerNs = 1'000'000;
+    p.eagerModules = {{"blocks.0.fc", 500'000}, {"blocks.1", 300'000}, {"", 200'000}};
+    const CostBreakdown cost = costBreakdown(run);
+    std::vector<std::string> order;
+    for (const auto& row : cost.modules)
+        order.push_back(row.path);
+    EXPECT_EQ(order,
+              (std::vector<std::string>{"", "blocks", "blocks.0", "blocks.0.fc", "blocks.1"}));
+    EXPECT_DOUBLE_EQ(cost.modules[0].eagerNsPerCall, 100'000);
+    EXPECT_DOUBLE_EQ(cost.modules[1].eagerNsPerCall, 80'000);
+    EXPECT_DOUBLE_EQ(cost.modules[1].eagerShare, 0.8);
+    EXPECT_DOUBLE_EQ(cost.modules[3].eagerNsPerCall, 50'000);
+    EXPECT_DOUBLE_EQ(cost.modules[3].selfNsPerCall, 0); // self is compiled time only
+    std::vector<std::string> overview;
+    for (const auto* row : moduleOverview(cost, 20))
+        overview.push_back(row->path);
+    EXPECT_EQ(overview,
+              (std::vector<std::string>{"blocks", "blocks.0", "blocks.0.fc", "blocks.1"}));
+}

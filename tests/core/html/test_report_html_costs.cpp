@@ -136,3 +136,25 @@ TEST(ReportHtmlCosts, AnEagerWindowSaysSoInsteadOfAnEmptyKernelTable) {
     EXPECT_NE(body.find("No compiled kernel ran in the window"), std::string::npos);
     EXPECT_NE(body.find("<code class=\"src\">z = x.tolist()</code>"), std::string::npos);
 }
+
+TEST(ReportHtmlCosts, AnEagerRunsModulesShowTheirEagerTime) {
+    Report report;
+    cs::core::Run eager = profiled("eager", "y = torch.relu(y)", "cpp_fused_relu_0");
+    eager.code.clear();
+    eager.graphs.clear();
+    eager.kernelProfile.kernels.clear();
+    eager.kernelProfile.wrappers.clear();
+    eager.kernelProfile.eagerModules = {{"encoder.fc", 1'500'000}, {"", 500'000}};
+    report.runs.push_back(eager);
+    const std::string html = writeReportHtml(report);
+    const size_t section = html.find("<section id=\"costs\">");
+    ASSERT_NE(section, std::string::npos);
+    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    const size_t modules = body.find("Hot modules");
+    ASSERT_NE(modules, std::string::npos) << body;
+    EXPECT_NE(body.find(">eager share<", modules), std::string::npos) << body;
+    EXPECT_EQ(body.find(">compiled share<", modules), std::string::npos) << body;
+    EXPECT_NE(body.find("<code>encoder.fc</code>", modules), std::string::npos) << body;
+    EXPECT_NE(body.find("75.0 %", modules), std::string::npos) << body;  // 1.5 of 2 ms
+    EXPECT_NE(body.find("30.0 µs", modules), std::string::npos) << body; // 1.5 ms / 50 calls
+}

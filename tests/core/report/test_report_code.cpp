@@ -78,6 +78,7 @@ json profileEvent() {
            {"function", "forward"},
            {"code", "z = y.tolist()"},
            {"ns", 900'000}}}},
+        {"eager_modules", {{{"module", "blocks.0"}, {"ns", 600'000}}, {{"module", ""}, {"ns", 1}}}},
         {"eager_ns", 950'000},
         {"note", ""}};
 }
@@ -120,6 +121,7 @@ TEST(CodeEvents, InductorCodeAndKernelProfileFillTheRun) {
     ASSERT_EQ(p.eager.size(), 1u);
     EXPECT_EQ(p.eager[0].where.code, "z = y.tolist()");
     EXPECT_EQ(p.eagerNs, 950'000);
+    EXPECT_EQ(p.eagerModules, (std::vector<EagerModuleCost>{{"blocks.0", 600'000}, {"", 1}}));
 }
 
 TEST(CodeEvents, WrongTypesAndMissingFieldsDoNotThrow) {
@@ -155,6 +157,7 @@ TEST(ReportCode, RoundTripsThroughTheWriterAndBothReadersWithTheCodeDeflated) {
     EXPECT_EQ(text.find("cpp_pybinding"), std::string::npos); // the code travels only deflated
     EXPECT_EQ(code["kernels"][1]["nodes"][1], "y_1");
     EXPECT_EQ(doc["runs"][0]["kernel_profile"]["eager"][0]["line"], 30);
+    EXPECT_EQ(doc["runs"][0]["kernel_profile"]["eager_modules"][0]["module"], "blocks.0");
     EXPECT_FALSE(doc["runs"][1].contains("code"));
     EXPECT_FALSE(doc["runs"][1].contains("kernel_profile"));
 

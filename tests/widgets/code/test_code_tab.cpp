@@ -537,6 +537,27 @@ class CodeTabTest : public QObject {
         QVERIFY2(gains["encoder.act"].startsWith("20.0 µs"), qPrintable(gains["encoder.act"]));
         QVERIFY2(gains["encoder.linear"].startsWith("0"), qPrintable(gains["encoder.linear"]));
 
+        // Against eager, whose probe timed its modules' eager ops: the linear
+        // took 50 µs a call there, 20 µs more than its kernel here.
+        core::Report againstEager = withModules;
+        auto& eagerProfile = againstEager.runs[0].kernelProfile;
+        eagerProfile.present = true;
+        eagerProfile.source = "torch_profiler";
+        eagerProfile.calls = 10;
+        eagerProfile.callNs = 1'000'000;
+        eagerProfile.eagerNs = 800'000;
+        eagerProfile.eagerModules = {{"encoder.linear", 500'000}, {"encoder.act", 300'000}};
+        window.document()->showReport(againstEager);
+        window.document()->selectRun(1);
+        auto* with = child<QComboBox>(*tab, "compareWith");
+        with->setCurrentIndex(with->findText("eager"));
+        emit with->activated(with->currentIndex()); // as the user's pick
+        QMap<QString, QString> others;
+        for (int row = 0; row < moduleChanges->model()->rowCount(); ++row)
+            others[moduleChanges->model()->index(row, 0).data().toString()] =
+                moduleChanges->model()->index(row, 2).data().toString();
+        QCOMPARE(others.value("encoder.linear"), QString("50.0 µs"));
+
         // A model of plain functions: no tree, and no module column, with the reason.
         window.document()->showReport(report(file));
         window.document()->selectRun(1);
