@@ -53,6 +53,34 @@ std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& 
     return why;
 }
 
+// The modules that lost at least `floor` per call against eager, each the
+// deepest such (a block, not the container above it as well), largest loss
+// first: a model built of containers runs every block from one line, so its
+// lines cannot say which block compiling made slower. Eager's time by module
+// is there only in reports from a probe with module hooks.
+std::string lostModules(const std::vector<ModuleChange>& changes, double floor) {
+    std::vector<const ModuleChange*> lost;
+    for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
+        if (it->nsPerCallB - it->nsPerCallA < floor)
+            break;
+        if (it->nsPerCallA > 0) // a module eager never entered says nothing
+            lost.push_back(&*it);
+    }
+    std::vector<std::string> named;
+    for (const auto* module : lost) {
+        const bool deeperLost = std::any_of(lost.begin(), lost.end(), [&](const auto* other) {
+            return other->path.rfind(module->path + ".", 0) == 0;
+        });
+        if (deeperLost)
+            continue;
+        named.push_back(module->path + " " + formatDuration(module->nsPerCallA) + " → " +
+                        formatDuration(module->nsPerCallB));
+        if (named.size() == kLostLines)
+            break;
+    }
+    return joinWords(named);
+}
+
 // Where the compiled setting lost time against eager, from both profiled
 // windows (docs/kernel-cost.md): the lines that cost more per call, and the
 // compiled graphs' own time outside their kernels, which eager does not have.
@@ -77,6 +105,11 @@ std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double e
         where.push_back("the lines that cost more per call than under eager (profiled window, "
                         "Code tab): " +
                         joinWords(lines));
+    if (const std::string modules = lostModules(compareCosts(eager, run).modules, floor);
+        !modules.empty())
+        where.push_back("the modules that cost more per call than under eager (Code tab, "
+                        "Compare): " +
+                        modules);
     if (mine.wrapperNsPerCall >= floor)
         where.push_back("the compiled graphs spend " + formatDuration(mine.wrapperNsPerCall) +
                         " per call outside their kernels (the generated code's own work, " +

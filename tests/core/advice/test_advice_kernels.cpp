@@ -343,6 +343,23 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
         << ::testing::PrintToString(f.evidence);
     EXPECT_TRUE(anyEvidence(f, "20% of eager's median"));
 
+    // No module took eager time (a report from before the module hooks): no modules named.
+    EXPECT_FALSE(anyEvidence(f, "modules that cost more"));
+
+    // With eager's time by module: the deepest module that lost, not its parent too.
+    cs::core::Run withModules = slower;
+    for (auto& n : withModules.graphs[0].nodes)
+        n.module = n.name == "nonzero" ? "head.select" : "body";
+    eager.kernelProfile.eagerModules = {{"head.select", 100'000}, {"body", 300'000}};
+    const auto byModule = withRule(advise(reportOf({eager, withModules})), "perf.no_gain");
+    ASSERT_EQ(byModule.size(), 1U);
+    EXPECT_TRUE(anyEvidence(byModule.front(), "the modules that cost more per call than under "
+                                              "eager (Code tab, Compare): head.select 10.0 µs → "
+                                              "50.0 µs"))
+        << ::testing::PrintToString(byModule.front().evidence);
+    EXPECT_FALSE(anyEvidence(byModule.front(), "head ")); // its parent, no deeper news
+    eager.kernelProfile.eagerModules.clear();
+
     // Without eager's profiled window there is nothing to set the lines against.
     eager.kernelProfile = {};
     const auto unprofiled = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
