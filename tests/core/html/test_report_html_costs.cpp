@@ -42,6 +42,25 @@ Run profiled(const std::string& mode, const std::string& code, const std::string
     return run;
 }
 
+// The eager setting's run: a profiled window with no kernels, its time all eager.
+Run eagerRun() {
+    cs::core::Run eager = profiled("eager", "y = torch.relu(y)", "cpp_fused_relu_0");
+    eager.code.clear();
+    eager.graphs.clear();
+    eager.kernelProfile.kernels.clear();
+    eager.kernelProfile.wrappers.clear();
+    return eager;
+}
+
+// The "Where the time goes" section of the report's HTML; "" when it has none.
+std::string costsSection(const Report& report) {
+    const std::string html = writeReportHtml(report);
+    const size_t section = html.find("<section id=\"costs\">");
+    if (section == std::string::npos)
+        return {};
+    return html.substr(section, html.find("</section>", section) - section);
+}
+
 } // namespace
 
 TEST(ReportHtmlCosts, TopKernelsAndHotLinesPerProfiledSetting) {
@@ -76,10 +95,8 @@ TEST(ReportHtmlCosts, HotModulesIndentSubmodulesUnderTheirParents) {
     cs::core::Run run = profiled("default", "y = torch.relu(y)", "cpp_fused_relu_0");
     run.graphs[0].nodes[0].module = "encoder.act";
     report.runs.push_back(run);
-    const std::string html = writeReportHtml(report);
-    const size_t section = html.find("<section id=\"costs\">");
-    ASSERT_NE(section, std::string::npos);
-    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    const std::string body = costsSection(report);
+    ASSERT_FALSE(body.empty());
     EXPECT_NE(body.find(">module<"), std::string::npos) << body; // the kernels' column
     EXPECT_NE(body.find("<td class=\"l\">encoder.act</td>"), std::string::npos) << body;
     const size_t modules = body.find("Hot modules");
@@ -122,16 +139,9 @@ TEST(ReportHtmlCosts, UserTextIsEscaped) {
 
 TEST(ReportHtmlCosts, AnEagerWindowSaysSoInsteadOfAnEmptyKernelTable) {
     Report report;
-    cs::core::Run eager = profiled("eager", "y = torch.relu(y)", "cpp_fused_relu_0");
-    eager.code.clear();
-    eager.graphs.clear();
-    eager.kernelProfile.kernels.clear();
-    eager.kernelProfile.wrappers.clear();
-    report.runs.push_back(eager);
-    const std::string html = writeReportHtml(report);
-    const size_t section = html.find("<section id=\"costs\">");
-    ASSERT_NE(section, std::string::npos);
-    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    report.runs.push_back(eagerRun());
+    const std::string body = costsSection(report);
+    ASSERT_FALSE(body.empty());
     EXPECT_EQ(body.find("Top kernels"), std::string::npos) << body;
     EXPECT_NE(body.find("No compiled kernel ran in the window"), std::string::npos);
     EXPECT_NE(body.find("<code class=\"src\">z = x.tolist()</code>"), std::string::npos);
@@ -139,17 +149,11 @@ TEST(ReportHtmlCosts, AnEagerWindowSaysSoInsteadOfAnEmptyKernelTable) {
 
 TEST(ReportHtmlCosts, AnEagerRunsModulesShowTheirEagerTime) {
     Report report;
-    cs::core::Run eager = profiled("eager", "y = torch.relu(y)", "cpp_fused_relu_0");
-    eager.code.clear();
-    eager.graphs.clear();
-    eager.kernelProfile.kernels.clear();
-    eager.kernelProfile.wrappers.clear();
+    cs::core::Run eager = eagerRun();
     eager.kernelProfile.eagerModules = {{"encoder.fc", 1'500'000}, {"", 500'000}};
     report.runs.push_back(eager);
-    const std::string html = writeReportHtml(report);
-    const size_t section = html.find("<section id=\"costs\">");
-    ASSERT_NE(section, std::string::npos);
-    const std::string body = html.substr(section, html.find("</section>", section) - section);
+    const std::string body = costsSection(report);
+    ASSERT_FALSE(body.empty());
     const size_t modules = body.find("Hot modules");
     ASSERT_NE(modules, std::string::npos) << body;
     EXPECT_NE(body.find(">eager share<", modules), std::string::npos) << body;
