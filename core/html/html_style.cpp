@@ -28,7 +28,7 @@ td.best{font-weight:700;color:var(--good)}small.ci{display:block;font-size:11.5p
 .err{color:var(--bad);white-space:pre-wrap;overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12.5px}
 td code{white-space:pre-wrap;overflow-wrap:anywhere}code.src{display:block;min-width:260px}
-span.module code{white-space:nowrap;overflow-wrap:normal}td.reason{max-width:420px}td.reason pre{max-height:240px}
+span.module code{white-space:nowrap;overflow-wrap:normal}td.names{overflow-wrap:anywhere;min-width:14em}td.reason{max-width:420px}td.reason pre{max-height:240px}
 pre{background:var(--panel);padding:8px;overflow:auto;max-height:360px;white-space:pre-wrap;overflow-wrap:anywhere}
 details{margin:4px 0}summary{cursor:pointer;color:var(--accent)}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:6px;border-radius:2px;vertical-align:baseline}

@@ -102,7 +102,7 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
         std::vector<std::string> names;
         for (const auto& kernel : row->kernels)
             names.push_back(shortKernelName(kernel));
-        table.text(firstThree(names));
+        table.text(firstThree(names), {}, "names");
     }
     out << "<p><b>Hot modules</b></p>" << table.str();
 }
@@ -183,7 +183,7 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         lines.text(compiled ? percent(row.compiledShare) : "—");
         lines.text(compiled ? formatDuration(row.compiledNsPerCall) : "—");
         lines.text(row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall) : "—");
-        lines.text(firstThree(row.kernels));
+        lines.text(firstThree(row.kernels), {}, "names");
     }
     out << "<p><b>Hot lines</b></p>";
     if (lines.rows() == 0)
