@@ -48,6 +48,30 @@ const LineCostRow* hottestLineOf(const CostBreakdown& cost, const std::string& k
     return nullptr;
 }
 
+// "modules layers.0 and layers.1" for the kernels of one name; "" when the
+// model has no submodules or the kernels' nodes name none.
+std::string modulesOf(const CostBreakdown& cost, const std::string& kernel, size_t most = 3) {
+    if (!hasSubmoduleCost(cost))
+        return {};
+    std::vector<std::string> paths;
+    for (const auto& row : cost.kernels) {
+        if (row.name != kernel)
+            continue;
+        for (const auto& path : row.modules) {
+            if (!path.empty() && std::find(paths.begin(), paths.end(), path) == paths.end())
+                paths.push_back(path);
+        }
+    }
+    if (paths.empty())
+        return {};
+    const size_t all = paths.size();
+    if (all > most) {
+        paths.resize(most);
+        paths.push_back(plural(static_cast<long long>(all - most), "more", "more"));
+    }
+    return (all == 1 ? "module " : "modules ") + joinWords(paths);
+}
+
 // "model.py:21 `y = torch.relu(y)`, model.py:22 `y = y * 2`" for a kernel's lines.
 std::string linesOf(const CostBreakdown& cost, const std::string& kernel, size_t most = 3) {
     std::vector<std::string> places;
@@ -233,6 +257,9 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         const std::string lines = linesOf(cost, op.name, 2);
         if (!lines.empty())
             line += ", from " + lines;
+        // A library's module (nn.TransformerEncoderLayer) has no line of the user's.
+        else if (const std::string modules = modulesOf(cost, op.name); !modules.empty())
+            line += ", in " + modules;
         f.evidence.push_back(line);
     }
     if (ops.size() > 3)

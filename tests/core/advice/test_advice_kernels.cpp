@@ -160,6 +160,25 @@ TEST(KernelRule, FallbacksOfOneOpAreNamedOnceWithTheirKernelCount) {
     EXPECT_EQ(f.line, 23);            // the costlier of its two lines
 }
 
+// A library's layer (nn.TransformerEncoderLayer's fast path) has no line of
+// the user's: its fallback is placed by its modules instead.
+TEST(KernelRule, AFallbackWithoutALineNamesItsModules) {
+    cs::core::Run run = profiledRun(400'000, 100'000, 400'000, "fallback");
+    addSecondNonzero(run, 120'000);
+    for (auto& n : run.graphs[0].nodes) {
+        n.file.clear();
+        n.line = 0;
+        n.module = n.name == "nonzero" ? "layers.0" : n.name == "nonzero_1" ? "layers.1" : "";
+    }
+    for (auto& k : run.code[0].kernels)
+        k.lines.clear();
+    const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_TRUE(anyEvidence(found.front(), "aten.nonzero: 22.0 µs per call (22%, 2 kernels), in "
+                                           "modules layers.1 and layers.0"))
+        << ::testing::PrintToString(found.front().evidence);
+}
+
 // Inductor runs SDPA's fused kernels as fallbacks on purpose: they are not
 // ops it failed to lower, and no rewrite of the line would beat them.
 TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
