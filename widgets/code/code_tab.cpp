@@ -1239,8 +1239,13 @@ void CodeTab::fillCompare() {
     for (const auto& k : c.kernels) {
         std::vector<Cell> row;
         row.push_back({q(k.compileId)});
-        row.push_back({k.nameA.empty() ? QStringLiteral("—") : q(k.nameA)});
-        row.push_back({k.nameB.empty() ? QStringLiteral("—") : q(k.nameB)});
+        // Short names, as in the kernel list: two name columns share the width.
+        auto name = [](const std::string& kernel) {
+            return kernel.empty() ? Cell{QStringLiteral("—")}
+                                  : Cell{q(core::shortKernelName(kernel)), {}, q(kernel)};
+        };
+        row.push_back(name(k.nameA));
+        row.push_back(name(k.nameB));
         row.push_back({q(k.change), {}, {}, false, k.change != "same"});
         row.push_back(timeCell(k.nsPerCallA));
         row.push_back(timeCell(k.nsPerCallB));

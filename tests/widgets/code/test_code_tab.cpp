@@ -448,10 +448,17 @@ class CodeTabTest : public QObject {
         auto* kernels = child<QTableView>(*tab, "kernelChangeTable");
         QVERIFY(kernels->model()->rowCount() >= 1);
         QStringList changes;
-        for (int row = 0; row < kernels->model()->rowCount(); ++row)
+        bool addmmShort = false;
+        for (int row = 0; row < kernels->model()->rowCount(); ++row) {
             changes << kernels->model()->index(row, 3).data().toString();
+            // The names are short, as in the kernel list; the full one in the tooltip.
+            const QModelIndex name = kernels->model()->index(row, 1);
+            addmmShort = addmmShort || (name.data().toString() == kAddmmShown &&
+                                        name.data(Qt::ToolTipRole).toString() == kAddmm);
+        }
         QVERIFY2(changes.contains("re-fused") || changes.contains("replaced"),
                  qPrintable(changes.join(",")));
+        QVERIFY(addmmShort);
         QVERIFY(child<QTableView>(*tab, "lineChangeTable")->model()->rowCount() >= 1);
         shoot(&window, "code_compare");
     }
