@@ -3,6 +3,9 @@
 // run has a kernel profile.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/units.h"
@@ -33,6 +36,12 @@ std::string baseName(const std::string& path) {
 std::string placeHtml(const std::string& file, int line) {
     return "<span title=\"" + htmlEscape(file) + "\">" + htmlEscape(baseName(file)) + ":" +
            std::to_string(line) + "</span>";
+}
+
+// A module's path, indented under its parent's.
+std::string indentedModule(const ModuleCostRow& row) {
+    return "<span class=\"module\" style=\"padding-left:" + std::to_string(row.depth - 1) +
+           "em\"><code>" + htmlEscape(row.path) + "</code></span>";
 }
 
 // "a, b, c, …": the first three of a list, costliest first.
@@ -86,12 +95,7 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
     HtmlTable table(std::move(columns));
     for (const auto* row : modules) {
         table.beginRow();
-        if (row->attributed)
-            table.html(
-                "<span class=\"module\" style=\"padding-left:" + std::to_string(row->depth - 1) +
-                "em\"><code>" + htmlEscape(row->path) + "</code></span>");
-        else
-            table.html("<i>no module</i>");
+        table.html(row->attributed ? indentedModule(*row) : "<i>no module</i>");
         if (!compiled) {
             table.text(percent(row->eagerShare));
             table.text(formatDuration(row->eagerNsPerCall));
@@ -105,6 +109,56 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
         table.text(firstThree(names), {}, "names");
     }
     out << "<p><b>Hot modules</b></p>" << table.str();
+}
+
+// The hot modules of the settings side by side, time per call (compiled and
+// eager), the fastest of each row in bold: which block a setting made faster
+// or slower than eager. The rows are the first setting's with compiled time
+// by module, else the first one's.
+void writeModulesAcross(std::ostream& out,
+                        const std::vector<std::pair<const RunView*, CostBreakdown>>& runs) {
+    if (runs.size() < 2)
+        return;
+    const auto* lead = &runs.front().second;
+    for (const auto& [run, cost] : runs) {
+        if (std::any_of(cost.modules.begin(), cost.modules.end(),
+                        [](const ModuleCostRow& row) { return row.compiledNsPerCall > 0; })) {
+            lead = &cost;
+            break;
+        }
+    }
+    auto timeIn = [](const CostBreakdown& cost, const std::string& path) -> std::optional<double> {
+        for (const auto& row : cost.modules) {
+            if (row.attributed && row.path == path)
+                return row.compiledNsPerCall + row.eagerNsPerCall;
+        }
+        return std::nullopt;
+    };
+    std::vector<Column> columns{{"module", true, "its path in the model, submodules indented"}};
+    for (const auto& [run, cost] : runs)
+        columns.emplace_back(run->label, false, "compiled and eager time per call");
+    HtmlTable table(std::move(columns));
+    for (const auto* row : moduleOverview(*lead, kTopModules)) {
+        if (!row->attributed)
+            continue;
+        std::vector<std::optional<double>> times;
+        double best = 0;
+        for (const auto& [run, cost] : runs) {
+            times.push_back(timeIn(cost, row->path));
+            if (times.back() && *times.back() > 0 && (best == 0 || *times.back() < best))
+                best = *times.back();
+        }
+        table.beginRow();
+        table.html(indentedModule(*row));
+        for (const auto& ns : times)
+            table.text(durationOrDash(ns), {}, ns && *ns == best ? "best" : "");
+    }
+    if (table.rows() == 0)
+        return;
+    out << "<h3>Modules across settings</h3><p>Each module's time per call in every setting "
+           "with a profiled window, compiled kernels and eager ops together; the fastest in "
+           "bold.</p>"
+        << table.str();
 }
 
 void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
@@ -203,12 +257,16 @@ void writeCosts(std::ostream& out, const ReportView& view) {
                  "and each source line's share of the compiled kernels' time (a kernel's time "
                  "split equally over its FX nodes, each node to its line; docs/kernel-cost.md), "
                  "beside the time the line spent uncompiled.");
+    std::vector<std::pair<const RunView*, CostBreakdown>> withModules;
     for (const auto& r : view.runs) {
-        const CostBreakdown cost = costBreakdown(*r.run);
+        CostBreakdown cost = costBreakdown(*r.run);
         if (!cost.profiled)
             continue;
         writeRun(out, r, cost);
+        if (hasSubmoduleCost(cost))
+            withModules.emplace_back(&r, std::move(cost));
     }
+    writeModulesAcross(out, withModules);
     endSection(out);
 }
 

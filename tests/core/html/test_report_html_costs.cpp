@@ -162,3 +162,25 @@ TEST(ReportHtmlCosts, AnEagerRunsModulesShowTheirEagerTime) {
     EXPECT_NE(body.find("75.0 %", modules), std::string::npos) << body;  // 1.5 of 2 ms
     EXPECT_NE(body.find("30.0 µs", modules), std::string::npos) << body; // 1.5 ms / 50 calls
 }
+
+TEST(ReportHtmlCosts, ModulesAcrossSettingsPutEachBlocksTimeSideBySide) {
+    Report report;
+    cs::core::Run eager = eagerRun();
+    eager.kernelProfile.eagerModules = {{"encoder.act", 1'500'000}, {"", 500'000}};
+    report.runs.push_back(eager);
+    cs::core::Run compiled = profiled("default", "y = torch.relu(y)", "cpp_fused_relu_0");
+    compiled.graphs[0].nodes[0].module = "encoder.act";
+    report.runs.push_back(compiled);
+    const std::string body = costsSection(report);
+    const size_t across = body.find("Modules across settings");
+    ASSERT_NE(across, std::string::npos) << body;
+    // encoder.act: 30 µs a call eager (1.5 ms / 50), 80 µs compiled (4 ms / 50); eager's the best.
+    const size_t row = body.find("<code>encoder.act</code>", across);
+    ASSERT_NE(row, std::string::npos) << body.substr(across);
+    const std::string cells = body.substr(row, body.find("</tr>", row) - row);
+    EXPECT_NE(cells.find("<td class=\"best\">30.0 µs</td><td>80.0 µs</td>"), std::string::npos)
+        << cells;
+    // One setting alone has nothing to set beside.
+    report.runs.erase(report.runs.begin());
+    EXPECT_EQ(costsSection(report).find("Modules across settings"), std::string::npos);
+}
