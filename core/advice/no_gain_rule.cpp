@@ -2,6 +2,7 @@
 // 95% intervals overlap) or makes it slower; where the evidence shows why
 // (per-call time near the harness's own overhead, an idle GPU), say so.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "core/advice/advice_rules.h"
@@ -25,6 +26,9 @@ constexpr size_t kSolidSamples = 20;
 // when it costs at least this share of eager's median more than under eager.
 constexpr double kLossShare = 0.02;
 constexpr size_t kLostLines = 3;
+// A module that takes this many times eager's time compiled is called slower
+// (perf.slower_module) when its setting is faster than eager overall.
+constexpr double kSlowerModuleRatio = 1.25;
 
 std::string medianText(const LatencyStats& s) {
     return formatDuration(s.median) + " (95% CI " + formatDuration(s.medianCiLow) + "–" +
@@ -53,32 +57,39 @@ std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& 
     return why;
 }
 
-// The modules that lost at least `floor` per call against eager, each the
-// deepest such (a block, not the container above it as well), largest loss
-// first: a model built of containers runs every block from one line, so its
-// lines cannot say which block compiling made slower. Eager's time by module
-// is there only in reports from a probe with module hooks.
-std::string lostModules(const std::vector<ModuleChange>& changes, double floor) {
+// The modules that lost at least `floor` per call against eager and ran at
+// least `ratio` times eager's time, each the deepest such (a block, not the
+// container above it as well), largest loss first: a model built of
+// containers runs every block from one line, so its lines cannot say which
+// block compiling made slower. Eager's time by module is there only in reports
+// from a probe with module hooks.
+std::vector<const ModuleChange*> lostModules(const std::vector<ModuleChange>& changes, double floor,
+                                             double ratio = 1.0) {
     std::vector<const ModuleChange*> lost;
     for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
         if (it->nsPerCallB - it->nsPerCallA < floor)
             break;
-        if (it->nsPerCallA > 0) // a module eager never entered says nothing
+        // A module eager never entered says nothing.
+        if (it->nsPerCallA > 0 && it->nsPerCallB >= ratio * it->nsPerCallA)
             lost.push_back(&*it);
     }
-    std::vector<std::string> named;
+    std::vector<const ModuleChange*> deepest;
     for (const auto* module : lost) {
         const bool deeperLost = std::any_of(lost.begin(), lost.end(), [&](const auto* other) {
             return other->path.rfind(module->path + ".", 0) == 0;
         });
-        if (deeperLost)
-            continue;
-        named.push_back(module->path + " " + formatDuration(module->nsPerCallA) + " → " +
-                        formatDuration(module->nsPerCallB));
-        if (named.size() == kLostLines)
+        if (!deeperLost)
+            deepest.push_back(module);
+        if (deepest.size() == kLostLines)
             break;
     }
-    return joinWords(named);
+    return deepest;
+}
+
+// "layer4.0.conv2 1.39 ms → 4.06 ms"
+std::string lossText(const ModuleChange& module) {
+    return module.path + " " + formatDuration(module.nsPerCallA) + " → " +
+           formatDuration(module.nsPerCallB);
 }
 
 // Where the compiled setting lost time against eager, from both profiled
@@ -105,11 +116,14 @@ std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double e
         where.push_back("the lines that cost more per call than under eager (profiled window, "
                         "Code tab): " +
                         joinWords(lines));
-    if (const std::string modules = lostModules(compareCosts(eager, run).modules, floor);
-        !modules.empty())
+    const auto modules = compareCosts(eager, run).modules;
+    std::vector<std::string> lostText;
+    for (const auto* module : lostModules(modules, floor))
+        lostText.push_back(lossText(*module));
+    if (!lostText.empty())
         where.push_back("the modules that cost more per call than under eager (Code tab, "
                         "Compare): " +
-                        modules);
+                        joinWords(lostText));
     if (mine.wrapperNsPerCall >= floor)
         where.push_back("the compiled graphs spend " + formatDuration(mine.wrapperNsPerCall) +
                         " per call outside their kernels (the generated code's own work, " +
@@ -136,6 +150,73 @@ bool reportHasMode(const Report& report, const std::string& mode) {
     });
 }
 
+// "features.0.block" → "model.features[0].block": a module path as Python
+// reaches it (an nn.Sequential's or nn.ModuleList's children by index).
+std::string pythonAccess(const std::string& path) {
+    std::string out = "model";
+    size_t from = 0;
+    while (from <= path.size()) {
+        const size_t dot = std::min(path.find('.', from), path.size());
+        const std::string part = path.substr(from, dot - from);
+        const bool index =
+            !part.empty() && std::all_of(part.begin(), part.end(),
+                                         [](unsigned char c) { return std::isdigit(c) != 0; });
+        out += index ? "[" + part + "]" : "." + part;
+        from = dot + 1;
+    }
+    return out;
+}
+
+// A setting faster than eager overall can still run one block slower than
+// eager did (perf.slower_module): that block is worth leaving eager.
+void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, double eagerMedian,
+                  std::vector<Finding>& out) {
+    const CostBreakdown mine = costBreakdown(run);
+    if (!mine.profiled || !hasSubmoduleCost(mine) || eager.kernelProfile.eagerModules.empty())
+        return;
+    const auto changes = compareCosts(eager, run).modules;
+    const auto lost = lostModules(changes, kLossShare * eagerMedian, kSlowerModuleRatio);
+    if (lost.empty())
+        return;
+    const ModuleChange& worst = *lost.front();
+    const std::string label = run.setting.label();
+    Finding f;
+    f.rule = "perf.slower_module";
+    f.severity = Severity::Info;
+    f.title = label + ": " + worst.path + " runs slower compiled than eager (" +
+              formatDuration(worst.nsPerCallA) + " → " + formatDuration(worst.nsPerCallB) +
+              " per call)";
+    f.tab = EvidenceTab::Code;
+    f.run = row.run;
+    f.setting = label;
+    std::vector<std::string> named;
+    for (const auto* module : lost)
+        named.push_back(lossText(*module));
+    f.evidence.push_back("eager → compiled time per call, in the profiled windows after the "
+                         "measured calls (Code tab, Compare): " +
+                         joinWords(named));
+    for (const auto& module : mine.modules) {
+        if (module.attributed && module.path == worst.path && !module.kernels.empty()) {
+            std::vector<std::string> kernels;
+            for (size_t i = 0; i < module.kernels.size() && i < 3; ++i)
+                kernels.push_back(shortKernelName(module.kernels[i]));
+            f.evidence.push_back("its kernels, costliest first: " + joinWords(kernels) +
+                                 " (Code tab, Modules)");
+        }
+    }
+    f.evidence.push_back(label + " is still " + formatRatio(row.speedup->value) +
+                         " faster than eager over the whole call");
+    const std::string access = pythonAccess(worst.path);
+    f.remedy = "Leave " + worst.path + " eager and compile the rest: wrap its forward in " +
+               "torch.compiler.disable (" + access + ".forward = torch.compiler.disable(" + access +
+               ".forward)), or compile the other "
+               "blocks one by one; measure that beside this setting, since the break it adds has "
+               "a cost of its own. The windows are short: run again before acting on a "
+               "difference of a few percent.";
+    f.confidence = 0.6;
+    out.push_back(std::move(f));
+}
+
 } // namespace
 
 void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -154,8 +235,10 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
             continue;
         const Speedup& sp = *row.speedup;
         const bool slower = sp.significant && sp.value < 1;
-        if (sp.significant && !slower)
+        if (sp.significant && !slower) {
+            slowerModule(*eager, run, row, base->stats->median, out);
             continue;
+        }
         const std::string label = run.setting.label();
         Finding f;
         f.rule = "perf.no_gain";

@@ -385,3 +385,48 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
     ASSERT_EQ(unprofiled.size(), 1U);
     EXPECT_FALSE(anyEvidence(unprofiled.front(), "cost more per call"));
 }
+
+// A setting twice as fast as eager whose blocks.0.fc still went from 20 to
+// 30 µs a call: worth leaving that block eager.
+TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
+    cs::core::Run eager = timedRun("eager", {10}, constant(20, 100'000)); // median 100 µs
+    KernelProfile& e = eager.kernelProfile;
+    e.present = true;
+    e.source = "torch_profiler";
+    e.calls = 10;
+    e.callNs = 1'000'000;
+    e.eagerNs = 900'000;
+    e.eagerModules = {{"blocks.0.fc", 200'000}, {"blocks.1", 300'000}, {"head", 400'000}};
+    const cs::core::Run profiled = profiledRun(300'000, 100'000, 100'000, "fallback");
+    cs::core::Run faster = timedRun("default", {1000}, constant(20, 50'000));
+    faster.graphs = profiled.graphs;
+    for (auto& n : faster.graphs[0].nodes)
+        n.module = n.name == "linear" ? "blocks.0.fc" : n.name == "relu" ? "blocks.1" : "head";
+    faster.code = profiled.code;
+    faster.kernelProfile = profiled.kernelProfile;
+
+    const auto findings = advise(reportOf({eager, faster}));
+    EXPECT_TRUE(withRule(findings, "perf.no_gain").empty());
+    const auto found = withRule(findings, "perf.slower_module");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.title,
+              "default: blocks.0.fc runs slower compiled than eager (20.0 µs → 30.0 µs per call)");
+    EXPECT_TRUE(anyEvidence(f, "its kernels, costliest first: addmm"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_TRUE(anyEvidence(f, "still 2.00× faster than eager"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_FALSE(anyEvidence(f, "blocks 5")); // its parent is not named besides it
+    EXPECT_NE(f.remedy.find("model.blocks[0].fc.forward = "
+                            "torch.compiler.disable(model.blocks[0].fc.forward)"),
+              std::string::npos)
+        << f.remedy;
+
+    // Within a quarter of eager's time: noise for a short window, not a finding.
+    faster.kernelProfile.kernels[0].ns = 240'000; // 24 µs against 20
+    EXPECT_TRUE(withRule(advise(reportOf({eager, faster})), "perf.slower_module").empty());
+    // No eager time by module (a report from before the module hooks): nothing to hold against.
+    faster.kernelProfile.kernels[0].ns = 300'000;
+    eager.kernelProfile.eagerModules.clear();
+    EXPECT_TRUE(withRule(advise(reportOf({eager, faster})), "perf.slower_module").empty());
+}
