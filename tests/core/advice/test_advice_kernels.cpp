@@ -64,6 +64,29 @@ void addSecondNonzero(cs::core::Run& run, int64_t ns) {
     run.kernelProfile.kernels.push_back({"0/0", "aten.nonzero", ns, 10, false});
 }
 
+// Eager at a 100 µs median with a profiled window of 10 calls whose eager
+// ops took `eagerNs` in all.
+Run profiledEager(int64_t eagerNs) {
+    cs::core::Run eager = timedRun("eager", {10}, constant(20, 100'000));
+    KernelProfile& e = eager.kernelProfile;
+    e.present = true;
+    e.source = "torch_profiler";
+    e.calls = 10;
+    e.callNs = 1'000'000;
+    e.eagerNs = eagerNs;
+    return eager;
+}
+
+// default at `medianNs` with profiledRun's graph, code and window.
+Run timedProfiledRun(int64_t medianNs, int64_t a, int64_t b, int64_t c) {
+    const cs::core::Run profiled = profiledRun(a, b, c, "fallback");
+    cs::core::Run run = timedRun("default", {1000}, constant(20, medianNs));
+    run.graphs = profiled.graphs;
+    run.code = profiled.code;
+    run.kernelProfile = profiled.kernelProfile;
+    return run;
+}
+
 bool anyEvidence(const Finding& f, const std::string& part) {
     for (const auto& e : f.evidence)
         if (e.find(part) != std::string::npos)
@@ -333,22 +356,12 @@ TEST(KernelRule, AnEagerLineBetweenTheGraphsOfABreakElsewhere) {
 }
 
 TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels) {
-    cs::core::Run eager = timedRun("eager", {10}, constant(20, 100'000)); // median 100 µs
-    KernelProfile& e = eager.kernelProfile;
-    e.present = true;
-    e.source = "torch_profiler";
-    e.calls = 10;
-    e.callNs = 1'000'000;
-    e.eager = {{{kFile, 20, "forward", "self.fc(x)", true}, 300'000},
-               {{kFile, 22, "forward", "idx = y.nonzero()", true}, 100'000}};
-    e.eagerNs = 400'000;
+    cs::core::Run eager = profiledEager(400'000);
+    eager.kernelProfile.eager = {{{kFile, 20, "forward", "self.fc(x)", true}, 300'000},
+                                 {{kFile, 22, "forward", "idx = y.nonzero()", true}, 100'000}};
     // Per call under default: line 20 30 µs as before, 22 50 µs (was 10), 21 10 µs
     // (eager spent nothing there), and 20 µs in the graph outside its kernels.
-    const cs::core::Run profiled = profiledRun(300'000, 500'000, 100'000, "fallback");
-    cs::core::Run slower = timedRun("default", {1000}, constant(20, 150'000));
-    slower.graphs = profiled.graphs;
-    slower.code = profiled.code;
-    slower.kernelProfile = profiled.kernelProfile;
+    cs::core::Run slower = timedProfiledRun(150'000, 300'000, 500'000, 100'000);
     slower.kernelProfile.wrappers = {{"0/0", "", 200'000, 10, false}};
 
     const auto found = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
@@ -389,21 +402,12 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
 // A setting twice as fast as eager whose blocks.0.fc still went from 20 to
 // 30 µs a call: worth leaving that block eager.
 TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
-    cs::core::Run eager = timedRun("eager", {10}, constant(20, 100'000)); // median 100 µs
-    KernelProfile& e = eager.kernelProfile;
-    e.present = true;
-    e.source = "torch_profiler";
-    e.calls = 10;
-    e.callNs = 1'000'000;
-    e.eagerNs = 900'000;
-    e.eagerModules = {{"blocks.0.fc", 200'000}, {"blocks.1", 300'000}, {"head", 400'000}};
-    const cs::core::Run profiled = profiledRun(300'000, 100'000, 100'000, "fallback");
-    cs::core::Run faster = timedRun("default", {1000}, constant(20, 50'000));
-    faster.graphs = profiled.graphs;
+    cs::core::Run eager = profiledEager(900'000);
+    eager.kernelProfile.eagerModules = {
+        {"blocks.0.fc", 200'000}, {"blocks.1", 300'000}, {"head", 400'000}};
+    cs::core::Run faster = timedProfiledRun(50'000, 300'000, 100'000, 100'000);
     for (auto& n : faster.graphs[0].nodes)
         n.module = n.name == "linear" ? "blocks.0.fc" : n.name == "relu" ? "blocks.1" : "head";
-    faster.code = profiled.code;
-    faster.kernelProfile = profiled.kernelProfile;
 
     const auto findings = advise(reportOf({eager, faster}));
     EXPECT_TRUE(withRule(findings, "perf.no_gain").empty());
