@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -167,6 +168,25 @@ std::string pythonAccess(const std::string& path) {
     return out;
 }
 
+// The costliest source line among a module's nodes (or its submodules'), to
+// place the finding where the user can open it; null when none has a line.
+const LineCostRow* lineOfModule(const Run& run, const CostBreakdown& cost,
+                                const std::string& path) {
+    std::set<std::string> nodes;
+    for (const auto& graph : run.graphs) {
+        for (const auto& node : graph.nodes) {
+            if (node.module == path || node.module.rfind(path + ".", 0) == 0)
+                nodes.insert(node.name);
+        }
+    }
+    for (const auto& line : cost.lines) { // costliest first
+        if (!line.file.empty() && std::any_of(line.nodes.begin(), line.nodes.end(),
+                                              [&](const auto& n) { return nodes.count(n) > 0; }))
+            return &line;
+    }
+    return nullptr;
+}
+
 // A setting faster than eager overall can still run one block slower than
 // eager did (perf.slower_module): that block is worth leaving eager.
 void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, double eagerMedian,
@@ -189,6 +209,11 @@ void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, do
     f.tab = EvidenceTab::Code;
     f.run = row.run;
     f.setting = label;
+    if (const LineCostRow* line = lineOfModule(run, mine, worst.path)) {
+        f.file = line->file;
+        f.line = line->line;
+        f.code = line->code;
+    }
     std::vector<std::string> named;
     for (const auto* module : lost)
         named.push_back(lossText(*module));

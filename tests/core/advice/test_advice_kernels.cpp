@@ -416,6 +416,9 @@ TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
     const Finding& f = found.front();
     EXPECT_EQ(f.title,
               "default: blocks.0.fc runs slower compiled than eager (20.0 µs → 30.0 µs per call)");
+    EXPECT_EQ(f.file, kFile); // at the module's line, to open
+    EXPECT_EQ(f.line, 20);
+    EXPECT_EQ(f.code, "self.fc(x)");
     EXPECT_TRUE(anyEvidence(f, "its kernels, costliest first: addmm"))
         << ::testing::PrintToString(f.evidence);
     EXPECT_TRUE(anyEvidence(f, "still 2.00× faster than eager"))
