@@ -99,12 +99,15 @@ std::string lossText(const ModuleChange& module) {
 std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double eagerMedian) {
     std::vector<std::string> where;
     const CostBreakdown mine = costBreakdown(run);
-    if (!mine.profiled || !costBreakdown(eager).profiled)
+    const CostBreakdown theirs = costBreakdown(eager);
+    if (!mine.profiled || !theirs.profiled)
         return where;
     const double floor = kLossShare * eagerMedian;
+    const CostComparison changes = compareCosts(theirs, mine);
     std::vector<std::string> lines;
-    const auto changes = compareCosts(eager, run).lines; // largest gain first
-    for (auto it = changes.rbegin(); it != changes.rend() && lines.size() < kLostLines; ++it) {
+    // Largest gain first: the losses from the end.
+    for (auto it = changes.lines.rbegin(); it != changes.lines.rend() && lines.size() < kLostLines;
+         ++it) {
         if (it->nsPerCallB - it->nsPerCallA < floor)
             break;
         if (it->file.empty())
@@ -117,9 +120,8 @@ std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double e
         where.push_back("the lines that cost more per call than under eager (profiled window, "
                         "Code tab): " +
                         joinWords(lines));
-    const auto modules = compareCosts(eager, run).modules;
     std::vector<std::string> lostText;
-    for (const auto* module : lostModules(modules, floor))
+    for (const auto* module : lostModules(changes.modules, floor))
         lostText.push_back(lossText(*module));
     if (!lostText.empty())
         where.push_back("the modules that cost more per call than under eager (Code tab, "
@@ -194,7 +196,7 @@ void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, do
     const CostBreakdown mine = costBreakdown(run);
     if (!mine.profiled || !hasSubmoduleCost(mine) || eager.kernelProfile.eagerModules.empty())
         return;
-    const auto changes = compareCosts(eager, run).modules;
+    const auto changes = compareCosts(costBreakdown(eager), mine).modules;
     const auto lost = lostModules(changes, kLossShare * eagerMedian, kSlowerModuleRatio);
     if (lost.empty())
         return;

@@ -630,8 +630,10 @@ std::vector<std::string> nodeKernels(const Run& run, const std::string& compileI
 }
 
 CostComparison compareCosts(const Run& a, const Run& b) {
-    const CostBreakdown costA = costBreakdown(a);
-    const CostBreakdown costB = costBreakdown(b);
+    return compareCosts(costBreakdown(a), costBreakdown(b));
+}
+
+CostComparison compareCosts(const CostBreakdown& costA, const CostBreakdown& costB) {
     CostComparison out;
 
     std::vector<std::string> compileIds;

@@ -151,6 +151,8 @@ struct CostComparison {
     std::vector<ModuleChange> modules; // below the model; largest gain first
 };
 CostComparison compareCosts(const Run& a, const Run& b);
+// The same from breakdowns already made (their rows point into the runs).
+CostComparison compareCosts(const CostBreakdown& a, const CostBreakdown& b);
 
 // The breakdown as text (compilescope-cli costs): top kernels, hot lines and
 // the modules' overview.
