@@ -389,6 +389,8 @@ CostBreakdown costBreakdown(const Run& run) {
     out.wrapperNsPerCall = wrapperNs / calls;
     out.eagerNsPerCall = static_cast<double>(profile.eagerNs) / calls;
     out.callNsPerCall = callNs / calls;
+    const double opsNs = compiledNs + wrapperNs + static_cast<double>(profile.eagerNs);
+    out.opsNsPerCall = opsNs / calls;
 
     // Each kernel's time, equally over the nodes it charges, each node to its
     // line and to its module and the module's ancestors.
@@ -488,7 +490,7 @@ CostBreakdown costBreakdown(const Run& run) {
         row.compiledNsPerCall = acc.compiledNs / calls;
         row.compiledShare = compiledNs > 0 ? acc.compiledNs / compiledNs : 0;
         row.eagerNsPerCall = acc.eagerNs / calls;
-        row.eagerShare = callNs > 0 ? acc.eagerNs / callNs : 0;
+        row.eagerShare = opsNs > 0 ? acc.eagerNs / opsNs : 0;
         row.kernels = costliestFirst(std::move(acc.kernels));
         row.nodes = std::move(acc.nodes);
         if (key == noLine)
@@ -759,19 +761,27 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines, size_t 
 
     char line[160];
     out += "profiled window: " + formatCount(cost.calls) + " calls (" + cost.source + ")\n";
-    out += "per call: compiled kernels " + formatDuration(cost.compiledNsPerCall) +
-           ", compiled graphs outside kernels " + formatDuration(cost.wrapperNsPerCall) +
-           ", eager " + formatDuration(cost.eagerNsPerCall) + ", the call " +
-           formatDuration(cost.callNsPerCall) + "\n";
+    out += "per call: ";
+    if (cost.compiledNsPerCall > 0 || cost.wrapperNsPerCall > 0)
+        out += "compiled kernels " + formatDuration(cost.compiledNsPerCall) +
+               ", compiled graphs outside kernels " + formatDuration(cost.wrapperNsPerCall) + ", ";
+    out += "eager ops " + formatDuration(cost.eagerNsPerCall) + "; the call " +
+           formatDuration(cost.callNsPerCall) + " with the Python between its ops\n";
     if (!profile.note.empty())
         out += "note: " + profile.note + "\n";
 
     // A model without submodules: every kernel would read "the model".
     const bool submodules = hasSubmoduleCost(cost);
-    out += "\ntop kernels (share of the compiled kernels' time)\n";
-    std::snprintf(line, sizeof line, "  %7s %11s %8s %-9s %s\n", "share", "per call", "launches",
-                  "kind", "kernel [compile id] lines");
-    out += line;
+    const bool anyKernel = std::any_of(cost.kernels.begin(), cost.kernels.end(),
+                                       [](const KernelCostRow& r) { return r.nsPerCall; });
+    if (anyKernel) {
+        out += "\ntop kernels (share of the compiled kernels' time)\n";
+        std::snprintf(line, sizeof line, "  %7s %11s %8s %-9s %s\n", "share", "per call",
+                      "launches", "kind", "kernel [compile id] lines");
+        out += line;
+    } else {
+        out += "\nno compiled kernel ran in the window: the time below was spent eagerly\n";
+    }
     size_t shown = 0;
     for (const auto& row : cost.kernels) {
         if (!row.nsPerCall || shown == topKernels)
@@ -812,8 +822,9 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines, size_t 
                formatCount(static_cast<double>(unseen)) + ")\n";
 
     out += "\nhot lines (compiled: share of the compiled kernels' time; eager: time outside "
-           "compiled graphs)\n";
-    std::snprintf(line, sizeof line, "  %7s %11s %11s  %s\n", "share", "compiled", "eager", "line");
+           "compiled graphs, share of the call's ops)\n";
+    std::snprintf(line, sizeof line, "  %7s %11s %7s %11s  %s\n", "share", "compiled", "share",
+                  "eager", "line");
     out += line;
     shown = 0;
     for (const auto& row : cost.lines) {
@@ -824,10 +835,12 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines, size_t 
         if (!row.code.empty())
             where += "  " + row.code;
         const bool compiled = row.compiledNsPerCall > 0;
-        std::snprintf(line, sizeof line, "  %7s %11s %11s  ",
+        const bool eager = row.eagerNsPerCall > 0;
+        std::snprintf(line, sizeof line, "  %7s %11s %7s %11s  ",
                       compiled ? percent(row.compiledShare).c_str() : "-",
                       compiled ? formatDuration(row.compiledNsPerCall).c_str() : "-",
-                      row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall).c_str() : "-");
+                      eager ? percent(row.eagerShare).c_str() : "-",
+                      eager ? formatDuration(row.eagerNsPerCall).c_str() : "-");
         out += line + where + "\n";
         if (!row.file.empty())
             ++shown;

@@ -164,11 +164,15 @@ void writeModulesAcross(std::ostream& out,
 void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
     out << "<h3>" << runLabelHtml(r) << ": " << htmlEscape(formatCount(cost.calls))
         << " profiled calls (" << htmlEscape(cost.source) << ")</h3>";
-    out << "<p>Per call: compiled kernels " << htmlEscape(formatDuration(cost.compiledNsPerCall))
-        << " · compiled graphs outside kernels "
-        << htmlEscape(formatDuration(cost.wrapperNsPerCall)) << " · eager "
-        << htmlEscape(formatDuration(cost.eagerNsPerCall)) << " · the call "
-        << htmlEscape(formatDuration(cost.callNsPerCall)) << "</p>";
+    out << "<p>Per call: ";
+    // An eager setting compiles nothing: its zeros would only be noise.
+    if (cost.compiledNsPerCall > 0 || cost.wrapperNsPerCall > 0)
+        out << "compiled kernels " << htmlEscape(formatDuration(cost.compiledNsPerCall))
+            << " · compiled graphs outside kernels "
+            << htmlEscape(formatDuration(cost.wrapperNsPerCall)) << " · ";
+    out << "eager ops " << htmlEscape(formatDuration(cost.eagerNsPerCall)) << " · the call "
+        << htmlEscape(formatDuration(cost.callNsPerCall))
+        << " with the Python between its ops, which the window's line tracer slows</p>";
     if (!r.run->kernelProfile.note.empty())
         out << "<p class=\"note\">" << htmlEscape(r.run->kernelProfile.note) << "</p>";
 
@@ -216,28 +220,54 @@ void writeRun(std::ostream& out, const RunView& r, const CostBreakdown& cost) {
         out << "<p class=\"note\">* a kernel name several graphs share: its time was split "
                "evenly between them.</p>";
 
-    HtmlTable lines({{"line", true},
-                     {"code", true},
-                     {"compiled share", false, "of the compiled kernels' time"},
-                     {"compiled per call", false, "its nodes' share of their kernels' time"},
-                     {"eager per call", false, "time on this line outside compiled graphs"},
-                     {"kernels", true}});
-    shown = 0;
+    // The rows shown, and which kinds of time they have: an eager setting's
+    // lines have no compiled time, a whole-graph compile's no eager time.
+    std::vector<const LineCostRow*> shownLines;
+    size_t withLine = 0;
     for (const auto& row : cost.lines) {
         const bool noLine = row.file.empty();
-        if (!noLine && shown == kTopLines)
+        if (!noLine && withLine == kTopLines)
             continue;
-        if (!noLine)
-            ++shown;
+        withLine += noLine ? 0 : 1;
+        shownLines.push_back(&row);
+    }
+    const bool anyCompiled = std::any_of(shownLines.begin(), shownLines.end(), [](const auto* row) {
+        return row->compiledNsPerCall > 0;
+    });
+    const bool anyEager = std::any_of(shownLines.begin(), shownLines.end(),
+                                      [](const auto* row) { return row->eagerNsPerCall > 0; });
+    std::vector<Column> lineColumns{{"line", true}, {"code", true}};
+    if (anyCompiled) {
+        lineColumns.emplace_back("compiled share", false, "of the compiled kernels' time");
+        lineColumns.emplace_back("compiled per call", false,
+                                 "its nodes' share of their kernels' time");
+    }
+    if (anyEager) {
+        lineColumns.emplace_back("eager share", false,
+                                 "of the call's ops: compiled kernels, graphs and eager ops");
+        lineColumns.emplace_back("eager per call", false,
+                                 "time on this line outside compiled graphs");
+    }
+    if (anyCompiled)
+        lineColumns.emplace_back("kernels", true);
+    HtmlTable lines(std::move(lineColumns));
+    for (const auto* row : shownLines) {
         lines.beginRow();
-        lines.html(noLine ? "<i>no source line</i>" : placeHtml(row.file, row.line));
-        lines.html(row.code.empty() ? ""
-                                    : "<code class=\"src\">" + htmlEscape(row.code) + "</code>");
-        const bool compiled = row.compiledNsPerCall > 0;
-        lines.text(compiled ? percent(row.compiledShare) : "—");
-        lines.text(compiled ? formatDuration(row.compiledNsPerCall) : "—");
-        lines.text(row.eagerNsPerCall > 0 ? formatDuration(row.eagerNsPerCall) : "—");
-        lines.text(firstThree(row.kernels), {}, "names");
+        lines.html(row->file.empty() ? "<i>no source line</i>" : placeHtml(row->file, row->line));
+        lines.html(row->code.empty() ? ""
+                                     : "<code class=\"src\">" + htmlEscape(row->code) + "</code>");
+        const bool compiled = row->compiledNsPerCall > 0;
+        if (anyCompiled) {
+            lines.text(compiled ? percent(row->compiledShare) : "—");
+            lines.text(compiled ? formatDuration(row->compiledNsPerCall) : "—");
+        }
+        const bool eager = row->eagerNsPerCall > 0;
+        if (anyEager) {
+            lines.text(eager ? percent(row->eagerShare) : "—");
+            lines.text(eager ? formatDuration(row->eagerNsPerCall) : "—");
+        }
+        if (anyCompiled)
+            lines.text(firstThree(row->kernels), {}, "names");
     }
     out << "<p><b>Hot lines</b></p>";
     if (lines.rows() == 0)
@@ -256,7 +286,7 @@ void writeCosts(std::ostream& out, const ReportView& view) {
                  "A short profiled window after the measure phase: each kernel's time per call, "
                  "and each source line's share of the compiled kernels' time (a kernel's time "
                  "split equally over its FX nodes, each node to its line; docs/kernel-cost.md), "
-                 "beside the time the line spent uncompiled.");
+                 "beside the time the line spent uncompiled and its share of the call's ops.");
     std::vector<std::pair<const RunView*, CostBreakdown>> withModules;
     for (const auto& r : view.runs) {
         CostBreakdown cost = costBreakdown(*r.run);

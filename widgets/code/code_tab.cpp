@@ -157,7 +157,10 @@ CodeTab::CodeTab(ReportDocument* document, QWidget* parent)
               "its FX nodes, summed per line (docs/kernel-cost.md)"),
            tr("Share of the compiled time per call"),
            tr("Time per call spent on this line outside compiled regions (uncompiled)"),
-           tr("Share of the calls' own time"), tr("The kernels that contain its nodes")},
+           tr("Share of the call's ops: compiled kernels, compiled graphs and eager ops "
+              "(the Python between them left out, which the profiled window's line tracer "
+              "slows)"),
+           tr("The kernels that contain its nodes")},
           this)),
       lineTable_(table(this, "lineCostTable")), compareWith_(new QComboBox(this)),
       compareMessage_(messageLabel(this, "compareMessage")),
@@ -1160,7 +1163,7 @@ void CodeTab::showHot() {
             tip << tr("in %1").arg(names.join(", "));
         }
         if (line.eagerNsPerCall > 0)
-            tip << tr("uncompiled: %1 per call (%2 of the calls' time)")
+            tip << tr("uncompiled: %1 per call (%2 of the call's ops)")
                        .arg(durationText(line.eagerNsPerCall), shareText(line.eagerShare));
         a.tip = tip.join("\n");
         if (!a.compiled.isEmpty() || !a.eager.isEmpty())

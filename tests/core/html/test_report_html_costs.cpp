@@ -85,6 +85,8 @@ TEST(ReportHtmlCosts, TopKernelsAndHotLinesPerProfiledSetting) {
     EXPECT_NE(body.find("<code class=\"src\">y = torch.relu(y)</code>"), std::string::npos);
     EXPECT_NE(body.find("<code class=\"src\">z = x.tolist()</code>"), std::string::npos);
     EXPECT_NE(body.find("40.0 µs"), std::string::npos); // the eager line: 2 ms / 50
+    // Of the call's ops: 2 ms eager of 4 ms kernels, 1 ms graphs and 2 ms eager.
+    EXPECT_NE(body.find("<td>28.6 %</td><td>40.0 µs</td>"), std::string::npos) << body;
     // The node is in the model's own forward: no module column, no modules table.
     EXPECT_EQ(body.find("Hot modules"), std::string::npos);
     EXPECT_EQ(body.find(">module<"), std::string::npos);
@@ -145,6 +147,14 @@ TEST(ReportHtmlCosts, AnEagerWindowSaysSoInsteadOfAnEmptyKernelTable) {
     EXPECT_EQ(body.find("Top kernels"), std::string::npos) << body;
     EXPECT_NE(body.find("No compiled kernel ran in the window"), std::string::npos);
     EXPECT_NE(body.find("<code class=\"src\">z = x.tolist()</code>"), std::string::npos);
+    // Its lines have eager time only: no compiled columns, no kernels; the
+    // share is of the call's ops (2 ms of 2 ms), not of the profiled call (10 ms).
+    const size_t lines = body.find("Hot lines");
+    ASSERT_NE(lines, std::string::npos) << body;
+    EXPECT_EQ(body.find(">compiled share<", lines), std::string::npos) << body;
+    EXPECT_EQ(body.find(">kernels<", lines), std::string::npos) << body;
+    EXPECT_NE(body.find(">eager share<", lines), std::string::npos) << body;
+    EXPECT_NE(body.find("<td>100.0 %</td><td>40.0 µs</td>", lines), std::string::npos) << body;
 }
 
 TEST(ReportHtmlCosts, AnEagerRunsModulesShowTheirEagerTime) {
