@@ -189,7 +189,7 @@ std::vector<std::string> costliestFirst(std::vector<std::pair<std::string, doubl
 // The modules in tree order: the model, then each module followed by its
 // submodules, costliest first.
 std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& modules, double calls,
-                                      double compiledNs, double eagerNs) {
+                                      double compiledNs, double opsNs) {
     std::map<std::string, std::vector<std::string>> children;
     for (const auto& [path, acc] : modules) {
         if (!path.empty())
@@ -216,7 +216,7 @@ std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& mo
         row.selfNsPerCall = acc.selfNs / calls;
         row.kernels = costliestFirst(acc.kernels);
         row.eagerNsPerCall = acc.eagerNs / calls;
-        row.eagerShare = eagerNs > 0 ? acc.eagerNs / eagerNs : 0;
+        row.eagerShare = opsNs > 0 ? acc.eagerNs / opsNs : 0;
         rows.push_back(std::move(row));
         if (const auto found = children.find(path); found != children.end())
             pending.insert(pending.end(), found->second.rbegin(), found->second.rend());
@@ -450,7 +450,7 @@ CostBreakdown costBreakdown(const Run& run) {
         }
     }
     if (!modules.empty())
-        out.modules = moduleRows(modules, calls, compiledNs, static_cast<double>(profile.eagerNs));
+        out.modules = moduleRows(modules, calls, compiledNs, opsNs);
     if (noModule.totalNs > 0) {
         ModuleCostRow row;
         row.attributed = false;
@@ -851,11 +851,12 @@ std::string costText(const Run& run, size_t topKernels, size_t topLines, size_t 
     const auto modules = moduleOverview(cost, topModules);
     if (modules.empty())
         return out;
-    // Eager time by module comes from mode eager only, which compiles nothing.
+    // The share: of the compiled kernels where any ran, else of the eager ops.
     const bool compiled = std::any_of(modules.begin(), modules.end(),
                                       [](const auto* row) { return row->compiledNsPerCall > 0; });
     out += std::string("\nhot modules (submodules included; share of the ") +
-           (compiled ? "compiled kernels' time" : "time outside compiled graphs") + ")\n";
+           (compiled ? "compiled kernels' time" : "call's ops") +
+           "; eager: time outside compiled graphs)\n";
     std::snprintf(line, sizeof line, "  %7s %11s %11s  %s\n", "share", "compiled", "eager",
                   "module");
     out += line;

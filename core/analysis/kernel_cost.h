@@ -54,8 +54,9 @@ struct ModuleCostRow {
     double compiledShare = 0;         // of the compiled total
     double selfNsPerCall = 0;         // its own nodes' only
     std::vector<std::string> kernels; // its and its submodules', costliest first
-    // Mode eager (KernelProfile::eagerModules): the time of the ops that ran
-    // in it and its submodules, and its share of all eager time.
+    // KernelProfile::eagerModules: the time of the ops that ran uncompiled in
+    // it and its submodules (all of them under eager, after a graph break
+    // under a compiled setting), and its share of the call's ops.
     double eagerNsPerCall = 0;
     double eagerShare = 0;
 };

@@ -77,21 +77,25 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
     const auto modules = moduleOverview(cost, kTopModules);
     if (modules.empty())
         return;
-    // Eager time by module comes from mode eager only, which compiles nothing.
+    // An eager setting compiles nothing; a compiled one runs ops eagerly only
+    // after a graph break.
     const bool compiled = std::any_of(modules.begin(), modules.end(),
                                       [](const auto* row) { return row->compiledNsPerCall > 0; });
+    const bool eager = std::any_of(modules.begin(), modules.end(),
+                                   [](const auto* row) { return row->eagerNsPerCall > 0; });
     std::vector<Column> columns{{"module", true, "its path in the model, submodules indented"}};
     if (compiled) {
         columns.emplace_back("compiled share", false,
                              "of the compiled kernels' time, submodules included");
         columns.emplace_back("compiled per call", false, "its nodes' share of their kernels' time");
-        columns.emplace_back("kernels", true, "costliest first");
     } else {
-        columns.emplace_back("eager share", false,
-                             "of the time outside compiled graphs, submodules included");
-        columns.emplace_back("eager per call", false,
-                             "the ops that ran in it, by the innermost module running");
+        columns.emplace_back("eager share", false, "of the call's ops, submodules included");
     }
+    if (eager)
+        columns.emplace_back("eager per call", false,
+                             "the ops that ran in it uncompiled, by the innermost module running");
+    if (compiled)
+        columns.emplace_back("kernels", true, "costliest first");
     HtmlTable table(std::move(columns));
     for (const auto* row : modules) {
         table.beginRow();
@@ -101,8 +105,11 @@ void writeModules(std::ostream& out, const CostBreakdown& cost) {
             table.text(formatDuration(row->eagerNsPerCall));
             continue;
         }
-        table.text(percent(row->compiledShare));
-        table.text(formatDuration(row->compiledNsPerCall));
+        const bool rowCompiled = row->compiledNsPerCall > 0; // else it ran wholly uncompiled
+        table.text(rowCompiled ? percent(row->compiledShare) : "—");
+        table.text(rowCompiled ? formatDuration(row->compiledNsPerCall) : "—");
+        if (eager)
+            table.text(row->eagerNsPerCall > 0 ? formatDuration(row->eagerNsPerCall) : "—");
         std::vector<std::string> names;
         for (const auto& kernel : row->kernels)
             names.push_back(shortKernelName(kernel));

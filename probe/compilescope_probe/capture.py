@@ -98,18 +98,42 @@ def _describe_value(value: Any) -> tuple[Any, Any]:
     return None, None
 
 
-def _module_path(nn_module_stack: Any) -> str | None:
-    """`L['self'].layers[0]` / `L['self']._modules['layers']._modules['0']`
-    → `layers.0` (the innermost module the node came from)."""
+_SOURCE_ROOT_RE = re.compile(r"^(L|G)\[['\"]([^'\"]*)['\"]\]")
+
+
+def _innermost_source(nn_module_stack: Any) -> str | None:
+    """The source of the innermost module a node came from: `L['self'].layers[0]`."""
     if not nn_module_stack:
         return None
     try:
         last = list(nn_module_stack.values())[-1]
-        path = last[0] if isinstance(last, (tuple, list)) else str(last)
+        return last[0] if isinstance(last, (tuple, list)) else str(last)
     except Exception as e:
         fallbacks.missing("node.meta['nn_module_stack'] as a dict of (path, type)", e)
         return None
-    path = re.sub(r"^(?:L|G)\[['\"][^'\"]*['\"]\]", "", path)
+
+
+def _source_root(source: str | None) -> tuple[str, str] | None:
+    """`L['self'].layers[0]` → ("L", "self"): the frame's local or global the
+    module path starts from."""
+    m = _SOURCE_ROOT_RE.match(source or "")
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _joined(prefix: str, path: str | None) -> str | None:
+    """A path below the module at `prefix` ("" the model); None: the model."""
+    full = f"{prefix}.{path}" if prefix and path else (prefix or path)
+    return full or None
+
+
+def _module_path(nn_module_stack: Any) -> str | None:
+    """`L['self'].layers[0]` / `L['self']._modules['layers']._modules['0']`
+    → `layers.0` (the innermost module the node came from), relative to the
+    compiled frame's `self` (or whichever local the source starts from)."""
+    path = _innermost_source(nn_module_stack)
+    if path is None:
+        return None
+    path = _SOURCE_ROOT_RE.sub("", path)
     path = re.sub(r"\._modules\[['\"]([^'\"]*)['\"]\]", r".\1", path)
     path = re.sub(r"\[['\"]([^'\"]*)['\"]\]", r".\1", path)
     path = re.sub(r"\[(\d+)\]", r".\1", path)
@@ -279,11 +303,54 @@ class Capture:
         self._frames: dict[str, tuple[Any, Any, Any]] = {}  # torch's frame id -> code
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
+        self.module_paths: dict[int, str] = {}  # the user's model: id(module) -> path
 
     # -- installation -------------------------------------------------------
     def _user_module(self, path: str | None) -> str | None:
         # Under the keyword wrapper the user's model is its `model` attribute.
         return _without_wrapper(path) if self.wrapper_file else path
+
+    def set_model(self, model: Any) -> None:
+        """The user's nn.Module: a graph of a frame whose `self` is one of its
+        submodules (compiled on its own after a graph break made the caller
+        run it eagerly) names its nodes' modules below that submodule's path."""
+        try:
+            self.module_paths = {id(m): path for path, m in model.named_modules()}
+        except Exception as e:  # not an nn.Module: paths stay relative
+            fallbacks.missing("the model's named_modules()", e)
+            self.module_paths = {}
+
+    def _frame_module(self, tx: Any) -> str | None:
+        """The path of the module the compiled frame's `self` is: the frame's
+        own `self`, else the nearest one running on the live stack (a resume
+        function after a break, called from the module's rewritten frame,
+        keeps no `self` when it no longer uses it). None: not the model's."""
+        if not self.module_paths:
+            return None
+        locals_ = getattr(tx, "f_locals", None) or {}
+        found = self.module_paths.get(id(locals_.get("self")))
+        if found is not None or "self" in locals_:
+            return found
+        frame = sys._getframe(1)
+        while frame is not None:
+            found = self.module_paths.get(id(frame.f_locals.get("self")))
+            if found is not None:
+                return found
+            frame = frame.f_back
+        return None
+
+    def _node_module(self, nn_module_stack: Any, tx: Any, frame_module: str | None) -> str | None:
+        """A node's module as the user's model names it (None: the model)."""
+        relative = _module_path(nn_module_stack)
+        root = _source_root(_innermost_source(nn_module_stack))
+        base = frame_module
+        if root is not None and root != ("L", "self"):
+            # A module held in another local or a global: its own path.
+            names = getattr(tx, "f_locals" if root[0] == "L" else "f_globals", None) or {}
+            base = self.module_paths.get(id(names.get(root[1])))
+        if base is None:
+            return self._user_module(relative)
+        return _joined(base, relative)
 
     def install(self) -> None:
         if self._handlers:
@@ -399,6 +466,7 @@ class Capture:
         reason = getattr(gm, "compile_subgraph_reason", None)
         function = file = None
         line = 0
+        tx = None
         try:
             from torch._dynamo.symbolic_convert import InstructionTranslator
 
@@ -420,6 +488,7 @@ class Capture:
             fs = reason.user_stack[0]
             function, file, line = fs.name, fs.filename, fs.lineno
         nodes = []
+        frame_module = self._frame_module(tx)
         for node in gm.graph.nodes:
             nm = node.meta
             value = nm.get("example_value", nm.get("val"))
@@ -435,7 +504,7 @@ class Capture:
                     "dtype": dtype,
                     "file": fs.filename if fs else None,
                     "line": fs.lineno if fs else None,
-                    "module": self._user_module(_module_path(nm.get("nn_module_stack"))),
+                    "module": self._node_module(nm.get("nn_module_stack"), tx, frame_module),
                     "inputs": [n.name for n in node.all_input_nodes],
                 }
             )

@@ -60,18 +60,32 @@ class LineTracer:
     Dynamo's rewrite of a frame runs its compiled graph and the op it broke on
     under the rewrite's first line, the `def`: those entries wait for the
     frame's next line (or the resume function's first, the break's line) and
-    take it, so an op that broke the graph keeps the line that calls it."""
+    take it, so an op that broke the graph keeps the line that calls it.
 
-    def __init__(self, classifier: FrameClassifier, model_root: str | None = None) -> None:
+    With `model` (the user's nn.Module), it also notes the innermost of the
+    model's modules running, (time, module path), from the frames whose `self`
+    is one of them (its forward, torch's `_call_impl` around it): a module
+    hook would do the same in eager, but changes what Dynamo traces, and the
+    frames are there under every mode, a compiled module's too after a graph
+    break (its rewrite, which runs the break's op, has its `self`)."""
+
+    def __init__(
+        self, classifier: FrameClassifier, model_root: str | None = None, model: Any = None
+    ) -> None:
         self.classifier = classifier
         self.model_root = model_root.rstrip(os.sep) + os.sep if model_root else None
         self.times: list[int] = []
-        self.locs: list[tuple[str, int, str]] = []
+        self.locs: list[tuple[str, int, str] | None] = []  # None: no user line
         self._old: Any = None
         self._traced: dict[str, bool] = {}
         self._rewrites: dict[Any, bool] = {}
         # (entry index, frame) of entries on a rewrite's def line, not yet moved
         self._pending: list[tuple[int, Any]] = []
+        self.paths = {id(m): path for path, m in model.named_modules()} if model is not None else {}
+        self.module_times: list[int] = []
+        self.modules: list[str | None] = []
+        self._module_frames: list[tuple[Any, str]] = []  # innermost last
+        self._takes_self: dict[Any, bool] = {}
 
     def is_traced(self, filename: str) -> bool:
         hit = self._traced.get(filename)
@@ -102,15 +116,53 @@ class LineTracer:
                 self.locs[i] = loc
             self._pending.clear()
 
+    def _module_of(self, frame: Any) -> str | None:
+        """The path of the model's module that is the frame's `self`, if any."""
+        code = frame.f_code
+        takes_self = self._takes_self.get(code)
+        if takes_self is None:
+            takes_self = self._takes_self[code] = (
+                code.co_argcount > 0 and code.co_varnames[0] == "self"
+            )
+        if not takes_self:
+            return None
+        # The trace hook has copied the frame's locals already (CPython's
+        # trampoline does it for every trace call): this reads that dict.
+        return self.paths.get(id(frame.f_locals.get("self")))
+
+    def _note_module(self) -> None:
+        self.module_times.append(time.time_ns())
+        self.modules.append(self._module_frames[-1][1] if self._module_frames else None)
+
+    def _leave_module(self, frame: Any) -> None:
+        if self._module_frames and self._module_frames[-1][0] is frame:
+            self._module_frames.pop()
+            self._note_module()
+
     def _global(self, frame: Any, event: str, arg: Any) -> Any:
-        if event == "call" and self.is_traced(frame.f_code.co_filename):
-            return self._local
-        return None
+        if event != "call":
+            return None
+        traced = self.is_traced(frame.f_code.co_filename)
+        if self.paths:
+            path = self._module_of(frame)
+            if path is not None:
+                self._module_frames.append((frame, path))
+                self._note_module()
+                if not traced:
+                    frame.f_trace_lines = False  # its return only
+                    return self._module_local
+        return self._local if traced else None
+
+    def _module_local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "return":
+            self._leave_module(frame)
+        return self._module_local
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "line":
             self._record(frame)
         elif event == "return":
+            self._leave_module(frame)
             # A rewrite that returns from its def line keeps it: the caller's
             # next line is not where its graph ran.
             if self._pending:  # every return passes here: the list is usually empty
@@ -123,6 +175,12 @@ class LineTracer:
                 back = back.f_back
             if back is not None:
                 self._record(back)
+            else:
+                # Back in torch's code with no user frame under it (a model
+                # that is an nn.Sequential): what runs next has no user line,
+                # not this function's last one.
+                self.times.append(time.time_ns())
+                self.locs.append(None)
         return self._local
 
     def start(self) -> None:
@@ -132,10 +190,17 @@ class LineTracer:
     def stop(self) -> None:
         sys.settrace(self._old)
         self._pending.clear()  # no later line came: they keep the def line
+        self._module_frames.clear()
 
     def at(self, t_ns: int) -> tuple[str, int, str] | None:
         i = bisect.bisect_right(self.times, t_ns) - 1
         return self.locs[i] if i >= 0 else None
+
+    def module_at(self, t_ns: int) -> str | None:
+        """The innermost of the model's modules running at `t_ns`; None
+        outside them all, or without a model."""
+        i = bisect.bisect_right(self.module_times, t_ns) - 1
+        return self.modules[i] if i >= 0 else None
 
 
 class _Ev:
@@ -200,54 +265,6 @@ def _fallback_op(name: str) -> str | None:
     if len(parts) >= 2 and parts[0] == "aten":
         return "aten::" + parts[1]
     return None
-
-
-class ModuleTracker:
-    """The innermost of the model's modules running at each moment, from
-    global forward hooks: (time, module path) at every module's entry and exit,
-    so the eager ops of a model built of containers get the block they ran in,
-    where the line tracer sees only the line that calls the container. Only
-    for a model that runs eagerly: a global hook changes what Dynamo traces."""
-
-    def __init__(self, torch: Any, root: Any) -> None:
-        self.torch = torch
-        self.paths = {id(m): path for path, m in root.named_modules()}
-        self.times: list[int] = []
-        self.modules: list[str | None] = []
-        self._stack: list[str] = []
-        self._handles: list[Any] = []
-
-    def _enter(self, module: Any, *_: Any) -> None:
-        path = self.paths.get(id(module))
-        if path is not None:
-            self._stack.append(path)
-            self._note()
-
-    def _leave(self, module: Any, *_: Any) -> None:
-        if self.paths.get(id(module)) is not None and self._stack:
-            self._stack.pop()
-            self._note()
-
-    def _note(self) -> None:
-        self.times.append(time.time_ns())
-        self.modules.append(self._stack[-1] if self._stack else None)
-
-    def start(self) -> None:
-        hooks = self.torch.nn.modules.module
-        self._handles = [
-            hooks.register_module_forward_pre_hook(self._enter),
-            hooks.register_module_forward_hook(self._leave),
-        ]
-
-    def stop(self) -> None:
-        for handle in self._handles:
-            handle.remove()
-        self._handles = []
-        self._stack.clear()
-
-    def at(self, t_ns: int) -> str | None:
-        i = bisect.bisect_right(self.times, t_ns) - 1
-        return self.modules[i] if i >= 0 else None
 
 
 def _occurrence(seen: dict[str, int], name: str) -> int:
@@ -431,11 +448,11 @@ def run_window(
     code_kernels: Mapping[str, Sequence[dict]],
     cuda: bool = False,
     model_root: str | None = None,
-    eager_model: Any = None,
+    model: Any = None,
 ) -> dict[str, Any]:
     """Profile `calls` calls; the kernel_profile fields (source torch_profiler).
-    `model_root`: see LineTracer. `eager_model`: the user's model when it runs
-    eagerly, whose modules then get their eager time (ModuleTracker)."""
+    `model_root`: see LineTracer. `model`: the user's nn.Module, whose modules
+    then get their eager time (LineTracer)."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
     if not cuda:
@@ -454,17 +471,13 @@ def run_window(
         with record_function(CALL_MARK):
             fn(*inputs)
         sync()
-    tracer = LineTracer(classifier, model_root)
-    modules = (
-        ModuleTracker(torch, eager_model) if isinstance(eager_model, torch.nn.Module) else None
-    )
+    by_module = isinstance(model, torch.nn.Module)
+    tracer = LineTracer(classifier, model_root, model if by_module else None)
     starts: list[int] = []
     ends: list[int] = []
     sync()
     t0 = time.perf_counter_ns()
     with profile(activities=[ProfilerActivity.CPU]) as prof:
-        if modules is not None:
-            modules.start()
         tracer.start()
         try:
             for _ in range(calls):
@@ -475,8 +488,6 @@ def run_window(
             sync()
         finally:
             tracer.stop()
-            if modules is not None:
-                modules.stop()
     window_ns = time.perf_counter_ns() - t0
     rows = []
     marks = []
@@ -496,10 +507,10 @@ def run_window(
         return tracer.at(t + offset)
 
     def locate_module(t: int) -> str | None:
-        if offset is None or modules is None:
+        if offset is None:
             return None
-        return modules.at(t + offset)
+        return tracer.module_at(t + offset)
 
-    fields = analyse(rows, code_kernels, locate, locate_module if modules is not None else None)
+    fields = analyse(rows, code_kernels, locate, locate_module if by_module else None)
     fields.update(source="torch_profiler", calls=calls, window_ns=window_ns)
     return fields

@@ -615,6 +615,7 @@ class Probe:
             list(keyword_names) if wrapped else _input_names(model),
             wrapper_file=loader.__file__ if wrapped else None,
         )
+        self.capture.set_model(_users_model(model))
         self.capture.install()
         if s.backend == "inductor":
             from .generated_code import CodeCapture, configure
@@ -909,8 +910,7 @@ class Probe:
                     code_kernels,
                     cuda=cuda,
                     model_root=_library_model_root(model, self.classifier),
-                    # Global module hooks change what Dynamo traces: eager only.
-                    eager_model=None if self.s.compiled else _users_model(model),
+                    model=_users_model(model),
                 )
             except Exception as e:  # the window only adds; the run stands without it
                 self.log(

@@ -129,7 +129,8 @@ def test_kernel_profile_after_measure(item_run):
     # --profile-calls 50, but never more calls than were measured (--iters 3)
     assert kp["source"] == "torch_profiler" and kp["calls"] == 3 and kp["note"] == ""
     assert kp["window_ns"] >= kp["call_ns"] > 0
-    assert "eager_modules" not in kp  # no global module hooks around compiled code
+    # The .item() it broke on ran eagerly in the model's own forward.
+    assert {e["module"] for e in kp["eager_modules"]} <= {""}, kp["eager_modules"]
     code = {
         (c["compile_id"], k["name"]) for c in item_run.of("inductor_code") for k in c["kernels"]
     }
@@ -181,11 +182,30 @@ def test_eager_mode_profiles_eager_lines(eager_run):
     lines = {e["line"] for e in kp["eager"] if _same_file(e["file"], model)}
     assert {20, 21, 22} <= lines, kp["eager"]
     assert kp["eager_ns"] >= sum(e["ns"] for e in kp["eager"]) > 0
-    # Its two linears' time by module, from global forward hooks (eager only).
+    # Its two linears' time by module, from the frames whose self they are.
     modules = {e["module"]: e["ns"] for e in kp["eager_modules"]}
     assert {"encoder", "decoder"} <= set(modules), kp["eager_modules"]
     assert all(ns > 0 for ns in modules.values())
     assert sum(modules.values()) <= kp["eager_ns"]
+
+
+def test_a_break_in_a_submodule_keeps_its_path_and_its_eager_time():
+    # blocks.1 breaks its graph: the root's graph breaks at the call to
+    # blocks, whose forward (torch's nn.Sequential) then runs eagerly, and
+    # Dynamo compiles blocks.1's forward as a frame of its own.
+    run = run_probe(fixture_model("submodule_break"), "--warmup", "2", "--iters", "3")
+    assert run.events[-1]["status"] == "ok", run.describe()
+    modules = {n["module"] for g in run.of("graph") for n in g["nodes"] if n["op"] != "placeholder"}
+    # Its graphs' nodes by the model's paths, not relative to blocks.1.
+    assert {"blocks.1.fc", "blocks.1", "head"} <= modules, modules
+    assert "fc" not in modules
+    kp = run.one("kernel_profile")
+    eager = {e["module"]: e["ns"] for e in kp["eager_modules"]}
+    # The op it broke on ran eagerly in blocks.1 (no global module hook: the
+    # modules come from the frames).
+    assert eager.get("blocks.1", 0) > 0, kp["eager_modules"]
+    assert set(eager) <= {"", "blocks", "blocks.0", "blocks.1", "blocks.2", "head"}
+    assert sum(eager.values()) <= kp["eager_ns"]
 
 
 def test_a_library_models_eager_time_has_the_librarys_lines():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from compilescope_probe import cupti_records, generated_code, kernel_profile
 from compilescope_probe.cupti_records import FLAG_PHASE_END, KERNEL, PHASE, Record
@@ -291,29 +292,107 @@ def test_analyse_gives_an_op_the_module_running_at_its_midpoint():
         {"module": "", "ns": 200},
     ]
     assert fields["eager_ns"] == 1_700  # the op in no module counts here only
-    # Without a module locator (a compiled setting) there is no such field.
+    # Without a module locator (a model that is no nn.Module) there is no such field.
     assert "eager_modules" not in kernel_profile.analyse(rows, {}, None)
 
 
-def test_module_tracker_names_the_innermost_module_and_removes_its_hooks():
+class _NoUserFiles:
+    def is_user(self, filename: str) -> bool:
+        return False
+
+
+def test_line_tracer_names_the_innermost_module_from_its_frames():
+    import sys
+
     import torch
 
-    model = torch.nn.Sequential(
-        torch.nn.Linear(4, 4), torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Linear(4, 2))
-    )
-    tracker = kernel_profile.ModuleTracker(torch, model)
-    tracker.start()
+    seen: list[tuple[str, int]] = []
+
+    class Probe(torch.nn.Module):
+        """Notes the time inside its forward, as an op there would run."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+        def forward(self, x):
+            seen.append((self.name, time.time_ns()))
+            return x
+
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = Probe("inner")
+
+        def forward(self, x):
+            x = self.inner(x)
+            seen.append(("block", time.time_ns()))  # back in the block
+            return x
+
+    model = torch.nn.Sequential(Probe("first"), Block())
+    tracer = kernel_profile.LineTracer(_NoUserFiles(), model=model)
+    before = sys.gettrace()
+    tracer.start()
     try:
-        model(torch.randn(3, 4))
+        model(torch.randn(2))
     finally:
-        tracker.stop()
-    assert tracker.modules == ["", "0", "", "1", "1.0", "1", "1.1", "1", "", None]
-    assert tracker.times == sorted(tracker.times)
-    assert tracker.at(tracker.times[4]) == "1.0"
-    assert tracker.at(tracker.times[0] - 1) is None
-    # The hooks are gone: the next call notes nothing.
-    model(torch.randn(3, 4))
-    assert len(tracker.modules) == 10
+        tracer.stop()
+    assert sys.gettrace() is before
+    assert [(name, tracer.module_at(t)) for name, t in seen] == [
+        ("first", "0"),
+        ("inner", "1.inner"),
+        ("block", "1"),
+    ]
+    assert tracer.module_times == sorted(tracer.module_times)
+    assert tracer.modules[-1] is None  # after the model returned
+    assert tracer.module_at(tracer.module_times[0] - 1) is None
+    # Stopped, it notes nothing more.
+    noted = len(tracer.modules)
+    model(torch.randn(2))
+    assert len(tracer.modules) == noted
+    # Without a model it notes no module.
+    plain = kernel_profile.LineTracer(_NoUserFiles())
+    plain.start()
+    try:
+        model(torch.randn(2))
+    finally:
+        plain.stop()
+    assert plain.modules == [] and plain.module_at(time.time_ns()) is None
+
+
+class _OneFile:
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path)
+
+    def is_user(self, filename: str) -> bool:
+        return os.path.realpath(filename) == self.path
+
+
+def test_line_tracer_forgets_the_line_of_a_function_that_returned_into_torch(tmp_path):
+    # A model that is torch's nn.Sequential: after the user's module returns,
+    # the Linear runs with no user frame below it; its ops are no line's.
+    import importlib.util
+
+    import torch
+
+    source = tmp_path / "mine.py"
+    source.write_text(
+        "import torch\n\n\nclass Mine(torch.nn.Module):\n    def forward(self, x):\n"
+        "        return x * 2\n"
+    )
+    spec = importlib.util.spec_from_file_location("mine", source)
+    mine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mine)
+    model = torch.nn.Sequential(mine.Mine(), torch.nn.Linear(2, 2))
+    tracer = kernel_profile.LineTracer(_OneFile(str(source)))
+    tracer.start()
+    try:
+        model(torch.randn(2))
+    finally:
+        tracer.stop()
+    assert [loc[1] for loc in tracer.locs[:-1]] == [6], tracer.locs
+    assert tracer.locs[-1] is None
+    assert tracer.at(time.time_ns()) is None
 
 
 def test_clock_offset_is_the_mean_of_both_edges():

@@ -27,6 +27,65 @@ def test_module_path(raw, expected):
     assert capture._module_path({"k": (raw, object)}) == expected
 
 
+class _Tree:
+    """named_modules() of a model: the root, blocks, blocks.1, blocks.1.fc."""
+
+    def __init__(self) -> None:
+        self.blocks, self.scaled, self.fc, self.head = object(), object(), object(), object()
+
+    def named_modules(self):
+        return [
+            ("", self),
+            ("blocks", self.blocks),
+            ("blocks.1", self.scaled),
+            ("blocks.1.fc", self.fc),
+            ("head", self.head),
+        ]
+
+
+class _Tx:
+    def __init__(self, f_locals: dict, f_globals: dict | None = None) -> None:
+        self.f_locals = f_locals
+        self.f_globals = f_globals or {}
+
+
+def test_a_submodules_own_frame_names_its_nodes_below_its_path():
+    # A break in blocks.1 runs it eagerly from its caller, so Dynamo compiles
+    # its forward as a frame of its own: the node sources start at its self.
+    model = _Tree()
+    c = capture.Capture(lambda *_: None, None)
+    c.set_model(model)
+    tx = _Tx({"self": model.scaled, "x": 1})
+    frame = c._frame_module(tx)
+    assert frame == "blocks.1"
+    assert c._node_module({"k": ("L['self'].fc", object)}, tx, frame) == "blocks.1.fc"
+    assert c._node_module({}, tx, frame) == "blocks.1"  # its own forward's op
+    # The root's frame: paths as they were.
+    root = _Tx({"self": model})
+    assert c._frame_module(root) == ""
+    assert c._node_module({"k": ("L['self'].head", object)}, root, "") == "head"
+    assert c._node_module({}, root, "") is None
+    # A module held in another local names its own path.
+    tx = _Tx({"self": model, "block": model.scaled})
+    assert c._node_module({"k": ("L['block'].fc", object)}, tx, "") == "blocks.1.fc"
+    # A self that is not the model's (the keyword wrapper): relative, as before.
+    wrapper = _Tx({"self": object()})
+    assert c._frame_module(wrapper) is None
+    assert c._node_module({"k": ("L['self'].fc", object)}, wrapper, None) == "fc"
+
+
+def test_a_resume_function_without_self_takes_the_module_running_it():
+    model = _Tree()
+    c = capture.Capture(lambda *_: None, None)
+    c.set_model(model)
+
+    def running_forward(self):  # the module's rewritten frame, on the live stack
+        return c._frame_module(_Tx({"h": 1}))
+
+    assert running_forward(model.scaled) == "blocks.1"
+    assert running_forward(object()) is None
+
+
 def test_explanation_and_hints_come_from_the_break_itself():
     reason = (
         "Failed to trace builtin operator\n"

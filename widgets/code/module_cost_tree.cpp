@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -51,8 +52,8 @@ void setNumber(QTreeWidgetItem* item, int column, const QString& text, double va
 ModuleCostTree::ModuleCostTree(QWidget* parent) : QTreeWidget(parent) {
     setObjectName("moduleCostTree");
     setColumnCount(ColumnCount);
-    setHeaderLabels(
-        {tr("module"), tr("compiled/call"), tr("share"), tr("self/call"), tr("kernels")});
+    setHeaderLabels({tr("module"), tr("compiled/call"), tr("share"), tr("self/call"),
+                     tr("eager/call"), tr("kernels")});
     auto* head = headerItem();
     head->setToolTip(Module, tr("The module's attribute name; its full path in the tooltip"));
     head->setToolTip(Compiled, tr("Its nodes' and its submodules' part of the kernels' time per "
@@ -60,6 +61,8 @@ ModuleCostTree::ModuleCostTree(QWidget* parent) : QTreeWidget(parent) {
                                   "(docs/kernel-cost.md)"));
     head->setToolTip(Share, tr("Share of the compiled (kernel) time per call"));
     head->setToolTip(Self, tr("Its own nodes' part, without its submodules"));
+    head->setToolTip(Eager, tr("Time per call its ops and its submodules' ran outside compiled "
+                               "graphs (uncompiled), by the innermost module running"));
     head->setToolTip(Kernels, tr("The kernels its nodes went into, costliest first"));
     setAlternatingRowColors(true);
     setUniformRowHeights(true);
@@ -114,6 +117,8 @@ void ModuleCostTree::setModules(const std::vector<core::ModuleCostRow>& modules)
         setNumber(item, Share, shareText(row.compiledShare), row.compiledShare);
         setNumber(item, Self, row.selfNsPerCall > 0 ? durationText(row.selfNsPerCall) : "—",
                   row.selfNsPerCall);
+        setNumber(item, Eager, row.eagerNsPerCall > 0 ? durationText(row.eagerNsPerCall) : "—",
+                  row.eagerNsPerCall);
         QStringList kernels;
         for (const auto& kernel : row.kernels)
             kernels << QString::fromStdString(core::shortKernelName(kernel));
@@ -123,6 +128,9 @@ void ModuleCostTree::setModules(const std::vector<core::ModuleCostRow>& modules)
         const bool open = sameRun ? expanded[key] : row.depth < kOpenDepth;
         item->setExpanded(open);
     }
+    // A whole-graph compile runs nothing eagerly: the column would be all dashes.
+    setColumnHidden(Eager, std::none_of(modules.begin(), modules.end(),
+                                        [](const auto& row) { return row.eagerNsPerCall > 0; }));
     for (int c = 0; c < Kernels; ++c)
         resizeColumnToContents(c);
     refilling_ = false;

@@ -1,5 +1,6 @@
 // The Code tab's Modules view: the model's nn.Module tree with each module's
-// share of the compiled kernels' time (core::CostBreakdown::modules). A model
+// share of the compiled kernels' time (core::CostBreakdown::modules), and the
+// time its ops ran uncompiled, after a graph break, where there was any. A model
 // built of containers spends most of its time on the one line that calls one;
 // its modules still tell the layers apart.
 #pragma once
@@ -15,7 +16,7 @@ namespace cs::widgets {
 class ModuleCostTree : public QTreeWidget {
     Q_OBJECT
   public:
-    enum Column { Module, Compiled, Share, Self, Kernels, ColumnCount };
+    enum Column { Module, Compiled, Share, Self, Eager, Kernels, ColumnCount };
 
     explicit ModuleCostTree(QWidget* parent = nullptr);
     // Refills the tree, keeping which modules the user expanded or collapsed

@@ -173,6 +173,29 @@ TEST(ReportHtmlCosts, AnEagerRunsModulesShowTheirEagerTime) {
     EXPECT_NE(body.find("30.0 µs", modules), std::string::npos) << body; // 1.5 ms / 50 calls
 }
 
+// A compiled setting's modules that ran ops uncompiled, after a graph break:
+// their eager time beside the compiled; one that compiled nothing reads "—".
+TEST(ReportHtmlCosts, ACompiledRunsModulesShowWhatRanUncompiled) {
+    Report report;
+    cs::core::Run run = profiled("default", "y = torch.relu(y)", "cpp_fused_relu_0");
+    run.graphs[0].nodes[0].module = "blocks.1";
+    run.kernelProfile.eagerModules = {{"blocks.0", 1'500'000}, {"blocks.1", 500'000}};
+    report.runs.push_back(run);
+    const std::string body = costsSection(report);
+    const size_t modules = body.find("Hot modules");
+    ASSERT_NE(modules, std::string::npos) << body;
+    EXPECT_NE(body.find(">compiled share<", modules), std::string::npos) << body;
+    EXPECT_NE(body.find(">eager per call<", modules), std::string::npos) << body;
+    const size_t zero = body.find("<code>blocks.0</code>", modules);
+    ASSERT_NE(zero, std::string::npos) << body;
+    const std::string cells = body.substr(zero, body.find("</tr>", zero) - zero);
+    EXPECT_NE(cells.find("<td>—</td><td>—</td><td>30.0 µs</td>"), std::string::npos) << cells;
+    const size_t one = body.find("<code>blocks.1</code>", modules);
+    ASSERT_NE(one, std::string::npos) << body;
+    EXPECT_NE(body.substr(one, body.find("</tr>", one) - one).find("<td>10.0 µs</td>"),
+              std::string::npos);
+}
+
 TEST(ReportHtmlCosts, ModulesAcrossSettingsPutEachBlocksTimeSideBySide) {
     Report report;
     cs::core::Run eager = eagerRun();

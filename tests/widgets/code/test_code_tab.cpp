@@ -504,9 +504,29 @@ class CodeTabTest : public QObject {
         QCOMPARE(encoder->child(0)->toolTip(0), QString("encoder.act"));
         QCOMPARE(encoder->child(1)->text(widgets::ModuleCostTree::Self), QString("30.0 µs"));
         QCOMPARE(encoder->child(1)->text(widgets::ModuleCostTree::Kernels), QString(kAddmmShown));
+        QVERIFY(tree->isColumnHidden(widgets::ModuleCostTree::Eager)); // nothing ran eagerly
+
+        // Ops that ran uncompiled in a module (after a graph break) show
+        // beside its compiled time: 200 µs over 10 calls in encoder.act.
+        {
+            core::Report broken = withModules;
+            broken.runs[1].kernelProfile.eagerModules = {{"encoder.act", 200'000}};
+            window.document()->showReport(broken);
+            window.document()->selectRun(1);
+            QTRY_VERIFY(!tree->isColumnHidden(widgets::ModuleCostTree::Eager));
+            QTreeWidgetItem* act = tree->topLevelItem(0)->child(0)->child(0);
+            QCOMPARE(act->text(0), QString("act"));
+            QCOMPARE(act->text(widgets::ModuleCostTree::Eager), QString("20.0 µs"));
+            QCOMPARE(
+                tree->topLevelItem(0)->child(0)->child(1)->text(widgets::ModuleCostTree::Eager),
+                QString("—"));
+            window.document()->showReport(withModules);
+            window.document()->selectRun(1);
+            QTRY_VERIFY(tree->isColumnHidden(widgets::ModuleCostTree::Eager));
+        }
 
         // A refresh of the same run keeps what the user closed.
-        encoder->setExpanded(false);
+        tree->topLevelItem(0)->child(0)->setExpanded(false); // encoder, refilled above
         window.document()->showReport(withModules);
         window.document()->selectRun(1);
         QTRY_VERIFY(tree->topLevelItemCount() == 1 && tree->topLevelItem(0)->childCount() == 1);
