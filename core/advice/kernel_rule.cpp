@@ -6,6 +6,7 @@
 // numbers and the line.
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -391,6 +392,127 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
     }
 }
 
+std::string parentPath(const std::string& path) {
+    const size_t dot = path.rfind('.');
+    return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+
+// Whether a graph has a node in the module at `path` or below it ("" the model).
+bool graphInModule(const Graph* graph, const std::string& path) {
+    if (!graph)
+        return false;
+    return std::any_of(graph->nodes.begin(), graph->nodes.end(), [&](const GraphNode& node) {
+        return path.empty() || node.module == path || node.module.rfind(path + ".", 0) == 0;
+    });
+}
+
+// Modules that ran wholly uncompiled in a compiled setting, none of their ops
+// in a graph: a graph break under torch's own nn.Sequential, or in a loop,
+// makes Dynamo run the frame around it eagerly, and with it modules in which
+// nothing breaks (a break in blocks.1 leaves blocks.0 and blocks.2 eager).
+void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
+                       std::vector<Finding>& out) {
+    if (cost.opsNsPerCall <= 0 || run.graphBreaks.empty() || run.graphs.empty() ||
+        run.setting.backend != "inductor")
+        return;
+    std::set<std::string> wholly;            // uncompiled modules, their submodules too
+    std::vector<const ModuleCostRow*> named; // the outermost of them
+    double eagerNs = 0;
+    for (const auto& row : cost.modules) { // tree order: a parent before its children
+        if (!row.attributed || row.path.empty() || row.compiledNsPerCall > 0 ||
+            row.eagerNsPerCall <= 0)
+            continue;
+        const bool underOne = wholly.count(parentPath(row.path)) > 0;
+        wholly.insert(row.path);
+        if (underOne)
+            continue;
+        named.push_back(&row);
+        eagerNs += row.eagerNsPerCall;
+    }
+    if (named.empty() || eagerNs < kUncompiledShare * cost.opsNsPerCall)
+        return;
+    std::stable_sort(named.begin(), named.end(), [](const auto* a, const auto* b) {
+        return a->eagerNsPerCall > b->eagerNsPerCall;
+    });
+
+    // The breaks they follow: those whose graphs hold nodes of the nearest
+    // module above them that did compile (blocks, holding blocks.1).
+    std::set<std::string> compiledAbove;
+    for (const auto* row : named) {
+        std::string up = parentPath(row->path);
+        while (!up.empty() && wholly.count(up) > 0)
+            up = parentPath(up);
+        compiledAbove.insert(up);
+    }
+    std::vector<size_t> breaks;
+    for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
+        const GraphBreak& gb = run.graphBreaks[b];
+        const Graph* before = graphAt(run, gb.graphBefore);
+        const Graph* after = graphAt(run, gb.graphAfter);
+        if (std::any_of(compiledAbove.begin(), compiledAbove.end(), [&](const std::string& path) {
+                return graphInModule(before, path) || graphInModule(after, path);
+            }))
+            breaks.push_back(b);
+    }
+    if (breaks.empty()) // their graphs hold no module paths: all breaks are candidates
+        for (size_t b = 0; b < run.graphBreaks.size(); ++b)
+            breaks.push_back(b);
+
+    const std::string label = run.setting.label();
+    std::vector<std::string> names;
+    std::vector<std::string> times;
+    for (size_t i = 0; i < named.size(); ++i) {
+        if (i == 3) {
+            names.push_back(
+                plural(static_cast<long long>(named.size() - 3), "more module", "more modules"));
+            times.push_back(names.back());
+            break;
+        }
+        names.push_back(moduleName(named[i]->path));
+        times.push_back(names.back() + " " + formatDuration(named[i]->eagerNsPerCall));
+    }
+    const double share = eagerNs / cost.opsNsPerCall;
+    Finding f = codeFinding("kernel.uncompiled_modules", Severity::Warning, index, label);
+    f.title = label + ": " + joinWords(names) + (named.size() == 1 ? " runs" : " run") +
+              " uncompiled, " + percent(share) + " of the call";
+    f.evidence.push_back(joinWords(times) +
+                         " per call ran outside every compiled graph, none "
+                         "of " +
+                         (named.size() == 1 ? "its" : "their") + " ops compiled: " +
+                         percent(share) + " of the " + formatDuration(cost.opsNsPerCall) +
+                         " the call's ops took " + windowText(cost) + " (Code tab, Modules)");
+    const GraphBreak& first = run.graphBreaks[breaks.front()];
+    const SourceFrame* at = first.location();
+    if (at) {
+        const std::string type = first.rootType();
+        f.evidence.push_back(
+            "the graph break before them: " + shortLocation(at->file, at->line) +
+            (type.empty() ? "" : " (" + type + ")") +
+            (breaks.size() > 1
+                 ? ", and " + plural(static_cast<long long>(breaks.size() - 1), "more", "more")
+                 : std::string()) +
+            " (Breaks tab)");
+        f.file = at->file;
+        f.line = at->line;
+        f.code = at->code;
+        f.graphBreak = static_cast<int>(breaks.front());
+    }
+    const std::string access = pythonAccess(named.front()->path);
+    f.remedy = "Nothing in " + std::string(named.size() == 1 ? "this module" : "these modules") +
+               " breaks the graph: the break " +
+               (at ? "at " + shortLocation(at->file, at->line) + " " : std::string()) +
+               "makes Dynamo run the frame that calls " + (named.size() == 1 ? "it" : "them") +
+               " eagerly (torch runs its own containers, such as nn.Sequential, uncompiled once "
+               "a graph ends inside them, and a frame whose break lies in a loop runs "
+               "uncompiled whole). Removing that break (see its finding) compiles " +
+               (named.size() == 1 ? "it" : "them") + " with the rest; until then, compile " +
+               (named.size() == 1 ? "it on its own" : "them one by one") +
+               " where the model is built (" + access +
+               ".compile(), nn.Module.compile), which holds wherever they are called from.";
+    f.confidence = 0.7;
+    out.push_back(std::move(f));
+}
+
 } // namespace
 
 void kernelRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -405,8 +527,10 @@ void kernelRule(const AdviceInput& input, std::vector<Finding>& out) {
             dominant(run, index, cost, out);
             fallback(run, index, cost, out);
         }
-        if (run.setting.mode != "eager")
+        if (run.setting.mode != "eager") {
             uncompiledLines(run, index, cost, out);
+            uncompiledModules(run, index, cost, out);
+        }
     }
 }
 

@@ -153,23 +153,6 @@ bool reportHasMode(const Report& report, const std::string& mode) {
     });
 }
 
-// "features.0.block" → "model.features[0].block": a module path as Python
-// reaches it (an nn.Sequential's or nn.ModuleList's children by index).
-std::string pythonAccess(const std::string& path) {
-    std::string out = "model";
-    size_t from = 0;
-    while (from <= path.size()) {
-        const size_t dot = std::min(path.find('.', from), path.size());
-        const std::string part = path.substr(from, dot - from);
-        const bool index =
-            !part.empty() && std::all_of(part.begin(), part.end(),
-                                         [](unsigned char c) { return std::isdigit(c) != 0; });
-        out += index ? "[" + part + "]" : "." + part;
-        from = dot + 1;
-    }
-    return out;
-}
-
 // The costliest source line among a module's nodes (or its submodules'), to
 // place the finding where the user can open it; null when none has a line.
 const LineCostRow* lineOfModule(const Run& run, const CostBreakdown& cost,

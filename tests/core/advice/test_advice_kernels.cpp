@@ -288,6 +288,62 @@ TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
     EXPECT_TRUE(anyEvidence(f, "graph break at model.py:29"));
 }
 
+// A break in blocks.1 under torch's nn.Sequential: the Sequential runs
+// eagerly, and with it blocks.0 and blocks.2, in which nothing breaks.
+Run siblingsOfABreak() {
+    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
+    run.graphs[0].nodes[0].module = "blocks.1.fc";
+    run.graphs[0].nodes[1].module = "blocks.1";
+    run.graphs[0].nodes[2].module = "head";
+    run.graphBreaks.push_back(
+        makeBreak("Unsupported Tensor.item() call", "item", kFile, 17, "peak = h.max().item()"));
+    run.kernelProfile.eagerModules = {
+        {"blocks.0", 100'000}, {"blocks.0.inner", 200'000}, {"blocks.2", 100'000}};
+    run.kernelProfile.eagerNs = 400'000;
+    return run;
+}
+
+TEST(KernelRule, ModulesThatRanWhollyUncompiledAfterABreak) {
+    const cs::core::Run run = siblingsOfABreak();
+    const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_modules");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    // Kernels 50 µs and eager 40 µs a call: blocks.0 and blocks.2 are 44% of
+    // the ops; blocks.0.inner is counted in blocks.0, blocks.1 compiled.
+    EXPECT_EQ(f.title, "default: blocks.0 and blocks.2 run uncompiled, 44% of the call");
+    EXPECT_TRUE(anyEvidence(f, "blocks.0 30.0 µs and blocks.2 10.0 µs per call ran outside every "
+                               "compiled graph"))
+        << f.evidence.front();
+    EXPECT_TRUE(anyEvidence(f, "the graph break before them: model.py:17"));
+    EXPECT_EQ(f.line, 17);
+    EXPECT_EQ(f.graphBreak, 0);
+    EXPECT_EQ(f.tab, EvidenceTab::Code);
+    EXPECT_NE(f.remedy.find("(model.blocks[0].compile(), nn.Module.compile)"), std::string::npos)
+        << f.remedy;
+
+    // A model that is an nn.Sequential: its children by index, as Python has them.
+    cs::core::Run sequential = siblingsOfABreak();
+    sequential.kernelProfile.eagerModules = {{"0", 300'000}, {"2", 100'000}};
+    const auto inSequential = withRule(advise(reportOf({sequential})), "kernel.uncompiled_modules");
+    ASSERT_EQ(inSequential.size(), 1U);
+    EXPECT_EQ(inSequential[0].title,
+              "default: model[0] and model[2] run uncompiled, 44% of the call");
+
+    // A few percent of the call is not worth a finding.
+    cs::core::Run small = siblingsOfABreak();
+    small.kernelProfile.eagerModules = {{"blocks.0", 30'000}};
+    small.kernelProfile.eagerNs = 30'000;
+    EXPECT_TRUE(withRule(advise(reportOf({small})), "kernel.uncompiled_modules").empty());
+    // Eager mode runs every module uncompiled: no finding.
+    cs::core::Run eager = siblingsOfABreak();
+    eager.setting.mode = "eager";
+    EXPECT_TRUE(withRule(advise(reportOf({eager})), "kernel.uncompiled_modules").empty());
+    // Without a graph break nothing made them run eagerly that the rule can name.
+    cs::core::Run whole = siblingsOfABreak();
+    whole.graphBreaks.clear();
+    EXPECT_TRUE(withRule(advise(reportOf({whole})), "kernel.uncompiled_modules").empty());
+}
+
 // torchvision's nms under SSD: the eager line is the op that breaks the graph,
 // which is its own kernel in or out of a graph, so removing the break is not
 // offered as what saves its time.
