@@ -112,6 +112,18 @@ STREAMS = {
         "--iters",
         "3",
     ],
+    # A break inside an nn.Sequential: the whole forward runs eagerly but the
+    # breaking block (kernel.uncompiled_modules); compiled by Inductor, profiled.
+    "advice_sequential_break": [
+        MODELS / "sequential_break.py",
+        "--warmup",
+        "3",
+        "--iters",
+        "10",
+        "--profile-calls",
+        "10",
+        "--no-code",
+    ],
     # An int attribute counting calls: recompile.value up to the limit.
     "advice_value_recompiles": [
         FIXTURES / "counting_attribute.py",

@@ -344,6 +344,24 @@ TEST(KernelRule, ModulesThatRanWhollyUncompiledAfterABreak) {
     EXPECT_TRUE(withRule(advise(reportOf({whole})), "kernel.uncompiled_modules").empty());
 }
 
+// The gallery's sequential_break.py, recorded (torch 2.15, CPU, Inductor):
+// an nn.Sequential whose forward holds the break in its loop runs eagerly
+// but the breaking block model[6].
+TEST(KernelRule, RealSequentialBreakLeavesItsLayersUncompiled) {
+    Setting setting; // default, inductor
+    const cs::core::Run run = fixtureRun("advice_sequential_break.jsonl", setting);
+    ASSERT_EQ(run.status, RunStatus::Ok);
+    const auto found = withRule(advise(reportOf({run}), {}), "kernel.uncompiled_modules");
+    ASSERT_EQ(found.size(), 1u);
+    const Finding& f = found.front();
+    EXPECT_NE(f.title.find("and 10 more modules run uncompiled"), std::string::npos) << f.title;
+    EXPECT_NE(f.title.find("model[0]"), std::string::npos) << f.title;
+    EXPECT_EQ(f.title.find("model[6]"), std::string::npos) << f.title; // it compiled
+    EXPECT_EQ(f.line, 17);
+    EXPECT_NE(f.file.find("sequential_break.py"), std::string::npos);
+    EXPECT_TRUE(anyEvidence(f, "the graph break before them: sequential_break.py:17"));
+}
+
 // torchvision's nms under SSD: the eager line is the op that breaks the graph,
 // which is its own kernel in or out of a graph, so removing the break is not
 // offered as what saves its time.
