@@ -59,8 +59,9 @@ std::string modulesOf(const CostBreakdown& cost, const std::string& kernel, size
         if (row.name != kernel)
             continue;
         for (const auto& path : row.modules) {
-            if (!path.empty() && std::find(paths.begin(), paths.end(), path) == paths.end())
-                paths.push_back(path);
+            if (!path.empty() &&
+                std::find(paths.begin(), paths.end(), moduleName(path)) == paths.end())
+                paths.push_back(moduleName(path));
         }
     }
     if (paths.empty())

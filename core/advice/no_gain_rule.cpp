@@ -89,7 +89,7 @@ std::vector<const ModuleChange*> lostModules(const std::vector<ModuleChange>& ch
 
 // "layer4.0.conv2 1.39 ms → 4.06 ms"
 std::string lossText(const ModuleChange& module) {
-    return module.path + " " + formatDuration(module.nsPerCallA) + " → " +
+    return moduleName(module.path) + " " + formatDuration(module.nsPerCallA) + " → " +
            formatDuration(module.nsPerCallB);
 }
 
@@ -188,7 +188,7 @@ void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, do
     Finding f;
     f.rule = "perf.slower_module";
     f.severity = Severity::Info;
-    f.title = label + ": " + worst.path + " runs slower compiled than eager (" +
+    f.title = label + ": " + moduleName(worst.path) + " runs slower compiled than eager (" +
               formatDuration(worst.nsPerCallA) + " → " + formatDuration(worst.nsPerCallB) +
               " per call)";
     f.tab = EvidenceTab::Code;
@@ -217,8 +217,9 @@ void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, do
     f.evidence.push_back(label + " is still " + formatRatio(row.speedup->value) +
                          " faster than eager over the whole call");
     const std::string access = pythonAccess(worst.path);
-    f.remedy = "Leave " + worst.path + " eager and compile the rest: wrap its forward in " +
-               "torch.compiler.disable (" + access + ".forward = torch.compiler.disable(" + access +
+    f.remedy = "Leave " + moduleName(worst.path) +
+               " eager and compile the rest: wrap its forward in " + "torch.compiler.disable (" +
+               access + ".forward = torch.compiler.disable(" + access +
                ".forward)), or compile the other "
                "blocks one by one; measure that beside this setting, since the break it adds has "
                "a cost of its own. The windows are short: run again before acting on a "

@@ -508,6 +508,19 @@ TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
               std::string::npos)
         << f.remedy;
 
+    // A model that is an nn.Sequential: its child by index, as Python reaches it.
+    {
+        cs::core::Run seqEager = eager;
+        seqEager.kernelProfile.eagerModules = {{"0", 200'000}, {"1", 300'000}, {"2", 400'000}};
+        cs::core::Run seqFaster = faster;
+        for (auto& n : seqFaster.graphs[0].nodes)
+            n.module = n.name == "linear" ? "0" : n.name == "relu" ? "1" : "2";
+        const auto seq = withRule(advise(reportOf({seqEager, seqFaster})), "perf.slower_module");
+        ASSERT_EQ(seq.size(), 1U);
+        EXPECT_EQ(seq.front().title,
+                  "default: model[0] runs slower compiled than eager (20.0 µs → 30.0 µs per call)");
+    }
+
     // Within a quarter of eager's time: noise for a short window, not a finding.
     faster.kernelProfile.kernels[0].ns = 240'000; // 24 µs against 20
     EXPECT_TRUE(withRule(advise(reportOf({eager, faster})), "perf.slower_module").empty());
