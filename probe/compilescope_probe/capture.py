@@ -314,9 +314,13 @@ class Capture:
         """The user's nn.Module: a graph of a frame whose `self` is one of its
         submodules (compiled on its own after a graph break made the caller
         run it eagerly) names its nodes' modules below that submodule's path."""
+        named = getattr(model, "named_modules", None)
+        if not callable(named):  # a function, an exported program: paths stay relative
+            self.module_paths = {}
+            return
         try:
-            self.module_paths = {id(m): path for path, m in model.named_modules()}
-        except Exception as e:  # not an nn.Module: paths stay relative
+            self.module_paths = {id(m): path for path, m in named()}
+        except Exception as e:  # a named_modules() that is not nn.Module's
             fallbacks.missing("the model's named_modules()", e)
             self.module_paths = {}
 

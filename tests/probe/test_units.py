@@ -8,7 +8,7 @@ import sysconfig
 
 import pytest
 
-from compilescope_probe import capture, settings
+from compilescope_probe import capture, fallbacks, settings
 from compilescope_probe.events import EventWriter
 from compilescope_probe.frames import FrameClassifier, parse_stack_text
 
@@ -72,6 +72,20 @@ def test_a_submodules_own_frame_names_its_nodes_below_its_path():
     wrapper = _Tx({"self": object()})
     assert c._frame_module(wrapper) is None
     assert c._node_module({"k": ("L['self'].fc", object)}, wrapper, None) == "fc"
+
+
+def test_a_model_without_modules_keeps_paths_relative_and_quiet():
+    warned = []
+    fallbacks.install(lambda *a, **k: warned.append((a, k)))
+    try:
+        c = capture.Capture(lambda *_: None, None)
+        c.set_model(lambda x: x)  # a plain function
+        assert c.module_paths == {}
+        assert c._frame_module(_Tx({"self": object()})) is None
+        assert c._node_module({"k": ("L['self'].fc", object)}, _Tx({}), None) == "fc"
+    finally:
+        fallbacks.install(None)
+    assert warned == []
 
 
 def test_a_resume_function_without_self_takes_the_module_running_it():
