@@ -476,19 +476,18 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
     Finding f = codeFinding("kernel.uncompiled_modules", Severity::Warning, index, label);
     f.title = label + ": " + joinWords(names) + (named.size() == 1 ? " runs" : " run") +
               " uncompiled, " + percent(share) + " of the call";
-    f.evidence.push_back(joinWords(times) +
-                         " per call ran outside every compiled graph, none "
-                         "of " +
-                         (named.size() == 1 ? "its" : "their") + " ops compiled: " +
-                         percent(share) + " of the " + formatDuration(cost.opsNsPerCall) +
-                         " the call's ops took " + windowText(cost) + " (Code tab, Modules)");
+    const char* their = named.size() == 1 ? "its" : "their";
+    f.evidence.push_back(joinWords(times) + " per call ran outside every compiled graph, none of " +
+                         their + " ops compiled: " + percent(share) + " of the " +
+                         formatDuration(cost.opsNsPerCall) + " the call's ops took " +
+                         windowText(cost) + " (Code tab, Modules)");
     const GraphBreak& first = run.graphBreaks[breaks.front()];
     const SourceFrame* at = first.location();
     if (at) {
         const std::string type = first.rootType();
         f.evidence.push_back(
-            "the graph break before them: " + shortLocation(at->file, at->line) +
-            (type.empty() ? "" : " (" + type + ")") +
+            std::string("the graph break behind ") + (named.size() == 1 ? "it: " : "them: ") +
+            shortLocation(at->file, at->line) + (type.empty() ? "" : " (" + type + ")") +
             (breaks.size() > 1
                  ? ", and " + plural(static_cast<long long>(breaks.size() - 1), "more", "more")
                  : std::string()) +

@@ -314,7 +314,7 @@ TEST(KernelRule, ModulesThatRanWhollyUncompiledAfterABreak) {
     EXPECT_TRUE(anyEvidence(f, "blocks.0 30.0 µs and blocks.2 10.0 µs per call ran outside every "
                                "compiled graph"))
         << f.evidence.front();
-    EXPECT_TRUE(anyEvidence(f, "the graph break before them: model.py:17"));
+    EXPECT_TRUE(anyEvidence(f, "the graph break behind them: model.py:17"));
     EXPECT_EQ(f.line, 17);
     EXPECT_EQ(f.graphBreak, 0);
     EXPECT_EQ(f.tab, EvidenceTab::Code);
@@ -359,7 +359,7 @@ TEST(KernelRule, RealSequentialBreakLeavesItsLayersUncompiled) {
     EXPECT_EQ(f.title.find("model[6]"), std::string::npos) << f.title; // it compiled
     EXPECT_EQ(f.line, 17);
     EXPECT_NE(f.file.find("sequential_break.py"), std::string::npos);
-    EXPECT_TRUE(anyEvidence(f, "the graph break before them: sequential_break.py:17"));
+    EXPECT_TRUE(anyEvidence(f, "the graph break behind them: sequential_break.py:17"));
 }
 
 // torchvision's nms under SSD: the eager line is the op that breaks the graph,
