@@ -50,6 +50,32 @@ def is_dynamo_rewrite(code: Any) -> bool:
     return any(n.startswith(("__compiled_fn_", "__resume_at_")) for n in code.co_names)
 
 
+def hide_from_dynamo(functions: Iterable[Callable[..., Any]]) -> None:
+    """Have Dynamo run these functions, and all they call, as plain Python.
+
+    CPython calls a trace function as a Python frame, and while a compiled
+    call runs, Dynamo's frame hook sees that frame like any other: it would
+    trace the tracer into a graph and break it on `time.time_ns()` (seen on
+    SSDlite: a "Call to a time function" break in this file, compiled inside
+    the profiled window)."""
+    dynamo = sys.modules.get("torch._dynamo.eval_frame")
+    if dynamo is None:  # torch not imported: no frame hook to hide from
+        return
+    try:
+        skip = dynamo.FrameExecStrategy(dynamo.FrameAction.SKIP, dynamo.FrameAction.SKIP)
+        for fn in functions:
+            dynamo.set_code_exec_strategy(getattr(fn, "__func__", fn).__code__, skip)
+    except Exception as e:  # an older torch: skip_code, this frame only
+        from . import fallbacks
+
+        fallbacks.missing("torch._dynamo.eval_frame.set_code_exec_strategy", e)
+        try:
+            for fn in functions:
+                dynamo.skip_code(getattr(fn, "__func__", fn).__code__)
+        except Exception as e2:
+            fallbacks.missing("torch._dynamo.eval_frame.skip_code", e2)
+
+
 class LineTracer:
     """sys.settrace on the user's frames only: (time, file, line, function)
     at every line event, and the nearest user caller's line again when a user
@@ -185,6 +211,8 @@ class LineTracer:
 
     def start(self) -> None:
         self._old = sys.gettrace()
+        # What the trace functions call runs under them: hidden recursively.
+        hide_from_dynamo((self._global, self._local, self._module_local))
         sys.settrace(self._global)
 
     def stop(self) -> None:

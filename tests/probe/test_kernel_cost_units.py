@@ -395,6 +395,51 @@ def test_line_tracer_forgets_the_line_of_a_function_that_returned_into_torch(tmp
     assert tracer.at(time.time_ns()) is None
 
 
+def test_dynamo_never_compiles_the_tracer_itself():
+    # A break in a loop makes Dynamo run forward eagerly with its frame hook
+    # still on: the trace function's own frames, called by CPython as Python
+    # frames, were traced and broke on time.time_ns() (seen on SSDlite).
+    import torch
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    class Inner(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    class Model(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = Inner()
+
+        def forward(self, x):
+            out = []
+            for i in range(3):
+                y = self.inner(x[i : i + 1])
+                out.append(y + torch.nonzero(y > 0).shape[0])  # a break in a loop
+            return torch.cat(out)
+
+    torch._dynamo.reset()
+    model = Model()
+    compiled = torch.compile(model, backend="eager")
+    x = torch.randn(3, 8)
+    compiled(x)
+    before = dict(counters["graph_break"])
+    tracer = kernel_profile.LineTracer(_NoUserFiles(), model=model)
+    tracer.start()
+    try:
+        compiled(x)
+    finally:
+        tracer.stop()
+    new = [k for k, v in counters["graph_break"].items() if before.get(k) != v]
+    assert new == [], new
+    assert "inner" in tracer.modules  # it did trace the module frames
+
+
 def test_clock_offset_is_the_mean_of_both_edges():
     assert (
         kernel_profile.clock_offset([1010, 2010], [1990, 2990], [(0, 1000), (1000, 2000)]) == 1000
