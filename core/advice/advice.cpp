@@ -73,6 +73,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::compiledNothingRule(input, findings);
     advice::graphBreakRule(input, findings);
     advice::libraryBreakRule(input, findings);
+    advice::uncompiledModulesRule(input, findings);
     advice::recompileRule(input, findings);
     advice::rankDivergenceRule(input, findings);
     advice::noGainRule(input, findings);

@@ -62,5 +62,8 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out);
 // The profiled kernel window: one kernel above half the kernel time, time in
 // ATen fallbacks, a line that runs uncompiled after a graph break.
 void kernelRule(const AdviceInput& input, std::vector<Finding>& out);
+// The profiled kernel window: modules a graph break left wholly uncompiled
+// (kernel.uncompiled_modules); ranked with the breaks, whose cost it shows.
+void uncompiledModulesRule(const AdviceInput& input, std::vector<Finding>& out);
 
 } // namespace cs::core::advice

@@ -527,10 +527,19 @@ void kernelRule(const AdviceInput& input, std::vector<Finding>& out) {
             dominant(run, index, cost, out);
             fallback(run, index, cost, out);
         }
-        if (run.setting.mode != "eager") {
+        if (run.setting.mode != "eager")
             uncompiledLines(run, index, cost, out);
-            uncompiledModules(run, index, cost, out);
-        }
+    }
+}
+
+void uncompiledModulesRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        if (run.setting.mode == "eager" || !run.kernelProfile.present ||
+            run.kernelProfile.calls <= 0 || run.graphBreaks.empty())
+            continue;
+        uncompiledModules(run, static_cast<int>(r), costBreakdown(run), out);
     }
 }
 

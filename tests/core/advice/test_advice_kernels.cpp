@@ -2,6 +2,8 @@
 // runs uncompiled after a graph break; each only with a profiled window.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
@@ -360,6 +362,14 @@ TEST(KernelRule, RealSequentialBreakLeavesItsLayersUncompiled) {
     EXPECT_EQ(f.line, 17);
     EXPECT_NE(f.file.find("sequential_break.py"), std::string::npos);
     EXPECT_TRUE(anyEvidence(f, "the graph break behind them: sequential_break.py:17"));
+    // Ranked with the break, whose cost it shows: right after it.
+    const auto all = advise(reportOf({run}), {});
+    std::vector<std::string> rules;
+    for (const auto& finding : all)
+        rules.push_back(finding.rule);
+    const auto at = std::find(rules.begin(), rules.end(), "kernel.uncompiled_modules");
+    ASSERT_NE(at, rules.begin());
+    EXPECT_EQ(*(at - 1), "graph_break.item") << ::testing::PrintToString(rules);
 }
 
 // torchvision's nms under SSD: the eager line is the op that breaks the graph,
