@@ -333,6 +333,25 @@ int breakBefore(const Run& run, const LineCostRow& line) {
     return -1;
 }
 
+// "ssd.py:436 `score = score[keep_idxs]` took 2.49 ms per call outside any
+// compiled graph, 14% of the 39.8 ms the call's ops took over ..."
+std::string uncompiledLineText(const LineCostRow& line, const CostBreakdown& cost) {
+    return shortLocation(line.file, line.line) + (line.code.empty() ? "" : " `" + line.code + "`") +
+           " took " + formatDuration(line.eagerNsPerCall) +
+           " per call outside any compiled graph, " + percent(line.eagerShare) + " of the " +
+           formatDuration(cost.opsNsPerCall) + " the call's ops took " + windowText(cost) +
+           " (Code tab)";
+}
+
+// The lines of one function that run uncompiled after one graph break (a
+// frame Dynamo runs eagerly holds several): one finding. A line that is the
+// break's own data-dependent op stands alone: its remedy differs.
+struct UncompiledLines {
+    std::vector<const LineCostRow*> lines; // costliest first
+    int graphBreak = -1;
+    bool breaksHere = false; // the single line is where the graph breaks
+};
+
 void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                      std::vector<Finding>& out) {
     // Only Inductor's graphs show as compiled regions in the window; under
@@ -341,38 +360,58 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
     if (cost.opsNsPerCall <= 0 || run.graphBreaks.empty() || run.graphs.empty() ||
         run.setting.backend != "inductor")
         return;
-    const std::string label = run.setting.label();
+    std::vector<UncompiledLines> groups;
     for (const auto& line : cost.lines) {
         if (line.file.empty() || line.eagerShare < kUncompiledShare)
             continue;
         const int b = breakBefore(run, line);
         if (b < 0)
             continue;
-        const GraphBreak& gb = run.graphBreaks[static_cast<size_t>(b)];
+        const SourceFrame* at = run.graphBreaks[static_cast<size_t>(b)].location();
+        const bool breaksHere = at && at->file == line.file && at->line == line.line;
+        auto group = std::find_if(groups.begin(), groups.end(), [&](const UncompiledLines& g) {
+            return !breaksHere && !g.breaksHere && g.graphBreak == b &&
+                   g.lines.front()->file == line.file && g.lines.front()->function == line.function;
+        });
+        if (group == groups.end())
+            group = groups.insert(groups.end(), UncompiledLines{{}, b, breaksHere});
+        group->lines.push_back(&line);
+    }
+
+    const std::string label = run.setting.label();
+    for (const auto& group : groups) {
+        const LineCostRow& line = *group.lines.front();
+        const bool one = group.lines.size() == 1;
+        const GraphBreak& gb = run.graphBreaks[static_cast<size_t>(group.graphBreak)];
         const SourceFrame* at = gb.location();
         Finding f = codeFinding("kernel.uncompiled_line", Severity::Warning, index, label);
         f.file = line.file;
         f.line = line.line;
         f.code = line.code;
-        f.graphBreak = b;
-        f.title = label + ": " + shortLocation(line.file, line.line) + " runs uncompiled, " +
-                  percent(line.eagerShare) + " of the call";
-        f.evidence.push_back(shortLocation(line.file, line.line) +
-                             (line.code.empty() ? "" : " `" + line.code + "`") + " took " +
-                             formatDuration(line.eagerNsPerCall) +
-                             " per call outside any compiled graph, " + percent(line.eagerShare) +
-                             " of the " + formatDuration(cost.opsNsPerCall) +
-                             " the call's ops took " + windowText(cost) + " (Code tab)");
-        const bool breaksHere = at && at->file == line.file && at->line == line.line;
+        f.graphBreak = group.graphBreak;
+        double share = 0;
+        std::string where = shortLocation(line.file, line.line);
+        for (size_t i = 0; i < group.lines.size(); ++i) {
+            share += group.lines[i]->eagerShare;
+            f.evidence.push_back(uncompiledLineText(*group.lines[i], cost));
+            if (i > 0)
+                where += (i + 1 == group.lines.size() ? " and " : ", ") +
+                         std::to_string(group.lines[i]->line);
+        }
+        f.title =
+            one ? label + ": " + where + " runs uncompiled, " + percent(share) + " of the call"
+                : label + ": " + line.function + "() runs uncompiled at " + where + ", " +
+                      percent(share) + " of the call";
         const auto diagnosis = diagnoseBreak(gb);
         const bool dynamicOutputOp =
-            breaksHere && diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
+            group.breaksHere && diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
         if (const std::string type = gb.rootType(); at)
-            f.evidence.push_back((breaksHere ? "the graph breaks at this line"
-                                             : "it comes after the graph break at " +
-                                                   shortLocation(at->file, at->line)) +
+            f.evidence.push_back((group.breaksHere ? "the graph breaks at this line"
+                                                   : std::string(one ? "it comes" : "they come") +
+                                                         " after the graph break at " +
+                                                         shortLocation(at->file, at->line)) +
                                  (type.empty() ? "" : " (" + type + ")") + " (Breaks tab)");
-        if (line.compiledNsPerCall > 0)
+        if (one && line.compiledNsPerCall > 0)
             f.evidence.push_back("its compiled part takes " +
                                  formatDuration(line.compiledNsPerCall) + " per call");
         if (dynamicOutputOp) {
@@ -384,9 +423,12 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                        "break's cost, not this time; to cut it, give the op less work (fewer "
                        "candidates before it: a higher score threshold, or a top-k first).";
         } else {
-            f.remedy = "This line runs in Python between compiled graphs. Removing the graph "
-                       "break before it (the Breaks tab says why it breaks) lets Dynamo compile "
-                       "it with the rest; else move the work out of the model's call.";
+            f.remedy = std::string(one ? "This line runs" : "These lines run") +
+                       " in Python between compiled graphs. Removing the graph break before " +
+                       (one ? "it" : "them") +
+                       " (the Breaks tab says why it breaks) lets Dynamo compile " +
+                       (one ? "it" : "them") +
+                       " with the rest; else move the work out of the model's call.";
         }
         f.confidence = 0.7;
         out.push_back(std::move(f));

@@ -290,6 +290,29 @@ TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
     EXPECT_TRUE(anyEvidence(f, "graph break at model.py:29"));
 }
 
+// Several lines of one function after one break (a frame Dynamo runs eagerly,
+// as SSD's postprocess_detections): one finding, not one per line.
+TEST(KernelRule, TheUncompiledLinesOfOneFunctionAreOneFinding) {
+    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
+    run.graphBreaks.push_back(
+        makeBreak("Unsupported Tensor.item() call", "item", kFile, 29, "n = int(y.sum().item())"));
+    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
+                               {{kFile, 31, "forward", "w = z[0]", true}, 150'000},
+                               {{kFile, 40, "helper", "v = w * 2", true}, 150'000}};
+    run.kernelProfile.eagerNs = 500'000;
+    const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
+    ASSERT_EQ(found.size(), 2U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.title, "default: forward() runs uncompiled at model.py:30 and 31, 35% of the call");
+    EXPECT_EQ(f.line, 30); // the costliest
+    EXPECT_TRUE(anyEvidence(f, "model.py:30 `z = x.tolist()` took 20.0 µs per call"));
+    EXPECT_TRUE(anyEvidence(f, "model.py:31 `w = z[0]` took 15.0 µs per call"));
+    EXPECT_TRUE(anyEvidence(f, "they come after the graph break at model.py:29"));
+    EXPECT_NE(f.remedy.find("These lines run in Python"), std::string::npos) << f.remedy;
+    // Another function's line is its own finding.
+    EXPECT_EQ(found[1].title, "default: model.py:40 runs uncompiled, 15% of the call");
+}
+
 // A break in blocks.1 under torch's nn.Sequential: the Sequential runs
 // eagerly, and with it blocks.0 and blocks.2, in which nothing breaks.
 Run siblingsOfABreak() {
