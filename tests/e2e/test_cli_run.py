@@ -80,7 +80,7 @@ def test_mlp_eager_and_default_on_cpu(run_cli, cli, tmp_path):
     for layer in ("fc1", "fc2", "head"):
         assert f"  {layer}\n" in modules, modules
     assert "Hot modules" in text
-    # Eager's layers too: the probe's module hooks in the eager setting's window.
+    # Eager's layers too: the module frames the probe's tracer saw in the window.
     eager_costs = subprocess.run(
         [str(cli), "costs", str(result.json_path), "--setting", "eager"],
         capture_output=True,
@@ -88,7 +88,7 @@ def test_mlp_eager_and_default_on_cpu(run_cli, cli, tmp_path):
     )
     assert eager_costs.returncode == 0, eager_costs.stderr
     eager_modules = eager_costs.stdout.split("hot modules", 1)[1]
-    assert "time outside compiled graphs" in eager_modules
+    assert "share of the call's ops" in eager_modules
     for layer in ("fc1", "fc2", "head"):
         assert f"  {layer}\n" in eager_modules, eager_modules
 
