@@ -30,6 +30,8 @@ constexpr size_t kLostLines = 3;
 // A module that takes this many times eager's time compiled is called slower
 // (perf.slower_module) when its setting is faster than eager overall.
 constexpr double kSlowerModuleRatio = 1.25;
+// Eager ops at or above this share of a compiled setting's ops: it barely compiled.
+constexpr double kMostlyUncompiled = 0.5;
 
 std::string medianText(const LatencyStats& s) {
     return formatDuration(s.median) + " (95% CI " + formatDuration(s.medianCiLow) + "–" +
@@ -280,15 +282,37 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
                                  plural(static_cast<long long>(run.graphBreaks.size()),
                                         "graph break", "graph breaks") +
                                  ", Breaks tab)");
+        // Graphs, but most of the call's ops outside them (a break under an
+        // nn.Sequential, or in a loop): the same, by the profiled window.
+        double uncompiledShare = 0;
+        if (!nothingCompiled && !run.graphBreaks.empty()) {
+            const CostBreakdown cost = costBreakdown(run);
+            if (cost.profiled && cost.opsNsPerCall > 0)
+                uncompiledShare = cost.eagerNsPerCall / cost.opsNsPerCall;
+            if (uncompiledShare >= kMostlyUncompiled)
+                f.evidence.push_back(
+                    formatPercent(uncompiledShare) + " of " + label + "'s ops ran uncompiled, " +
+                    formatDuration(cost.eagerNsPerCall) + " of the " +
+                    formatDuration(cost.opsNsPerCall) + " per call its ops took, with its " +
+                    plural(static_cast<long long>(run.graphBreaks.size()), "graph break",
+                           "graph breaks") +
+                    " (profiled window, Code tab)");
+        }
+        const bool mostlyUncompiled = uncompiledShare >= kMostlyUncompiled;
         std::string remedy;
         if (nothingCompiled)
             remedy = "Nothing of the model was compiled: remove the graph breaks first (the "
                      "graph-break findings), then measure again. Until then torch.compile only "
                      "adds its own work to each call.";
+        else if (mostlyUncompiled)
+            remedy = "Most of each call runs outside the compiled graphs: remove the graph breaks "
+                     "first (the graph-break findings, and the modules they leave uncompiled), "
+                     "then measure again. A larger batch or another mode does not speed up code "
+                     "that is not compiled.";
         else if (!faults.empty())
             remedy += "First keep malloc's memory between calls (the page-fault finding) and "
                       "measure again: that cost is the allocator's, not the compiled code's. ";
-        if (!nothingCompiled) {
+        if (!nothingCompiled && !mostlyUncompiled) {
             if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
                 remedy +=
                     "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";

@@ -511,6 +511,31 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
     EXPECT_FALSE(anyEvidence(unprofiled.front(), "cost more per call"));
 }
 
+// A slower setting that compiled a graph but ran most of its ops outside it
+// (a break under an nn.Sequential): the breaks, not a batch or a mode.
+TEST(KernelRule, ASlowerSettingThatMostlyRanUncompiledPointsAtTheBreaks) {
+    const cs::core::Run eager = profiledEager(400'000);
+    cs::core::Run slower = timedProfiledRun(150'000, 100'000, 50'000, 50'000);
+    slower.graphBreaks.push_back(
+        makeBreak("Unsupported Tensor.item() call", "item", kFile, 17, "x.max().item()"));
+    slower.kernelProfile.eagerNs = 600'000; // 60 µs eager of 80 µs ops a call
+    const auto found = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_TRUE(anyEvidence(f, "75% of default's ops ran uncompiled, 60.0 µs of the 80.0 µs per "
+                               "call its ops took, with its 1 graph break"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_NE(f.remedy.find("remove the graph breaks first"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.remedy.find("larger batch gives"), std::string::npos) << f.remedy;
+
+    // Under half uncompiled: the usual remedy.
+    slower.kernelProfile.eagerNs = 100'000;
+    const auto usual = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
+    ASSERT_EQ(usual.size(), 1U);
+    EXPECT_FALSE(anyEvidence(usual.front(), "ran uncompiled"));
+    EXPECT_NE(usual.front().remedy.find("larger batch gives"), std::string::npos);
+}
+
 // A setting twice as fast as eager whose blocks.0.fc still went from 20 to
 // 30 µs a call: worth leaving that block eager.
 TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
