@@ -24,7 +24,14 @@ from conftest import (
 
 GALLERY_MODELS = sorted(p.stem for p in GALLERY.glob("*.py"))
 # The lesson each model teaches: whether Dynamo must break its graph.
-BREAKS = {"print_break", "item_break", "data_dependent_branch", "numpy_break", "untraceable_call"}
+BREAKS = {
+    "print_break",
+    "item_break",
+    "data_dependent_branch",
+    "numpy_break",
+    "untraceable_call",
+    "sequential_break",
+}
 
 
 def test_gallery_is_complete():
