@@ -65,7 +65,7 @@ std::vector<std::string> overheadEvidence(const Run& eager, const LatencyStats& 
 // container above it as well), largest loss first: a model built of
 // containers runs every block from one line, so its lines cannot say which
 // block compiling made slower. Eager's time by module is there only in reports
-// from a probe with module hooks.
+// from a probe that tracks modules in its window.
 std::vector<const ModuleChange*> lostModules(const std::vector<ModuleChange>& changes, double floor,
                                              double ratio = 1.0) {
     std::vector<const ModuleChange*> lost;

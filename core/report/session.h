@@ -325,8 +325,9 @@ struct EagerLineCost {
     bool operator==(const EagerLineCost&) const = default;
 };
 
-// Time spent outside compiled regions in one module of the model (mode
-// eager only: the probe's global module hooks would change what Dynamo traces).
+// Time spent outside compiled regions in one module of the model: all of it
+// under eager, what ran uncompiled after a graph break under a compiled
+// setting (reports from before 2026-12-05 have it under eager only).
 struct EagerModuleCost {
     std::string module; // its path in the model; "" the model's own forward
     int64_t ns = 0;     // summed over the window, ops inside its submodules excluded

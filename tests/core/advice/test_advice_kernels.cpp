@@ -487,7 +487,7 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
         << ::testing::PrintToString(f.evidence);
     EXPECT_TRUE(anyEvidence(f, "20% of eager's median"));
 
-    // No module took eager time (a report from before the module hooks): no modules named.
+    // No module took eager time (a report from before the probe tracked modules): none named.
     EXPECT_FALSE(anyEvidence(f, "modules that cost more"));
 
     // With eager's time by module: the deepest module that lost, not its parent too.
@@ -582,7 +582,8 @@ TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
     // Within a quarter of eager's time: noise for a short window, not a finding.
     faster.kernelProfile.kernels[0].ns = 240'000; // 24 µs against 20
     EXPECT_TRUE(withRule(advise(reportOf({eager, faster})), "perf.slower_module").empty());
-    // No eager time by module (a report from before the module hooks): nothing to hold against.
+    // No eager time by module (a report from before the probe tracked modules): nothing to
+    // hold against.
     faster.kernelProfile.kernels[0].ns = 300'000;
     eager.kernelProfile.eagerModules.clear();
     EXPECT_TRUE(withRule(advise(reportOf({eager, faster})), "perf.slower_module").empty());

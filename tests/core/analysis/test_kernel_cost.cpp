@@ -701,7 +701,8 @@ TEST(KernelCost, CompareGivesEachModulesTimeInBothRunsLargestGainFirst) {
 }
 
 // A real eager run of the gallery MLP with a 5-call window: its eager time by
-// module (the probe's global forward hooks), against the compiled run's kernels.
+// module (recorded with the probe's global forward hooks, which its module
+// frames have since replaced), against the compiled run's kernels.
 TEST(KernelCost, RealEagerStreamGivesEachLayerItsEagerTime) {
     Setting eagerSetting;
     eagerSetting.mode = "eager";
