@@ -264,14 +264,22 @@ TEST(KernelRule, ADominantAttentionKernelNamesItsBackendsLevers) {
     EXPECT_EQ(found[0].remedy.find("--autocast"), std::string::npos) << found[0].remedy;
 }
 
-TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
+// profiledRun's window (500 µs of kernels over 10 calls) with a break at
+// model.py:29 and these eager lines, 500 µs of eager ops in all.
+Run afterABreakAtLine29(std::vector<cs::core::EagerLineCost> eager) {
     cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
     run.graphBreaks.push_back(
         makeBreak("Unsupported Tensor.item() call", "item", kFile, 29, "n = int(y.sum().item())"));
-    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
-                               {{kFile, 10, "forward", "x = x + 1", true}, 250'000},
-                               {{kFile, 31, "forward", "w = z[0]", true}, 50'000}};
+    run.kernelProfile.eager = std::move(eager);
     run.kernelProfile.eagerNs = 500'000;
+    return run;
+}
+
+TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
+    cs::core::Run run =
+        afterABreakAtLine29({{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
+                             {{kFile, 10, "forward", "x = x + 1", true}, 250'000},
+                             {{kFile, 31, "forward", "w = z[0]", true}, 50'000}});
     // The Python between the ops, slowed by the line tracer, is not in the share.
     run.kernelProfile.callNs = 1'600'000;
     const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
@@ -293,13 +301,10 @@ TEST(KernelRule, AnEagerLineAfterABreakRunsUncompiled) {
 // Several lines of one function after one break (a frame Dynamo runs eagerly,
 // as SSD's postprocess_detections): one finding, not one per line.
 TEST(KernelRule, TheUncompiledLinesOfOneFunctionAreOneFinding) {
-    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
-    run.graphBreaks.push_back(
-        makeBreak("Unsupported Tensor.item() call", "item", kFile, 29, "n = int(y.sum().item())"));
-    run.kernelProfile.eager = {{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
-                               {{kFile, 31, "forward", "w = z[0]", true}, 150'000},
-                               {{kFile, 40, "helper", "v = w * 2", true}, 150'000}};
-    run.kernelProfile.eagerNs = 500'000;
+    const cs::core::Run run =
+        afterABreakAtLine29({{{kFile, 30, "forward", "z = x.tolist()", true}, 200'000},
+                             {{kFile, 31, "forward", "w = z[0]", true}, 150'000},
+                             {{kFile, 40, "helper", "v = w * 2", true}, 150'000}});
     const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
     ASSERT_EQ(found.size(), 2U);
     const Finding& f = found.front();
