@@ -552,6 +552,15 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
                " where the model is built (" + access +
                ".compile(), nn.Module.compile), which holds wherever they are called from.";
     f.confidence = 0.7;
+    // The break's own finding (ranked before this one) gains what removing it
+    // brings back into the graph.
+    for (auto& other : out) {
+        if (other.run == index && other.graphBreak == f.graphBreak && f.graphBreak >= 0 &&
+            other.rule.rfind("graph_break.", 0) == 0 && !other.gain.empty())
+            other.gain += ", and with it " + joinWords(names) + ", which " +
+                          (named.size() == 1 ? "runs" : "run") + " uncompiled: " + percent(share) +
+                          " of the call's ops (kernel.uncompiled_modules)";
+    }
     out.push_back(std::move(f));
 }
 
