@@ -34,8 +34,15 @@ bool AdviceInput::hasAoti() const {
     return false;
 }
 
+const CostBreakdown& AdviceInput::costOf(const Run& run) const {
+    auto found = costCache.find(&run);
+    if (found == costCache.end())
+        found = costCache.emplace(&run, costBreakdown(run)).first;
+    return found->second;
+}
+
 AdviceInput makeAdviceInput(const Report& report, const AdviceOptions& options) {
-    return AdviceInput{report, options, compareRuns(report)};
+    return AdviceInput{report, options, compareRuns(report), {}};
 }
 
 } // namespace cs::core::advice

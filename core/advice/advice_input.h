@@ -3,8 +3,11 @@
 // tab and the HTML table show, so a finding never disagrees with the table.
 #pragma once
 
+#include <map>
+
 #include "core/advice/advice_options.h"
 #include "core/analysis/comparison.h"
+#include "core/analysis/kernel_cost.h"
 #include "core/report/session.h"
 
 namespace cs::core::advice {
@@ -22,6 +25,10 @@ struct AdviceInput {
     const ComparisonRow* deployableAoti(int calls) const;
     // Some run of the report is an aoti setting, whatever became of it.
     bool hasAoti() const;
+    // The run's cost breakdown (its profiled window), made once: several
+    // rules read it. `run` is one of report's runs.
+    const CostBreakdown& costOf(const Run& run) const;
+    mutable std::map<const Run*, CostBreakdown> costCache; // costOf's, by run
 };
 
 AdviceInput makeAdviceInput(const Report& report, const AdviceOptions& options);

@@ -117,8 +117,8 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      medians + "): " + type + " does not pay on this device");
         }
 
-        const CostBreakdown mineCosts = costBreakdown(run);
-        const CostBreakdown twinCosts = costBreakdown(*twin.run);
+        const CostBreakdown& mineCosts = input.costOf(run);
+        const CostBreakdown& twinCosts = input.costOf(*twin.run);
         if (mineCosts.profiled && twinCosts.profiled) {
             const auto [castNs, casts] = conversionKernels(mineCosts);
             if (casts > 0)

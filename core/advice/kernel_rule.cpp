@@ -435,18 +435,10 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
     }
 }
 
-std::string parentPath(const std::string& path) {
-    const size_t dot = path.rfind('.');
-    return dot == std::string::npos ? std::string() : path.substr(0, dot);
-}
-
 // Whether a graph has a node in the module at `path` or below it ("" the model).
 bool graphInModule(const Graph* graph, const std::string& path) {
-    if (!graph)
-        return false;
-    return std::any_of(graph->nodes.begin(), graph->nodes.end(), [&](const GraphNode& node) {
-        return path.empty() || node.module == path || node.module.rfind(path + ".", 0) == 0;
-    });
+    return graph && std::any_of(graph->nodes.begin(), graph->nodes.end(),
+                                [&](const GraphNode& node) { return inModule(node.module, path); });
 }
 
 // Modules that ran wholly uncompiled in a compiled setting, none of their ops
@@ -465,7 +457,7 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
         if (!row.attributed || row.path.empty() || row.compiledNsPerCall > 0 ||
             row.eagerNsPerCall <= 0)
             continue;
-        const bool underOne = wholly.count(parentPath(row.path)) > 0;
+        const bool underOne = wholly.count(parentModule(row.path)) > 0;
         wholly.insert(row.path);
         if (underOne)
             continue;
@@ -482,9 +474,9 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
     // module above them that did compile (blocks, holding blocks.1).
     std::set<std::string> compiledAbove;
     for (const auto* row : named) {
-        std::string up = parentPath(row->path);
+        std::string up = parentModule(row->path);
         while (!up.empty() && wholly.count(up) > 0)
-            up = parentPath(up);
+            up = parentModule(up);
         compiledAbove.insert(up);
     }
     std::vector<size_t> breaks;
@@ -572,7 +564,7 @@ void kernelRule(const AdviceInput& input, std::vector<Finding>& out) {
         const Run& run = runs[r];
         if (!run.kernelProfile.present || run.kernelProfile.calls <= 0)
             continue;
-        const CostBreakdown cost = costBreakdown(run);
+        const CostBreakdown& cost = input.costOf(run);
         const int index = static_cast<int>(r);
         if (cost.compiledNsPerCall > 0) {
             dominant(run, index, cost, out);
@@ -590,7 +582,7 @@ void uncompiledModulesRule(const AdviceInput& input, std::vector<Finding>& out) 
         if (run.setting.mode == "eager" || !run.kernelProfile.present ||
             run.kernelProfile.calls <= 0 || run.graphBreaks.empty())
             continue;
-        uncompiledModules(run, static_cast<int>(r), costBreakdown(run), out);
+        uncompiledModules(run, static_cast<int>(r), input.costOf(run), out);
     }
 }
 

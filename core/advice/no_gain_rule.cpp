@@ -98,10 +98,9 @@ std::string lossText(const ModuleChange& module) {
 // Where the compiled setting lost time against eager, from both profiled
 // windows (docs/kernel-cost.md): the lines that cost more per call, and the
 // compiled graphs' own time outside their kernels, which eager does not have.
-std::vector<std::string> lossEvidence(const Run& eager, const Run& run, double eagerMedian) {
+std::vector<std::string> lossEvidence(const CostBreakdown& theirs, const CostBreakdown& mine,
+                                      double eagerMedian) {
     std::vector<std::string> where;
-    const CostBreakdown mine = costBreakdown(run);
-    const CostBreakdown theirs = costBreakdown(eager);
     if (!mine.profiled || !theirs.profiled)
         return where;
     const double floor = kLossShare * eagerMedian;
@@ -162,7 +161,7 @@ const LineCostRow* lineOfModule(const Run& run, const CostBreakdown& cost,
     std::set<std::string> nodes;
     for (const auto& graph : run.graphs) {
         for (const auto& node : graph.nodes) {
-            if (node.module == path || node.module.rfind(path + ".", 0) == 0)
+            if (inModule(node.module, path))
                 nodes.insert(node.name);
         }
     }
@@ -176,12 +175,12 @@ const LineCostRow* lineOfModule(const Run& run, const CostBreakdown& cost,
 
 // A setting faster than eager overall can still run one block slower than
 // eager did (perf.slower_module): that block is worth leaving eager.
-void slowerModule(const Run& eager, const Run& run, const ComparisonRow& row, double eagerMedian,
-                  std::vector<Finding>& out) {
-    const CostBreakdown mine = costBreakdown(run);
+void slowerModule(const AdviceInput& input, const Run& eager, const Run& run,
+                  const ComparisonRow& row, double eagerMedian, std::vector<Finding>& out) {
+    const CostBreakdown& mine = input.costOf(run);
     if (!mine.profiled || !hasSubmoduleCost(mine) || eager.kernelProfile.eagerModules.empty())
         return;
-    const auto changes = compareCosts(costBreakdown(eager), mine).modules;
+    const auto changes = compareCosts(input.costOf(eager), mine).modules;
     const auto lost = lostModules(changes, kLossShare * eagerMedian, kSlowerModuleRatio);
     if (lost.empty())
         return;
@@ -249,7 +248,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         const Speedup& sp = *row.speedup;
         const bool slower = sp.significant && sp.value < 1;
         if (sp.significant && !slower) {
-            slowerModule(*eager, run, row, base->stats->median, out);
+            slowerModule(input, *eager, run, row, base->stats->median, out);
             continue;
         }
         const std::string label = run.setting.label();
@@ -267,7 +266,8 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
                              formatRatio(sp.high) + ")" +
                              (slower ? ": significantly below 1" : ": the intervals overlap"));
         f.evidence.insert(f.evidence.end(), why.begin(), why.end());
-        const auto lost = lossEvidence(*eager, run, base->stats->median);
+        const auto lost =
+            lossEvidence(input.costOf(*eager), input.costOf(run), base->stats->median);
         f.evidence.insert(f.evidence.end(), lost.begin(), lost.end());
         const std::string faults = faultsBeyondEager(*eager, run);
         if (!faults.empty())
@@ -286,7 +286,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         // nn.Sequential, or in a loop): the same, by the profiled window.
         double uncompiledShare = 0;
         if (!nothingCompiled && !run.graphBreaks.empty()) {
-            const CostBreakdown cost = costBreakdown(run);
+            const CostBreakdown& cost = input.costOf(run);
             if (cost.profiled && cost.opsNsPerCall > 0)
                 uncompiledShare = cost.eagerNsPerCall / cost.opsNsPerCall;
             if (uncompiledShare >= kMostlyUncompiled)

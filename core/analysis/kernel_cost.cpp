@@ -166,12 +166,6 @@ struct ModuleAcc {
     std::vector<std::pair<std::string, double>> kernels; // name, ns it gave this module
 };
 
-// "features.3.block" → "features.3"; a top-level module's parent is the model, "".
-std::string parentModule(const std::string& path) {
-    const size_t dot = path.rfind('.');
-    return dot == std::string::npos ? std::string() : path.substr(0, dot);
-}
-
 int moduleDepth(const std::string& path) {
     return path.empty() ? 0 : 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'));
 }
@@ -565,6 +559,15 @@ std::string modulesText(const std::vector<std::string>& paths) {
     }
     const std::string count = std::to_string(paths.size()) + " modules";
     return common.empty() ? count : common + " (" + count + ")";
+}
+
+std::string parentModule(const std::string& path) {
+    const size_t dot = path.rfind('.');
+    return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+
+bool inModule(const std::string& module, const std::string& path) {
+    return path.empty() || module == path || module.rfind(path + ".", 0) == 0;
 }
 
 bool hasSubmoduleCost(const CostBreakdown& cost) {

@@ -118,6 +118,12 @@ std::string shortKernelName(const std::string& kernelName);
 // (3 modules)", "the model" for the model's own nodes, "" for none.
 std::string modulesText(const std::vector<std::string>& paths);
 
+// "features.3.block" → "features.3"; a top-level module's parent is the model, "".
+std::string parentModule(const std::string& path);
+// Whether the module at `module` is the one at `path` or below it ("" the
+// model: every module is).
+bool inModule(const std::string& module, const std::string& path);
+
 // Whether any compiled time went to a module below the model (a model of
 // plain functions has none: its modules say nothing).
 bool hasSubmoduleCost(const CostBreakdown& cost);

@@ -130,10 +130,14 @@ def _module_path(nn_module_stack: Any) -> str | None:
     """`L['self'].layers[0]` / `L['self']._modules['layers']._modules['0']`
     → `layers.0` (the innermost module the node came from), relative to the
     compiled frame's `self` (or whichever local the source starts from)."""
-    path = _innermost_source(nn_module_stack)
-    if path is None:
+    return _relative_path(_innermost_source(nn_module_stack))
+
+
+def _relative_path(source: str | None) -> str | None:
+    """A module source without its root: `L['self'].layers[0]` → `layers.0`."""
+    if source is None:
         return None
-    path = _SOURCE_ROOT_RE.sub("", path)
+    path = _SOURCE_ROOT_RE.sub("", source)
     path = re.sub(r"\._modules\[['\"]([^'\"]*)['\"]\]", r".\1", path)
     path = re.sub(r"\[['\"]([^'\"]*)['\"]\]", r".\1", path)
     path = re.sub(r"\[(\d+)\]", r".\1", path)
@@ -345,8 +349,9 @@ class Capture:
 
     def _node_module(self, nn_module_stack: Any, tx: Any, frame_module: str | None) -> str | None:
         """A node's module as the user's model names it (None: the model)."""
-        relative = _module_path(nn_module_stack)
-        root = _source_root(_innermost_source(nn_module_stack))
+        source = _innermost_source(nn_module_stack)
+        relative = _relative_path(source)
+        root = _source_root(source)
         base = frame_module
         if root is not None and root != ("L", "self"):
             # A module held in another local or a global: its own path.
