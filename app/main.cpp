@@ -17,6 +17,7 @@
 
 #include "app/askpass.h"
 #include "app/main_window.h"
+#include "core/runner/probe_command.h"
 #include "widgets/run/settings_panel.h"
 
 namespace {
@@ -120,9 +121,10 @@ int main(int argc, char** argv) {
     auto* panel = window.settingsPanel();
     if (parser.isSet(modes)) {
         const QStringList wanted = parser.value(modes).split(',', Qt::SkipEmptyParts);
-        for (const char* mode :
-             {"eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"})
-            panel->setModeChecked(mode, wanted.contains(mode));
+        for (const auto& mode : cs::core::knownModes()) {
+            const QString name = QString::fromStdString(mode);
+            panel->setModeChecked(name, wanted.contains(name));
+        }
     }
     if (parser.isSet(warmup) || parser.isSet(iters)) {
         const auto current = panel->settings();

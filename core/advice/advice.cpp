@@ -71,6 +71,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     // Rules in order of how much they matter within one severity.
     advice::failureRule(input, findings);
     advice::compiledNothingRule(input, findings);
+    advice::ownCompileRule(input, findings);
     advice::graphBreakRule(input, findings);
     advice::libraryBreakRule(input, findings);
     advice::uncompiledModulesRule(input, findings);

@@ -20,6 +20,9 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out);
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out);
 // A compiled setting that compiled nothing (compile turned off, no graph, no break).
 void compiledNothingRule(const AdviceInput& input, std::vector<Finding>& out);
+// torch.compile calls of the model file's own, which the probe undid: what they
+// were, and the setting that compiles as the user's get_model() call did.
+void ownCompileRule(const AdviceInput& input, std::vector<Finding>& out);
 // Variables the probes inherited that change torch: listed; blocking launches
 // on a GPU and caches off under a warm start are warnings.
 void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& out);

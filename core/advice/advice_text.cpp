@@ -52,29 +52,6 @@ std::string joinWords(const std::vector<std::string>& words) {
     return out;
 }
 
-std::string pythonAccess(const std::string& path) {
-    std::string out = "model";
-    size_t from = 0;
-    while (from <= path.size()) {
-        const size_t dot = std::min(path.find('.', from), path.size());
-        const std::string part = path.substr(from, dot - from);
-        const bool index =
-            !part.empty() && std::all_of(part.begin(), part.end(),
-                                         [](unsigned char c) { return std::isdigit(c) != 0; });
-        out += index ? "[" + part + "]" : "." + part;
-        from = dot + 1;
-    }
-    return out;
-}
-
-std::string moduleName(const std::string& path) {
-    const std::string first = path.substr(0, path.find('.'));
-    const bool index =
-        !first.empty() && std::all_of(first.begin(), first.end(),
-                                      [](unsigned char c) { return std::isdigit(c) != 0; });
-    return index ? pythonAccess(path) : path;
-}
-
 bool containsText(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }

@@ -4,8 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/units.h"    // formatCount, used by every rule
-#include "core/report/text_lines.h" // firstLine, used by several rules
+#include "core/analysis/python_names.h" // pythonAccess, moduleName
+#include "core/analysis/units.h"        // formatCount, used by every rule
+#include "core/report/text_lines.h"     // firstLine, used by several rules
 
 namespace cs::core::advice {
 
@@ -23,12 +24,6 @@ std::string formatRatio(double ratio);
 std::string joinWords(const std::vector<std::string>& words);
 bool containsText(const std::string& text, const std::string& part); // case-sensitive
 bool containsNoCase(const std::string& text, const std::string& part);
-// "features.0.block" → "model.features[0].block": a module path as Python
-// reaches it (an nn.Sequential's or nn.ModuleList's children by index).
-std::string pythonAccess(const std::string& path);
-// A module path to name in a sentence: as is ("blocks.0"), but a child of a
-// model that is an nn.Sequential as Python reaches it ("model[7]", not "7").
-std::string moduleName(const std::string& path);
 // A failed guard without torch's source comment and hint after it:
 // "1/1: self.level == 1" of "1/1: self.level == 1     # return ... (HINT: ...)".
 std::string guardExpression(const std::string& reason);

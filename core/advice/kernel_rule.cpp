@@ -542,7 +542,9 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
                (named.size() == 1 ? "it" : "them") + " with the rest; until then, compile " +
                (named.size() == 1 ? "it on its own" : "them one by one") +
                " where the model is built (" + access +
-               ".compile(), nn.Module.compile), which holds wherever they are called from.";
+               ".compile(), nn.Module.compile), which holds wherever they are called from, "
+               "and measure that with setting as-written, which keeps your file's own "
+               "torch.compile calls (every other setting undoes them).";
     f.confidence = 0.7;
     // The break's own finding (ranked before this one) gains what removing it
     // brings back into the graph.

@@ -222,7 +222,8 @@ void slowerModule(const AdviceInput& input, const Run& eager, const Run& run,
                " eager and compile the rest: wrap its forward in " + "torch.compiler.disable (" +
                access + ".forward = torch.compiler.disable(" + access +
                ".forward)), or compile the other "
-               "blocks one by one; measure that beside this setting, since the break it adds has "
+               "blocks one by one; measure that beside this setting (setting as-written keeps "
+               "your file's own torch.compile calls), since the break it adds has "
                "a cost of its own. The windows are short: run again before acting on a "
                "difference of a few percent.";
     f.confidence = 0.6;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/analysis/python_names.h"
 #include "core/analysis/units.h"
 
 namespace cs::core {
@@ -27,6 +28,19 @@ std::string reportDeviceText(const Report& report) {
     return report.environment.device;
 }
 
+// The model's own torch.compile calls, the first few, and who ran them.
+std::string ownCompilesText(const std::vector<OwnCompile>& calls) {
+    constexpr size_t kListed = 3;
+    if (calls.empty())
+        return "";
+    std::string text;
+    for (size_t i = 0; i < calls.size() && i < kListed; ++i)
+        text += (text.empty() ? "" : "; ") + ownCompileText(calls[i]);
+    if (calls.size() > kListed)
+        text += "; and " + std::to_string(calls.size() - kListed) + " more";
+    return text + " (every setting but as-written undoes them)";
+}
+
 } // namespace
 
 std::vector<EnvironmentFact> environmentFacts(const Report& report) {
@@ -36,6 +50,7 @@ std::vector<EnvironmentFact> environmentFacts(const Report& report) {
             {"model class", m.name},
             {"parameters", m.parameters > 0 ? formatCount(static_cast<double>(m.parameters)) : ""},
             {"inputs", joinList(m.inputs)},
+            {"own torch.compile calls", ownCompilesText(m.ownCompiles)},
             {"python", e.python},
             {"torch", e.torch},
             {"CUDA", e.cuda},

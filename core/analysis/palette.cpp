@@ -15,7 +15,8 @@ const std::map<std::string, std::string>& modeColors() {
         {"reduce-overhead", "#59a14f"},
         {"max-autotune", "#e15759"},
         {"max-autotune-no-cudagraphs", "#b07aa1"},
-        {"aoti", "#17becf"}};
+        {"aoti", "#17becf"},
+        {"as-written", "#9c755f"}};
     return colors;
 }
 

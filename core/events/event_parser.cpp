@@ -8,6 +8,7 @@
 #include "core/report/json_lenient.h"
 #include "core/report/machine_cpu_json.h"
 #include "core/report/outputs_check_json.h"
+#include "core/report/own_compiles_json.h"
 #include "core/report/report_code_fields.h"
 
 namespace cs::core {
@@ -327,6 +328,7 @@ class EventApplier {
                                    shapeText(fieldOrNull(in, "shape")));
             }
         }
+        m.ownCompiles = ownCompilesFromJson(fieldOrNull(event_, "own_compiles"));
     }
 
     void iteration() {

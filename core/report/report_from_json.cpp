@@ -7,6 +7,7 @@
 #include "core/report/json_lenient.h"
 #include "core/report/machine_cpu_json.h"
 #include "core/report/outputs_check_json.h"
+#include "core/report/own_compiles_json.h"
 #include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 #include "core/report/report_json.h"
@@ -368,6 +369,8 @@ ModelInfo modelFromJson(const json& j) {
     m.name = lenientValue<std::string>(j, "name", "");
     m.parameters = lenientValue<int64_t>(j, "parameters", 0);
     m.inputs = lenientValue<std::vector<std::string>>(j, "inputs", {});
+    if (j.is_object())
+        m.ownCompiles = ownCompilesFromJson(j.value("own_compiles", nlohmann::json()));
     return m;
 }
 

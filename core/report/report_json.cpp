@@ -19,6 +19,7 @@
 #include "core/report/comparison_json.h"
 #include "core/report/machine_cpu_json.h"
 #include "core/report/outputs_check_json.h"
+#include "core/report/own_compiles_json.h"
 #include "core/report/report_code_fields.h"
 #include "core/report/report_gpu_fields.h"
 
@@ -92,11 +93,14 @@ json graphToJson(const Graph& g) {
 }
 
 json modelToJson(const ModelInfo& m) {
-    return {{"spec", m.spec},
-            {"file", m.file},
-            {"name", m.name},
-            {"parameters", m.parameters},
-            {"inputs", m.inputs}};
+    json j = {{"spec", m.spec},
+              {"file", m.file},
+              {"name", m.name},
+              {"parameters", m.parameters},
+              {"inputs", m.inputs}};
+    if (!m.ownCompiles.empty()) // absent as before the probe looked for them
+        j["own_compiles"] = ownCompilesToJson(m.ownCompiles);
+    return j;
 }
 
 json kernelsToJson(const KernelSummary& k) {

@@ -21,9 +21,11 @@ std::string Setting::label() const {
     std::string text = mode;
     if (mode == "aoti" && strictExport)
         text += " strict";
-    if (mode != "eager" && mode != "aoti" && backend != "inductor")
+    // as-written compiles with the model file's own backend and dynamic=.
+    const bool ownOptions = mode == "eager" || mode == "aoti" || mode == kAsWritten;
+    if (!ownOptions && backend != "inductor")
         text += "/" + backend;
-    if (mode != "eager" && dynamic != "auto")
+    if (mode != "eager" && mode != kAsWritten && dynamic != "auto")
         text += dynamic == "true" ? " dyn" : " static";
     if (fullgraph)
         text += " fullgraph";

@@ -17,8 +17,9 @@ namespace cs::core {
 
 // How one probe process compiles and measures the model.
 struct Setting {
-    // eager, default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, or aoti
-    // (torch.export, AOTInductor package, run from C++ by compilescope-aoti-runner)
+    // eager, default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, aoti
+    // (torch.export, AOTInductor package, run from C++ by compilescope-aoti-runner), or
+    // as-written (kAsWritten: the model file's own torch.compile calls, kept)
     std::string mode = "default";
     std::string backend = "inductor"; // inductor, aot_eager, eager
     std::string dynamic = "auto";     // auto, true, false
@@ -51,6 +52,10 @@ struct Setting {
 // "NAME=VALUE NAME2=\"A B\"": a value holding a blank, a comma or a colon in
 // double quotes, as a settings list's env= and the GUI's field read it.
 std::string environmentText(const std::map<std::string, std::string>& variables);
+
+// The mode that keeps the model file's own torch.compile calls (each compiled
+// with its own backend and options) where every other setting undoes them.
+inline constexpr const char* kAsWritten = "as-written";
 
 inline constexpr const char* kStartFresh = "fresh";
 inline constexpr const char* kStartWarmCache = "warm_cache";
@@ -479,12 +484,26 @@ struct ProbeInfo {
     bool operator==(const ProbeInfo&) const = default;
 };
 
+// A torch.compile call of the model's own code, which the probe undid on
+// load so that every setting runs what it names (docs/protocol.md, `model`).
+struct OwnCompile {
+    std::string where;   // "get_model()", a module path ("" the model), "Net.forward", a function
+    std::string how;     // "torch.compile", "Module.compile" or "decorator"
+    std::string backend; // "inductor", "aot_eager", ...
+    std::string mode;    // the Inductor mode its options name; "" with another backend
+    std::string dynamic = "auto"; // as Setting::dynamic: "auto", "true", "false"
+    bool fullgraph = false;
+    std::string call; // as the probe read it back: torch.compile(mode="max-autotune")
+    bool operator==(const OwnCompile&) const = default;
+};
+
 struct ModelInfo {
     std::string spec;
     std::string file;
     std::string name;
     int64_t parameters = 0;
     std::vector<std::string> inputs; // "float32[32, 512]"
+    std::vector<OwnCompile> ownCompiles;
     bool operator==(const ModelInfo&) const = default;
 };
 

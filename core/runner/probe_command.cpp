@@ -9,8 +9,8 @@ namespace cs::core {
 
 const std::vector<std::string>& knownModes() {
     static const std::vector<std::string> modes{
-        "eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs",
-        "aoti"};
+        "eager", "default",   "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs",
+        "aoti",  "as-written"};
     return modes;
 }
 const std::vector<std::string>& knownBackends() {
@@ -93,6 +93,9 @@ std::optional<std::string> applySettingOptions(const std::string& text, Setting&
             s.autocast = value;
         } else if (s.mode == "eager") {
             return "eager takes only autocast= and env=NAME=VALUE: it compiles nothing";
+        } else if (s.mode == kAsWritten) {
+            return "as-written takes only autocast= and env=NAME=VALUE: it compiles as the "
+                   "model file's own torch.compile calls do";
         } else if (key == "dynamic")
             s.dynamic = value;
         else if (key == "fullgraph" && (value == "true" || value == "false"))
@@ -201,8 +204,9 @@ std::optional<std::string> parseSettingsList(const std::string& text, const Sett
 std::vector<Setting> dynamicVariants(const std::vector<Setting>& settings) {
     std::vector<Setting> out;
     for (const Setting& s : settings) {
-        // eager compiles nothing; aoti exports with its own shapes.
-        if (s.mode == "eager" || s.mode == "aoti") {
+        // eager compiles nothing; aoti exports with its own shapes; as-written
+        // compiles with the model file's own dynamic=.
+        if (s.mode == "eager" || s.mode == "aoti" || s.mode == kAsWritten) {
             out.push_back(s);
             continue;
         }

@@ -887,9 +887,11 @@ def fullgraph_break(exc: BaseException, capture: Capture) -> dict:
     return b
 
 
-def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None) -> Any:
+def make_backend(
+    capture: Capture, backend: str, mode: str, dynamic: bool | None, options: dict | None = None
+) -> Any:
     """A backend that records each graph and then does exactly what
-    torch.compile(backend=backend, mode=mode) would do."""
+    torch.compile(backend=backend, mode=mode, options=options) would do."""
     import torch
 
     if backend == "inductor":
@@ -901,7 +903,7 @@ def make_backend(capture: Capture, backend: str, mode: str, dynamic: bool | None
                     capture.record_graph(model_)
                     return super().__call__(model_, inputs_, **kwargs)
 
-            return RecordingInductor(None if mode == "default" else mode, None, dynamic)
+            return RecordingInductor(None if mode == "default" else mode, options, dynamic)
 
         # Very old torch: no wrapper class; compile_fx with the mode's options.
         fallbacks.missing(

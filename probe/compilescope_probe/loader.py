@@ -32,6 +32,12 @@ class LoadedModel:
     # The keyword names when get_inputs() gave a dict: `inputs` holds their
     # values in that order and `model` is a KeywordCall (docs/protocol.md).
     input_names: tuple[str, ...] | None = None
+    # The model's own torch.compile calls, undone on load (own_compiles.py).
+    undone: Any = None
+
+    @property
+    def own_compiles(self) -> list[dict]:
+        return self.undone.calls if self.undone is not None else []
 
 
 def batch_parameter(fn: Any) -> tuple[bool, bool]:
@@ -251,6 +257,12 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
         model = get_model()
     except (Exception, SystemExit) as e:
         raise _raised("get_model_raised", "get_model()", path, e, classifier) from None
+    import torch
+
+    from . import own_compiles
+
+    undone = own_compiles.undo(torch, model, vars(module))
+    model = undone.model
     if not callable(model):
         raise ProbeError(
             "missing_get_model",
@@ -295,7 +307,7 @@ def load_py(path: str, classifier: FrameClassifier, batch_size: int | None = Non
 
     if names is not None:
         model = keyword_call(model, names)
-    return LoadedModel(path, name, path, model, inputs, sweep, batch_inputs, names)
+    return LoadedModel(path, name, path, model, inputs, sweep, batch_inputs, names, undone)
 
 
 def load_torchvision(name: str) -> LoadedModel:

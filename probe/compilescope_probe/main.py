@@ -514,6 +514,7 @@ class Probe:
                 device=str(self.device),
                 device_name=self.device_name(),
                 intra_op_threads=self.intra_op_threads(),
+                own_compiles=loaded.own_compiles,
             )
         if s.aoti:
             from . import aoti
@@ -526,7 +527,7 @@ class Probe:
 
             # Refuses inputs with no batch dimension to scale before compiling anything.
             walk = Walk(self, None, model, loaded, inputs)
-        fn = self.build(model)
+        fn = self.build(model, loaded.undone)
         self.timer = self.make_timer()
         with self.grad_and_autocast():
             if walk is not None:
@@ -576,7 +577,10 @@ class Probe:
             fallbacks.missing("torch.get_num_threads", e)
             return None
 
-    def build(self, model: Any) -> Any:
+    def build(self, model: Any, undone: Any = None) -> Any:
+        """The function the harness calls: the model as it is (eager), the
+        model compiled under the setting, or (as-written) the model with the
+        model file's own torch.compile calls put back, each recorded."""
         s = self.s
         if not s.compiled:
             if s.fullgraph or s.dynamic != "auto" or s.backend != "inductor":
@@ -584,7 +588,10 @@ class Probe:
                     "info",
                     "mode eager runs the model as is; backend, dynamic and fullgraph do not apply",
                 )
+            self.run_compiles_eagerly()
             return model
+        if s.as_written:
+            return self.build_as_written(model, undone)
         if s.backend == "inductor":
             self.check_inductor_prerequisites()
         elif s.mode != "default":
@@ -597,10 +604,30 @@ class Probe:
                 f"mode {s.mode} asks for CUDA graphs, which exist only on CUDA: on CPU torch compiles "
                 f"without them",
             )
-        import torch._dynamo
+        self.install_watchers(model, s.backend == "inductor")
+        from .capture import make_backend
 
+        dynamic = s.dynamic_value
+        if s.scaling:
+            # A batch-size walk compiles each size for its own shape unless
+            # asked for one dynamic compile (docs/measuring.md).
+            dynamic = s.dynamic == "true"
+        try:
+            backend = make_backend(self.capture, s.backend, s.mode, dynamic)
+            return self.optimize(backend, s.fullgraph, dynamic)(model)
+        except Exception as e:  # e.g. a Python version Dynamo does not support
+            raise ProbeError(
+                "compile_failed",
+                f"torch.compile cannot be set up for mode {s.mode}, backend {s.backend} with torch "
+                f"{self.torch.__version__} on Python {sys.version.split()[0]}: {exc_summary(e)}.",
+                tb=format_exc(e),
+            ) from None
+
+    def install_watchers(self, model: Any, inductor: bool) -> None:
+        """What a compiled setting records: graphs and breaks (Capture), the
+        generated code, compile stages and metrics."""
         from . import loader
-        from .capture import Capture, make_backend
+        from .capture import Capture
         from .compile_phases import MetricsFeed
         from .compile_stages import StageWatcher
 
@@ -617,11 +644,11 @@ class Probe:
         )
         self.capture.set_model(_users_model(model))
         self.capture.install()
-        if s.backend == "inductor":
+        if inductor:
             from .generated_code import CodeCapture, configure
 
-            self.kernel_note = configure(torch, self.profile_calls() > 0)
-            self.code = CodeCapture(self.emit, self.classifier, keep_code=not s.no_code)
+            self.kernel_note = configure(self.torch, self.profile_calls() > 0)
+            self.code = CodeCapture(self.emit, self.classifier, keep_code=not self.s.no_code)
             self.code.install()
             from .header_build import HeaderBuildWatch
 
@@ -630,33 +657,76 @@ class Probe:
         self.stages = StageWatcher(self.emit)
         self.stages.install()
         self.feed = MetricsFeed()
-        dynamic = s.dynamic_value
-        if s.scaling:
-            # A batch-size walk compiles each size for its own shape unless
-            # asked for one dynamic compile (docs/measuring.md).
-            dynamic = s.dynamic == "true"
+
+    def optimize(self, backend: Any, fullgraph: bool, dynamic: bool | None) -> Any:
+        """torch._dynamo.optimize with the capture's guard_fail_fn: fn -> compiled fn."""
+        import torch._dynamo
+
         try:
-            backend = make_backend(self.capture, s.backend, s.mode, dynamic)
-            try:
-                return torch._dynamo.optimize(
-                    backend=backend,
-                    nopython=s.fullgraph,
-                    dynamic=dynamic,
-                    guard_fail_fn=self.capture.guard_fail_fn,
-                )(model)
-            except TypeError as e:
-                # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
-                fallbacks.missing("torch._dynamo.optimize(guard_fail_fn=...)", e)
-                return torch._dynamo.optimize(
-                    backend=backend, nopython=s.fullgraph, dynamic=dynamic
-                )(model)
-        except Exception as e:  # e.g. a Python version Dynamo does not support
+            return torch._dynamo.optimize(
+                backend=backend,
+                nopython=fullgraph,
+                dynamic=dynamic,
+                guard_fail_fn=self.capture.guard_fail_fn,
+            )
+        except TypeError as e:
+            # An optimize() without guard_fail_fn: recompile reasons come from metrics alone.
+            fallbacks.missing("torch._dynamo.optimize(guard_fail_fn=...)", e)
+            return torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
+
+    def build_as_written(self, model: Any, undone: Any) -> Any:
+        """Mode as-written: each torch.compile call the loader undid, made
+        again where the model file made it, with its own backend and options,
+        through a backend that records its graphs (own_compiles.py)."""
+        from . import own_compiles
+
+        calls = undone.calls if undone is not None else []
+        if not calls:
+            raise ProbeError(
+                "bad_arguments",
+                f"Mode as-written runs the model with its own torch.compile calls, and "
+                f"{self.s.model} makes none (no compiled model from get_model(), no "
+                f"Module.compile(), no @torch.compile in the file). Run mode eager, or a "
+                f"compile mode such as default, instead.",
+            )
+        if self.s.fullgraph or self.s.dynamic != "auto" or self.s.backend != "inductor":
+            self.log(
+                "info",
+                "mode as-written compiles as the model file's own calls do; backend, dynamic "
+                "and fullgraph do not apply",
+            )
+        inductor = any(c["backend"] == "inductor" for c in calls)
+        if inductor:
+            self.check_inductor_prerequisites()
+        self.install_watchers(model, inductor)
+        fn = model
+        try:
+            for call, place in zip(calls, undone.places):
+                backend = own_compiles.recording_backend(
+                    self.torch, self.capture, place.context, call
+                )
+                wrap = self.optimize(backend, call["fullgraph"], call["dynamic"])
+                if place.redo is None:
+                    fn = wrap(fn)
+                else:
+                    place.redo(wrap)
+        except Exception as e:
             raise ProbeError(
                 "compile_failed",
-                f"torch.compile cannot be set up for mode {s.mode}, backend {s.backend} with torch "
-                f"{torch.__version__} on Python {sys.version.split()[0]}: {exc_summary(e)}.",
+                f"The model file's own torch.compile calls cannot be made again under torch "
+                f"{self.torch.__version__}: {exc_summary(e)}.",
                 tb=format_exc(e),
             ) from None
+        return fn
+
+    def run_compiles_eagerly(self) -> None:
+        """Mode eager: a torch.compile call the loader could not undo (a
+        compiled function in another of the model's files) runs its function
+        eagerly too (own_compiles.py)."""
+        try:
+            self.torch.compiler.set_stance("force_eager")
+        except Exception as e:
+            fallbacks.missing('torch.compiler.set_stance("force_eager")', e)
 
     def make_timer(self) -> Any:
         from .harness import CpuTimer, CudaTimer
@@ -957,9 +1027,9 @@ class Probe:
             try:
                 if load is not None:
                     fn = load()
-                fields = OutputsCheck(self.torch, self.device, self.s.autocast).run(
-                    fn, model, inputs
-                )
+                fields = OutputsCheck(
+                    self.torch, self.device, self.s.autocast, force_eager=self.s.as_written
+                ).run(fn, model, inputs)
             except Exception as e:
                 what = "ran out of memory" if self.is_oom(e) else "raised"
                 fields = {

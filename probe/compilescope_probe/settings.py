@@ -14,6 +14,8 @@ MODES = (
     "max-autotune",
     "max-autotune-no-cudagraphs",
     "aoti",
+    # The model file's own torch.compile calls, kept (own_compiles.py).
+    "as-written",
 )
 BACKENDS = ("inductor", "aot_eager", "eager")
 DYNAMIC = ("auto", "true", "false")
@@ -103,6 +105,10 @@ class Settings:
     @property
     def compiled(self) -> bool:
         return self.mode != "eager"
+
+    @property
+    def as_written(self) -> bool:
+        return self.mode == "as-written"
 
     @property
     def dynamic_value(self) -> bool | None:

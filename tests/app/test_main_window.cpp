@@ -132,9 +132,12 @@ class MainWindowTest : public QObject {
         QVERIFY(compare);
         QCOMPARE(window.tabs()->currentWidget(), compare);
         const auto& runs = window.runner()->report().runs;
-        QCOMPARE(runs.size(), core::knownModes().size());
+        // Every mode but as-written: slow.py makes no torch.compile call of its own.
+        std::vector<std::string> modes = core::knownModes();
+        modes.erase(std::find(modes.begin(), modes.end(), core::kAsWritten));
+        QCOMPARE(runs.size(), modes.size());
         for (size_t i = 0; i < runs.size(); ++i)
-            QCOMPARE(runs[i].setting.mode, core::knownModes()[i]);
+            QCOMPARE(runs[i].setting.mode, modes[i]);
         // Cancel while the second setting measures: the first stays whole.
         QTRY_VERIFY_WITH_TIMEOUT(runs[1].measuredLatencies().size() > 20, 30000);
         QTest::keyClick(&window, Qt::Key_Escape);

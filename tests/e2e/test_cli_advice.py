@@ -124,3 +124,23 @@ def test_compile_turned_off_in_the_shell_is_named(run_cli):
     for run in result.report["runs"]:
         assert run["probe"]["torch_env"]["TORCH_COMPILE_DISABLE"] == "1"
     assert "default compiled nothing" in result.stdout
+
+
+def test_a_model_file_that_compiles_itself_is_measured_both_ways(run_cli):
+    """Every setting but as-written undoes the file's own torch.compile calls;
+    as-written keeps them, each compiled under its own backend."""
+    model = GALLERY.parents[1] / "tests" / "probe" / "models" / "compiles_parts.py"
+    result = run_cli(
+        "compare", model, "--settings", "eager,as-written,default", "--backend", "aot_eager",
+        "--device", "cpu", "--warmup", "2", "--iters", "5",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = result.report
+    assert [c["how"] for c in report["model"]["own_compiles"]] == ["Module.compile", "decorator"]
+    runs = {r["label"]: r for r in report["runs"]}
+    assert runs["as-written"]["status"] == "ok"
+    assert len(runs["as-written"]["graphs"]) == 2, "each call's graphs, captured"
+    own = [f for f in findings(result) if f["rule"] == "compile.own_calls"]
+    assert len(own) == 1
+    assert "only setting as-written ran those calls" in own[0]["title"]
+    assert own[0]["evidence"][0] == 'model[1].compile(backend="aot_eager", dynamic=False)'

@@ -59,6 +59,18 @@ STREAMS = {
         "--iters",
         "30",
     ],
+    # A model file that compiles itself three ways, each undone on load (own_compiles.py).
+    "compiles_itself_eager_cpu": [
+        FIXTURES / "compiles_itself.py",
+        "--mode",
+        "eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "5",
+        "--profile-calls",
+        "0",
+    ],
     "model_raised_cpu": [
         FIXTURES / "raises_in_forward.py",
         "--backend",

@@ -132,7 +132,9 @@ int main(int argc, char** argv) {
                     hostile("model file"),
                     hostile("model name"),
                     1000,
-                    {hostile("input")}};
+                    {hostile("input")},
+                    {{hostile("where"), "Module.compile", hostile("backend"), hostile("mode"),
+                      "auto", false, "torch.compile(" + hostile("call") + ")"}}};
     report.environment = {
         hostile("python"),   hostile("torch"),  hostile("cuda"),
         hostile("device"),   hostile("cpu"),    hostile("host"),

@@ -60,6 +60,10 @@ QString modeExplanation(const std::string& mode) {
             "CUDA graphs like reduce-overhead.");
     if (mode == "max-autotune-no-cudagraphs")
         return QObject::tr("max-autotune-no-cudagraphs: autotunes kernels without CUDA graphs.");
+    if (mode == "as-written")
+        return QObject::tr(
+            "as-written: the model as its file compiles it, each of its own torch.compile "
+            "calls with its own options; every other setting undoes those calls.");
     if (mode == "aoti")
         return QObject::tr(
             "aoti: torch.export, then an AOTInductor package run from C++ without Python "

@@ -85,6 +85,10 @@ const char* modeTip(const std::string& mode) {
     if (mode == "aoti")
         return "Deploy: torch.export, an AOTInductor package, run and timed from C++ without "
                "Python; its first call is the package load (the service's cold start)";
+    if (mode == "as-written")
+        return "The model as its file compiles it: its own torch.compile calls (a compiled "
+               "model from get_model(), Module.compile(), @torch.compile) kept, each with its "
+               "own options; every other mode undoes them";
     return "Autotunes kernels like max-autotune but without CUDA graphs";
 }
 
@@ -99,6 +103,20 @@ bool definesInputSweep(const QString& spec) {
     static const QRegularExpression def(QStringLiteral(R"(^\s*def\s+get_input_sweep\s*\()"),
                                         QRegularExpression::MultilineOption);
     return def.match(QString::fromUtf8(file.read(4 << 20))).hasMatch();
+}
+
+// Whether a model file's text calls torch.compile or Module.compile: where
+// mode as-written has something to keep ("Compare all modes" runs it then).
+bool mentionsCompile(const QString& spec) {
+    if (!spec.endsWith(".py"))
+        return false;
+    QFile file(spec);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    // torch.compile (a decorator need not call it), or model.compile(...), not re.compile(.
+    static const QRegularExpression call(
+        QStringLiteral(R"(\btorch\.compile\b|(?<!\bre)\.compile\s*\()"));
+    return call.match(QString::fromUtf8(file.read(4 << 20))).hasMatch();
 }
 
 } // namespace
@@ -978,7 +996,10 @@ std::vector<core::Setting> SettingsPanel::withVariants(std::vector<core::Setting
 std::vector<core::Setting> SettingsPanel::allModeSettings() const {
     std::vector<core::Setting> out;
     const core::Setting shared = sharedSetting();
+    const bool compilesItself = mentionsCompile(modelSpec());
     for (const auto& mode : core::knownModes()) {
+        if (mode == core::kAsWritten && !compilesItself)
+            continue; // it would only fail: the file makes no torch.compile call to keep
         core::Setting s = shared;
         s.mode = mode;
         out.push_back(s);

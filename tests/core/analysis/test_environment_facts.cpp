@@ -35,6 +35,32 @@ TEST(EnvironmentFacts, SayWhatRanWhereAndLeaveUnknownsEmpty) {
 
     report.environment.target = "ssh://gpu-box";
     EXPECT_EQ(valueOf(environmentFacts(report), "remote target"), "ssh://gpu-box");
+    EXPECT_EQ(valueOf(facts, "own torch.compile calls"), "");
+}
+
+// What the model file compiled itself is named as its code wrote it.
+TEST(EnvironmentFacts, TheModelsOwnCompileCallsAreNamedAsWritten) {
+    Report report;
+    report.model.ownCompiles = {
+        {"get_model()", "torch.compile", "inductor", "max-autotune", "auto", false,
+         "torch.compile(mode=\"max-autotune\")"},
+        {"blocks.1", "Module.compile", "inductor", "default", "true", false,
+         "torch.compile(dynamic=True)"},
+        {"", "Module.compile", "inductor", "default", "auto", false, "torch.compile()"},
+        {"encoder.forward", "attribute", "inductor", "default", "auto", false, "torch.compile()"},
+        {"scaled_gelu", "decorator", "aot_eager", "", "auto", true,
+         "torch.compile(backend=\"aot_eager\", fullgraph=True)"}};
+    // The first three, then how many more.
+    EXPECT_EQ(valueOf(environmentFacts(report), "own torch.compile calls"),
+              "get_model() returns torch.compile(model, mode=\"max-autotune\"); "
+              "model.blocks[1].compile(dynamic=True); model.compile(); and 2 more "
+              "(every setting but as-written undoes them)");
+    report.model.ownCompiles.resize(4);
+    report.model.ownCompiles.erase(report.model.ownCompiles.begin(),
+                                   report.model.ownCompiles.begin() + 2);
+    EXPECT_EQ(valueOf(environmentFacts(report), "own torch.compile calls"),
+              "model.compile(); model.encoder.forward = torch.compile(model.encoder.forward) "
+              "(every setting but as-written undoes them)");
 }
 
 // A CPU run's device is not the CPU's name twice over (device and CPU rows).

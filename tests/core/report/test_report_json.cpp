@@ -321,3 +321,33 @@ TEST(ReportJson, ProbeEnvironmentRoundTripsAndOlderReportsHaveNone) {
     EXPECT_EQ(read.report.runs[0].setting.environment,
               (std::map<std::string, std::string>{{"B", "2"}}));
 }
+
+TEST(ReportJson, OwnCompileCallsRoundTripAndOlderReportsHaveNone) {
+    Report report = cs::test::sampleReport();
+    const std::vector<OwnCompile> calls = {
+        {"get_model()", "torch.compile", "inductor", "max-autotune", "true", false,
+         "torch.compile(mode=\"max-autotune\", dynamic=True)"},
+        {"blocks.1", "Module.compile", "aot_eager", "", "auto", true,
+         "torch.compile(backend=\"aot_eager\", fullgraph=True)"}};
+    report.model.ownCompiles = calls;
+    report.runs[0].model.ownCompiles = calls;
+    const std::string text = cs::test::writeAndKeepReport(report, "core_own_compiles");
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc["model"]["own_compiles"][0]["dynamic"], true);
+    EXPECT_TRUE(doc["model"]["own_compiles"][1]["mode"].is_null());
+    EXPECT_FALSE(doc["runs"][1]["model"].contains("own_compiles")) << "written only where found";
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_EQ(read.report.model.ownCompiles, calls);
+    EXPECT_EQ(read.report.runs[0].model.ownCompiles, calls);
+    EXPECT_TRUE(read.report.runs[1].model.ownCompiles.empty());
+
+    // An entry a hand edit broke is left out; the report still opens.
+    auto edited = doc;
+    edited["model"]["own_compiles"][0].erase("how");
+    edited["model"]["own_compiles"][1]["fullgraph"] = "yes";
+    read = readReportJson(edited.dump(), "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    ASSERT_EQ(read.report.model.ownCompiles.size(), 1u);
+    EXPECT_FALSE(read.report.model.ownCompiles[0].fullgraph);
+}

@@ -86,7 +86,8 @@ class SettingsPanelTest : public QObject {
         size_t compiled = 0;
         for (const auto& s : panel.allModeSettings())
             compiled += s.mode != "eager" && s.mode != "aoti";
-        QCOMPARE(compiled, 3 * (core::knownModes().size() - 2));
+        // Not as-written: no model file here makes a torch.compile call of its own.
+        QCOMPARE(compiled, 3 * (core::knownModes().size() - 3));
         panel.saveState();
         widgets::SettingsPanel restored(&interpreters);
         restored.restoreState();
