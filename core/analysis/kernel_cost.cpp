@@ -218,6 +218,42 @@ std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& mo
     return rows;
 }
 
+// "blocks.0.fc" of a graph compiled for blocks.0, run by blocks.2: "blocks.2.fc".
+std::string rebased(const std::string& module, const std::string& frame,
+                    const std::string& runner) {
+    const std::string below = frame.empty() ? module : module.substr(frame.size());
+    const std::string rest = !below.empty() && below.front() == '.' ? below.substr(1) : below;
+    if (runner.empty())
+        return rest;
+    return rest.empty() ? runner : runner + "." + rest;
+}
+
+// The graphs Dynamo compiled for one module and ran for others of its class
+// (a graph break in a block's forward, Module.compile() on every block): the
+// module each ran for, with its share of the graph's time in the window.
+using GraphRunners = std::map<std::string, std::vector<std::pair<std::string, double>>>;
+GraphRunners graphRunners(const Run& run) {
+    GraphRunners out;
+    for (const auto& graph : run.graphs) {
+        if (!graph.frameModule || out.count(graph.compileId))
+            continue;
+        std::vector<std::pair<std::string, double>> runners;
+        double total = 0;
+        for (const auto& call : run.kernelProfile.graphCalls) {
+            if (call.compileId == graph.compileId && call.ns > 0) {
+                runners.emplace_back(call.module, static_cast<double>(call.ns));
+                total += static_cast<double>(call.ns);
+            }
+        }
+        if (total <= 0 || (runners.size() == 1 && runners[0].first == *graph.frameModule))
+            continue; // run only where it compiled: its nodes' modules stand
+        for (auto& runner : runners)
+            runner.second /= total;
+        out[graph.compileId] = std::move(runners);
+    }
+    return out;
+}
+
 } // namespace
 
 CostBreakdown costBreakdown(const Run& run) {
@@ -317,6 +353,26 @@ CostBreakdown costBreakdown(const Run& run) {
         for (const auto& kernel : code.kernels)
             rowFor({&code, &kernel});
 
+    // A node's module, once for each module that ran its graph (graphRunners),
+    // with that one's share of the time.
+    std::map<std::string, std::string> frameOf;
+    for (const auto& graph : run.graphs) {
+        if (graph.frameModule)
+            frameOf.try_emplace(graph.compileId, *graph.frameModule);
+    }
+    const GraphRunners runners = graphRunners(run);
+    auto instancesOf = [&](const std::string& compileId, const std::string& module) {
+        std::vector<std::pair<std::string, double>> out;
+        const auto found = runners.find(compileId);
+        if (found == runners.end() || !inModule(module, frameOf.at(compileId))) {
+            out.emplace_back(module, 1.0);
+            return out;
+        }
+        for (const auto& [runner, share] : found->second)
+            out.emplace_back(rebased(module, frameOf.at(compileId), runner), share);
+        return out;
+    };
+
     // Each kernel's time goes equally to the nodes it charges (chargedNodes).
     GraphNodes graphNode;
     for (const auto& graph : run.graphs)
@@ -335,8 +391,10 @@ CostBreakdown costBreakdown(const Run& run) {
             *acc.row.kernel, acc.row.code, acc.row.compileId, graphNode, kernelsOfNode);
         for (const auto& node : nodes) {
             if (const auto found = graphNode.find({acc.row.compileId, node});
-                found != graphNode.end())
-                addUnique(acc.row.modules, found->second->module);
+                found != graphNode.end()) {
+                for (const auto& instance : instancesOf(acc.row.compileId, found->second->module))
+                    addUnique(acc.row.modules, instance.first);
+            }
         }
     }
 
@@ -428,7 +486,9 @@ CostBreakdown costBreakdown(const Run& run) {
             addKernelNs(line.kernels, acc.row.name, perNode);
             addUnique(line.nodes, node);
             if (found != graphNode.end()) {
-                addToModules(found->second->module, acc.row.name, perNode);
+                for (const auto& [path, share] :
+                     instancesOf(acc.row.compileId, found->second->module))
+                    addToModules(path, acc.row.name, perNode * share);
             } else {
                 noModule.totalNs += perNode;
                 addKernelNs(noModule.kernels, acc.row.name, perNode);

@@ -391,6 +391,8 @@ class EventApplier {
                 g.nodes.push_back(std::move(node));
             }
         }
+        if (auto it = event_.find("frame_module"); it != event_.end() && it->is_string())
+            g.frameModule = it->get<std::string>();
         run_.graphs.push_back(std::move(g));
     }
 

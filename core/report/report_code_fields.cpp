@@ -127,6 +127,15 @@ json profileToJson(const KernelProfile& p) {
             modules.push_back({{"module", m.module}, {"ns", m.ns}});
         out["eager_modules"] = std::move(modules);
     }
+    if (!p.graphCalls.empty()) {
+        json calls = json::array();
+        for (const auto& c : p.graphCalls)
+            calls.push_back({{"compile_id", c.compileId},
+                             {"module", c.module},
+                             {"ns", c.ns},
+                             {"count", c.count}});
+        out["graph_calls"] = std::move(calls);
+    }
     return out;
 }
 
@@ -162,6 +171,11 @@ KernelProfile kernelProfileFromEvent(const json& event) {
     for (const auto& m : arrayOf(event, "eager_modules")) {
         if (m.is_object())
             p.eagerModules.push_back({text(m, "module"), count<int64_t>(m, "ns")});
+    }
+    for (const auto& c : arrayOf(event, "graph_calls")) {
+        if (c.is_object())
+            p.graphCalls.push_back({text(c, "compile_id"), text(c, "module"),
+                                    count<int64_t>(c, "ns"), count<int64_t>(c, "count")});
     }
     p.eagerNs = count<int64_t>(event, "eager_ns");
     p.note = text(event, "note");

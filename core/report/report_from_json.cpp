@@ -359,6 +359,8 @@ Graph graphFromJson(const json& g) {
              lenientValue<int>(n, "line", 0), lenientValue<std::string>(n, "module", ""),
              lenientValue<std::vector<std::string>>(n, "inputs", {})});
     }
+    if (const auto it = g.find("frame_module"); it != g.end() && it->is_string())
+        graph.frameModule = it->get<std::string>();
     return graph;
 }
 

@@ -87,9 +87,12 @@ json graphToJson(const Graph& g) {
                          {"module", n.module},
                          {"inputs", n.inputs}});
     }
-    return {{"index", g.index},       {"compile_id", g.compileId},
-            {"function", g.function}, {"file", g.file},
-            {"line", g.line},         {"nodes", nodes}};
+    json out = {{"index", g.index},       {"compile_id", g.compileId},
+                {"function", g.function}, {"file", g.file},
+                {"line", g.line},         {"nodes", nodes}};
+    if (g.frameModule)
+        out["frame_module"] = *g.frameModule;
+    return out;
 }
 
 json modelToJson(const ModelInfo& m) {

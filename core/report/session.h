@@ -131,6 +131,11 @@ struct Graph {
     std::string file;
     int line = 0;
     std::vector<GraphNode> nodes;
+    // The model's module whose frame this graph compiled ("" the model's own
+    // forward), when the frame's `self` was one: its nodes' modules lie under
+    // it, and Dynamo reuses the graph for the other modules of that class
+    // (KernelProfile::graphCalls says which ran it). nullopt: not a module's.
+    std::optional<std::string> frameModule;
     bool operator==(const Graph&) const = default;
 };
 
@@ -339,6 +344,16 @@ struct EagerModuleCost {
     bool operator==(const EagerModuleCost&) const = default;
 };
 
+// One compiled graph's calls in the profiled window, by the module of the
+// model whose frame ran them.
+struct GraphCallTime {
+    std::string compileId;
+    std::string module; // "" the model's own forward
+    int64_t ns = 0;     // the graph calls' time, summed over the window
+    int64_t count = 0;
+    bool operator==(const GraphCallTime&) const = default;
+};
+
 // The profiled window after the measure phase (the kernel_profile event).
 struct KernelProfile {
     bool present = false;
@@ -350,6 +365,7 @@ struct KernelProfile {
     std::vector<KernelCost> wrappers; // per compile id: compiled-graph time outside kernels
     std::vector<EagerLineCost> eager;
     std::vector<EagerModuleCost> eagerModules; // mode eager; empty otherwise
+    std::vector<GraphCallTime> graphCalls;     // empty: no module model, or an older report
     int64_t eagerNs = 0;
     std::string note;
     bool operator==(const KernelProfile&) const = default;

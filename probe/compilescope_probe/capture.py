@@ -526,6 +526,10 @@ class Capture:
             "nodes": nodes,
             **graph_extra,
         }
+        if frame_module is not None:
+            # The instance it compiled for: Dynamo reuses the graph for every
+            # module of the same class, whose nodes then belong to that one.
+            graph["frame_module"] = frame_module
         # A graph that follows a break is that break's graph_after.
         for kind, payload in reversed(self._pending):
             if kind == "graph_break":

@@ -308,8 +308,8 @@ def analyse(
     locate_module: Callable[[int], str | None] | None = None,
 ) -> dict[str, Any]:
     """The kernel_profile fields (kernels, wrappers, eager, eager_ns, call_ns,
-    and eager_modules with `locate_module`) from the window's non-python
-    profiler events, times in ns."""
+    and eager_modules and graph_calls with `locate_module`) from the window's
+    non-python profiler events, times in ns."""
     tree = build_tree(events)
     # (cid, name, k) -> [ns, count]: k counts the launches of one name within
     # one graph call, so a kernel the wrapper calls twice (Inductor reuses
@@ -319,6 +319,8 @@ def analyse(
     wrappers: dict[str, int] = {}
     eager: dict[tuple[str, int], list[Any]] = {}
     eager_modules: dict[str, int] = {}
+    # (cid, the module running the graph's call) -> [ns, calls]
+    graph_calls: dict[tuple[str, str], list[int]] = {}
     eager_ns = 0
     call_ns = 0
 
@@ -333,6 +335,11 @@ def analyse(
             continue
         if e.name.startswith(_GRAPH_CALL_PREFIX):
             cid = _region(e) or ""
+            runner = locate_module((e.start + e.end) // 2) if locate_module else None
+            if runner is not None:
+                entry = graph_calls.setdefault((cid, runner), [0, 0])
+                entry[0] += e.end - e.start
+                entry[1] += 1
             inside = 0
             externs = [
                 (k["name"], _extern_op(k["name"]) or _fallback_op(k["name"]))
@@ -388,6 +395,10 @@ def analyse(
         fields["eager_modules"] = [
             {"module": m, "ns": ns}
             for m, ns in sorted(eager_modules.items(), key=lambda kv: -kv[1])
+        ]
+        fields["graph_calls"] = [
+            {"compile_id": cid, "module": m, "ns": ns, "count": count}
+            for (cid, m), (ns, count) in sorted(graph_calls.items())
         ]
     return fields | {
         "kernels": [

@@ -208,6 +208,21 @@ def test_a_break_in_a_submodule_keeps_its_path_and_its_eager_time():
     assert sum(eager.values()) <= kp["eager_ns"]
 
 
+def test_a_graph_each_block_of_a_class_runs_is_timed_by_the_block_that_ran_it():
+    run = run_probe(fixture_model("repeated_break"), "--warmup", "2", "--iters", "3")
+    assert run.events[-1]["status"] == "ok", run.describe()
+    block_graphs = [g for g in run.of("graph") if g.get("frame_module") == "blocks.0"]
+    assert block_graphs, [(g["compile_id"], g.get("frame_module")) for g in run.of("graph")]
+    # Compiled for blocks.0 only: its nodes name blocks.0's modules ...
+    assert "blocks.0.fc" in {n["module"] for n in block_graphs[0]["nodes"]}
+    # ... and every block ran it, each call timed under its own block.
+    cid = block_graphs[0]["compile_id"]
+    calls = run.one("kernel_profile")["graph_calls"]
+    runners = {c["module"] for c in calls if c["compile_id"] == cid}
+    assert runners == {"blocks.0", "blocks.1", "blocks.2"}, calls
+    assert all(c["ns"] > 0 and c["count"] > 0 for c in calls)
+
+
 def test_a_library_models_eager_time_has_the_librarys_lines():
     # The forward is library code (as torchvision's and transformers' are):
     # with only the user's frames traced, every eager op would lack a line.

@@ -296,6 +296,32 @@ def test_analyse_gives_an_op_the_module_running_at_its_midpoint():
     assert "eager_modules" not in kernel_profile.analyse(rows, {}, None)
 
 
+def test_analyse_times_each_graph_call_by_the_module_that_ran_it():
+    # Graph 1/0 runs twice a call, once from blocks.0's frame and once from
+    # blocks.1's: Dynamo reuses a module's graph for every module of its class.
+    m = kernel_profile.CALL_MARK
+    rows = [
+        (m, 0, 1_000, 1),
+        ("Torch-Compiled Region: 1/0", 10, 300, 1),
+        ("## Call CompiledFxGraph abc ##", 20, 220, 1),
+        ("graph_1_cpp_fused_relu_0", 30, 200, 1),
+        ("Torch-Compiled Region: 1/0", 400, 900, 1),
+        ("## Call CompiledFxGraph abc ##", 410, 810, 1),
+        ("graph_1_cpp_fused_relu_0", 420, 800, 1),
+    ]
+    spans = [(0, ""), (5, "blocks.0"), (350, "blocks.1"), (950, "")]
+
+    def locate_module(t):
+        return [module for start, module in spans if start <= t][-1]
+
+    fields = kernel_profile.analyse(rows, {}, None, locate_module)
+    assert fields["graph_calls"] == [
+        {"compile_id": "1/0", "module": "blocks.0", "ns": 200, "count": 1},
+        {"compile_id": "1/0", "module": "blocks.1", "ns": 400, "count": 1},
+    ]
+    assert "graph_calls" not in kernel_profile.analyse(rows, {}, None)
+
+
 class _NoUserFiles:
     def is_user(self, filename: str) -> bool:
         return False

@@ -170,7 +170,8 @@ TEST(AdviceOutputs, RandomDrawsInTheGraphPointToFallbackRandom) {
     dropout.line = 7;
     GraphNode normalize = dropout;
     normalize.target = "torch.nn.functional.normalize"; // not a draw
-    run.graphs.push_back({0, "0/0", "forward", "/models/seeded.py", 5, {normalize, dropout}});
+    run.graphs.push_back(
+        {0, "0/0", "forward", "/models/seeded.py", 5, {normalize, dropout}, std::nullopt});
     const auto found = withRule(advise(reportOf({run}), {}), "outputs.differ");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_NE(found[0].remedy.find("fallback_random = True"), std::string::npos);

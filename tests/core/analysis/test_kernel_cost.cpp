@@ -625,6 +625,57 @@ TEST(KernelCost, ModulesSumTheirNodesAndSubmodulesInTreeOrder) {
     EXPECT_EQ(modulesText(cost.kernels[3].modules), "the model");
 }
 
+// A graph Dynamo compiled for blocks.0's frame (a break in Block.forward) and
+// reused for blocks.1 and blocks.2: each block gets its calls' share.
+Run oneGraphForEveryBlock() {
+    Run run = oneGraph();
+    for (auto& n : run.graphs[0].nodes)
+        n.module = n.name == "linear" ? "blocks.0.fc" : "blocks.0";
+    run.graphs[0].frameModule = "blocks.0";
+    run.kernelProfile.graphCalls = {{"0/0", "blocks.0", 250'000, 10},
+                                    {"0/0", "blocks.1", 500'000, 10},
+                                    {"0/0", "blocks.2", 250'000, 10}};
+    return run;
+}
+
+TEST(KernelCost, AGraphReusedForOtherModulesOfItsClassIsSplitByTheModulesThatRanIt) {
+    const CostBreakdown cost = costBreakdown(oneGraphForEveryBlock());
+    // addmm: 60 µs per call over the three blocks by their calls' time.
+    ASSERT_NE(moduleRow(cost, "blocks.1.fc"), nullptr);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "blocks.0.fc")->compiledNsPerCall, 15'000);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "blocks.1.fc")->compiledNsPerCall, 30'000);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "blocks.2.fc")->compiledNsPerCall, 15'000);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "blocks.1")->compiledNsPerCall, 50'000);
+    EXPECT_DOUBLE_EQ(moduleRow(cost, "blocks")->compiledNsPerCall, 100'000);
+    ASSERT_EQ(cost.kernels[0].name, "extern_kernels.addmm");
+    EXPECT_EQ(cost.kernels[0].modules,
+              (std::vector<std::string>{"blocks.0.fc", "blocks.1.fc", "blocks.2.fc"}));
+    EXPECT_EQ(modulesText(cost.kernels[0].modules), "blocks (3 modules)");
+
+    // Without the calls by module (an older report), all of it stays where it compiled.
+    cs::core::Run older = oneGraphForEveryBlock();
+    older.kernelProfile.graphCalls.clear();
+    const CostBreakdown before = costBreakdown(older);
+    EXPECT_DOUBLE_EQ(moduleRow(before, "blocks.0")->compiledNsPerCall, 100'000);
+    EXPECT_EQ(moduleRow(before, "blocks.1"), nullptr);
+
+    // The model's own forward, run by the model: nothing moves; a node in
+    // another module than the frame's (held in a global) keeps its own.
+    cs::core::Run whole = oneGraphInModules();
+    whole.graphs[0].frameModule = "";
+    whole.kernelProfile.graphCalls = {{"0/0", "", 1'000'000, 10}};
+    auto byPath = [](const CostBreakdown& c) {
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& row : c.modules)
+            out.emplace_back(row.path, row.compiledNsPerCall);
+        return out;
+    };
+    EXPECT_EQ(byPath(costBreakdown(whole)), byPath(costBreakdown(oneGraphInModules())));
+    cs::core::Run global = oneGraphForEveryBlock();
+    global.graphs[0].nodes[1].module = "shared_head";
+    EXPECT_DOUBLE_EQ(moduleRow(costBreakdown(global), "shared_head")->compiledNsPerCall, 60'000);
+}
+
 TEST(KernelCost, TimeWithoutAGraphNodeIsTheNoModuleRowAndSharesSumToAll) {
     cs::core::Run run = oneGraphInModules();
     run.kernelProfile.kernels.push_back({"0/0", "mystery_kernel", 100'000, 10, false});
