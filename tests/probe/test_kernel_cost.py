@@ -182,9 +182,14 @@ def test_eager_mode_profiles_eager_lines(eager_run):
     lines = {e["line"] for e in kp["eager"] if _same_file(e["file"], model)}
     assert {20, 21, 22} <= lines, kp["eager"]
     assert kp["eager_ns"] >= sum(e["ns"] for e in kp["eager"]) > 0
-    # Its two linears' time by module, from the frames whose self they are.
+    # Its linears' time by module, from the frames whose self they are. The
+    # decoder's op (16x128 by 128x10) lasts a few microseconds, about what the
+    # two clocks may disagree by on a loaded machine: its midpoint can fall
+    # just outside decoder's frame (a CI run gave it to the model, ""), so
+    # only the encoder's is required here; test_kernel_cost_units checks the
+    # attribution itself on exact times.
     modules = {e["module"]: e["ns"] for e in kp["eager_modules"]}
-    assert {"encoder", "decoder"} <= set(modules), kp["eager_modules"]
+    assert "encoder" in modules and set(modules) <= {"", "encoder", "decoder"}, modules
     assert all(ns > 0 for ns in modules.values())
     assert sum(modules.values()) <= kp["eager_ns"]
 
