@@ -92,31 +92,31 @@ const char* modeTip(const std::string& mode) {
     return "Autotunes kernels like max-autotune but without CUDA graphs";
 }
 
-// Whether a model file defines get_input_sweep(), read from its text: the
-// panel decides before anything runs (a torchvision: or .pt2 model has none).
-bool definesInputSweep(const QString& spec) {
+// Whether a model file's text matches: the panel decides from it before
+// anything runs (a torchvision: or .pt2 model has no text to match).
+bool modelFileMatches(const QString& spec, const QRegularExpression& pattern) {
     if (!spec.endsWith(".py"))
         return false;
     QFile file(spec);
     if (!file.open(QIODevice::ReadOnly))
         return false;
-    static const QRegularExpression def(QStringLiteral(R"(^\s*def\s+get_input_sweep\s*\()"),
-                                        QRegularExpression::MultilineOption);
-    return def.match(QString::fromUtf8(file.read(4 << 20))).hasMatch();
+    return pattern.match(QString::fromUtf8(file.read(4 << 20))).hasMatch();
 }
 
-// Whether a model file's text calls torch.compile or Module.compile: where
-// mode as-written has something to keep ("Compare all modes" runs it then).
+// Whether a model file defines get_input_sweep().
+bool definesInputSweep(const QString& spec) {
+    static const QRegularExpression def(QStringLiteral(R"(^\s*def\s+get_input_sweep\s*\()"),
+                                        QRegularExpression::MultilineOption);
+    return modelFileMatches(spec, def);
+}
+
+// Whether a model file calls torch.compile or Module.compile: where mode
+// as-written has something to keep ("Compare all modes" runs it then).
 bool mentionsCompile(const QString& spec) {
-    if (!spec.endsWith(".py"))
-        return false;
-    QFile file(spec);
-    if (!file.open(QIODevice::ReadOnly))
-        return false;
     // torch.compile (a decorator need not call it), or model.compile(...), not re.compile(.
     static const QRegularExpression call(
         QStringLiteral(R"(\btorch\.compile\b|(?<!\bre)\.compile\s*\()"));
-    return call.match(QString::fromUtf8(file.read(4 << 20))).hasMatch();
+    return modelFileMatches(spec, call);
 }
 
 } // namespace

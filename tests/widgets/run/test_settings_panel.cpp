@@ -330,6 +330,41 @@ class SettingsPanelTest : public QObject {
         QCOMPARE(panel.target()->port, 1);
     }
 
+    // "Compare all modes" runs as-written only for a model file that calls
+    // torch.compile itself: elsewhere it could only fail.
+    void compareAllRunsAsWrittenOnlyWhereTheFileCompiles() {
+        QTemporaryDir dir;
+        auto write = [&](const QString& name, const QByteArray& text) {
+            QFile file(dir.filePath(name));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(text);
+        };
+        write("own.py", "import torch\n\n@torch.compile\ndef f(x):\n    return x\n");
+        write("parts.py", "def get_model():\n    m = Net()\n    m.block.compile(mode='default')\n");
+        write("plain.py", "import re\nPATTERN = re.compile(r'x')\n");
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        auto modes = [&] {
+            std::vector<std::string> out;
+            for (const auto& s : panel.allModeSettings())
+                out.push_back(s.mode);
+            return out;
+        };
+        auto hasAsWritten = [&] {
+            const auto m = modes();
+            return std::find(m.begin(), m.end(), core::kAsWritten) != m.end();
+        };
+        panel.setModelSpec(dir.filePath("own.py"));
+        QVERIFY(hasAsWritten());
+        panel.setModelSpec(dir.filePath("parts.py"));
+        QVERIFY(hasAsWritten());
+        panel.setModelSpec(dir.filePath("plain.py"));
+        QVERIFY2(!hasAsWritten(), "re.compile is no torch.compile");
+        panel.setModelSpec("torchvision:resnet18");
+        QVERIFY(!hasAsWritten());
+        QVERIFY(child<QCheckBox>(panel, "as-written")->toolTip().contains("own torch.compile"));
+    }
+
     void remoteTargetTakesATypedInterpreterAndSaysWhereTheModelIs() {
         QTemporaryDir dir;
         writeSshConfig(dir);
