@@ -308,6 +308,7 @@ class Capture:
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
         self.module_paths: dict[int, str] = {}  # the user's model: id(module) -> path
+        self.modules_by_path: dict[str, Any] = {}  # path -> module
 
     # -- installation -------------------------------------------------------
     def _user_module(self, path: str | None) -> str | None:
@@ -321,12 +322,15 @@ class Capture:
         named = getattr(model, "named_modules", None)
         if not callable(named):  # a function, an exported program: paths stay relative
             self.module_paths = {}
+            self.modules_by_path = {}
             return
         try:
-            self.module_paths = {id(m): path for path, m in named()}
+            self.modules_by_path = dict(named())
+            self.module_paths = {id(m): path for path, m in self.modules_by_path.items()}
         except Exception as e:  # a named_modules() that is not nn.Module's
             fallbacks.missing("the model's named_modules()", e)
             self.module_paths = {}
+            self.modules_by_path = {}
 
     def _frame_module(self, tx: Any) -> str | None:
         """The path of the module the compiled frame's `self` is: the frame's
@@ -486,8 +490,12 @@ class Capture:
         except Exception as e:
             fallbacks.missing("torch._dynamo.symbolic_convert.InstructionTranslator.current_tx", e)
         graph_extra: dict[str, Any] = {}
+        frame_module = self._frame_module(tx)
         if self.root and function == "inner" and (file or "").endswith("external_utils.py"):
-            function, file, line = self.root
+            # torch's wrapper around a compiled module's call: the model's,
+            # or a submodule's of its own (Module.compile() on a block).
+            owner = self.modules_by_path.get(frame_module) if frame_module else None
+            function, file, line = (owner and forward_location(owner)) or self.root
         elif self.root and self._is_wrapper(file):
             function, file, line = self.root
         elif self._library_entry(file, compile_id):
@@ -497,7 +505,6 @@ class Capture:
             fs = reason.user_stack[0]
             function, file, line = fs.name, fs.filename, fs.lineno
         nodes = []
-        frame_module = self._frame_module(tx)
         for node in gm.graph.nodes:
             nm = node.meta
             value = nm.get("example_value", nm.get("val"))
@@ -889,6 +896,22 @@ def fullgraph_break(exc: BaseException, capture: Capture) -> dict:
         b["compile_id"] = str(b["compile_id"])
     b["index"] = capture.break_count
     return b
+
+
+def forward_location(model: Any) -> tuple | None:
+    """(name, file, line) of a module's forward ("Block.forward"), or of a
+    function; None without Python source (a builtin, a .pt2)."""
+    import inspect
+
+    try:
+        target = type(model).forward if not inspect.isfunction(model) else model
+        target = inspect.unwrap(target)
+        _, line = inspect.getsourcelines(target)
+        file = inspect.getsourcefile(target)
+        owner = type(model).__name__ if not inspect.isfunction(model) else ""
+        return (f"{owner}.forward" if owner else target.__name__, file, line)
+    except Exception:  # a model without Python source: no root to name
+        return None
 
 
 def make_backend(

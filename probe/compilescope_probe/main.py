@@ -627,7 +627,7 @@ class Probe:
         """What a compiled setting records: graphs and breaks (Capture), the
         generated code, compile stages and metrics."""
         from . import loader
-        from .capture import Capture
+        from .capture import Capture, forward_location
         from .compile_phases import MetricsFeed
         from .compile_stages import StageWatcher
 
@@ -638,7 +638,7 @@ class Probe:
         self.capture = Capture(
             self.emit,
             self.classifier,
-            _root_location(model.model if wrapped else model),
+            forward_location(model.model if wrapped else model),
             list(keyword_names) if wrapped else _input_names(model),
             wrapper_file=loader.__file__ if wrapped else None,
         )
@@ -1231,10 +1231,11 @@ def _library_model_root(model: Any, classifier: Any) -> str | None:
     import inspect
 
     from . import loader
+    from .capture import forward_location
 
     wrapped = loader.keyword_names(model) is not None
     target = model.model if wrapped else model
-    root = _root_location(target)
+    root = forward_location(target)
     if root is None or not root[1] or classifier.is_user(root[1]):
         return None
     module = target.__module__ if inspect.isfunction(target) else type(target).__module__
@@ -1243,20 +1244,6 @@ def _library_model_root(model: Any, classifier: Any) -> str | None:
     if package is None or package.__name__ == "torch" or not init.endswith("__init__.py"):
         return None  # torch's modules, or a one-file module: nothing to add
     return os.path.dirname(os.path.realpath(init))
-
-
-def _root_location(model: Any) -> tuple | None:
-    import inspect
-
-    try:
-        target = type(model).forward if not inspect.isfunction(model) else model
-        target = inspect.unwrap(target)
-        _, line = inspect.getsourcelines(target)
-        file = inspect.getsourcefile(target)
-        owner = type(model).__name__ if not inspect.isfunction(model) else ""
-        return (f"{owner}.forward" if owner else target.__name__, file, line)
-    except Exception:  # a model without Python source (a builtin, a .pt2): no root to name
-        return None
 
 
 def _input_names(model: Any) -> list[str]:

@@ -148,6 +148,10 @@ def test_mode_as_written_compiles_each_call_again_where_the_file_made_it():
     # doubled alone (Block 0 runs uncompiled), and Block 1 whole, doubled inlined.
     graphs = run.of("graph")
     assert len(graphs) == 2, [g["function"] for g in graphs]
+    # Named by the frames they compiled: the helper, and Block.forward of
+    # blocks.1 (Dynamo steps over torch's _call_impl into the user's forward).
+    assert sorted(g["function"] for g in graphs) == ["doubled", "forward"], graphs
+    assert {g["file"] for g in graphs} == {str(FIXTURES / "compiles_parts.py")}
     assert {g["compile_id"] for g in graphs} == {"0/0", "1/0"}
     assert run.one("outputs_check")["status"] == "match"
 
