@@ -222,7 +222,7 @@ std::vector<ModuleCostRow> moduleRows(const std::map<std::string, ModuleAcc>& mo
 std::string rebased(const std::string& module, const std::string& frame,
                     const std::string& runner) {
     const std::string below = frame.empty() ? module : module.substr(frame.size());
-    const std::string rest = !below.empty() && below.front() == '.' ? below.substr(1) : below;
+    std::string rest = !below.empty() && below.front() == '.' ? below.substr(1) : below;
     if (runner.empty())
         return rest;
     return rest.empty() ? runner : runner + "." + rest;
