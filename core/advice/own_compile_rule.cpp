@@ -12,9 +12,14 @@ namespace {
 
 constexpr size_t kCallsListed = 4;
 
+// The mode of the setting that compiles as `call` does: another backend takes none.
+std::string settingMode(const OwnCompile& call) {
+    return call.backend == "inductor" ? call.mode : "default";
+}
+
 // The setting list entry that compiles as `call` does: "max-autotune:dynamic=true".
 std::string settingSpec(const OwnCompile& call) {
-    std::string spec = call.backend == "inductor" ? call.mode : "default";
+    std::string spec = settingMode(call);
     if (call.dynamic != "auto")
         spec += ":dynamic=" + call.dynamic;
     if (call.fullgraph)
@@ -23,8 +28,7 @@ std::string settingSpec(const OwnCompile& call) {
 }
 
 bool sameCompile(const Setting& s, const OwnCompile& call) {
-    const std::string mode = call.backend == "inductor" ? call.mode : "default";
-    return s.mode == mode && s.backend == call.backend && s.dynamic == call.dynamic &&
+    return s.mode == settingMode(call) && s.backend == call.backend && s.dynamic == call.dynamic &&
            s.fullgraph == call.fullgraph && s.autocast == "none" && s.environment.empty();
 }
 

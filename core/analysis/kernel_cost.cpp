@@ -231,9 +231,13 @@ std::string rebased(const std::string& module, const std::string& frame,
 // The graphs Dynamo compiled for one module and ran for others of its class
 // (a graph break in a block's forward, Module.compile() on every block): the
 // module each ran for, with its share of the graph's time in the window.
-using GraphRunners = std::map<std::string, std::vector<std::pair<std::string, double>>>;
-GraphRunners graphRunners(const Run& run) {
-    GraphRunners out;
+struct GraphRunners {
+    std::string frame; // Graph::frameModule
+    std::vector<std::pair<std::string, double>> runners;
+};
+using GraphRunnersById = std::map<std::string, GraphRunners>;
+GraphRunnersById graphRunners(const Run& run) {
+    GraphRunnersById out;
     for (const auto& graph : run.graphs) {
         if (!graph.frameModule || out.count(graph.compileId))
             continue;
@@ -249,7 +253,7 @@ GraphRunners graphRunners(const Run& run) {
             continue; // run only where it compiled: its nodes' modules stand
         for (auto& runner : runners)
             runner.second /= total;
-        out[graph.compileId] = std::move(runners);
+        out[graph.compileId] = {*graph.frameModule, std::move(runners)};
     }
     return out;
 }
@@ -355,21 +359,16 @@ CostBreakdown costBreakdown(const Run& run) {
 
     // A node's module, once for each module that ran its graph (graphRunners),
     // with that one's share of the time.
-    std::map<std::string, std::string> frameOf;
-    for (const auto& graph : run.graphs) {
-        if (graph.frameModule)
-            frameOf.try_emplace(graph.compileId, *graph.frameModule);
-    }
-    const GraphRunners runners = graphRunners(run);
+    const GraphRunnersById runners = graphRunners(run);
     auto instancesOf = [&](const std::string& compileId, const std::string& module) {
         std::vector<std::pair<std::string, double>> out;
         const auto found = runners.find(compileId);
-        if (found == runners.end() || !inModule(module, frameOf.at(compileId))) {
+        if (found == runners.end() || !inModule(module, found->second.frame)) {
             out.emplace_back(module, 1.0);
             return out;
         }
-        for (const auto& [runner, share] : found->second)
-            out.emplace_back(rebased(module, frameOf.at(compileId), runner), share);
+        for (const auto& [runner, share] : found->second.runners)
+            out.emplace_back(rebased(module, found->second.frame, runner), share);
         return out;
     };
 
