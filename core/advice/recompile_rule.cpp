@@ -34,6 +34,17 @@ struct ValueChange {
     std::string hint;                // torch's own
 };
 
+// A container whose length torch guarded on, and the lengths it compiled for.
+struct LengthChange {
+    std::string container;
+    std::set<int64_t> lengths;
+    bool counted = false; // a `len(X) == N` guard, not only `not X`
+    std::string code;     // the source line behind the guard
+    std::string where;
+    std::string file; // that line's file and number, from torch's user stack trace
+    int line = 0;
+};
+
 struct FunctionRecompiles {
     std::string function;
     int recompiles = 0;
@@ -47,6 +58,7 @@ struct FunctionRecompiles {
     std::vector<const FunctionRecompiles*> resumed;
     bool foldedIntoCaller = false;
     std::vector<DictKeyGuardFailure> keys; // guards on a dict's key, one per dict and key
+    std::vector<LengthChange> lengths;     // guards on a container's length
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -369,7 +381,8 @@ std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bo
 }
 
 // The guard itself: its first line, with the padding before torch's "# source"
-// comment folded ("0/7: self.calls == 7   # self.calls += 1  # m.py:10 ...").
+// comment folded ("0/7: self.calls == 7   # self.calls += 1  # m.py:10 ...")
+// and the path torch cut ("mp/nc/m.py:10") left to the file's name.
 std::string guardLine(const std::string& reason) {
     std::string out;
     for (const char c : firstLine(reason)) {
@@ -377,7 +390,8 @@ std::string guardLine(const std::string& reason) {
             continue;
         out += c;
     }
-    return out;
+    static const std::regex cutPath(R"(# \S*/([^/\s]+:\d+ in \w+))");
+    return std::regex_replace(out, cutPath, "# $1");
 }
 
 std::string valuesText(const std::vector<std::string>& values) {
@@ -409,6 +423,28 @@ std::string valueRemedy(const ValueChange& v) {
     if (!v.hint.empty())
         text += "; torch's hint: " + v.hint;
     return text.back() == '.' ? text : text + "."; // torch's hint ends in one already
+}
+
+// A container the compiled code changes: torch guards on its length, so every
+// call that appends compiles again. Checked with torch 2.15 on a forward hook
+// logging into a list (tests/probe/models/growing_list.py).
+std::string lengthRemedy(const LengthChange& l) {
+    const std::string change = l.code.empty() ? "the code that changes it" : "`" + l.code + "`";
+    return "torch compiled the length of " + l.container +
+           " into the graph: each call that changes it makes the next call compile again "
+           "(keeping the items tensors does not help: the guard is on the length). Keep " +
+           l.container + " out of the compiled code: move " + change +
+           " into a function marked @torch.compiler.disable, which runs in Python between the "
+           "graphs (one graph break, no recompiles), or fill it from outside the compiled call "
+           "(from the caller, on the outputs).";
+}
+
+// "0, 1, 2, … 7" of the lengths a guard was compiled for.
+std::string lengthsText(const std::set<int64_t>& lengths) {
+    std::vector<std::string> values;
+    for (const int64_t n : lengths)
+        values.push_back(std::to_string(n));
+    return valuesText(values);
 }
 
 // What one run's shape changes cost: its counts, first call, median and sweep.
@@ -525,7 +561,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}});
+            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -565,6 +601,20 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         });
                     if (!seen)
                         fr.keys.push_back(std::move(*key));
+                } else if (const auto length = parseLengthGuard(rc.reason)) {
+                    auto l = std::find_if(
+                        fr.lengths.begin(), fr.lengths.end(),
+                        [&](const LengthChange& c) { return c.container == length->container; });
+                    if (l == fr.lengths.end())
+                        l = fr.lengths.insert(fr.lengths.end(), {length->container,
+                                                                 {},
+                                                                 false,
+                                                                 length->code,
+                                                                 length->where,
+                                                                 length->file,
+                                                                 length->line});
+                    l->lengths.insert(length->length);
+                    l->counted = l->counted || !length->emptiness;
                 }
                 continue;
             }
@@ -830,6 +880,41 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }
+            const LengthChange* growing =
+                fr.lengths.empty() || !fr.lengths.front().counted ? nullptr : &fr.lengths.front();
+            if (fr.dims.empty() && fr.values.empty() && fr.keys.empty() && growing &&
+                fr.recompiles > 0) {
+                const std::set<int64_t>& lengths = growing->lengths;
+                const bool grew = *lengths.rbegin() - *lengths.begin() + 1 ==
+                                  static_cast<int64_t>(lengths.size());
+                Finding f;
+                f.rule = "recompile.growing_list";
+                f.severity = Severity::Warning;
+                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                          " because " + growing->container +
+                          (grew ? " grew on every call" : " changed its length");
+                locate(f);
+                if (!growing->file.empty()) { // the line that changes it, not torch's frame
+                    f.file = growing->file;
+                    f.line = growing->line;
+                }
+                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
+                                     fn + " in " + label + tabNote);
+                f.evidence.push_back("torch guarded on the length of " + growing->container +
+                                     " and compiled for " + lengthsText(lengths) +
+                                     " items: each later call found another length and failed "
+                                     "the guard `len(" +
+                                     growing->container + ") == …`");
+                if (!growing->code.empty())
+                    f.evidence.push_back(
+                        "the guard comes from `" + growing->code + "`" +
+                        (growing->where.empty() ? "" : " (" + growing->where + ")"));
+                f.remedy = lengthRemedy(*growing);
+                f.gain =
+                    "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                f.confidence = 0.85;
+                out.push_back(std::move(f));
+            }
             if (fr.limit) {
                 Finding f;
                 f.rule = "recompile.limit";
@@ -859,6 +944,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = resumedFrameRemedy(fr.function, fr.dims.front());
                 else if (!fr.values.empty())
                     cause = valueRemedy(fr.values.front());
+                else if (growing && fr.keys.empty())
+                    cause = lengthRemedy(*growing);
                 f.remedy = (cause.empty() ? cause : cause + " ") +
                            "Raising torch._dynamo.config.recompile_limit only postpones the fall "
                            "back to eager.";

@@ -61,6 +61,30 @@ std::string modulePath(const std::string& name) {
     return out;
 }
 
+namespace {
+
+// The source torch names after a guard: "...  # if k not in self.cache:  #
+// mp/m.py:304 in get" (the path cut by torch) gives the code and "m.py:304 in get".
+void guardSource(const std::string& reason, std::string& code, std::string& where) {
+    static const std::regex source(R"(^[^\n#]*#\s*([^\n#]*?)\s*#\s*(?:\S*/)?([^/\s]+:\d+ in \w+))");
+    std::smatch src;
+    if (std::regex_search(reason, src, source)) {
+        code = src[1].str();
+        where = src[2].str();
+    }
+}
+
+// A module global as the guard reads it: "G['__import___main__'].stats" and
+// "G['stats']" are the model file's `stats`.
+std::string globalName(const std::string& name) {
+    static const std::regex imported(R"(^G\['__import_[^']*'\]\.)");
+    static const std::regex global(R"(^G\['([^']+)'\])");
+    std::string out = std::regex_replace(name, imported, "");
+    return std::regex_replace(out, global, "$1");
+}
+
+} // namespace
+
 std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) {
     // "0/0: not ___dict_contains('cpu', self._modules['a'].cache)  # if k not in
     // self.cache:  # m.py:304 in get (HINT: ...)"
@@ -72,12 +96,32 @@ std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) 
     DictKeyGuardFailure out;
     out.added = m[1].matched;
     out.key = m[2].str();
-    out.dict = modulePath(m[3].str());
-    static const std::regex source(R"(^[^\n#]*#\s*([^\n#]*?)\s*#\s*(?:\S*/)?([^/\s]+:\d+ in \w+))");
-    std::smatch src;
-    if (std::regex_search(reason, src, source)) {
-        out.code = src[1].str();
-        out.where = src[2].str();
+    out.dict = globalName(modulePath(m[3].str()));
+    guardSource(reason, out.code, out.where);
+    return out;
+}
+
+std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
+    // "0/1: len(G['__import___main__'].stats) == 1  # stats.append(y)  # m.py:7 in record"
+    static const std::regex length(R"(^(?:\[?\d+/\d+\]?: )?len\(([^\s()]+)\) == (\d+)(?:\s|$))");
+    static const std::regex empty(R"(^(?:\[?\d+/\d+\]?: )?not ([^\s()]+)(?:\s|$))");
+    std::smatch m;
+    LengthGuardFailure out;
+    if (std::regex_search(reason, m, length)) {
+        out.length = std::stoll(m[2].str());
+    } else if (std::regex_search(reason, m, empty) && m[1].str().rfind("___", 0) != 0) {
+        out.emptiness = true;
+    } else {
+        return std::nullopt;
+    }
+    out.container = globalName(modulePath(m[1].str()));
+    guardSource(reason, out.code, out.where);
+    // The user stack trace's innermost frame: `File "/p/m.py", line 7, in record`.
+    static const std::regex frame(R"re(File "([^"]+)", line (\d+))re");
+    for (auto it = std::sregex_iterator(reason.begin(), reason.end(), frame);
+         it != std::sregex_iterator(); ++it) {
+        out.file = (*it)[1].str();
+        out.line = std::stoi((*it)[2].str());
     }
     return out;
 }

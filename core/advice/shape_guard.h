@@ -43,6 +43,20 @@ struct DictKeyGuardFailure {
 };
 std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason);
 
+// A guard on a container's length: "len(self.history) == 3", or "not
+// G['stats']" for the empty one. A list the compiled code appends to on every
+// call fails it on every call.
+struct LengthGuardFailure {
+    std::string container;  // readable: "self.history", "stats" for a module's global
+    int64_t length = 0;     // what the failed entry was compiled for; 0 for `not X`
+    bool emptiness = false; // the `not X` form, which a bool or None can take too
+    std::string code;       // the source line torch names for the guard; empty when none
+    std::string where;      // "hooked.py:7 in record"; empty when none
+    std::string file;       // the full path from torch's user stack trace; empty when none
+    int line = 0;
+};
+std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason);
+
 // "L['self']._modules['stages']._modules['0'].attn" → "self.stages[0].attn".
 std::string modulePath(const std::string& name);
 

@@ -211,6 +211,16 @@ STREAMS = {
     "advice_lstm_lengths_auto_sweep": [*lesson(FIXTURES / "lstm_tagger.py"), "--sweep"],
     # A dict cache the first call fills: the second call recompiles (recompile.dict_key).
     "advice_lazy_cache": lesson(FIXTURES / "lazy_cache.py"),
+    # A hook appending to a list: recompile.growing_list, then the limit.
+    "advice_growing_list": [
+        FIXTURES / "growing_list.py",
+        "--backend",
+        "aot_eager",
+        "--warmup",
+        "2",
+        "--iters",
+        "10",
+    ],
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",

@@ -11,6 +11,7 @@ using namespace advice_test;
 using cs::core::advice::modulePath;
 using cs::core::advice::parseDictKeyGuard;
 using cs::core::advice::parseInputShapes;
+using cs::core::advice::parseLengthGuard;
 using cs::core::advice::parseModelInputs;
 using cs::core::advice::parseShapeGuard;
 using cs::core::advice::parseValueGuard;
@@ -338,6 +339,65 @@ TEST(AdviceRecompiles, DictKeyGuardsAreRead) {
         parseDictKeyGuard("0/0: tensor 'x' size mismatch at index 1. expected 8, actual 4"));
     EXPECT_EQ(modulePath("L['self']._modules['enc']._modules['12'].attn"), "self.enc[12].attn");
     EXPECT_EQ(modulePath("x.cache"), "x.cache");
+}
+
+TEST(AdviceRecompiles, LengthGuardsAreRead) {
+    // As torch 2.15 wrote them for a hook appending to the model file's list.
+    const auto counted = parseLengthGuard(
+        "0/2: len(G['__import___main__'].stats) == 2                        # "
+        "stats.append(float(out.abs().mean()))  # mp/nc/hooked.py:7 in record\nUser stack "
+        "trace:\n  File \"/x/torch/_dynamo/external_utils.py\", line 69, in inner\n  File "
+        "\"/tmp/nc/hooked.py\", line 7, in record\n    stats.append(float(out.abs().mean()))");
+    ASSERT_TRUE(counted.has_value());
+    EXPECT_EQ(counted->container, "stats");
+    EXPECT_EQ(counted->length, 2);
+    EXPECT_FALSE(counted->emptiness);
+    EXPECT_EQ(counted->code, "stats.append(float(out.abs().mean()))");
+    EXPECT_EQ(counted->where, "hooked.py:7 in record");
+    EXPECT_EQ(counted->file, "/tmp/nc/hooked.py");
+    EXPECT_EQ(counted->line, 7);
+    const auto empty = parseLengthGuard("0/0: not L['self']._modules['enc'].history  # x");
+    ASSERT_TRUE(empty.has_value());
+    EXPECT_TRUE(empty->emptiness);
+    EXPECT_EQ(empty->container, "self.enc.history");
+    EXPECT_EQ(parseLengthGuard("1/0: len(G['cache']) == 12")->container, "cache");
+    EXPECT_FALSE(parseLengthGuard("0/0: not ___dict_contains('cpu', self.cache)"));
+    EXPECT_FALSE(parseLengthGuard("0/0: self.calls == 7"));
+    EXPECT_FALSE(parseLengthGuard("0/0: len(L['xs']) == n"));
+}
+
+// A forward hook logging into the model file's list (recorded, torch 2.15):
+// every call appends, so every call recompiles until the limit. The growth is
+// named with the line behind it, and the limit finding gives the same cause.
+TEST(AdviceRecompiles, AListTheCompiledCodeAppendsToNamesTheLineAndCompilerDisable) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_growing_list.jsonl", setting);
+    const auto findings = advise(reportOf({run}), {});
+    const auto found = withRule(findings, "recompile.growing_list");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("recompiled 7 times because activations grew on every call"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_EQ(found[0].line, 13);
+    EXPECT_NE(found[0].file.find("growing_list.py"), std::string::npos) << found[0].file;
+    EXPECT_TRUE(hasLine(found[0].evidence, "compiled for 0, 1, 2, 3, 4, … 7 items"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "the guard comes from `activations.append(output.detach().abs().mean())` "
+                        "(growing_list.py:13 in log_activation)"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("@torch.compiler.disable"), std::string::npos)
+        << found[0].remedy;
+    const auto limit = withRule(findings, "recompile.limit");
+    ASSERT_EQ(limit.size(), 1u);
+    EXPECT_NE(limit[0].remedy.find("torch compiled the length of activations"), std::string::npos)
+        << limit[0].remedy;
+    // torch cuts the guard's path ("tests/probe/models/growing_list.py" on a
+    // recording, "mp/nc/hooked.py" elsewhere): the evidence shows the file's name.
+    EXPECT_TRUE(hasLine(limit[0].evidence, "# growing_list.py:13 in log_activation"))
+        << ::testing::PrintToString(limit[0].evidence);
+    EXPECT_TRUE(withRule(findings, "recompile.value").empty());
 }
 
 // A module caching biases per device on its first call (recorded): the second
