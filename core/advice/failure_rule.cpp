@@ -86,6 +86,85 @@ std::string forbiddenCallable(const std::string& text) {
     return std::regex_search(text, m, forbidden) ? m[1].str() : std::string();
 }
 
+// The function whose frame holds FILE:LINE in the traceback ("forward"); ""
+// when no frame does.
+std::string functionAt(const std::string& traceback, const std::string& file, int line) {
+    static const std::regex frame(R"re(File "([^"]+)", line (\d+), in (\S+))re");
+    std::string found;
+    for (auto it = std::sregex_iterator(traceback.begin(), traceback.end(), frame);
+         it != std::sregex_iterator(); ++it) {
+        if ((*it)[1].str() == file && std::stoi((*it)[2].str()) == line)
+            found = (*it)[3].str();
+    }
+    return found;
+}
+
+// What each of the probe's tries below the setting's backend did.
+std::string stageCheckText(const StageCheck& c) {
+    const std::string what = c.backend == "eager"       ? " (Dynamo alone)"
+                             : c.backend == "aot_eager" ? " (Dynamo and AOTAutograd)"
+                                                        : "";
+    return "compiled again under backend " + c.backend + what +
+           (c.ok ? ", the first call ran" : ", it failed too: " + c.error);
+}
+
+// A compile failure with no known cause, by the stage the probe found.
+Finding compileFailure(const Run& run, int index, const AdviceInput& input) {
+    const ErrorInfo& e = *run.error;
+    const std::string label = run.setting.label();
+    const auto [file, line] = failingLine(e, modelFileOf(run, input.report));
+    const std::string at = atLocation(file, line);
+    const std::string backend = run.setting.backend.empty() ? "inductor" : run.setting.backend;
+    const std::string title =
+        e.stage == "dynamo" ? label + ": Dynamo cannot trace the code" + at +
+                                  ", under any backend, though it runs eagerly"
+        : e.stage == "aot_autograd" ? label + ": AOTAutograd fails on the graph of the code" + at
+        : e.stage == "backend"
+            ? label + ": " + backend + " fails to compile the graph of the code" + at +
+                  ", which Dynamo traced"
+            : label + ": torch.compile failed on the code" + at + ", which runs eagerly";
+    Finding f = base(run, index, "failure.compile", title);
+    // The probe's own advice after the error is this finding's evidence and fix.
+    const size_t advice = f.evidence.front().find(". The model runs without torch.compile");
+    if (advice != std::string::npos)
+        f.evidence.front() = f.evidence.front().substr(0, advice) + " (Compare tab)";
+    f.file = file;
+    f.line = line;
+    for (const auto& c : e.stageChecks)
+        f.evidence.push_back(stageCheckText(c));
+    if (const Run* eager = input.baselineRun(); eager && eager->status == RunStatus::Ok)
+        f.evidence.push_back("eager ran the same model and inputs (" + eager->setting.label() +
+                             ")");
+    const std::string fn = functionAt(e.traceback, file, line);
+    const std::string holder =
+        "mark the function holding " + (file.empty() ? "that code" : shortLocation(file, line)) +
+        (fn.empty() ? std::string() : " (" + fn + ")") +
+        " @torch.compiler.disable: Dynamo then runs it eagerly, a graph break, and compiles the "
+        "rest";
+    const std::string minifier =
+        " torch's minifier cuts the graph down to a small repro for the report: "
+        "TORCHDYNAMO_REPRO_AFTER=\"dynamo\" in the environment (--env) writes "
+        "minifier_launcher.py.";
+    if (e.stage == "dynamo" || e.stage == "aot_autograd") {
+        f.remedy = "No backend avoids it: " + holder +
+                   ". It is torch's failure, not the model's (eager runs the code): report it "
+                   "to PyTorch with that line and torch's version." +
+                   (e.stage == "aot_autograd" ? minifier : std::string());
+    } else if (e.stage == "backend") {
+        const std::string lower =
+            e.stageChecks.empty() ? "aot_eager" : e.stageChecks.back().backend;
+        f.remedy = "Only " + backend + " fails: run this setting with --backend " + lower +
+                   " meanwhile (Dynamo's graphs, breaks and recompiles, without " + backend +
+                   "'s kernels or speed), or " + holder + ". Report it to PyTorch." + minifier;
+    } else {
+        f.remedy = "Find the stage that fails: compile with --backend eager (Dynamo alone), then "
+                   "--backend aot_eager (with AOTAutograd); where both run, only " +
+                   backend + " fails. Meanwhile " + holder + ".";
+    }
+    f.confidence = e.stage.empty() ? 0.5 : 0.8;
+    return f;
+}
+
 std::string pythonVersion(const std::string& version) {
     static const std::regex majorMinor(R"((\d+\.\d+))");
     std::smatch m;
@@ -232,6 +311,10 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
                            "torch._dynamo.mark_static(tensor, dim), or compile with dynamic=False.";
             f.confidence = 0.7;
             out.push_back(std::move(f));
+        } else if (e.kind == "compile_failed" && mode != "eager" &&
+                   !containsText(e.message, "cannot be set up") &&
+                   !containsText(e.message, "own torch.compile calls")) {
+            out.push_back(compileFailure(run, index, input));
         }
     }
 }

@@ -497,6 +497,14 @@ class EventApplier {
         const bool fatal = get<bool>(event_, "fatal", true);
         ErrorInfo info{getString(event_, "kind"), getString(event_, "message"),
                        getString(event_, "traceback")};
+        info.stage = getString(event_, "stage");
+        if (auto it = event_.find("stage_checks"); it != event_.end() && it->is_array()) {
+            for (const auto& c : *it) {
+                if (c.is_object())
+                    info.stageChecks.push_back({getString(c, "backend"), get<bool>(c, "ok", false),
+                                                getString(c, "error")});
+            }
+        }
         if (auto it = event_.find("graph_break"); it != event_.end() && it->is_object())
             run_.graphBreaks.push_back(graphBreakFromEvent(*it));
         if (fatal || !run_.error)

@@ -403,6 +403,13 @@ Run runFromJson(const json& j, RunParts parts, std::vector<std::string>& warning
         run.error = ErrorInfo{lenientValue<std::string>(*e, "kind", ""),
                               lenientValue<std::string>(*e, "message", ""),
                               lenientValue<std::string>(*e, "traceback", "")};
+        run.error->stage = lenientValue<std::string>(*e, "stage", "");
+        for (const json& c : arrayAt(*e, "stage_checks")) {
+            if (c.is_object())
+                run.error->stageChecks.push_back({lenientValue<std::string>(c, "backend", ""),
+                                                  lenientValue<bool>(c, "ok", false),
+                                                  lenientValue<std::string>(c, "error", "")});
+        }
     }
     if (auto c = j.find("exit_code"); c != j.end() && c->is_number_integer())
         run.exitCode = lenientValue<int>(j, "exit_code", 0);

@@ -246,15 +246,26 @@ json settingToJson(const Setting& s) {
             {"environment", s.environment}};
 }
 
+// The stage fields only where the probe narrowed the failure down.
+json errorToJson(const ErrorInfo& e) {
+    json j{{"kind", e.kind}, {"message", e.message}, {"traceback", e.traceback}};
+    if (!e.stage.empty())
+        j["stage"] = e.stage;
+    if (!e.stageChecks.empty()) {
+        json checks = json::array();
+        for (const auto& c : e.stageChecks)
+            checks.push_back({{"backend", c.backend}, {"ok", c.ok}, {"error", c.error}});
+        j["stage_checks"] = checks;
+    }
+    return j;
+}
+
 json runToJson(const Run& run) {
     json j;
     j["label"] = run.setting.label();
     j["setting"] = settingToJson(run.setting);
     j["status"] = toString(run.status);
-    j["error"] = run.error ? json{{"kind", run.error->kind},
-                                  {"message", run.error->message},
-                                  {"traceback", run.error->traceback}}
-                           : json(nullptr);
+    j["error"] = run.error ? errorToJson(*run.error) : json(nullptr);
     j["exit_code"] = run.exitCode ? json(*run.exitCode) : json(nullptr);
     j["probe"] = {{"protocol", run.probe.protocol},
                   {"probe_version", run.probe.probeVersion},

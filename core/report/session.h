@@ -78,10 +78,26 @@ enum class RunStatus {
 const char* toString(RunStatus status);
 std::optional<RunStatus> runStatusFromString(const std::string& text);
 
+// One try of the probe's narrowing of a failed compile: the first call
+// compiled again under a backend below the setting's (docs/capture.md).
+struct StageCheck {
+    std::string backend; // "eager", "aot_eager"
+    bool ok = false;
+    std::string error; // "TypeError: ..." when it failed too
+    bool operator==(const StageCheck&) const = default;
+};
+
 struct ErrorInfo {
+    ErrorInfo() = default;
+    ErrorInfo(std::string kind, std::string message, std::string traceback)
+        : kind(std::move(kind)), message(std::move(message)), traceback(std::move(traceback)) {}
     std::string kind;
     std::string message;
     std::string traceback;
+    // Which stage of torch.compile a compile_failed comes from: "dynamo",
+    // "aot_autograd" or "backend"; empty where the probe did not narrow it.
+    std::string stage;
+    std::vector<StageCheck> stageChecks;
     bool operator==(const ErrorInfo&) const = default;
 };
 

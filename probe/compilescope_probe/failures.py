@@ -4,8 +4,10 @@ error events for exceptions out of the harness."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from . import compile_triage
 from .errors import ProbeError, compiled_code_location, exc_summary, format_exc, user_location
 from .frames import FrameClassifier
 
@@ -46,10 +48,13 @@ def classify(
     capture: Any,
     fullgraph: bool,
     classifier: FrameClassifier,
+    narrow: Callable[[], dict | None] | None = None,
 ) -> ProbeError:
     """The error event for an exception out of a call of the model: a graph
     break under fullgraph, out of memory, a missing compiler, torch.compile
-    failing where eager runs, or the model raising on its own."""
+    failing where eager runs, or the model raising on its own. `narrow`
+    finds which stage of torch.compile a failure of no known cause comes from
+    (compile_triage.failing_stage)."""
     exc_mod = getattr(getattr(torch, "_dynamo", None), "exc", None)
     Unsupported = getattr(exc_mod, "Unsupported", ()) if exc_mod else ()
     if fullgraph and Unsupported and isinstance(e, Unsupported):
@@ -108,7 +113,20 @@ def classify(
             elif forbidden:
                 then = forbidden
             else:
-                then = "try --backend aot_eager to narrow it down, and report it to PyTorch"
+                found = narrow() if narrow is not None else None
+                stage = {"stage": found["stage"], "stage_checks": found["checks"]} if found else {}
+                then = (
+                    f"{compile_triage.stage_words(found)}; and report it to PyTorch"
+                    if found
+                    else "try --backend aot_eager to narrow it down, and report it to PyTorch"
+                )
+                return ProbeError(
+                    "compile_failed",
+                    f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
+                    f"torch.compile; {then}.",
+                    tb=format_exc(e),
+                    **stage,
+                )
             return ProbeError(
                 "compile_failed",
                 f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "

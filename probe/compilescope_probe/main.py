@@ -78,9 +78,12 @@ class Probe:
         # ns spent loading portable cache artifacts before the first compile:
         # part of the cold start, so of the first call's compile_time.
         self.artifacts_load_ns = 0
+        self.muted = False  # no events while a failed compile is narrowed down
 
     # -- events ----------------------------------------------------------------
     def emit(self, type_: str, **fields: Any) -> None:
+        if self.muted:
+            return
         self.w.emit(type_, **fields)
         if type_ == "graph" and self.code is not None:
             self.code.note_graph(fields)  # node locations for the code's kernels
@@ -804,7 +807,37 @@ class Probe:
             capture=self.capture,
             fullgraph=self.s.fullgraph,
             classifier=self.classifier,
+            narrow=lambda: self.narrow_compile_failure(model, inputs),
         )
+
+    def narrow_compile_failure(self, model: Any, inputs: tuple) -> dict | None:
+        """Which stage of torch.compile fails (compile_triage.py), its tries
+        kept out of the run's events: their graphs and breaks are not the run's."""
+        s = self.s
+        if not s.compiled or s.as_written or self.aoti is not None:
+            return None
+        from . import compile_triage
+
+        def compile_call(backend: str) -> None:
+            compiled = self.torch.compile(
+                model, backend=backend, dynamic=s.dynamic_value, fullgraph=s.fullgraph
+            )
+            compiled(*inputs)
+
+        self.log(
+            "info",
+            f"torch.compile failed; compiling the first call again under backends below "
+            f"{s.backend} to find the stage that fails",
+        )
+        self.muted = True
+        try:
+            return compile_triage.failing_stage(self.torch, compile_call, s.backend)
+        except Exception as e:  # torch._dynamo.reset() itself failing
+            reset_failure = e
+        finally:
+            self.muted = False
+        fallbacks.missing("torch._dynamo.reset()", reset_failure)
+        return None
 
     def harness(self, fn: Any, model: Any, inputs: tuple, sweep: list | None) -> None:
         s = self.s

@@ -211,6 +211,10 @@ STREAMS = {
     "advice_lstm_lengths_auto_sweep": [*lesson(FIXTURES / "lstm_tagger.py"), "--sweep"],
     # A dict cache the first call fills: the second call recompiles (recompile.dict_key).
     "advice_lazy_cache": lesson(FIXTURES / "lazy_cache.py"),
+    # A compile that fails in Dynamo under every backend, and one that fails
+    # in Inductor only: failure.compile by the stage the probe narrowed it to.
+    "advice_dynamo_fails": [FIXTURES / "traced_numpy_fails.py", "--warmup", "1", "--iters", "1"],
+    "advice_inductor_fails": [FIXTURES / "inductor_fails.py", "--warmup", "1", "--iters", "1"],
     # A hook appending to a list: recompile.growing_list, then the limit.
     "advice_growing_list": [
         FIXTURES / "growing_list.py",

@@ -180,6 +180,70 @@ def test_a_data_dependent_size_under_fullgraph_is_not_called_a_torch_bug():
     assert "report it to PyTorch" not in err["message"]
 
 
+def test_a_failure_dynamo_meets_under_every_backend_is_called_dynamos():
+    path = fixture_model("traced_numpy_fails")
+    run = run_probe(path, "--mode", "default", "--warmup", "1", "--iters", "1")
+    err = _failed_with(run, "compile_failed")
+    assert f"while compiling {path}:12" in err["message"], err["message"]
+    assert err["stage"] == "dynamo", err
+    assert [c["backend"] for c in err["stage_checks"]] == ["eager"]
+    assert err["stage_checks"][0]["ok"] is False
+    assert "0-dimensional arrays" in err["stage_checks"][0]["error"]
+    assert "@torch.compiler.disable" in err["message"]
+    # The tries' own graphs are not the run's: one graph, the failed compile's.
+    assert len(run.of("graph")) == 1, [g["compile_id"] for g in run.of("graph")]
+
+
+def test_a_failure_inside_inductor_only_says_aot_eager_runs():
+    path = fixture_model("inductor_fails")
+    run = run_probe(path, "--mode", "default", "--warmup", "1", "--iters", "1")
+    err = _failed_with(run, "compile_failed")
+    assert err["stage"] == "backend", err
+    assert err["stage_checks"] == [
+        {"backend": "eager", "ok": True, "error": ""},
+        {"backend": "aot_eager", "ok": True, "error": ""},
+    ]
+    assert "backends eager and aot_eager run it, so inductor itself fails" in err["message"]
+    assert "--backend aot_eager runs meanwhile" in err["message"]
+
+
+def test_the_ladder_stops_at_the_first_backend_that_fails():
+    from compilescope_probe.compile_triage import failing_stage
+
+    class Dynamo:
+        resets = 0
+
+        def reset(self):
+            Dynamo.resets += 1
+
+    class FakeTorch:
+        _dynamo = Dynamo()
+
+    tried = []
+
+    def fails_under(failing):
+        def compile_call(backend):
+            tried.append(backend)
+            if backend in failing:
+                raise ValueError(f"no {backend}")
+
+        return compile_call
+
+    found = failing_stage(FakeTorch, fails_under({"aot_eager"}), "inductor")
+    assert found["stage"] == "aot_autograd" and tried == ["eager", "aot_eager"]
+    assert found["checks"][1] == {
+        "backend": "aot_eager",
+        "ok": False,
+        "error": "ValueError: no aot_eager",
+    }
+    assert Dynamo.resets == 2
+    tried.clear()
+    # Below any backend but Inductor only Dynamo is known to sit.
+    assert failing_stage(FakeTorch, fails_under(set()), "cudagraphs")["stage"] == "backend"
+    assert tried == ["eager"]
+    assert failing_stage(FakeTorch, fails_under({"eager"}), "eager") is None
+
+
 def test_a_stance_set_inside_forward_says_where_to_set_it_instead():
     # torch refuses to trace set_stance: the model's own mistake, not torch's bug.
     path = fixture_model("stance_in_forward")

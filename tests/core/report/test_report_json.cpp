@@ -127,6 +127,24 @@ TEST(ReportJson, CaptureWarningsRoundTripThroughBothReaders) {
     EXPECT_TRUE(file.report.runs[1].captureWarnings.empty());
 }
 
+TEST(ReportJson, ACompileFailuresStageRoundTrips) {
+    Report report = cs::test::sampleReport();
+    ASSERT_GE(report.runs.size(), 2u);
+    report.runs[1].error->kind = "compile_failed";
+    report.runs[1].error->stage = "backend";
+    report.runs[1].error->stageChecks = {{"eager", true, ""}, {"aot_eager", true, ""}};
+    const std::string text = cs::test::writeAndKeepReport(report, "core_compile_stage");
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc["runs"][1]["error"]["stage"], "backend");
+    EXPECT_EQ(doc["runs"][1]["error"]["stage_checks"][1]["backend"], "aot_eager");
+    // Only where the probe narrowed a failure down.
+    EXPECT_FALSE(doc["runs"][0]["error"].is_object() && doc["runs"][0]["error"].contains("stage"));
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_TRUE(read.warnings.empty());
+    EXPECT_EQ(read.report.runs[1].error, report.runs[1].error);
+}
+
 TEST(ReportJson, MeasurementChecksRoundTripThroughBothReaders) {
     Report report = cs::test::sampleReport();
     ASSERT_GE(report.runs.size(), 2u);
