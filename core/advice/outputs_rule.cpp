@@ -38,9 +38,16 @@ std::string leafEvidence(const OutputLeaf& leaf, double tolerance) {
     if (leaf.dtype.rfind("float", 0) != 0 && leaf.dtype.rfind("bfloat", 0) != 0 &&
         leaf.dtype.rfind("complex", 0) != 0 && leaf.dtype != "int")
         return head + ": " + pastTolerance + " differ (integers are held exactly)";
-    return head + ": largest difference " + formatPercent(leaf.relative) +
-           " of its largest value (" + formatPercent(tolerance) + " allowed); " + pastTolerance +
-           " past it";
+    std::string text = head + ": largest difference " + formatPercent(leaf.relative) +
+                       " of its largest value (" + formatPercent(tolerance) + " allowed); " +
+                       pastTolerance + " past it";
+    if (const auto& z = leaf.zeroRows)
+        text += ", all in " + formatCount(static_cast<double>(z->differingRows)) + " of the " +
+                formatCount(static_cast<double>(z->rows)) + " rows (of " +
+                formatCount(static_cast<double>(z->of)) + ", along the last dimension) that " +
+                z->side + " left all zeros; in the other rows the largest difference is " +
+                formatPercent(z->relativeElsewhere);
+    return text;
 }
 
 // The function a graph node calls, without its module path:
@@ -87,12 +94,15 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
         const OutputLeaf& worst = check.worst.front();
         const bool wrong = check.wrongResult();
         const bool nearer = check.roundingOnly();
+        const bool masked = !nearer && check.maskedRowsOnly();
 
         Finding f;
         // A size float64 gives as the compiled call does is eager's rounding too.
         const bool sized = nearer && check.sizeFollowsFloat64();
-        f.rule = nearer ? "outputs.precision" : "outputs.differ";
-        f.severity = nearer ? Severity::Info : wrong ? Severity::Critical : Severity::Warning;
+        f.rule = nearer ? "outputs.precision" : masked ? "outputs.masked_rows" : "outputs.differ";
+        f.severity = nearer || masked ? Severity::Info
+                     : wrong          ? Severity::Critical
+                                      : Severity::Warning;
         f.tab = EvidenceTab::Compare;
         f.run = static_cast<int>(r);
         f.setting = label;
@@ -119,6 +129,11 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
                       "), as float64's are";
         } else if (wrong) {
             f.title = label + "'s outputs are not shaped as eager's (" + worst.path + ")";
+        } else if (masked) {
+            const ZeroRows& z = *worst.zeroRows;
+            f.title = label + "'s outputs differ from eager's only in the " +
+                      formatCount(static_cast<double>(z.differingRows)) + " rows " + z.side +
+                      " left all zeros (" + worst.path + "): padded positions";
         } else if (nearer) {
             f.title = label + "'s outputs differ from eager's by up to " +
                       formatPercent(worst.relative) + " in " + check.precision +
@@ -136,6 +151,18 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
                        "threshold, and a test that holds the model to eager's count needs a "
                        "margin at the threshold or a float64 reference.";
             f.confidence = 0.8;
+        } else if (masked) {
+            const std::string& side = worst.zeroRows->side;
+            f.remedy =
+                "Nothing to fix where your code ignores those positions: " + side +
+                " wrote zeros there and the other side computed values, as positions a padding "
+                "mask masks out get (nn.TransformerEncoder's fast path, in eval under no_grad "
+                "with src_key_padding_mask, returns them as zeros through nested tensors; the "
+                "compiled graph computes them). Their values mean nothing, and in the other rows "
+                "the outputs agree within the tolerance. Where later code reads them (a mean "
+                "over all positions), zero them yourself on both paths: "
+                "out.masked_fill(src_key_padding_mask.unsqueeze(-1), 0.0).";
+            f.confidence = 0.75;
         } else if (nearer) {
             f.remedy = "Nothing to fix in the compiled program: Inductor keeps the intermediate "
                        "values of fused ops in float32 where eager rounds to " +

@@ -316,6 +316,17 @@ OutputsCell outputsCell(const OutputsCheck& check) {
     cell.text = "differ " + formatPercent(worst.relative);
     cell.detail = worst.path + ": largest difference " + formatPercent(worst.relative) +
                   " of its largest value (" + allowed + ")";
+    if (check.maskedRowsOnly() && !check.roundingOnly() && worst.zeroRows) {
+        const ZeroRows& z = *worst.zeroRows;
+        cell.differs = false;
+        cell.text =
+            "agree outside " + formatCount(static_cast<double>(z.differingRows)) + " zero rows";
+        cell.detail += "; every difference past it lies in rows " + z.side +
+                       " left all zeros (padded positions); in the other rows the largest "
+                       "difference is " +
+                       formatPercent(z.relativeElsewhere);
+        return cell;
+    }
     if (check.roundingOnly()) {
         cell.differs = false;
         cell.text += ", nearer exact";

@@ -35,6 +35,17 @@ OutputLeaf leafFromJson(const json& object) {
     leaf.nonfinite = countAt(object, "nonfinite");
     leaf.differs = lenientValue<bool>(object, "differs", false);
     leaf.detail = lenientValue<std::string>(object, "detail", "");
+    if (auto it = object.find("zero_rows"); it != object.end() && it->is_object()) {
+        const std::string side = lenientValue<std::string>(*it, "side", "");
+        if (side == "eager" || side == "compiled")
+            leaf.zeroRows = ZeroRows{side,
+                                     countAt(*it, "rows"),
+                                     countAt(*it, "of"),
+                                     countAt(*it, "differing_rows"),
+                                     amountAt(*it, "max_abs_diff_elsewhere"),
+                                     amountAt(*it, "relative_elsewhere"),
+                                     lenientValue<bool>(*it, "within", false)};
+    }
     return leaf;
 }
 
@@ -50,6 +61,14 @@ json leafToJson(const OutputLeaf& leaf) {
         j["shape"] = leaf.shape;
     if (!leaf.detail.empty())
         j["detail"] = leaf.detail;
+    if (const auto& z = leaf.zeroRows)
+        j["zero_rows"] = {{"side", z->side},
+                          {"rows", z->rows},
+                          {"of", z->of},
+                          {"differing_rows", z->differingRows},
+                          {"max_abs_diff_elsewhere", z->maxAbsDiffElsewhere},
+                          {"relative_elsewhere", z->relativeElsewhere},
+                          {"within", z->within}};
     return j;
 }
 

@@ -141,6 +141,13 @@ bool OutputsCheck::sizeFollowsFloat64() const {
                        [](const OutputLeaf& leaf) { return leaf.kind == "shape"; });
 }
 
+bool OutputsCheck::maskedRowsOnly() const {
+    return status == "differ" && !worst.empty() && differing == static_cast<int>(worst.size()) &&
+           std::all_of(worst.begin(), worst.end(), [](const OutputLeaf& leaf) {
+               return leaf.kind == "values" && leaf.zeroRows && leaf.zeroRows->within;
+           });
+}
+
 bool Run::finished() const {
     return status != RunStatus::Pending && status != RunStatus::Running;
 }

@@ -388,6 +388,20 @@ struct KernelProfile {
 };
 
 // One output value compared with eager's (outputs_check's "worst" entries).
+// A leaf whose every difference past the tolerance lies in rows (along the
+// last dimension) that one side left all zeros: positions a padding mask
+// masks out, which eager's nested-tensor fast path writes as zeros.
+struct ZeroRows {
+    std::string side; // "eager" or "compiled": whose rows are all zeros
+    int64_t rows = 0; // rows all zeros on that side
+    int64_t of = 0;   // rows in the leaf
+    int64_t differingRows = 0;
+    double maxAbsDiffElsewhere = 0; // the largest difference in the other rows
+    double relativeElsewhere = 0;   // over the leaf's scale
+    bool within = false;            // the other rows agree within the tolerance
+    bool operator==(const ZeroRows&) const = default;
+};
+
 struct OutputLeaf {
     std::string path;  // output['logits']
     std::string kind;  // values, nonfinite, shape, type, structure, skipped
@@ -401,6 +415,7 @@ struct OutputLeaf {
     int64_t nonfinite = 0;  // elements NaN or infinite on one side only
     bool differs = false;
     std::string detail; // shape, type and structure changes in words
+    std::optional<ZeroRows> zeroRows;
     bool operator==(const OutputLeaf&) const = default;
 };
 
@@ -443,6 +458,9 @@ struct OutputsCheck {
     bool roundingOnly() const {
         return status == "differ" && ((!wrongResult() && compiledNearer()) || sizeFollowsFloat64());
     }
+    // Every differing leaf differs only in rows one side left all zeros, and
+    // agrees elsewhere: padded positions, not a wrong result where it counts.
+    bool maskedRowsOnly() const;
     bool operator==(const OutputsCheck&) const = default;
 };
 

@@ -148,7 +148,41 @@ def compare_leaf(path: str, eager: Any, compiled: Any, tolerance: float) -> dict
     if nonfinite:
         entry["kind"] = "nonfinite"
     entry["differs"] = mismatched > 0
+    if mismatched and not nonfinite:
+        rows = _zero_rows(e64, c64, diff > limit, diff, limit, scale)
+        if rows:
+            entry["zero_rows"] = rows
     return entry
+
+
+def _zero_rows(e64: Any, c64: Any, past: Any, diff: Any, limit: float, scale: float) -> dict | None:
+    """Every value past the tolerance in rows (along the last dimension) that
+    one side left all zeros, a minority of the rows: positions a padding mask
+    masks out, which eager's nested-tensor fast path (nn.TransformerEncoder
+    with src_key_padding_mask) writes as zeros and the compiled graph does not.
+    What differs elsewhere says whether the rest agrees."""
+    if e64.dim() < 2 or e64.shape[-1] < 2 or e64.is_complex():
+        return None
+    width = e64.shape[-1]
+    past_rows = past.reshape(-1, width).any(-1)
+    total = past_rows.numel()
+    for side, values in (("eager", e64), ("compiled", c64)):
+        zero = (values.reshape(-1, width) == 0).all(-1)
+        count = int(zero.sum().item())
+        if not count or 2 * count > total or bool((past_rows & ~zero).any().item()):
+            continue
+        rest = diff.reshape(-1, width)[~zero]
+        elsewhere = float(rest.max().item()) if rest.numel() else 0.0
+        return {
+            "side": side,
+            "rows": count,
+            "of": total,
+            "differing_rows": int(past_rows.sum().item()),
+            "max_abs_diff_elsewhere": elsewhere,
+            "relative_elsewhere": elsewhere / scale if scale > 0 else elsewhere,
+            "within": elsewhere <= limit,
+        }
+    return None
 
 
 def _type(v: Any) -> str:

@@ -237,6 +237,20 @@ STREAMS = {
     ],
     # bfloat16 steps eager rounds away and Inductor's fused kernel keeps:
     # outputs_check differs, with float64 siding with the compiled outputs.
+    # nn.TransformerEncoder with a padding mask: eager's fast path returns the
+    # padded rows as zeros, the compiled graph computes them (outputs.masked_rows).
+    "padded_encoder_aot_eager_cpu": [
+        FIXTURES / "padded_encoder.py",
+        "--mode",
+        "default",
+        "--backend",
+        "aot_eager",
+        "--no-code",
+        "--warmup",
+        "1",
+        "--iters",
+        "3",
+    ],
     # A count kept at a threshold one of eager's scores sets: the compiled
     # sum's last bit drops one (eager 38, compiled 37), and float64 keeps 37.
     "threshold_count_default_cpu": [

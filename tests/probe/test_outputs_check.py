@@ -181,3 +181,52 @@ def test_a_count_that_flips_at_a_threshold_is_judged_by_float64s_shape():
     assert verdict(38)["float64_shape"] == "eager"
     assert "neither eager's [38] nor the compiled [37]" in verdict(39)["float64_note"]
     assert verdict(39)["float64_shape"] == "neither"
+
+
+def test_differences_only_in_rows_one_side_left_zero_are_told_apart():
+    eager = torch.randn(2, 6, 4)
+    compiled = eager + 1e-6
+    eager[1, 4:] = 0.0  # padded positions eager returned as zeros
+    leaf = compare_leaf("output", eager, compiled, 1e-3)
+    assert leaf["differs"] and leaf["mismatched"] == 8
+    rows = leaf["zero_rows"]
+    assert rows["side"] == "eager" and rows["rows"] == 2 and rows["of"] == 12
+    assert rows["differing_rows"] == 2 and rows["within"] is True
+    assert rows["relative_elsewhere"] < 1e-5
+    # A difference outside those rows too: no such verdict.
+    compiled[0, 0, 0] += 1.0
+    assert "zero_rows" not in compare_leaf("output", eager, compiled, 1e-3)
+    # Zeros in most rows are not padding (a ReLU's output, a sparse result).
+    sparse = torch.zeros(2, 6, 4)
+    sparse[0, 0] = 1.0
+    assert "zero_rows" not in compare_leaf("output", sparse, sparse + 0.5, 1e-3)
+    # One column is no row of values.
+    column = torch.zeros(6, 1)
+    assert "zero_rows" not in compare_leaf("output", column, column + 0.5, 1e-3)
+
+
+def test_a_transformer_encoder_with_a_padding_mask_differs_in_the_padded_rows_only():
+    """PyTorch's encoder fast path returns padded positions as zeros in eager
+    (nested tensors); the compiled graph computes them (torch 2.15)."""
+    (run,) = run_probes(
+        [
+            (
+                fixture_model("padded_encoder"),
+                "--mode",
+                "default",
+                "--backend",
+                "aot_eager",
+                "--iters",
+                "3",
+                "--warmup",
+                "1",
+                "--no-code",
+            )
+        ]
+    )
+    assert_well_formed(run)
+    event = run.one("outputs_check")
+    assert event["status"] == "differ", event
+    rows = event["worst"][0]["zero_rows"]
+    assert rows["side"] == "eager" and rows["differing_rows"] == 3 and rows["of"] == 16
+    assert rows["within"] is True

@@ -254,3 +254,45 @@ TEST(AdviceOutputs, ARecordedCountFlipAtAThresholdIsInformation) {
     ASSERT_EQ(withRule(all, "outputs.precision").size(), 1u);
     EXPECT_EQ(outputsCheckFromJson(outputsCheckToJson(run.outputsCheck)), run.outputsCheck);
 }
+
+// Recorded (torch 2.15, aot_eager): nn.TransformerEncoder with a padding mask.
+// Eager's fast path returns the 3 padded rows as zeros; the compiled graph
+// computes them. The rest agrees: information, and the Compare cell agrees.
+TEST(AdviceOutputs, DifferencesOnlyInRowsEagerLeftZeroArePaddedPositions) {
+    Setting setting;
+    setting.mode = "default";
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("padded_encoder_aot_eager_cpu.jsonl", setting);
+    ASSERT_EQ(run.outputsCheck.status, "differ");
+    ASSERT_TRUE(run.outputsCheck.worst.front().zeroRows.has_value());
+    EXPECT_TRUE(run.outputsCheck.maskedRowsOnly());
+    EXPECT_EQ(outputsCheckFromJson(outputsCheckToJson(run.outputsCheck)), run.outputsCheck);
+    const auto all = advise(reportOf({run}), {});
+    EXPECT_TRUE(withRule(all, "outputs.differ").empty());
+    const auto found = withRule(all, "outputs.masked_rows");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("differ from eager's only in the 3 rows eager left all zeros "
+                                  "(output): padded positions"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].evidence[0].find("all in 3 of the 3 rows (of 16, along the last "
+                                        "dimension) that eager left all zeros"),
+              std::string::npos)
+        << found[0].evidence[0];
+    EXPECT_NE(found[0].remedy.find("masked_fill(src_key_padding_mask.unsqueeze(-1), 0.0)"),
+              std::string::npos)
+        << found[0].remedy;
+    const cs::core::OutputsCell cell = cs::core::outputsCell(run.outputsCheck);
+    EXPECT_FALSE(cell.differs);
+    EXPECT_EQ(cell.text, "agree outside 3 zero rows");
+
+    // A difference in a row that is not all zeros makes it a difference again.
+    OutputsCheck elsewhere = run.outputsCheck;
+    elsewhere.worst.front().zeroRows->within = false;
+    EXPECT_FALSE(elsewhere.maskedRowsOnly());
+    EXPECT_TRUE(cs::core::outputsCell(elsewhere).differs);
+    EXPECT_EQ(withRule(advise(reportOf({checkedRun("aot_eager", elsewhere)}), {}), "outputs.differ")
+                  .size(),
+              1u);
+}
