@@ -180,7 +180,10 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                                    "other compiles")) +
                      ": " + std::to_string(inFirst.size()) + " in all";
         f.evidence.push_back(count + "; torch: \"" + torchSays + "\" (Breaks tab)");
-        std::string graphText = "splits " + fn + " into " + plural(split, "graph", "graphs");
+        // One graph: the other side of the break held no op to compile.
+        std::string graphText = split == 1
+                                    ? fn + " compiles to 1 graph beside the break"
+                                    : "splits " + fn + " into " + plural(split, "graph", "graphs");
         if (skipped)
             graphText = "torch then skipped the frame " + skippedName + " (" +
                         shortLocation(skipped->file, skipped->line) +

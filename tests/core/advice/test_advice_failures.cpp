@@ -206,6 +206,11 @@ TEST(AdviceFailures, ACompileFailureDynamoMeetsEverywhereSaysCompilerDisable) {
         << f.remedy;
     EXPECT_EQ(f.remedy.find("--backend aot_eager"), std::string::npos) << f.remedy;
     EXPECT_EQ(f.remedy.find("TORCHDYNAMO_REPRO_AFTER"), std::string::npos) << f.remedy;
+    // Its break left one graph (the ops before the percentile): not a split.
+    const auto breaks = withRule(advise(reportOf({run}), {}), "graph_break.item");
+    ASSERT_EQ(breaks.size(), 1u);
+    EXPECT_TRUE(hasEvidence(breaks[0], "forward compiles to 1 graph beside the break (#0)"))
+        << ::testing::PrintToString(breaks[0].evidence);
 }
 
 // Recorded: an Inductor pass of the model file's own raises. Backends eager
