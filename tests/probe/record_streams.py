@@ -23,6 +23,11 @@ def lesson(model: Path) -> list:
     return [model, "--backend", "aot_eager", "--warmup", "2", "--iters", "3"]
 
 
+def recompiling(model: Path) -> list:
+    """An aot_eager run with calls enough to reach the recompile limit."""
+    return [model, "--backend", "aot_eager", "--warmup", "2", "--iters", "10"]
+
+
 STREAMS = {
     "mlp_eager_cpu": [MODELS / "mlp.py", "--mode", "eager", "--warmup", "10", "--iters", "50"],
     "mlp_default_cpu": [MODELS / "mlp.py", "--mode", "default", "--warmup", "10", "--iters", "50"],
@@ -137,15 +142,7 @@ STREAMS = {
         "--no-code",
     ],
     # An int attribute counting calls: recompile.value up to the limit.
-    "advice_value_recompiles": [
-        FIXTURES / "counting_attribute.py",
-        "--backend",
-        "aot_eager",
-        "--warmup",
-        "2",
-        "--iters",
-        "10",
-    ],
+    "advice_value_recompiles": recompiling(FIXTURES / "counting_attribute.py"),
     # A guard that fails every 20 calls: recompiles at warmup call 20 and at
     # measured calls 19, 39 and 59, each with its call_index.
     "recompiles_mid_measure": [
@@ -216,15 +213,7 @@ STREAMS = {
     "advice_dynamo_fails": [FIXTURES / "traced_numpy_fails.py", "--warmup", "1", "--iters", "1"],
     "advice_inductor_fails": [FIXTURES / "inductor_fails.py", "--warmup", "1", "--iters", "1"],
     # A hook appending to a list: recompile.growing_list, then the limit.
-    "advice_growing_list": [
-        FIXTURES / "growing_list.py",
-        "--backend",
-        "aot_eager",
-        "--warmup",
-        "2",
-        "--iters",
-        "10",
-    ],
+    "advice_growing_list": recompiling(FIXTURES / "growing_list.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",

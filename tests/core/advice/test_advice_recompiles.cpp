@@ -56,6 +56,13 @@ TEST_P(ShapeGuardTable, ReadsTheChangedDimension) {
 
 INSTANTIATE_TEST_SUITE_P(Advice, ShapeGuardTable, ::testing::ValuesIn(kGuards));
 
+// The advice on a recorded stream of an aot_eager run.
+std::vector<Finding> adviseOnAotEagerStream(const std::string& name) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    return advise(reportOf({fixtureRun(name, setting)}), {});
+}
+
 bool hasLine(const std::vector<std::string>& lines, const std::string& part) {
     return std::any_of(lines.begin(), lines.end(),
                        [&](const std::string& l) { return l.find(part) != std::string::npos; });
@@ -370,10 +377,7 @@ TEST(AdviceRecompiles, LengthGuardsAreRead) {
 // every call appends, so every call recompiles until the limit. The growth is
 // named with the line behind it, and the limit finding gives the same cause.
 TEST(AdviceRecompiles, AListTheCompiledCodeAppendsToNamesTheLineAndCompilerDisable) {
-    cs::core::Setting setting;
-    setting.backend = "aot_eager";
-    const cs::core::Run run = fixtureRun("advice_growing_list.jsonl", setting);
-    const auto findings = advise(reportOf({run}), {});
+    const auto findings = adviseOnAotEagerStream("advice_growing_list.jsonl");
     const auto found = withRule(findings, "recompile.growing_list");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_NE(found[0].title.find("recompiled 7 times because activations grew on every call"),
