@@ -161,6 +161,22 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     "@torch.compiler.disable to keep one graph.",
                     sure);
     }
+    if (containsText(gb, "torch.jit.script") || containsText(reason, "RecursiveScriptModule")) {
+        // "Developer debug context: RecursiveScriptModule(original_name=Gate)"
+        static const std::regex original(R"(original_name=(\w+))");
+        const std::string name = firstMatch(reason, original);
+        const std::string what = name.empty() ? "a TorchScript module" : "the scripted " + name;
+        return make(BreakCause::TorchScript, "graph_break.torchscript", what,
+                    "A TorchScript module" + (name.empty() ? std::string() : " (" + name + ")") +
+                        " breaks the graph: it runs outside Python, where Dynamo cannot trace",
+                    "Give torch.compile the plain module: build it as " +
+                        (name.empty() ? std::string("the nn.Module") : name + "()") +
+                        " rather than torch.jit.script(...) or torch.jit.freeze(...) of it, and "
+                        "Dynamo traces it into the graph with the rest. Keep the scripted one for "
+                        "TorchScript deployment only: torch.compile replaces it, and no setting "
+                        "traces into it.",
+                    sure);
+    }
     if (containsText(reason, "does not support RNN, GRU, or LSTM")) {
         // "... when calling `L['self']._modules['lstm']`" → self.lstm
         static const std::regex module(R"(calling `L\['self'\]\._modules\['([^']+)'\]`)");

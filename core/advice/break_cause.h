@@ -22,6 +22,7 @@ enum class BreakCause {
     DynamicOutputShape,
     RecurrentModule,  // nn.RNN, nn.GRU, nn.LSTM: Dynamo leaves them out unless allow_rnn
     CompilerDisabled, // the user asked for this break with torch.compiler.disable
+    TorchScript,      // a torch.jit.script'ed or frozen module: it runs outside Python
     Other,            // not recognised: only torch's own hints, if any
 };
 

@@ -184,6 +184,9 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         std::string graphText = split == 1
                                     ? fn + " compiles to 1 graph beside the break"
                                     : "splits " + fn + " into " + plural(split, "graph", "graphs");
+        if (graphs.empty() && run.graphs.empty())
+            graphText = fn + " compiled to no graph: the ops on both sides of the break ran "
+                             "eagerly";
         if (skipped)
             graphText = "torch then skipped the frame " + skippedName + " (" +
                         shortLocation(skipped->file, skipped->line) +

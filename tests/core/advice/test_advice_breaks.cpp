@@ -73,6 +73,14 @@ const BreakCase kCases[] = {
      "torch.nonzero(x > 0)", "graph_break.dynamic_output", "capture_dynamic_output_shape_ops"},
     {"disabled", "Skip calling `torch.compiler.disable()`d function", "Skip calling ...", "h(x)",
      "graph_break.disabled", "remove"},
+    {"torchscript", "torch.jit.script/freeze modules unsupported",
+     "torch.jit.script/freeze modules unsupported\n  Explanation: Dynamo does not support tracing "
+     "into torch.jit.script or torch.jit.freeze modules because they execute in the TorchScript "
+     "runtime, not Python.\n  Hint: This graph break is fundamental - it is unlikely that Dynamo "
+     "will ever be able to trace through your code. Consider finding a workaround.\n\n  "
+     "Developer debug context: RecursiveScriptModule(original_name=Gate)",
+     "return self.b(self.gate(self.a(x)))", "graph_break.torchscript",
+     "build it as Gate() rather than torch.jit.script(...)"},
     {"other with a hint", "Some new break",
      "Some new break\n  Hint: Use torch.foo instead.\n  Hint: Please report an issue to PyTorch.",
      "x.foo()", "graph_break.other", "torch.foo"},
@@ -106,6 +114,14 @@ TEST_P(BreakCauseTable, ClassifiesAndWordsTheRemedy) {
     EXPECT_TRUE(cs::core::advice::containsNoCase(f.remedy, c.remedyMentions)) << f.remedy;
     EXPECT_GT(f.confidence, 0.0);
     EXPECT_FALSE(f.evidence.empty());
+    // With no graph captured at all, the break splits nothing.
+    run.graphs.clear();
+    run.graphBreaks.back().graphBefore = -1;
+    run.graphBreaks.back().graphAfter = -1;
+    const auto alone = advise(reportOf({run}), {});
+    ASSERT_FALSE(alone.empty());
+    EXPECT_NE(alone.front().evidence[1].find("forward compiled to no graph"), std::string::npos)
+        << ::testing::PrintToString(alone.front().evidence);
 }
 
 INSTANTIATE_TEST_SUITE_P(Advice, BreakCauseTable, ::testing::ValuesIn(kCases),
