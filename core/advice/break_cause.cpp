@@ -5,6 +5,7 @@
 #include "core/advice/advice_text.h"
 #include "core/analysis/function_name.h"
 #include "core/analysis/rank_divergence.h"
+#include "core/analysis/repeated_blocks.h"
 
 namespace cs::core::advice {
 
@@ -81,6 +82,33 @@ std::vector<std::string> torchHints(const std::string& reason) {
         start = end + 1;
     }
     return hints;
+}
+
+const ModuleHook* hookAt(const ModelInfo& model, const std::string& file,
+                         const std::string& function) {
+    if (file.empty() || function.empty())
+        return nullptr;
+    for (const auto& hook : model.hooks) {
+        const std::string& name = hook.function;
+        const bool sameName = name == function || (name.size() > function.size() &&
+                                                   name.compare(name.size() - function.size(),
+                                                                function.size(), function) == 0 &&
+                                                   name[name.size() - function.size() - 1] == '.');
+        if (hook.file == file && sameName)
+            return &hook;
+    }
+    return nullptr;
+}
+
+std::string hookText(const ModuleHook& hook) {
+    const bool global = hook.kind.rfind("global_", 0) == 0;
+    const bool pre = hook.kind.find("_pre") != std::string::npos;
+    const std::string of = global                ? "every module (a global hook)"
+                           : hook.module.empty() ? "the model"
+                                                 : modulePathCode(hook.module);
+    return hook.function +
+           (hook.file.empty() ? std::string() : " (" + shortLocation(hook.file, hook.line) + ")") +
+           " is a forward" + (pre ? " pre-" : " ") + "hook of " + of;
 }
 
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {

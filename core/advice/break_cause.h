@@ -35,6 +35,14 @@ struct BreakDiagnosis {
     double confidence = 0;
 };
 
+// The module hook whose function runs at FILE in FUNCTION (the frame's own
+// name, "record" or "Probe.record"); nullptr when none does.
+const ModuleHook* hookAt(const ModelInfo& model, const std::string& file,
+                         const std::string& function);
+
+// "record (hooked.py:6) is a forward hook of model[1]".
+std::string hookText(const ModuleHook& hook);
+
 // nullopt when the break is of no known cause and torch offers no usable hint.
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b);
 

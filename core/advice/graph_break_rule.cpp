@@ -23,6 +23,7 @@ struct Site {
     int line = 0;
     std::string code;
     std::string function;
+    std::string frameFunction;             // as the frame names it, for matching a hook
     std::vector<std::pair<int, int>> hits; // (run, index into run.graphBreaks)
 };
 
@@ -116,6 +117,7 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                 it->second.line = frame->line;
                 it->second.code = frame->code;
                 it->second.function = functionLabel(frame->function);
+                it->second.frameFunction = frame->function;
             }
         }
         it->second.hits.emplace_back(r, b);
@@ -165,6 +167,14 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "helper and the rest of " +
                         skippedName + " compiles.";
         f.confidence = site.diagnosis.confidence;
+        // A hook runs inside the module's compiled call, from code in no forward.
+        const ModuleHook* hook = hookAt(run.model, site.file, site.frameFunction);
+        if (hook && !skipped)
+            f.remedy += " " + hook->function +
+                        " runs inside the compiled call as a hook of its module: marking it "
+                        "@torch.compiler.disable keeps it eager (one break per call, said "
+                        "plainly), or remove the hook (its handle's remove()) from the model "
+                        "you compile.";
 
         const std::string torchSays = first.cause();
         std::string count =
@@ -202,6 +212,9 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             plural(static_cast<long long>(run.graphBreaks.size()), "break", "breaks") + " in all");
         if (const std::string also = alsoInText(runs, site.hits); !also.empty())
             f.evidence.push_back(also);
+        if (hook)
+            f.evidence.push_back(hookText(*hook) +
+                                 ": torch.compile traces a module's hooks with its forward");
         if (site.diagnosis.cause != BreakCause::CompilerDisabled) {
             const size_t total = run.graphBreaks.size();
             f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +

@@ -8,6 +8,7 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/advice/break_cause.h"
 #include "core/advice/shape_guard.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/function_name.h"
@@ -909,6 +910,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back(
                         "the guard comes from `" + growing->code + "`" +
                         (growing->where.empty() ? "" : " (" + growing->where + ")"));
+                const size_t in = growing->where.rfind(" in ");
+                if (const ModuleHook* hook =
+                        in == std::string::npos
+                            ? nullptr
+                            : hookAt(run.model, growing->file, growing->where.substr(in + 4)))
+                    f.evidence.push_back(hookText(*hook) +
+                                         ": torch.compile traces a module's hooks with its "
+                                         "forward, and the list with them");
                 f.remedy = lengthRemedy(*growing);
                 f.gain =
                     "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);

@@ -7,6 +7,7 @@
 #include "core/report/gpu_trace_json.h"
 #include "core/report/json_lenient.h"
 #include "core/report/machine_cpu_json.h"
+#include "core/report/module_hooks_json.h"
 #include "core/report/outputs_check_json.h"
 #include "core/report/own_compiles_json.h"
 #include "core/report/report_code_fields.h"
@@ -329,6 +330,7 @@ class EventApplier {
             }
         }
         m.ownCompiles = ownCompilesFromJson(fieldOrNull(event_, "own_compiles"));
+        m.hooks = moduleHooksFromJson(fieldOrNull(event_, "hooks"));
     }
 
     void iteration() {

@@ -6,6 +6,7 @@
 
 #include "core/report/json_lenient.h"
 #include "core/report/machine_cpu_json.h"
+#include "core/report/module_hooks_json.h"
 #include "core/report/outputs_check_json.h"
 #include "core/report/own_compiles_json.h"
 #include "core/report/report_code_fields.h"
@@ -373,6 +374,7 @@ ModelInfo modelFromJson(const json& j) {
     m.inputs = lenientValue<std::vector<std::string>>(j, "inputs", {});
     if (j.is_object())
         m.ownCompiles = ownCompilesFromJson(j.value("own_compiles", nlohmann::json()));
+    m.hooks = moduleHooksFromJson(j.value("hooks", nlohmann::json()));
     return m;
 }
 

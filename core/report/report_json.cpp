@@ -18,6 +18,7 @@
 #include "core/analysis/stats.h"
 #include "core/report/comparison_json.h"
 #include "core/report/machine_cpu_json.h"
+#include "core/report/module_hooks_json.h"
 #include "core/report/outputs_check_json.h"
 #include "core/report/own_compiles_json.h"
 #include "core/report/report_code_fields.h"
@@ -103,6 +104,8 @@ json modelToJson(const ModelInfo& m) {
               {"inputs", m.inputs}};
     if (!m.ownCompiles.empty()) // absent as before the probe looked for them
         j["own_compiles"] = ownCompilesToJson(m.ownCompiles);
+    if (!m.hooks.empty())
+        j["hooks"] = moduleHooksToJson(m.hooks);
     return j;
 }
 

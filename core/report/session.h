@@ -547,6 +547,17 @@ struct OwnCompile {
     bool operator==(const OwnCompile&) const = default;
 };
 
+// A hook a module of the model runs around its forward: torch.compile traces
+// it with the module (docs/capture.md, "Module hooks").
+struct ModuleHook {
+    std::string module;   // the module's path in the model; "" the model, or a global hook
+    std::string kind;     // forward_pre, forward, global_forward_pre, global_forward
+    std::string function; // its qualified name: "log_activation", "Probe.record"
+    std::string file;     // "" for a callable without Python code
+    int line = 0;         // where the function is defined
+    bool operator==(const ModuleHook&) const = default;
+};
+
 struct ModelInfo {
     std::string spec;
     std::string file;
@@ -554,6 +565,7 @@ struct ModelInfo {
     int64_t parameters = 0;
     std::vector<std::string> inputs; // "float32[32, 512]"
     std::vector<OwnCompile> ownCompiles;
+    std::vector<ModuleHook> hooks;
     bool operator==(const ModelInfo&) const = default;
 };
 

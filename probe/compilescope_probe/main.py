@@ -20,7 +20,16 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from . import __version__, failures, fallbacks, host_faults, input_drift, lifeline, machine_load
+from . import (
+    __version__,
+    failures,
+    fallbacks,
+    host_faults,
+    input_drift,
+    lifeline,
+    machine_load,
+    module_hooks,
+)
 from .aoti import RunnerCrashed
 from .errors import ProbeError, exc_summary, exit_words, format_exc, pip_hint, user_location
 from .events import EventWriter, redirect_stdout
@@ -518,6 +527,7 @@ class Probe:
                 device_name=self.device_name(),
                 intra_op_threads=self.intra_op_threads(),
                 own_compiles=loaded.own_compiles,
+                hooks=module_hooks.registered(torch, _users_model(model)),
             )
         if s.aoti:
             from . import aoti

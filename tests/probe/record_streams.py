@@ -212,6 +212,8 @@ STREAMS = {
     # in Inductor only: failure.compile by the stage the probe narrowed it to.
     "advice_dynamo_fails": [FIXTURES / "traced_numpy_fails.py", "--warmup", "1", "--iters", "1"],
     "advice_inductor_fails": [FIXTURES / "inductor_fails.py", "--warmup", "1", "--iters", "1"],
+    # A hook that prints: graph_break.print, told as the hook of model[0].
+    "advice_printing_hook": lesson(FIXTURES / "printing_hook.py"),
     # A hook appending to a list: recompile.growing_list, then the limit.
     "advice_growing_list": recompiling(FIXTURES / "growing_list.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.

@@ -128,13 +128,15 @@ int main(int argc, char** argv) {
     Report report;
     report.generator = hostile("generator");
     report.created = hostile("created");
-    report.model = {hostile("model spec"),
-                    hostile("model file"),
-                    hostile("model name"),
-                    1000,
-                    {hostile("input")},
-                    {{hostile("where"), "Module.compile", hostile("backend"), hostile("mode"),
-                      "auto", false, "torch.compile(" + hostile("call") + ")"}}};
+    report.model = {
+        hostile("model spec"),
+        hostile("model file"),
+        hostile("model name"),
+        1000,
+        {hostile("input")},
+        {{hostile("where"), "Module.compile", hostile("backend"), hostile("mode"), "auto", false,
+          "torch.compile(" + hostile("call") + ")"}},
+        {{hostile("hook module"), "forward", hostile("hook function"), hostile("hook file"), 7}}};
     report.environment = {
         hostile("python"),   hostile("torch"),  hostile("cuda"),
         hostile("device"),   hostile("cpu"),    hostile("host"),

@@ -535,3 +535,26 @@ TEST(AdviceBreaks, ABreakUnderALibrarysOwnForwardHasNoCallOfTheUsersToDisable) {
 }
 
 } // namespace
+
+// A forward hook that prints (recorded, torch 2.15): the break is in no
+// forward, and the finding says whose hook it is and how to keep it eager.
+TEST(AdviceBreaks, APrintInAForwardHookIsToldAsTheHookOfItsModule) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_printing_hook.jsonl", setting);
+    ASSERT_EQ(run.model.hooks.size(), 1u);
+    const auto found = withRule(advise(reportOf({run}), {}), "graph_break.print");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].line, 10);
+    const bool told =
+        std::any_of(found[0].evidence.begin(), found[0].evidence.end(), [](const auto& e) {
+            return e.find("show_activation (printing_hook.py:9) is a forward hook of model[0]: "
+                          "torch.compile traces a module's hooks with its forward") !=
+                   std::string::npos;
+        });
+    EXPECT_TRUE(told) << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("show_activation runs inside the compiled call as a hook of its "
+                                   "module: marking it @torch.compiler.disable"),
+              std::string::npos)
+        << found[0].remedy;
+}

@@ -393,6 +393,9 @@ TEST(AdviceRecompiles, AListTheCompiledCodeAppendsToNamesTheLineAndCompilerDisab
         << ::testing::PrintToString(found[0].evidence);
     EXPECT_NE(found[0].remedy.find("@torch.compiler.disable"), std::string::npos)
         << found[0].remedy;
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "log_activation (growing_list.py:12) is a forward hook of model[1]"))
+        << ::testing::PrintToString(found[0].evidence);
     const auto limit = withRule(findings, "recompile.limit");
     ASSERT_EQ(limit.size(), 1u);
     EXPECT_NE(limit[0].remedy.find("torch compiled the length of activations"), std::string::npos)

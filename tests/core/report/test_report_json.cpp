@@ -340,6 +340,29 @@ TEST(ReportJson, ProbeEnvironmentRoundTripsAndOlderReportsHaveNone) {
               (std::map<std::string, std::string>{{"B", "2"}}));
 }
 
+TEST(ReportJson, ModuleHooksRoundTripAndOlderReportsHaveNone) {
+    Report report = cs::test::sampleReport();
+    const std::vector<ModuleHook> hooks = {
+        {"blocks.0", "forward", "log_activation", "/m/model.py", 12},
+        {"", "global_forward_pre", "Tracer.before", "", 0}};
+    report.model.hooks = hooks;
+    const std::string text = cs::test::writeAndKeepReport(report, "core_module_hooks");
+    const auto doc = nlohmann::json::parse(text);
+    EXPECT_EQ(doc["model"]["hooks"][0]["function"], "log_activation");
+    EXPECT_FALSE(doc["runs"][0]["model"].contains("hooks")) << "written only where found";
+    auto read = readReportJson(text, "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    EXPECT_EQ(read.report.model.hooks, hooks);
+    // An entry without a function is left out; the report still opens.
+    auto edited = doc;
+    edited["model"]["hooks"][0].erase("function");
+    edited["model"]["hooks"][1]["line"] = "seven";
+    read = readReportJson(edited.dump(), "memory");
+    ASSERT_TRUE(read.ok) << read.error;
+    ASSERT_EQ(read.report.model.hooks.size(), 1u);
+    EXPECT_EQ(read.report.model.hooks[0].line, 0);
+}
+
 TEST(ReportJson, OwnCompileCallsRoundTripAndOlderReportsHaveNone) {
     Report report = cs::test::sampleReport();
     const std::vector<OwnCompile> calls = {
