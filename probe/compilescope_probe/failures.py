@@ -107,6 +107,7 @@ def classify(
             loc = compiled_code_location(e, classifier)
             where = f" (while compiling {loc[0]}:{loc[1]})" if loc else ""
             forbidden = forbidden_remedy(str(e))
+            stage: dict = {}
             if "data-dependent expression" in str(e):
                 # Not torch's bug: a size there comes from tensor values.
                 then = "a size there depends on tensor values (torch._check tells torch what holds)"
@@ -120,18 +121,12 @@ def classify(
                     if found
                     else "try --backend aot_eager to narrow it down, and report it to PyTorch"
                 )
-                return ProbeError(
-                    "compile_failed",
-                    f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
-                    f"torch.compile; {then}.",
-                    tb=format_exc(e),
-                    **stage,
-                )
             return ProbeError(
                 "compile_failed",
                 f"torch.compile failed{where}: {exc_summary(e)}. The model runs without "
                 f"torch.compile; {then}.",
                 tb=format_exc(e),
+                **stage,
             )
         e = eager_exc
     loc = user_location(e, classifier)
