@@ -62,7 +62,37 @@ BreakDiagnosis make(BreakCause cause, std::string rule, std::string what, std::s
             confidence};
 }
 
+// "Called `time.perf_counter()` inside a compiled region" names the clock.
+std::string clockName(const std::string& reason) {
+    static const std::regex called(R"(Called `([\w.]+\(\))` inside a compiled region)");
+    static const std::regex breaksOn(R"(graph breaks on `([\w.]+\(\))`)");
+    std::string name = firstMatch(reason, called);
+    return name.empty() ? firstMatch(reason, breaksOn) : name;
+}
+
 } // namespace
+
+std::string clockCall(const std::string& code) {
+    static const std::regex clock(
+        R"((\b(?:\w+\.)*(?:perf_counter|perf_counter_ns|monotonic|monotonic_ns|process_time|process_time_ns|time_ns|thread_time|thread_time_ns|now|utcnow)\(\)|\btime\.time\(\)))");
+    return firstMatch(code, clock);
+}
+
+// Checked with torch 2.15 (tests/probe/models/clock_in_forward.py): the code
+// after a clock read guards on the float it returned, so every call compiled
+// again until the recompile limit; helpers marked @torch.compiler.disable that
+// keep the reading on the module broke the graph twice and compiled once.
+std::string clockReadRemedy(const std::string& call, const std::string& fn) {
+    return "Time the compiled call from its caller (t0 = " + call +
+           "; y = model(x); elapsed = " + call + " - t0), not inside " + fn +
+           ": Dynamo breaks the graph at every clock read, and code after it that uses the "
+           "reading compiles it in as a constant, so each call, with a new time, compiles "
+           "again until the recompile limit and then runs eagerly. For where the time goes "
+           "inside the model, profile the compiled call with torch.profiler (the Code tab "
+           "here). If the reads must stay, move them into methods marked "
+           "@torch.compiler.disable that keep the reading on the module (self._t0 = " +
+           call + ") and return nothing: two breaks per call, and no recompiles.";
+}
 
 std::vector<std::string> torchHints(const std::string& reason) {
     std::vector<std::string> hints;
@@ -138,6 +168,25 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                                  ", or print after the compiled call returns. If it must stay, "
                                  "torch._dynamo.config.reorderable_logging_functions.add(print) "
                                  "lets Dynamo run it after the graph instead of breaking there.",
+                    sure);
+    }
+    if (containsText(gb, "Call to a time function") || !clockName(reason).empty()) {
+        const std::string name = clockName(reason);
+        const std::string what = name.empty() ? "a clock read" : name;
+        return make(BreakCause::ClockRead, "graph_break.clock", what,
+                    what + " in " + fn + " breaks the graph",
+                    clockReadRemedy(name.empty() ? "time.perf_counter()" : name, fn), sure);
+    }
+    if (const std::string skipped = skippedName(reason);
+        skipped == "_warnings.warn" || skipped == "warnings.warn") {
+        // Checked with torch 2.15: with warnings.warn reorderable, no break.
+        return make(BreakCause::PrintOrLogging, "graph_break.print", "warnings.warn()",
+                    "warnings.warn() in " + fn + " breaks the graph",
+                    "Warn outside " + fn +
+                        " (check the condition where the model is called), or "
+                        "torch._dynamo.config.reorderable_logging_functions.add(warnings.warn) "
+                        "before the first call: Dynamo then issues the warning after the graph "
+                        "instead of breaking there.",
                     sure);
     }
     if (containsText(gb, "Tensor.tolist() with non-integer")) {

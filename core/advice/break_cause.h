@@ -23,6 +23,7 @@ enum class BreakCause {
     RecurrentModule,  // nn.RNN, nn.GRU, nn.LSTM: Dynamo leaves them out unless allow_rnn
     CompilerDisabled, // the user asked for this break with torch.compiler.disable
     TorchScript,      // a torch.jit.script'ed or frozen module: it runs outside Python
+    ClockRead,        // time.perf_counter() and the like: the reading recompiles what follows
     Other,            // not recognised: only torch's own hints, if any
 };
 
@@ -45,6 +46,14 @@ std::string hookText(const ModuleHook& hook);
 
 // nullopt when the break is of no known cause and torch offers no usable hint.
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b);
+
+// What to do about a clock read (`call`, "time.perf_counter()") in `fn`: the
+// break's remedy, and the recompiles' when the code after it uses the reading.
+std::string clockReadRemedy(const std::string& call, const std::string& fn);
+
+// The clock read in a line of code: "time.perf_counter()" of
+// "t0 = time.perf_counter()"; empty when it reads none.
+std::string clockCall(const std::string& code);
 
 // The installed package a break happens in ("torchvision": its innermost
 // frame is in site-packages, so the user cannot edit the line, even where a

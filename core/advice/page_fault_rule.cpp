@@ -70,7 +70,9 @@ void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out) {
     for (size_t r = 0; r < runs.size(); ++r) {
         if (runs[r].status != RunStatus::Ok)
             continue;
-        if (auto faults = pageFaults(runs[r]))
+        auto faults = pageFaults(runs[r]);
+        // Neither cost nor contrast when the compiler ran among the calls.
+        if (faults && faults->recompiles == 0)
             (faults->costly() ? costly : calm).emplace_back(r, std::move(*faults));
     }
     if (costly.empty())

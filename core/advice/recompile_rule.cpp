@@ -33,6 +33,10 @@ struct ValueChange {
     std::string name;                // "self.calls"
     std::vector<std::string> values; // in the order seen
     std::string hint;                // torch's own
+    // The clock read the values came from ("time.perf_counter()"): a new
+    // value on every call; empty when not a clock's.
+    std::string clock;
+    std::string code; // the source line torch names for the guard; empty when none
 };
 
 // A container whose length torch guarded on, and the lengths it compiled for.
@@ -82,6 +86,27 @@ std::string libraryText(const std::string& frame) {
         }
     }
     return text + " (library code)";
+}
+
+// The clock read behind a value guard: the guard's own line reads the clock
+// ("self.spent += time.perf_counter() - t0"), or the value is what the call at
+// a clock break returned (___stack0 in the frame resumed after that line).
+std::string clockReadBehind(const Run& run, const std::string& function,
+                            const ValueGuardFailure& value) {
+    if (std::string call = clockCall(value.code); !call.empty())
+        return call;
+    const UserFunction after = userFunction(function);
+    if (after.afterLine == 0 || value.name.rfind("___stack", 0) != 0)
+        return {};
+    for (const auto& gb : run.graphBreaks) {
+        const SourceFrame* at = gb.location();
+        if (!at || at->line != after.afterLine || core::functionName(at->function) != after.name)
+            continue;
+        if (const auto diagnosis = diagnoseBreak(gb);
+            diagnosis && diagnosis->cause == BreakCause::ClockRead)
+            return diagnosis->what;
+    }
+    return {};
 }
 
 std::string sizesText(const std::set<int64_t>& sizes) {
@@ -591,7 +616,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         std::find_if(fr.values.begin(), fr.values.end(),
                                      [&](const ValueChange& c) { return c.name == value->name; });
                     if (v == fr.values.end())
-                        v = fr.values.insert(fr.values.end(), {value->name, {}, value->hint});
+                        v = fr.values.insert(fr.values.end(),
+                                             {value->name,
+                                              {},
+                                              value->hint,
+                                              clockReadBehind(run, fr.function, *value),
+                                              value->code});
                     if (std::find(v->values.begin(), v->values.end(), value->value) ==
                         v->values.end())
                         v->values.push_back(value->value);
@@ -816,7 +846,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.rule = "recompile.value";
                 f.severity = Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
-                          " because " + main.name + " changed";
+                          (main.clock.empty()
+                               ? " because " + main.name + " changed"
+                               : ": torch compiled " + main.clock +
+                                     "'s reading in as a constant, and every call reads a new "
+                                     "time");
                 locate(f);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
@@ -825,11 +859,18 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         v.name + " took " +
                         plural(static_cast<long long>(v.values.size()), "value", "values") + ": " +
                         valuesText(v.values) + "; each new one failed the guard `" + v.name +
-                        " == …` and compiled another graph");
-                f.remedy = valueRemedy(main);
-                f.gain = fr.values.size() == 1 ? "one compile of " + fn + " instead of " +
-                                                     std::to_string(fr.recompiles + 1)
-                                               : std::string();
+                        " == …` and compiled another graph" +
+                        (v.clock.empty()  ? std::string()
+                         : v.code.empty() ? " (what " + v.clock + " returned)"
+                                          : " (`" + v.code + "` reads " + v.clock + ")"));
+                f.remedy = main.clock.empty()
+                               ? valueRemedy(main)
+                               : clockReadRemedy(main.clock, core::functionName(fr.function));
+                f.gain = fr.values.size() == 1 || !main.clock.empty()
+                             ? "one compile of " + fn + " instead of " +
+                                   std::to_string(fr.recompiles + 1) +
+                                   (fr.limit ? ", and no fall back to eager at the limit" : "")
+                             : std::string();
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }
@@ -951,6 +992,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = remedyFor(seen.dim, with, seen.complete);
                 } else if (!fr.dims.empty())
                     cause = resumedFrameRemedy(fr.function, fr.dims.front());
+                else if (!fr.values.empty() && !fr.values.front().clock.empty())
+                    cause =
+                        clockReadRemedy(fr.values.front().clock, core::functionName(fr.function));
                 else if (!fr.values.empty())
                     cause = valueRemedy(fr.values.front());
                 else if (growing && fr.keys.empty())

@@ -7,6 +7,30 @@
 
 namespace cs::core::advice {
 
+namespace {
+
+// The source torch names after a guard: "...  # if k not in self.cache:  #
+// mp/m.py:304 in get" (the path cut by torch) gives the code and "m.py:304 in get".
+void guardSource(const std::string& reason, std::string& code, std::string& where) {
+    static const std::regex source(R"(^[^\n#]*#\s*([^\n#]*?)\s*#\s*(?:\S*/)?([^/\s]+:\d+ in \w+))");
+    std::smatch src;
+    if (std::regex_search(reason, src, source)) {
+        code = src[1].str();
+        where = src[2].str();
+    }
+}
+
+// A module global as the guard reads it: "G['__import___main__'].stats" and
+// "G['stats']" are the model file's `stats`.
+std::string globalName(const std::string& name) {
+    static const std::regex imported(R"(^G\['__import_[^']*'\]\.)");
+    static const std::regex global(R"(^G\['([^']+)'\])");
+    std::string out = std::regex_replace(name, imported, "");
+    return std::regex_replace(out, global, "$1");
+}
+
+} // namespace
+
 std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
     // torch 2.x: "0/1: tensor 'tokens' size mismatch at index 1. expected 32, actual 16"
     static const std::regex mismatch(
@@ -32,7 +56,8 @@ std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
     std::smatch m;
     if (!std::regex_search(reason, m, guard))
         return std::nullopt;
-    ValueGuardFailure out{m[1].str(), m[2].str(), {}};
+    ValueGuardFailure out{m[1].str(), m[2].str(), {}, {}, {}};
+    guardSource(reason, out.code, out.where);
     static const std::regex hint(R"(\(HINT: ([^\n]*)\))");
     std::smatch h;
     if (std::regex_search(reason, h, hint))
@@ -60,30 +85,6 @@ std::string modulePath(const std::string& name) {
         out = "self" + out.substr(9);
     return out;
 }
-
-namespace {
-
-// The source torch names after a guard: "...  # if k not in self.cache:  #
-// mp/m.py:304 in get" (the path cut by torch) gives the code and "m.py:304 in get".
-void guardSource(const std::string& reason, std::string& code, std::string& where) {
-    static const std::regex source(R"(^[^\n#]*#\s*([^\n#]*?)\s*#\s*(?:\S*/)?([^/\s]+:\d+ in \w+))");
-    std::smatch src;
-    if (std::regex_search(reason, src, source)) {
-        code = src[1].str();
-        where = src[2].str();
-    }
-}
-
-// A module global as the guard reads it: "G['__import___main__'].stats" and
-// "G['stats']" are the model file's `stats`.
-std::string globalName(const std::string& name) {
-    static const std::regex imported(R"(^G\['__import_[^']*'\]\.)");
-    static const std::regex global(R"(^G\['([^']+)'\])");
-    std::string out = std::regex_replace(name, imported, "");
-    return std::regex_replace(out, global, "$1");
-}
-
-} // namespace
 
 std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) {
     // "0/0: not ___dict_contains('cpu', self._modules['a'].cache)  # if k not in

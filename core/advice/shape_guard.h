@@ -26,6 +26,8 @@ struct ValueGuardFailure {
     std::string name;  // as torch wrote it: "self.calls", "L['scale']"
     std::string value; // the value the failed entry was compiled for
     std::string hint;  // torch's own "(HINT: ...)" for it; empty when none
+    std::string code;  // the source line torch names for the guard; empty when none
+    std::string where; // "ptime.py:9 in forward"; empty when none
 };
 
 // nullopt when the reason is not `NAME == VALUE` on a plain number or bool.

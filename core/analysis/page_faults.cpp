@@ -1,5 +1,6 @@
 #include "core/analysis/page_faults.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/analysis/stats.h"
@@ -14,12 +15,16 @@ std::optional<PageFaults> pageFaults(const Run& run) {
         return std::nullopt;
     const double calls = faults.calls;
     const double count = static_cast<double>(faults.minor + faults.major);
+    const auto recompiles =
+        std::count_if(run.recompiles.begin(), run.recompiles.end(),
+                      [](const Recompile& rc) { return rc.phase == "measure" && !rc.limitHit; });
     return PageFaults{count / calls,
                       count * static_cast<double>(faults.pageBytes) / calls,
                       static_cast<double>(faults.sysCpuNs) / calls,
                       stats->median,
                       faults.allocator,
-                      faults.mallocEnv};
+                      faults.mallocEnv,
+                      static_cast<int>(recompiles)};
 }
 
 std::string allocatorText(const PageFaults& faults) {
@@ -48,6 +53,10 @@ std::string pageFaultsText(const PageFaults& faults) {
                 share + " of the median)";
     if (const std::string allocator = allocatorText(faults); !allocator.empty())
         text += "; " + allocator;
+    if (faults.recompiles > 0)
+        text += "; counted over calls that recompiled " + std::to_string(faults.recompiles) +
+                (faults.recompiles == 1 ? " time" : " times") +
+                ", so the compiler's pages are in it";
     return text;
 }
 

@@ -216,6 +216,8 @@ STREAMS = {
     "advice_printing_hook": lesson(FIXTURES / "printing_hook.py"),
     # A hook appending to a list: recompile.growing_list, then the limit.
     "advice_growing_list": recompiling(FIXTURES / "growing_list.py"),
+    # time.perf_counter() in forward: two breaks, and a recompile per call.
+    "advice_clock_in_forward": recompiling(FIXTURES / "clock_in_forward.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",

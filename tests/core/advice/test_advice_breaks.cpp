@@ -81,6 +81,21 @@ const BreakCase kCases[] = {
      "Developer debug context: RecursiveScriptModule(original_name=Gate)",
      "return self.b(self.gate(self.a(x)))", "graph_break.torchscript",
      "build it as Gate() rather than torch.jit.script(...)"},
+    {"clock", "Call to a time function",
+     "Call to a time function\n  Explanation: Dynamo graph breaks on `time.perf_counter()` so that "
+     "the clock read occurs at the correct point relative to compiled operations.\n  Hint: Move "
+     "the `time.perf_counter()` call outside the compiled function if the graph break is "
+     "undesirable.\n\n  Developer debug context: Called `time.perf_counter()` inside a compiled "
+     "region",
+     "started = time.perf_counter()", "graph_break.clock",
+     "t0 = time.perf_counter(); y = model(x)"},
+    {"warnings.warn", "Attempted to call function marked as skipped",
+     "Attempted to call function marked as skipped\n  Explanation: Dynamo does not know how to "
+     "trace the Python builtin `_warnings.warn`.\n  Hint: If you are attempting to call a logging "
+     "function (e.g. `_warnings.warn`), you can try adding it to "
+     "`torch._dynamo.config.reorderable_logging_functions`.",
+     "warnings.warn(\"big batch\")", "graph_break.print",
+     "reorderable_logging_functions.add(warnings.warn)"},
     {"other with a hint", "Some new break",
      "Some new break\n  Hint: Use torch.foo instead.\n  Hint: Please report an issue to PyTorch.",
      "x.foo()", "graph_break.other", "torch.foo"},

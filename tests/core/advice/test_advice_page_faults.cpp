@@ -49,6 +49,24 @@ TEST(PageFaults, PerCallFiguresAndTheirText) {
     const auto quiet = cs::core::pageFaults(faultingRun("eager", 32 * kMs, 1, 0));
     EXPECT_EQ(cs::core::pageFaultsText(*quiet), "1 page fault per call (4.00 KiB of fresh pages); "
                                                 "glibc malloc");
+    // Faults counted over calls that recompiled are the compiler's as much as
+    // malloc's: told, and not costly.
+    cs::core::Run recompiling = faultingRun("default", 40 * kMs, 4735, 12 * kMs);
+    recompiling.recompiles.push_back(
+        {"forward", "2/3: t0 == 1.5", 4, "", false, 8, "", "measure", 3});
+    recompiling.recompiles.push_back(
+        {"forward", "2/0: t0 == 1.2", 1, "", false, 8, "", "warmup", 1});
+    const auto compiled = cs::core::pageFaults(recompiling);
+    EXPECT_EQ(compiled->recompiles, 1);
+    EXPECT_FALSE(compiled->costly());
+    EXPECT_NE(cs::core::pageFaultsText(*compiled).find(
+                  "counted over calls that recompiled 1 time, so the compiler's pages are in it"),
+              std::string::npos)
+        << cs::core::pageFaultsText(*compiled);
+    EXPECT_TRUE(
+        withRule(advise(reportOf({faultingRun("eager", 32 * kMs, 2, kMs / 10), recompiling}), {}),
+                 "perf.page_faults")
+            .empty());
     // A run without host_faults (an older report) has none.
     EXPECT_FALSE(cs::core::pageFaults(timedRun("default", {1}, constant(kCalls, kMs))));
 }

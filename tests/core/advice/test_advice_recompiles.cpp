@@ -407,6 +407,56 @@ TEST(AdviceRecompiles, AListTheCompiledCodeAppendsToNamesTheLineAndCompilerDisab
     EXPECT_TRUE(withRule(findings, "recompile.value").empty());
 }
 
+// A forward timing its layer with time.perf_counter() (recorded): the code
+// after each clock read guards on the reading, so every call recompiles until
+// the limit. The recompiles name the clock, not "pass it as a tensor".
+TEST(AdviceRecompiles, AClockReadInForwardSaysToTimeFromTheCallerNotToPassATensor) {
+    const auto findings = adviseOnAotEagerStream("advice_clock_in_forward.jsonl");
+    const auto breaks = withRule(findings, "graph_break.clock");
+    ASSERT_EQ(breaks.size(), 2u);
+    EXPECT_NE(breaks[0].title.find("time.perf_counter() in forward breaks the graph"),
+              std::string::npos)
+        << breaks[0].title;
+    const auto values = withRule(findings, "recompile.value");
+    ASSERT_FALSE(values.empty());
+    for (const auto& f : values) {
+        EXPECT_NE(f.title.find("torch compiled time.perf_counter()'s reading in as a constant"),
+                  std::string::npos)
+            << f.title;
+        EXPECT_EQ(f.remedy.find("torch.tensor(value)"), std::string::npos) << f.remedy;
+        EXPECT_NE(f.remedy.find("Time the compiled call from its caller"), std::string::npos)
+            << f.remedy;
+    }
+    // The reading carried across the break (___stack1) is told as the clock's.
+    const auto last = std::find_if(values.begin(), values.end(), [](const Finding& f) {
+        return f.title.find("recompiled 7 times") != std::string::npos;
+    });
+    ASSERT_NE(last, values.end()) << ::testing::PrintToString(values.front().title);
+    EXPECT_TRUE(hasLine(last->evidence, "(what time.perf_counter() returned)"))
+        << ::testing::PrintToString(last->evidence);
+    EXPECT_TRUE(hasLine(last->evidence, "reads time.perf_counter())"))
+        << ::testing::PrintToString(last->evidence);
+    EXPECT_NE(last->gain.find("no fall back to eager"), std::string::npos) << last->gain;
+    const auto limit = withRule(findings, "recompile.limit");
+    ASSERT_EQ(limit.size(), 1u);
+    EXPECT_NE(limit[0].remedy.find("@torch.compiler.disable"), std::string::npos)
+        << limit[0].remedy;
+}
+
+// A guard on a plain value whose line reads no clock keeps torch.tensor's remedy.
+TEST(AdviceRecompiles, AValueGuardWithoutAClockKeepsTheTensorRemedy) {
+    cs::core::Run run = timedRun("default", {}, {});
+    for (int i = 1; i <= 3; ++i)
+        run.recompiles.push_back({"forward",
+                                  std::to_string(i) + "/0: scale == " + std::to_string(i) +
+                                      "  # y = x * scale  # m.py:9 in forward",
+                                  i + 1, "", false, 8, "", "warmup", i});
+    const auto found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("because scale changed"), std::string::npos) << found[0].title;
+    EXPECT_NE(found[0].remedy.find("torch.tensor(value)"), std::string::npos) << found[0].remedy;
+}
+
 // A module caching biases per device on its first call (recorded): the second
 // call recompiles on the dict's key. The fix: one call before compiling.
 TEST(AdviceRecompiles, ACacheTheFirstCallFillsNamesTheDictAndTheEagerCallFirst) {
