@@ -9,6 +9,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
+#include "core/analysis/function_name.h"
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/page_faults.h"
 #include "core/analysis/units.h"
@@ -300,8 +301,35 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
                     " (profiled window, Code tab)");
         }
         const bool mostlyUncompiled = uncompiledShare >= kMostlyUncompiled;
+        // Compiles among the measured calls, or frames torch gave up on at the
+        // recompile limit: what was timed is compile time and eager code.
+        const auto measuredRecompiles =
+            std::count_if(run.recompiles.begin(), run.recompiles.end(), [](const Recompile& rc) {
+                return rc.phase == "measure" && !rc.limitHit;
+            });
+        const auto limit = std::find_if(run.recompiles.begin(), run.recompiles.end(),
+                                        [](const Recompile& rc) { return rc.limitHit; });
+        const bool recompiling = measuredRecompiles > 0 || limit != run.recompiles.end();
+        if (recompiling)
+            f.evidence.push_back(
+                (measuredRecompiles > 0
+                     ? plural(measuredRecompiles, "measured call", "measured calls") + " of " +
+                           label + " recompiled"
+                     : std::string()) +
+                (measuredRecompiles > 0 && limit != run.recompiles.end() ? ", and " : "") +
+                (limit != run.recompiles.end()
+                     ? functionLabel(limit->function.empty() ? "the compiled function"
+                                                             : limit->function) +
+                           " hit the recompile limit: torch runs it eagerly from then on"
+                     : std::string()) +
+                " (recompile findings)");
         std::string remedy;
-        if (nothingCompiled)
+        if (recompiling && !nothingCompiled)
+            remedy = "The measured calls compiled again and again, or ran eagerly past the "
+                     "recompile limit: stop the recompiles first (the recompile findings), then "
+                     "measure again. A larger batch does not help code torch keeps recompiling "
+                     "or no longer compiles.";
+        else if (nothingCompiled)
             remedy = "Nothing of the model was compiled: remove the graph breaks first (the "
                      "graph-break findings), then measure again. Until then torch.compile only "
                      "adds its own work to each call.";
@@ -313,7 +341,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         else if (!faults.empty())
             remedy += "First keep malloc's memory between calls (the page-fault finding) and "
                       "measure again: that cost is the allocator's, not the compiled code's. ";
-        if (!nothingCompiled && !mostlyUncompiled) {
+        if (!nothingCompiled && !mostlyUncompiled && !recompiling) {
             if (onCuda(run) && !usesCudaGraphs(run.setting.mode) && !cudaGraphsMeasured)
                 remedy +=
                     "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";

@@ -37,6 +37,7 @@ struct ValueChange {
     // value on every call; empty when not a clock's.
     std::string clock;
     std::string code; // the source line torch names for the guard; empty when none
+    bool global = false;
 };
 
 // A container whose length torch guarded on, and the lengths it compiled for.
@@ -435,20 +436,38 @@ std::string valuesText(const std::vector<std::string>& values) {
 std::string valueRemedy(const ValueChange& v) {
     const bool attribute =
         v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
-    std::string text =
-        attribute
-            ? "torch treats " + v.name +
-                  ", a number held on the module, as a constant: every new value compiles "
-                  "another graph. Keep it out of the compiled forward (update it outside the "
-                  "call), or hold it in a tensor (self.register_buffer(...)) so that it is data "
-                  "in one graph"
-            : "torch compiled " + v.name +
-                  " in as a constant: every new value compiles another graph. Pass it as a "
-                  "tensor (torch.tensor(value)) so that it is data in one graph, or keep it "
-                  "constant";
+    std::string text;
+    if (v.global)
+        // Checked with torch 2.15: a global step counter recompiled on every
+        // call; a long buffer counted in place compiled one graph.
+        text = "torch treats " + v.name +
+               ", a global of the model's code, as a constant: every new value compiles "
+               "another graph. Keep it out of the compiled forward (change it from the caller "
+               "and pass what it decides as a tensor), or count in a tensor on the module "
+               "(self.register_buffer(\"step\", torch.zeros((), dtype=torch.long)), then "
+               "self.step += 1 and tensor math on it) so that it is data in one graph";
+    else if (attribute)
+        text = "torch treats " + v.name +
+               ", a number held on the module, as a constant: every new value compiles "
+               "another graph. Keep it out of the compiled forward (update it outside the "
+               "call), or hold it in a tensor (self.register_buffer(...)) so that it is data "
+               "in one graph";
+    else
+        text = "torch compiled " + v.name +
+               " in as a constant: every new value compiles another graph. Pass it as a "
+               "tensor (torch.tensor(value)) so that it is data in one graph, or keep it "
+               "constant";
     if (!v.hint.empty())
         text += "; torch's hint: " + v.hint;
     return text.back() == '.' ? text : text + "."; // torch's hint ends in one already
+}
+
+// Where a value guard's value comes from, after its evidence line.
+std::string sourceText(const ValueChange& v) {
+    if (!v.clock.empty())
+        return v.code.empty() ? " (what " + v.clock + " returned)"
+                              : " (`" + v.code + "` reads " + v.clock + ")";
+    return v.code.empty() ? std::string() : "; the guard comes from `" + v.code + "`";
 }
 
 // A container the compiled code changes: torch guards on its length, so every
@@ -621,7 +640,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                               {},
                                               value->hint,
                                               clockReadBehind(run, fr.function, *value),
-                                              value->code});
+                                              value->code,
+                                              value->global});
                     if (std::find(v->values.begin(), v->values.end(), value->value) ==
                         v->values.end())
                         v->values.push_back(value->value);
@@ -859,10 +879,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         v.name + " took " +
                         plural(static_cast<long long>(v.values.size()), "value", "values") + ": " +
                         valuesText(v.values) + "; each new one failed the guard `" + v.name +
-                        " == …` and compiled another graph" +
-                        (v.clock.empty()  ? std::string()
-                         : v.code.empty() ? " (what " + v.clock + " returned)"
-                                          : " (`" + v.code + "` reads " + v.clock + ")"));
+                        " == …` and compiled another graph" + sourceText(v));
                 f.remedy = main.clock.empty()
                                ? valueRemedy(main)
                                : clockReadRemedy(main.clock, core::functionName(fr.function));

@@ -23,11 +23,12 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason);
 // A guard on a Python value that changed: "self.calls == 7" (an int attribute
 // of the module, which torch treats as a constant), "L['scale'] == 0.5".
 struct ValueGuardFailure {
-    std::string name;  // as torch wrote it: "self.calls", "L['scale']"
-    std::string value; // the value the failed entry was compiled for
-    std::string hint;  // torch's own "(HINT: ...)" for it; empty when none
-    std::string code;  // the source line torch names for the guard; empty when none
-    std::string where; // "ptime.py:9 in forward"; empty when none
+    std::string name;    // as torch wrote it: "self.calls", "L['scale']"; a global by its name
+    std::string value;   // the value the failed entry was compiled for
+    std::string hint;    // torch's own "(HINT: ...)" for it; empty when none
+    std::string code;    // the source line torch names for the guard; empty when none
+    std::string where;   // "ptime.py:9 in forward"; empty when none
+    bool global = false; // a global of the model's code: "STEP" of torch's G['STEP']
 };
 
 // nullopt when the reason is not `NAME == VALUE` on a plain number or bool.

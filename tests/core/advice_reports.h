@@ -1,6 +1,7 @@
 // Hand-built runs and reports for the advice rule tests.
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -65,6 +66,12 @@ inline std::vector<Finding> withRule(const std::vector<Finding>& findings,
             out.push_back(f);
     }
     return out;
+}
+
+// Whether any line of `lines` (a finding's evidence) contains `part`.
+inline bool hasLine(const std::vector<std::string>& lines, const std::string& part) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
 }
 
 inline std::string readFixture(const std::string& name) {

@@ -218,6 +218,8 @@ STREAMS = {
     "advice_growing_list": recompiling(FIXTURES / "growing_list.py"),
     # time.perf_counter() in forward: two breaks, and a recompile per call.
     "advice_clock_in_forward": recompiling(FIXTURES / "clock_in_forward.py"),
+    # A module global forward counts up: recompile.value on STEP.
+    "advice_global_step": recompiling(FIXTURES / "global_step.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",

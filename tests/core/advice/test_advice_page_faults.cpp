@@ -23,13 +23,6 @@ cs::core::Run faultingRun(const std::string& mode, int64_t medianNs, int64_t fau
     return run;
 }
 
-bool anyContains(const std::vector<std::string>& texts, const std::string& part) {
-    for (const auto& t : texts)
-        if (t.find(part) != std::string::npos)
-            return true;
-    return false;
-}
-
 } // namespace
 
 TEST(PageFaults, PerCallFiguresAndTheirText) {
@@ -98,7 +91,7 @@ TEST(PageFaultRule, NamesTheFaultingSettingWithEagerForContrastAndSaysHowToKeepT
     // perf.no_gain says the compiled calls fault and eager's do not, and what to do first.
     const auto noGain = withRule(advise(report, {}), "perf.no_gain");
     ASSERT_EQ(noGain.size(), 1u);
-    EXPECT_TRUE(anyContains(noGain[0].evidence, "4,735 page faults per call against 2"));
+    EXPECT_TRUE(hasLine(noGain[0].evidence, "4,735 page faults per call against 2"));
     EXPECT_EQ(noGain[0].remedy.rfind("First keep malloc's memory", 0), 0u) << noGain[0].remedy;
 }
 
@@ -108,7 +101,7 @@ TEST(PageFaultRule, QuietWithoutCostlyFaultsAndNoGainSaysNothingOfThem) {
     EXPECT_TRUE(withRule(advise(report, {}), "perf.page_faults").empty());
     const auto noGain = withRule(advise(report, {}), "perf.no_gain");
     ASSERT_EQ(noGain.size(), 1u);
-    EXPECT_FALSE(anyContains(noGain[0].evidence, "page faults"));
+    EXPECT_FALSE(hasLine(noGain[0].evidence, "page faults"));
     EXPECT_EQ(noGain[0].remedy.find("malloc"), std::string::npos);
 }
 
@@ -123,7 +116,7 @@ TEST(PageFaultRule, OneFindingForEverySettingThatFaultsTheWorstFirst) {
     // Both fault: no_gain does not blame the allocator for the difference.
     const auto noGain = withRule(advise(report, {}), "perf.no_gain");
     ASSERT_EQ(noGain.size(), 1u);
-    EXPECT_FALSE(anyContains(noGain[0].evidence, "page faults"));
+    EXPECT_FALSE(hasLine(noGain[0].evidence, "page faults"));
 }
 
 TEST(PageFaultRule, TheRemedyFollowsTheAllocatorAndItsTuning) {
@@ -159,9 +152,9 @@ TEST(PageFaultRule, ARemedyMeasuredInTheReportIsQuoted) {
     auto findings = withRule(advise(reportOf({plain, tuned, compiled}), {}), "perf.page_faults");
     ASSERT_EQ(findings.size(), 1u);
     const auto& f = findings[0];
-    EXPECT_TRUE(anyContains(f.evidence, "measured in this report: eager MALLOC_MMAP_THRESHOLD_="
-                                        "33554432 MALLOC_TRIM_THRESHOLD_=1073741824 kept its "
-                                        "memory, median 37.0 ms against 50.0 ms (1.35× as fast"));
+    EXPECT_TRUE(hasLine(f.evidence, "measured in this report: eager MALLOC_MMAP_THRESHOLD_="
+                                    "33554432 MALLOC_TRIM_THRESHOLD_=1073741824 kept its "
+                                    "memory, median 37.0 ms against 50.0 ms (1.35× as fast"));
     EXPECT_EQ(f.remedy.rfind("This report measured the remedy: eager MALLOC_", 0), 0u) << f.remedy;
     EXPECT_EQ(f.remedy.find("--settings"), std::string::npos) << f.remedy;
 
@@ -188,7 +181,7 @@ TEST(PageFaultRule, ADisturbedMeasurementOnAQuietMachineNamesTheFaults) {
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_NE(findings[0].title.find("every call faults its memory in again"), std::string::npos)
         << findings[0].title;
-    EXPECT_TRUE(anyContains(findings[0].evidence, "every measured call took 3,328 page faults"));
+    EXPECT_TRUE(hasLine(findings[0].evidence, "every measured call took 3,328 page faults"));
     EXPECT_EQ(findings[0].remedy.rfind("The machine was quiet", 0), 0u) << findings[0].remedy;
 
     // Others kept 1.2 CPUs busy: the machine's doing, as before.

@@ -110,6 +110,25 @@ TEST(AdviceNoGain, NothingCompiledPointsAtTheBreaksNotTheBatch) {
     EXPECT_EQ(f[0].remedy.find("larger batch"), std::string::npos) << f[0].remedy;
 }
 
+// A clock read in forward recompiled every measured call until the limit
+// (tests/probe/models/clock_in_forward.py): the recompiles, not the batch.
+TEST(AdviceNoGain, RecompilesAmongTheMeasuredCallsPointAtTheRecompilesNotTheBatch) {
+    auto compiled = timedRun("default", {300 * kUs}, constant(30, 300 * kUs));
+    compiled.graphs.resize(3);
+    compiled.recompiles.push_back({"torch_dynamo_resume_in_forward_at_20", "2/2: ___stack1 == 1.5",
+                                   3, "", false, 8, "", "measure", 3});
+    compiled.recompiles.push_back({"torch_dynamo_resume_in_forward_at_20", "2/7: ___stack1 == 1.6",
+                                   8, "", true, 8, "", "measure", 8});
+    const auto f = withRule(advise(reportOf({eagerRun(), compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_TRUE(hasLine(f[0].evidence,
+                        "1 measured call of default recompiled, and forward (after the break at "
+                        "line 20) hit the recompile limit: torch runs it eagerly from then on"))
+        << ::testing::PrintToString(f[0].evidence);
+    EXPECT_NE(f[0].remedy.find("stop the recompiles first"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("larger batch gives"), std::string::npos) << f[0].remedy;
+}
+
 TEST(AdviceNoGain, FewSamplesLowerTheConfidence) {
     auto compiled = timedRun("default", {100 * kUs}, constant(5, 100 * kUs));
     auto f = withRule(advise(reportOf({eagerRun(100 * kUs, 5), compiled}), {}), "perf.no_gain");

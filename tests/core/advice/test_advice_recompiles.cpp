@@ -63,11 +63,6 @@ std::vector<Finding> adviseOnAotEagerStream(const std::string& name) {
     return advise(reportOf({fixtureRun(name, setting)}), {});
 }
 
-bool hasLine(const std::vector<std::string>& lines, const std::string& part) {
-    return std::any_of(lines.begin(), lines.end(),
-                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
-}
-
 cs::core::Run sweptRun(const std::string& dynamic,
                        const std::vector<std::pair<int, int>>& changes) {
     cs::core::Run run = timedRun("default", {}, {});
@@ -440,6 +435,30 @@ TEST(AdviceRecompiles, AClockReadInForwardSaysToTimeFromTheCallerNotToPassATenso
     const auto limit = withRule(findings, "recompile.limit");
     ASSERT_EQ(limit.size(), 1u);
     EXPECT_NE(limit[0].remedy.find("@torch.compiler.disable"), std::string::npos)
+        << limit[0].remedy;
+}
+
+// A module global forward counts up (recorded): torch writes the guard as
+// G['STEP'], told as the global with a buffer to count in.
+TEST(AdviceRecompiles, AGlobalCounterIsNamedAsTheGlobalWithABufferToCountIn) {
+    const auto findings = adviseOnAotEagerStream("advice_global_step.jsonl");
+    const auto found = withRule(findings, "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("forward (global_step.py:16) recompiled 7 times because STEP "
+                                  "changed"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(hasLine(found[0].evidence, "STEP took 8 values: 0, 1, 2, 3, 4, … 7"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_TRUE(hasLine(found[0].evidence, "the guard comes from `warm = min(1.0, STEP / 100)`"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("a global of the model's code"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("self.register_buffer(\"step\""), std::string::npos)
+        << found[0].remedy;
+    const auto limit = withRule(findings, "recompile.limit");
+    ASSERT_EQ(limit.size(), 1u);
+    EXPECT_NE(limit[0].remedy.find("a global of the model's code"), std::string::npos)
         << limit[0].remedy;
 }
 
