@@ -36,7 +36,8 @@ struct ValueChange {
     // The clock read the values came from ("time.perf_counter()"): a new
     // value on every call; empty when not a clock's.
     std::string clock;
-    std::string code; // the source line torch names for the guard; empty when none
+    std::string code;  // the source line torch names for the guard; empty when none
+    std::string where; // "global_step.py:19 in forward"; empty when none
     bool global = false;
 };
 
@@ -462,6 +463,18 @@ std::string valueRemedy(const ValueChange& v) {
     return text.back() == '.' ? text : text + "."; // torch's hint ends in one already
 }
 
+// A finding in the graph's file goes to the line the guard comes from
+// ("global_step.py:19 in forward", as torch cuts the path), not the def line.
+void placeAtGuard(Finding& f, const ValueChange& v) {
+    static const std::regex at(R"(^([^:\s]+):(\d+) in )");
+    std::smatch m;
+    if (f.file.empty() || v.code.empty() || !std::regex_search(v.where, m, at) ||
+        baseName(f.file) != m[1].str())
+        return;
+    f.line = std::stoi(m[2].str());
+    f.code = v.code;
+}
+
 // Where a value guard's value comes from, after its evidence line.
 std::string sourceText(const ValueChange& v) {
     if (!v.clock.empty())
@@ -641,6 +654,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                               value->hint,
                                               clockReadBehind(run, fr.function, *value),
                                               value->code,
+                                              value->where,
                                               value->global});
                     if (std::find(v->values.begin(), v->values.end(), value->value) ==
                         v->values.end())
@@ -872,6 +886,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      "'s reading in as a constant, and every call reads a new "
                                      "time");
                 locate(f);
+                placeAtGuard(f, main);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
                 for (const auto& v : fr.values)

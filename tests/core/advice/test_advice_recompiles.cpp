@@ -452,6 +452,9 @@ TEST(AdviceRecompiles, AGlobalCounterIsNamedAsTheGlobalWithABufferToCountIn) {
         << ::testing::PrintToString(found[0].evidence);
     EXPECT_TRUE(hasLine(found[0].evidence, "the guard comes from `warm = min(1.0, STEP / 100)`"))
         << ::testing::PrintToString(found[0].evidence);
+    // The finding sits on that line, not on forward's def.
+    EXPECT_EQ(found[0].line, 19);
+    EXPECT_EQ(found[0].code, "warm = min(1.0, STEP / 100)");
     EXPECT_NE(found[0].remedy.find("a global of the model's code"), std::string::npos)
         << found[0].remedy;
     EXPECT_NE(found[0].remedy.find("self.register_buffer(\"step\""), std::string::npos)
