@@ -177,6 +177,35 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     what + " in " + fn + " breaks the graph",
                     clockReadRemedy(name.empty() ? "time.perf_counter()" : name, fn), sure);
     }
+    // Checked with torch 2.15 on forces from a learned energy
+    // (tests/probe/models/forces_from_energy.py), outer no_grad as the probe runs.
+    if (containsText(gb, "Tensor.requires_grad_() call") && !containsText(gb, "leaked")) {
+        return make(BreakCause::Autograd, "graph_break.autograd", "requires_grad_()",
+                    "requires_grad_() on an input of " + fn + " breaks the graph",
+                    "Take a detached copy instead (x = x.detach().requires_grad_(True)), which "
+                    "Dynamo traces; requires_grad_() on the input itself also changes the "
+                    "caller's tensor, so the next call sees requires_grad=True and recompiles. "
+                    "Or compute the gradient with torch.func.grad(f)(x), which needs no "
+                    "requires_grad at all and compiled to 1 graph with no break.",
+                    sure);
+    }
+    if (containsText(gb, "trace_autograd_ops") || containsText(reason, "trace_autograd_ops")) {
+        const std::string what =
+            containsText(gb, "backward()") ? "Tensor.backward()" : "torch.autograd.grad";
+        return make(
+            BreakCause::Autograd, "graph_break.autograd", what,
+            what + " in " + fn + " breaks the graph",
+            "Set torch._dynamo.config.trace_autograd_ops = True before the first call: "
+            "Dynamo then traces " +
+                what +
+                " into the graph (on a model taking forces as the gradient of its "
+                "energy: 1 graph and no break, the same forces, and with the input a "
+                "detached copy 1.91x eager's speed on CPU where it had been 0.44x; "
+                "without the setting, that copy made torch compile nothing at all). Or compute the "
+                "gradient with torch.func.grad (a function transform Dynamo traces "
+                "without the setting: 1 graph too).",
+            sure);
+    }
     if (const std::string skipped = skippedName(reason);
         skipped == "_warnings.warn" || skipped == "warnings.warn") {
         // Checked with torch 2.15: with warnings.warn reorderable, no break.

@@ -24,6 +24,7 @@ enum class BreakCause {
     CompilerDisabled, // the user asked for this break with torch.compiler.disable
     TorchScript,      // a torch.jit.script'ed or frozen module: it runs outside Python
     ClockRead,        // time.perf_counter() and the like: the reading recompiles what follows
+    Autograd,         // torch.autograd.grad, backward() or requires_grad_() inside forward
     Other,            // not recognised: only torch's own hints, if any
 };
 

@@ -220,6 +220,8 @@ STREAMS = {
     "advice_clock_in_forward": recompiling(FIXTURES / "clock_in_forward.py"),
     # A module global forward counts up: recompile.value on STEP.
     "advice_global_step": recompiling(FIXTURES / "global_step.py"),
+    # requires_grad_() and torch.autograd.grad in forward: graph_break.autograd.
+    "advice_forces_from_energy": lesson(FIXTURES / "forces_from_energy.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",

@@ -96,6 +96,18 @@ const BreakCase kCases[] = {
      "`torch._dynamo.config.reorderable_logging_functions`.",
      "warnings.warn(\"big batch\")", "graph_break.print",
      "reorderable_logging_functions.add(warnings.warn)"},
+    {"autograd.grad",
+     "using `torch.autograd.grad` with `torch._dynamo.config.trace_autograd_ops=False`",
+     "using `torch.autograd.grad` with `torch._dynamo.config.trace_autograd_ops=False`\n  "
+     "Explanation: Attempted to call `torch.autograd.grad` with config "
+     "`torch._dynamo.config.trace_autograd_ops` set to `False`.\n  Hint: Change "
+     "`torch._dynamo.config.trace_autograd_ops` to `True`.",
+     "(gradient,) = torch.autograd.grad(energy, positions)", "graph_break.autograd",
+     "torch.func.grad"},
+    {"requires_grad_", "Unsupported Tensor.requires_grad_() call",
+     "Unsupported Tensor.requires_grad_() call\n  Explanation: Dynamo does not support changes to "
+     "a Tensor's `requires_grad` through calling `requires_grad_()`.",
+     "positions.requires_grad_(True)", "graph_break.autograd", "x.detach().requires_grad_(True)"},
     {"other with a hint", "Some new break",
      "Some new break\n  Hint: Use torch.foo instead.\n  Hint: Please report an issue to PyTorch.",
      "x.foo()", "graph_break.other", "torch.foo"},
@@ -251,6 +263,30 @@ TEST(AdviceBreaks, AnLstmNamesItsModuleAndAllowRnn) {
         << found[0].title;
     EXPECT_NE(found[0].remedy.find("torch._dynamo.config.allow_rnn = True"), std::string::npos)
         << found[0].remedy;
+}
+
+// Forces as the gradient of a learned energy (recorded): requires_grad_() on
+// the input and torch.autograd.grad, each its own finding at its own line.
+TEST(AdviceBreaks, AGradientInForwardNamesTraceAutogradOpsAndTheDetachedCopy) {
+    Setting setting;
+    setting.backend = "aot_eager";
+    const auto found =
+        withRule(advise(reportOf({fixtureRun("advice_forces_from_energy.jsonl", setting)}), {}),
+                 "graph_break.autograd");
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].line, 16);
+    EXPECT_NE(found[0].title.find("requires_grad_() on an input of forward breaks the graph"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("x.detach().requires_grad_(True)"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[1].line, 18);
+    EXPECT_NE(found[1].title.find("torch.autograd.grad in forward breaks the graph"),
+              std::string::npos)
+        << found[1].title;
+    EXPECT_NE(found[1].remedy.find("torch._dynamo.config.trace_autograd_ops = True"),
+              std::string::npos)
+        << found[1].remedy;
 }
 
 // The LSTM tagger recompiled for a new length (recorded): the recompiled
