@@ -904,6 +904,21 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                    (fr.limit ? ", and no fall back to eager at the limit" : "")
                              : std::string();
                 f.confidence = 0.85;
+                // The clock break this frame resumes after (its finding ranks
+                // first) gains the recompiles its reading causes.
+                if (const int afterLine = userFunction(fr.function).afterLine;
+                    !main.clock.empty() && afterLine > 0) {
+                    for (auto& other : out) {
+                        if (other.run == f.run && other.rule == "graph_break.clock" &&
+                            other.line == afterLine && other.file == f.file && !other.gain.empty())
+                            other.gain +=
+                                ", and with it the " +
+                                plural(fr.recompiles, "recompile", "recompiles") + " of " + fn +
+                                " on its reading" +
+                                (fr.limit ? " and the fall back to eager at the limit" : "") +
+                                " (recompile.value)";
+                    }
+                }
                 out.push_back(std::move(f));
             }
             if (fr.dims.empty() && fr.values.empty() && !fr.keys.empty() && fr.recompiles > 0) {

@@ -412,6 +412,16 @@ TEST(AdviceRecompiles, AClockReadInForwardSaysToTimeFromTheCallerNotToPassATenso
     EXPECT_NE(breaks[0].title.find("time.perf_counter() in forward breaks the graph"),
               std::string::npos)
         << breaks[0].title;
+    // Each break's gain counts the recompiles on the reading it returned.
+    EXPECT_NE(breaks[1].gain.find("and with it the 7 recompiles of forward (after the break at "
+                                  "line 20) on its reading and the fall back to eager at the "
+                                  "limit"),
+              std::string::npos)
+        << breaks[1].gain;
+    EXPECT_NE(breaks[0].gain.find("and with it the 1 recompile of forward (after the break at line "
+                                  "18) on its reading"),
+              std::string::npos)
+        << breaks[0].gain;
     const auto values = withRule(findings, "recompile.value");
     ASSERT_FALSE(values.empty());
     for (const auto& f : values) {
