@@ -52,6 +52,14 @@ struct LengthChange {
     int line = 0;
 };
 
+// An input torch compiled for one dtype, device or requires_grad, and the
+// values calls passed, in the order seen.
+struct TensorKindChange {
+    std::string tensor;
+    std::string property;
+    std::vector<std::string> values;
+};
+
 struct FunctionRecompiles {
     std::string function;
     int recompiles = 0;
@@ -66,6 +74,7 @@ struct FunctionRecompiles {
     bool foldedIntoCaller = false;
     std::vector<DictKeyGuardFailure> keys; // guards on a dict's key, one per dict and key
     std::vector<LengthChange> lengths;     // guards on a container's length
+    std::vector<TensorKindChange> kinds;   // guards on an input's dtype, device, requires_grad
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -483,6 +492,52 @@ std::string sourceText(const ValueChange& v) {
     return v.code.empty() ? std::string() : "; the guard comes from `" + v.code + "`";
 }
 
+// The break at a requires_grad_() call on `tensor` in forward (any such
+// call when none names it); nullptr when none.
+const GraphBreak* requiresGradBreak(const Run& run, const std::string& tensor) {
+    const GraphBreak* any = nullptr;
+    for (const auto& gb : run.graphBreaks) {
+        const auto diagnosis = diagnoseBreak(gb);
+        if (!diagnosis || diagnosis->cause != BreakCause::Autograd ||
+            diagnosis->what != "requires_grad_()")
+            continue;
+        const SourceFrame* at = gb.location();
+        if (at && containsText(at->code, tensor + ".requires_grad_("))
+            return &gb;
+        any = any ? any : &gb;
+    }
+    return any;
+}
+
+// "False, then True".
+std::string inOrder(const std::vector<std::string>& values) {
+    std::string text;
+    for (const auto& v : values)
+        text += (text.empty() ? "" : ", then ") + v;
+    return text;
+}
+
+// An input passed as another kind of tensor than torch compiled for.
+std::string tensorKindRemedy(const TensorKindChange& k, bool flippedInForward) {
+    if (k.property == "requires_grad")
+        return flippedInForward
+                   ? "Take a detached copy in forward (" + k.tensor + " = " + k.tensor +
+                         ".detach().requires_grad_(True)) instead of calling requires_grad_() "
+                         "on the input: the caller's tensor then stays as it was, and every "
+                         "call compiles for the same kind (graph_break.autograd)."
+                   : "Pass " + k.tensor +
+                         " the same way on every call: with requires_grad or without (detach() "
+                         "it, or call under torch.no_grad(), for inference). torch compiles a "
+                         "graph for each.";
+    if (k.property == "dtype")
+        return "Cast " + k.tensor +
+               " to one dtype before the call (x.to(torch.float32)), or "
+               "expect one compile per dtype: torch compiles a graph for each.";
+    return "Move " + k.tensor +
+           " to one device before the call: torch compiles a graph for "
+           "each device.";
+}
+
 // A container the compiled code changes: torch guards on its length, so every
 // call that appends compiles again. Checked with torch 2.15 on a forward hook
 // logging into a list (tests/probe/models/growing_list.py).
@@ -619,7 +674,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}});
+            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -680,6 +735,17 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                                                  length->line});
                     l->lengths.insert(length->length);
                     l->counted = l->counted || !length->emptiness;
+                } else if (const auto kind = parseTensorKindGuard(rc.reason)) {
+                    auto k = std::find_if(fr.kinds.begin(), fr.kinds.end(), [&](const auto& c) {
+                        return c.tensor == kind->tensor && c.property == kind->property;
+                    });
+                    if (k == fr.kinds.end())
+                        k = fr.kinds.insert(fr.kinds.end(), {kind->tensor, kind->property, {}});
+                    for (const std::string& value : {kind->expected, kind->actual}) {
+                        if (!value.empty() &&
+                            std::find(k->values.begin(), k->values.end(), value) == k->values.end())
+                            k->values.push_back(value);
+                    }
                 }
                 continue;
             }
@@ -1012,6 +1078,35 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }
+            if (fr.dims.empty() && fr.values.empty() && fr.keys.empty() && !growing &&
+                !fr.kinds.empty() && fr.recompiles > 0) {
+                const TensorKindChange& main = fr.kinds.front();
+                Finding f;
+                f.rule = "recompile.tensor_kind";
+                f.severity = Severity::Warning;
+                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                          " because " + main.tensor + " came with another " + main.property;
+                locate(f);
+                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
+                                     fn + " in " + label + tabNote);
+                for (const auto& k : fr.kinds)
+                    f.evidence.push_back("torch compiled " + fn + " for " + k.tensor + " with " +
+                                         k.property + " " + inOrder(k.values) + ": each " +
+                                         k.property +
+                                         " an input comes with compiles its own graph");
+                const GraphBreak* flips = requiresGradBreak(run, main.tensor);
+                if (main.property == "requires_grad" && flips && flips->location())
+                    f.evidence.push_back(
+                        fn + " calls requires_grad_() on it at " +
+                        shortLocation(flips->location()->file, flips->location()->line) +
+                        " (Breaks tab): that sets it on the caller's tensor, so the next call "
+                        "passes it with requires_grad=True");
+                f.remedy = tensorKindRemedy(main, flips != nullptr);
+                f.gain =
+                    "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                f.confidence = 0.85;
+                out.push_back(std::move(f));
+            }
             if (fr.limit) {
                 Finding f;
                 f.rule = "recompile.limit";
@@ -1046,6 +1141,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = valueRemedy(fr.values.front());
                 else if (growing && fr.keys.empty())
                     cause = lengthRemedy(*growing);
+                else if (!fr.kinds.empty() && fr.keys.empty() && !growing)
+                    cause = tensorKindRemedy(fr.kinds.front(),
+                                             requiresGradBreak(run, fr.kinds.front().tensor) !=
+                                                 nullptr);
                 f.remedy = (cause.empty() ? cause : cause + " ") +
                            "Raising torch._dynamo.config.recompile_limit only postpones the fall "
                            "back to eager.";

@@ -105,6 +105,21 @@ std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) 
     return out;
 }
 
+std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason) {
+    static const std::regex guard(
+        R"(tensor '(.+?)' (dtype|requires_grad|device) mismatch\. expected ([^,\n]+?)(?:, actual ([^\n]+?))?\s*(?:\n|$))");
+    std::smatch m;
+    if (!std::regex_search(reason, m, guard))
+        return std::nullopt;
+    TensorKindGuardFailure out{m[1].str(), m[2].str(), m[3].str(), m[4].str()};
+    if (out.property == "requires_grad") { // "requires_grad=0": the other is the only other
+        const bool had = out.expected.back() == '1';
+        out.expected = had ? "True" : "False";
+        out.actual = had ? "False" : "True";
+    }
+    return out;
+}
+
 std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
     // "0/1: len(G['__import___main__'].stats) == 1  # stats.append(y)  # m.py:7 in record"
     static const std::regex length(R"(^(?:\[?\d+/\d+\]?: )?len\(([^\s()]+)\) == (\d+)(?:\s|$))");

@@ -60,6 +60,17 @@ struct LengthGuardFailure {
 };
 std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason);
 
+// A guard on what kind of tensor an input is, not its size: "tensor 'x'
+// dtype mismatch. expected Float, actual Half", "tensor 'x' requires_grad
+// mismatch. expected requires_grad=0".
+struct TensorKindGuardFailure {
+    std::string tensor;
+    std::string property; // "dtype", "requires_grad", "device"
+    std::string expected; // "Float", "False"
+    std::string actual;   // "Half", "True"; empty when torch does not say
+};
+std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason);
+
 // "L['self']._modules['stages']._modules['0'].attn" → "self.stages[0].attn".
 std::string modulePath(const std::string& name);
 

@@ -475,6 +475,47 @@ TEST(AdviceRecompiles, AGlobalCounterIsNamedAsTheGlobalWithABufferToCountIn) {
         << limit[0].remedy;
 }
 
+// requires_grad_() on forward's input (recorded): the caller's tensor comes
+// back with requires_grad=True and the second call recompiles.
+TEST(AdviceRecompiles, AnInputsRequiresGradFlippedInForwardNamesTheLineAndTheDetachedCopy) {
+    const auto found = withRule(adviseOnAotEagerStream("advice_forces_from_energy.jsonl"),
+                                "recompile.tensor_kind");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("recompiled 1 time because positions came with another "
+                                  "requires_grad"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(hasLine(found[0].evidence, "for positions with requires_grad False, then True"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "forward calls requires_grad_() on it at forces_from_energy.py:16"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("positions = positions.detach().requires_grad_(True)"),
+              std::string::npos)
+        << found[0].remedy;
+}
+
+// Calls passing float32, then float16 (torch 2.15's guard text): a graph per dtype.
+TEST(AdviceRecompiles, AnInputOfAnotherDtypeSaysToCastBeforeTheCall) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.recompiles.push_back({"forward",
+                              "1/0: tensor 'a' dtype mismatch. expected Float, actual Half", 2, "",
+                              false, 8, "", "measure", 2});
+    run.recompiles.push_back({"forward",
+                              "1/1: tensor 'a' dtype mismatch. expected Half, actual Float\n"
+                              "1/0: tensor 'a' dtype mismatch. expected Float, actual Half",
+                              3, "", false, 8, "", "measure", 3});
+    const auto found = withRule(advise(reportOf({run}), {}), "recompile.tensor_kind");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("recompiled 2 times because a came with another dtype"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(hasLine(found[0].evidence, "for a with dtype Float, then Half:"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("Cast a to one dtype before the call"), std::string::npos)
+        << found[0].remedy;
+}
+
 // A guard on a plain value whose line reads no clock keeps torch.tensor's remedy.
 TEST(AdviceRecompiles, AValueGuardWithoutAClockKeepsTheTensorRemedy) {
     cs::core::Run run = timedRun("default", {}, {});
