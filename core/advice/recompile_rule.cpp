@@ -441,13 +441,30 @@ std::string valuesText(const std::vector<std::string>& values) {
     return text + "… " + values.back();
 }
 
+// Strings a model may take by design (task names, modes), each compiled once.
+constexpr size_t kFewTextValues = 4;
+
+// A value torch printed quoted: a string.
+bool isText(const ValueChange& v) {
+    return !v.values.empty() && !v.values.front().empty() &&
+           (v.values.front().front() == '\'' || v.values.front().front() == '"');
+}
+
 // A Python value torch compiled in as a constant, so every new value compiles
 // again: make it data (a tensor) or keep it out of the compiled call.
 std::string valueRemedy(const ValueChange& v) {
     const bool attribute =
         v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
     std::string text;
-    if (v.global)
+    if (isText(v))
+        // A string picks code (a head, a branch): no tensor can stand for it.
+        text = "torch compiles a graph for each value of " + v.name +
+               ": a string selects code, so it cannot be data in one graph. For a few values "
+               "(task names, modes) that is one compile each, paid once: call the compiled "
+               "model once per value before the calls that count. For values that keep "
+               "changing (a name built per call), keep the string out of the compiled call: "
+               "map it to a fixed choice outside, or compile the part it selects";
+    else if (v.global)
         // Checked with torch 2.15: a global step counter recompiled on every
         // call; a long buffer counted in place compiled one graph.
         text = "torch treats " + v.name +
@@ -944,10 +961,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const ValueChange& main = fr.values.front();
                 Finding f;
                 f.rule = "recompile.value";
-                f.severity = Severity::Warning;
+                // A few strings (task names), each compiled once: expected.
+                f.severity = isText(main) && !fr.limit && main.values.size() <= kFewTextValues
+                                 ? Severity::Info
+                                 : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
                           (main.clock.empty()
-                               ? " because " + main.name + " changed"
+                               ? (isText(main) ? ", once per value of " + main.name
+                                               : " because " + main.name + " changed")
                                : ": torch compiled " + main.clock +
                                      "'s reading in as a constant, and every call reads a new "
                                      "time");
@@ -964,7 +985,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.remedy = main.clock.empty()
                                ? valueRemedy(main)
                                : clockReadRemedy(main.clock, core::functionName(fr.function));
-                f.gain = fr.values.size() == 1 || !main.clock.empty()
+                f.gain = !isText(main) && (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +
                                    std::to_string(fr.recompiles + 1) +
                                    (fr.limit ? ", and no fall back to eager at the limit" : "")

@@ -53,7 +53,7 @@ std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
     // "0/7: self.calls == 7     # self.calls += 1  # counter.py:10 in forward (HINT: ...)";
     // a module global reads "G['STEP'] == 3"
     static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?([A-Za-z_][\w.]*|[LG]\['[^']+'\](?:\.\w+)*) == (-?[0-9][0-9.e+-]*|True|False)(?:\s|$))");
+        R"(^(?:\[?\d+/\d+\]?: )?([A-Za-z_][\w.]*|[LG]\['[^']+'\](?:\.\w+)*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
     std::smatch m;
     if (!std::regex_search(reason, m, guard))
         return std::nullopt;

@@ -31,7 +31,8 @@ struct ValueGuardFailure {
     bool global = false; // a global of the model's code: "STEP" of torch's G['STEP']
 };
 
-// nullopt when the reason is not `NAME == VALUE` on a plain number or bool.
+// nullopt when the reason is not `NAME == VALUE` on a plain number, bool or
+// string (quoted as torch wrote it: 'cls').
 std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason);
 
 // A guard on whether a dict holds a key: "not ___dict_contains('cpu', D)"

@@ -516,6 +516,33 @@ TEST(AdviceRecompiles, AnInputOfAnotherDtypeSaysToCastBeforeTheCall) {
         << found[0].remedy;
 }
 
+// A multi-task model picking its head by a string argument (torch 2.15's
+// guard text): a graph per task is expected, told as info with the warmup.
+TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
+    cs::core::Run run = timedRun("default", {}, {});
+    const char* tasks[] = {"'cls'", "'reg'"};
+    for (int i = 0; i < 2; ++i)
+        run.recompiles.push_back({"forward",
+                                  std::to_string(i) + "/0: task == " + tasks[i] +
+                                      "   # return self._modules[key]  # "
+                                      "nn/modules/container.py:561 in __getitem__",
+                                  i + 2, "", false, 8, "", "warmup", i + 1});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("recompiled 2 times, once per value of task"), std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("call the compiled model once per value"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("torch.tensor(value)"), std::string::npos) << found[0].remedy;
+    EXPECT_TRUE(found[0].gain.empty()) << found[0].gain; // a graph per task stays
+    // Up to the recompile limit: a warning.
+    run.recompiles.push_back({"forward", "1/7: task == 'x7'", 9, "", true, 8, "", "measure", 9});
+    found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+}
+
 // A guard on a plain value whose line reads no clock keeps torch.tensor's remedy.
 TEST(AdviceRecompiles, AValueGuardWithoutAClockKeepsTheTensorRemedy) {
     cs::core::Run run = timedRun("default", {}, {});
@@ -852,6 +879,11 @@ TEST(ValueGuards, ReadTheNameTheValueAndTorchsHint) {
     EXPECT_EQ(g->name, "L['scale']");
     EXPECT_EQ(g->value, "0.5");
     EXPECT_TRUE(g->hint.empty());
+    g = parseValueGuard("0/0: task == 'cls'      # return self._modules[key]  # "
+                        "nn/modules/container.py:561 in __getitem__");
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->name, "task");
+    EXPECT_EQ(g->value, "'cls'");
     EXPECT_FALSE(parseValueGuard("0/0: tensor 'x' size mismatch at index 1. expected 8, actual 4"));
     EXPECT_FALSE(parseValueGuard("0/0: len(L['xs']) == 3"));
     EXPECT_FALSE(parseValueGuard("0/0: ___check_obj_id(L['self'], 1234)"));
