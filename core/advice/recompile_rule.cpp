@@ -977,11 +977,20 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
                 for (const auto& v : fr.values)
+                    // A string's guard names the value compiled for, never the
+                    // one that failed it: "took 1 value" would undercount.
                     f.evidence.push_back(
-                        v.name + " took " +
-                        plural(static_cast<long long>(v.values.size()), "value", "values") + ": " +
-                        valuesText(v.values) + "; each new one failed the guard `" + v.name +
-                        " == …` and compiled another graph" + sourceText(v));
+                        isText(v)
+                            ? "the graphs compiled for " + v.name + " " + valuesText(v.values) +
+                                  " failed their guard `" + v.name +
+                                  " == …` on a call with another value, which compiled its own" +
+                                  sourceText(v)
+                            : v.name + " took " +
+                                  plural(static_cast<long long>(v.values.size()), "value",
+                                         "values") +
+                                  ": " + valuesText(v.values) +
+                                  "; each new one failed the guard `" + v.name +
+                                  " == …` and compiled another graph" + sourceText(v));
                 f.remedy = main.clock.empty()
                                ? valueRemedy(main)
                                : clockReadRemedy(main.clock, core::functionName(fr.function));

@@ -20,6 +20,31 @@ void guardSource(const std::string& reason, std::string& code, std::string& wher
     }
 }
 
+// Where the guard comes from in the user's code: torch names the innermost
+// frame ("nn/modules/container.py:561 in __getitem__" for self.heads[task]),
+// while the user stack trace's innermost frame outside installed packages
+// is the line the user wrote. Replaces code and where with it when they differ.
+void preferUserFrame(const std::string& reason, std::string& code, std::string& where) {
+    static const std::regex frame(R"re(File "([^"]+)", line (\d+), in (\w+)\n\s*([^\n]*))re");
+    std::string userCode;
+    std::string userWhere;
+    for (auto it = std::sregex_iterator(reason.begin(), reason.end(), frame);
+         it != std::sregex_iterator(); ++it) {
+        const std::string file = (*it)[1].str();
+        if (file.find("site-packages/") != std::string::npos ||
+            file.find("dist-packages/") != std::string::npos)
+            continue;
+        const size_t slash = file.rfind('/');
+        userCode = (*it)[4].str();
+        userWhere = (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
+                    (*it)[2].str() + " in " + (*it)[3].str();
+    }
+    if (!userWhere.empty() && userWhere != where && !userCode.empty()) {
+        code = userCode;
+        where = userWhere;
+    }
+}
+
 // A module global as the guard reads it: "G['__import___main__'].stats" and
 // "G['stats']" are the model file's `stats`.
 std::string globalName(const std::string& name) {
@@ -61,6 +86,7 @@ std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
     const bool global = name.rfind("G[", 0) == 0;
     ValueGuardFailure out{global ? globalName(name) : name, m[2].str(), {}, {}, {}, global};
     guardSource(reason, out.code, out.where);
+    preferUserFrame(reason, out.code, out.where);
     static const std::regex hint(R"(\(HINT: ([^\n]*)\))");
     std::smatch h;
     if (std::regex_search(reason, h, hint))

@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/advice/shape_guard.h"
 #include "core/analysis/comparison.h"
+#include "core/trace/trace_import.h"
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
@@ -541,6 +543,25 @@ TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
     found = withRule(advise(reportOf({run}), {}), "recompile.value");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].severity, Severity::Warning);
+}
+
+// The same from a real TORCH_TRACE (tests/fixtures/trace/task_heads: torch
+// 2.15 running model.py.txt): the guard comes from torch's ModuleDict code,
+// and the finding points at the user's line that indexes it.
+TEST(AdviceRecompiles, AStringGuardInAnImportedTracePointsAtTheUsersLine) {
+    const auto imported = cs::core::trace::importTrace(
+        (std::filesystem::path(COMPILESCOPE_FIXTURES) / "trace" / "task_heads").string());
+    ASSERT_TRUE(imported.error.empty()) << imported.error;
+    const auto found = withRule(advise(imported.report, {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("once per value of task"), std::string::npos) << found[0].title;
+    EXPECT_EQ(found[0].line, 8);
+    EXPECT_EQ(found[0].code, "return self.heads[task](x)");
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "the graphs compiled for task 'cls' failed their guard `task == …` on a "
+                        "call with another value"))
+        << ::testing::PrintToString(found[0].evidence);
 }
 
 // A guard on a plain value whose line reads no clock keeps torch.tensor's remedy.
