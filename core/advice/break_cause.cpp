@@ -267,7 +267,10 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     "@torch.compiler.disable to keep one graph.",
                     sure);
     }
-    if (containsText(gb, "torch.jit.script") || containsText(reason, "RecursiveScriptModule")) {
+    // A torch.jit.trace'd module breaks on its forward's descriptor in
+    // torch/jit/_script.py, which Dynamo skips (torch 2.15).
+    if (containsText(gb, "torch.jit.script") || containsText(reason, "RecursiveScriptModule") ||
+        containsText(reason, "_CachedForward") || containsText(reason, "torch/jit/_script.py")) {
         // "Developer debug context: RecursiveScriptModule(original_name=Gate)"
         static const std::regex original(R"(original_name=(\w+))");
         const std::string name = firstMatch(reason, original);
@@ -277,7 +280,8 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                         " breaks the graph: it runs outside Python, where Dynamo cannot trace",
                     "Give torch.compile the plain module: build it as " +
                         (name.empty() ? std::string("the nn.Module") : name + "()") +
-                        " rather than torch.jit.script(...) or torch.jit.freeze(...) of it, and "
+                        " rather than torch.jit.script(...), torch.jit.trace(...) or "
+                        "torch.jit.freeze(...) of it, and "
                         "Dynamo traces it into the graph with the rest. Keep the scripted one for "
                         "TorchScript deployment only: torch.compile replaces it, and no setting "
                         "traces into it.",

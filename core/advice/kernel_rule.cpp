@@ -5,6 +5,7 @@
 // after a graph break. Each fires only on a run with a kernel profile, with the
 // numbers and the line.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 
@@ -441,6 +442,36 @@ bool graphInModule(const Graph* graph, const std::string& path) {
                                 [&](const GraphNode& node) { return inModule(node.module, path); });
 }
 
+// The break among `breaks` whose line calls the module at `path` and whose
+// cause is a module Dynamo cannot enter (self.gate(...) on a TorchScript
+// gate); -1 when none.
+int breakCalling(const Run& run, const std::vector<size_t>& breaks, const std::string& path) {
+    const std::string leaf = path.substr(path.rfind('.') + 1);
+    if (leaf.empty() || std::isdigit(static_cast<unsigned char>(leaf.front())) != 0)
+        return -1; // a container's child is not called by name
+    for (size_t b : breaks) {
+        const GraphBreak& gb = run.graphBreaks[b];
+        const SourceFrame* at = gb.location();
+        const auto diagnosis = diagnoseBreak(gb);
+        if (at && diagnosis &&
+            (diagnosis->cause == BreakCause::TorchScript ||
+             diagnosis->cause == BreakCause::RecurrentModule) &&
+            containsText(at->code, "self." + leaf + "("))
+            return static_cast<int>(b);
+    }
+    return -1;
+}
+
+// Appends to the finding of break `graphBreak` of run `index` (ranked before
+// this rule's) what removing it brings back into the graph.
+void addToBreakGain(std::vector<Finding>& out, int index, int graphBreak, const std::string& more) {
+    for (auto& other : out) {
+        if (other.run == index && other.graphBreak == graphBreak && graphBreak >= 0 &&
+            other.rule.rfind("graph_break.", 0) == 0 && !other.gain.empty())
+            other.gain += more;
+    }
+}
+
 // Modules that ran wholly uncompiled in a compiled setting, none of their ops
 // in a graph: a graph break under torch's own nn.Sequential, or in a loop,
 // makes Dynamo run the frame around it eagerly, and with it modules in which
@@ -492,6 +523,26 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
     if (breaks.empty()) // their graphs hold no module paths: all breaks are candidates
         for (size_t b = 0; b < run.graphBreaks.size(); ++b)
             breaks.push_back(b);
+
+    // A module the break's line calls and Dynamo cannot enter (a TorchScript
+    // or recurrent module) is the break itself: its finding says so, and this
+    // one's "nothing in it breaks" would be wrong (seen on a torch.jit.trace'd
+    // block, tests/probe/models/traced_submodule.py).
+    std::vector<const ModuleCostRow*> others;
+    for (const auto* row : named) {
+        const int itself = breakCalling(run, breaks, row->path);
+        if (itself < 0) {
+            others.push_back(row);
+            continue;
+        }
+        eagerNs -= row->eagerNsPerCall;
+        addToBreakGain(out, index, itself,
+                       ", and with it " + moduleName(row->path) + ", which runs uncompiled: " +
+                           percent(row->eagerNsPerCall / cost.opsNsPerCall) + " of the call's ops");
+    }
+    named = std::move(others);
+    if (named.empty() || eagerNs < kUncompiledShare * cost.opsNsPerCall)
+        return;
 
     const std::string label = run.setting.label();
     std::vector<std::string> names;
@@ -548,13 +599,10 @@ void uncompiledModules(const Run& run, int index, const CostBreakdown& cost,
     f.confidence = 0.7;
     // The break's own finding (ranked before this one) gains what removing it
     // brings back into the graph.
-    for (auto& other : out) {
-        if (other.run == index && other.graphBreak == f.graphBreak && f.graphBreak >= 0 &&
-            other.rule.rfind("graph_break.", 0) == 0 && !other.gain.empty())
-            other.gain += ", and with it " + joinWords(names) + ", which " +
-                          (named.size() == 1 ? "runs" : "run") + " uncompiled: " + percent(share) +
-                          " of the call's ops (kernel.uncompiled_modules)";
-    }
+    addToBreakGain(out, index, f.graphBreak,
+                   ", and with it " + joinWords(names) + ", which " +
+                       (named.size() == 1 ? "runs" : "run") + " uncompiled: " + percent(share) +
+                       " of the call's ops (kernel.uncompiled_modules)");
     out.push_back(std::move(f));
 }
 

@@ -220,6 +220,8 @@ STREAMS = {
     "advice_clock_in_forward": recompiling(FIXTURES / "clock_in_forward.py"),
     # A module global forward counts up: recompile.value on STEP.
     "advice_global_step": recompiling(FIXTURES / "global_step.py"),
+    # A torch.jit.trace'd block inside the model: graph_break.torchscript.
+    "advice_traced_submodule": lesson(FIXTURES / "traced_submodule.py"),
     # requires_grad_() and torch.autograd.grad in forward: graph_break.autograd.
     "advice_forces_from_energy": lesson(FIXTURES / "forces_from_energy.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.

@@ -108,6 +108,14 @@ const BreakCase kCases[] = {
      "Unsupported Tensor.requires_grad_() call\n  Explanation: Dynamo does not support changes to "
      "a Tensor's `requires_grad` through calling `requires_grad_()`.",
      "positions.requires_grad_(True)", "graph_break.autograd", "x.detach().requires_grad_(True)"},
+    {"torch.jit.trace", "Attempted to inline function marked as skipped",
+     "Attempted to inline function marked as skipped\n  Explanation: Dynamo developers have "
+     "intentionally marked that the function `_CachedForward.__get__` should not be traced.\n  "
+     "Hint: Avoid calling the function `_CachedForward.__get__`.\n\n  Developer debug context: "
+     "qualname: _CachedForward.__get__, name: __get__, filename: "
+     "`/venv/lib/python3.11/site-packages/torch/jit/_script.py`, skip reason: file matches "
+     "MOD_SKIPLIST (/venv/lib/python3.11/site-packages/torch/jit)",
+     "return self.gate(x).relu()", "graph_break.torchscript", "torch.jit.trace(...)"},
     {"other with a hint", "Some new break",
      "Some new break\n  Hint: Use torch.foo instead.\n  Hint: Please report an issue to PyTorch.",
      "x.foo()", "graph_break.other", "torch.foo"},
@@ -287,6 +295,24 @@ TEST(AdviceBreaks, AGradientInForwardNamesTraceAutogradOpsAndTheDetachedCopy) {
     EXPECT_NE(found[1].remedy.find("torch._dynamo.config.trace_autograd_ops = True"),
               std::string::npos)
         << found[1].remedy;
+}
+
+// A torch.jit.trace'd block (recorded): its break is the TorchScript one,
+// and the block that runs uncompiled is that break, not a module it leaves
+// eager: no "nothing in this module breaks" beside it.
+TEST(AdviceBreaks, ATracedBlockIsTheTorchScriptBreakNotAnUncompiledModule) {
+    Setting setting;
+    setting.backend = "inductor";
+    const auto findings =
+        advise(reportOf({fixtureRun("advice_traced_submodule.jsonl", setting)}), {});
+    const auto found = withRule(findings, "graph_break.torchscript");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].line, 26);
+    EXPECT_NE(found[0].remedy.find("torch.jit.trace(...)"), std::string::npos) << found[0].remedy;
+    EXPECT_TRUE(withRule(findings, "graph_break.untraceable").empty());
+    EXPECT_TRUE(withRule(findings, "kernel.uncompiled_modules").empty());
+    EXPECT_NE(found[0].gain.find(", and with it gate, which runs uncompiled: "), std::string::npos)
+        << found[0].gain;
 }
 
 // The LSTM tagger recompiled for a new length (recorded): the recompiled
