@@ -444,6 +444,13 @@ std::string valuesText(const std::vector<std::string>& values) {
 // Strings a model may take by design (task names, modes), each compiled once.
 constexpr size_t kFewTextValues = 4;
 
+// A module's train()/eval() flag: "self.drop.training".
+bool isModeFlag(const ValueChange& v) {
+    const std::string suffix = ".training";
+    return v.name.size() > suffix.size() &&
+           v.name.compare(v.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // A value torch printed quoted: a string.
 bool isText(const ValueChange& v) {
     return !v.values.empty() && !v.values.front().empty() &&
@@ -456,7 +463,14 @@ std::string valueRemedy(const ValueChange& v) {
     const bool attribute =
         v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
     std::string text;
-    if (isText(v))
+    if (isModeFlag(v))
+        // Dropout and batch norm trace differently in each mode.
+        text = "torch compiles a graph for train() and one for eval(): dropout and batch norm "
+               "run differently in each, so a model that switches (an evaluation inside "
+               "training) compiles once per mode, and after that each switch costs nothing. "
+               "Call the compiled model once in each mode before the calls that count; for "
+               "inference alone, call model.eval() before torch.compile and keep it there";
+    else if (isText(v))
         // A string picks code (a head, a branch): no tensor can stand for it.
         text = "torch compiles a graph for each value of " + v.name +
                ": a string selects code, so it cannot be data in one graph. For a few values "
@@ -962,13 +976,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 Finding f;
                 f.rule = "recompile.value";
                 // A few strings (task names), each compiled once: expected.
-                f.severity = isText(main) && !fr.limit && main.values.size() <= kFewTextValues
-                                 ? Severity::Info
+                f.severity = (isText(main) && main.values.size() <= kFewTextValues) ||
+                                     (isModeFlag(main) && fr.recompiles <= 2)
+                                 ? (fr.limit ? Severity::Warning : Severity::Info)
                                  : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
                           (main.clock.empty()
-                               ? (isText(main) ? ", once per value of " + main.name
-                                               : " because " + main.name + " changed")
+                               ? (isModeFlag(main)
+                                      ? " because the model switched between train() and eval()"
+                                  : isText(main) ? ", once per value of " + main.name
+                                                 : " because " + main.name + " changed")
                                : ": torch compiled " + main.clock +
                                      "'s reading in as a constant, and every call reads a new "
                                      "time");
@@ -994,7 +1011,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.remedy = main.clock.empty()
                                ? valueRemedy(main)
                                : clockReadRemedy(main.clock, core::functionName(fr.function));
-                f.gain = !isText(main) && (fr.values.size() == 1 || !main.clock.empty())
+                f.gain = !isText(main) && !isModeFlag(main) &&
+                                 (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +
                                    std::to_string(fr.recompiles + 1) +
                                    (fr.limit ? ", and no fall back to eager at the limit" : "")

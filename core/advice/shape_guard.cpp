@@ -76,15 +76,18 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
 
 std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
     // "0/7: self.calls == 7     # self.calls += 1  # counter.py:10 in forward (HINT: ...)";
-    // a module global reads "G['STEP'] == 3"
+    // a module global reads "G['STEP'] == 3", a submodule's mode
+    // "self._modules['drop'].training == True"
     static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?([A-Za-z_][\w.]*|[LG]\['[^']+'\](?:\.\w+)*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
+        R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|[LG]\['[^']+'\])(?:\.\w+|\[(?:'[^']*'|\d+)\])*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
     std::smatch m;
     if (!std::regex_search(reason, m, guard))
         return std::nullopt;
     const std::string name = m[1].str();
     const bool global = name.rfind("G[", 0) == 0;
-    ValueGuardFailure out{global ? globalName(name) : name, m[2].str(), {}, {}, {}, global};
+    // A submodule's attribute reads "self._modules['drop'].training": "self.drop.training".
+    ValueGuardFailure out{
+        global ? globalName(name) : modulePath(name), m[2].str(), {}, {}, {}, global};
     guardSource(reason, out.code, out.where);
     preferUserFrame(reason, out.code, out.where);
     static const std::regex hint(R"(\(HINT: ([^\n]*)\))");

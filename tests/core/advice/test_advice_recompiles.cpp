@@ -564,6 +564,28 @@ TEST(AdviceRecompiles, AStringGuardInAnImportedTracePointsAtTheUsersLine) {
         << ::testing::PrintToString(found[0].evidence);
 }
 
+// A model switched to eval() and back (torch 2.15's guard text): one graph
+// per mode, told as info, not "hold it in a tensor".
+TEST(AdviceRecompiles, ATrainEvalSwitchIsOneGraphPerModeAsInfo) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.recompiles.push_back(
+        {"forward",
+         "0/0: self._modules['drop'].training == True   # return F.dropout(input, self.p, "
+         "self.training, self.inplace)  # nn/modules/dropout.py:73 in forward",
+         2, "", false, 8, "", "warmup", 2});
+    const auto found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("because the model switched between train() and eval()"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(hasLine(found[0].evidence, "self.drop.training took 1 value: True"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("call model.eval() before torch.compile"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("register_buffer"), std::string::npos) << found[0].remedy;
+}
+
 // A guard on a plain value whose line reads no clock keeps torch.tensor's remedy.
 TEST(AdviceRecompiles, AValueGuardWithoutAClockKeepsTheTensorRemedy) {
     cs::core::Run run = timedRun("default", {}, {});
@@ -905,6 +927,10 @@ TEST(ValueGuards, ReadTheNameTheValueAndTorchsHint) {
     ASSERT_TRUE(g.has_value());
     EXPECT_EQ(g->name, "task");
     EXPECT_EQ(g->value, "'cls'");
+    g = parseValueGuard("0/0: L['self']._modules['blocks']._modules['0'].drop.training == False");
+    ASSERT_TRUE(g.has_value());
+    EXPECT_EQ(g->name, "self.blocks[0].drop.training");
+    EXPECT_EQ(g->value, "False");
     EXPECT_FALSE(parseValueGuard("0/0: tensor 'x' size mismatch at index 1. expected 8, actual 4"));
     EXPECT_FALSE(parseValueGuard("0/0: len(L['xs']) == 3"));
     EXPECT_FALSE(parseValueGuard("0/0: ___check_obj_id(L['self'], 1234)"));
