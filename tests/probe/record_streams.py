@@ -214,6 +214,16 @@ STREAMS = {
     "advice_inductor_fails": [FIXTURES / "inductor_fails.py", "--warmup", "1", "--iters", "1"],
     # A hook that prints: graph_break.print, told as the hook of model[0].
     "advice_printing_hook": lesson(FIXTURES / "printing_hook.py"),
+    # The same under Inductor: the profiled window tells the print's line apart.
+    "advice_printing_hook_inductor": [
+        FIXTURES / "printing_hook.py",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+        "--profile-calls",
+        "5",
+    ],
     # A hook appending to a list: recompile.growing_list, then the limit.
     "advice_growing_list": recompiling(FIXTURES / "growing_list.py"),
     # time.perf_counter() in forward: two breaks, and a recompile per call.

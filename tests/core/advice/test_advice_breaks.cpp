@@ -634,4 +634,15 @@ TEST(AdviceBreaks, APrintInAForwardHookIsToldAsTheHookOfItsModule) {
                                    "module: marking it @torch.compiler.disable"),
               std::string::npos)
         << found[0].remedy;
+    // Under Inductor (recorded) the print's line is its own cost, which no
+    // compile removes.
+    setting.backend = "inductor";
+    const auto line =
+        withRule(advise(reportOf({fixtureRun("advice_printing_hook_inductor.jsonl", setting)}), {}),
+                 "kernel.uncompiled_line");
+    ASSERT_EQ(line.size(), 1u);
+    EXPECT_EQ(line[0].line, 10);
+    EXPECT_NE(line[0].remedy.find("This line is where print() breaks the graph"), std::string::npos)
+        << line[0].remedy;
+    EXPECT_EQ(line[0].remedy.find("lets Dynamo compile"), std::string::npos) << line[0].remedy;
 }
