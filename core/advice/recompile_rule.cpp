@@ -1143,12 +1143,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                          k.property +
                                          " an input comes with compiles its own graph");
                 const GraphBreak* flips = requiresGradBreak(run, main.tensor);
-                if (main.property == "requires_grad" && flips && flips->location())
+                if (main.property == "requires_grad" && flips && flips->location()) {
+                    f.file = flips->location()->file; // the line that flips it
+                    f.line = flips->location()->line;
+                    f.code = flips->location()->code;
                     f.evidence.push_back(
                         fn + " calls requires_grad_() on it at " +
                         shortLocation(flips->location()->file, flips->location()->line) +
                         " (Breaks tab): that sets it on the caller's tensor, so the next call "
                         "passes it with requires_grad=True");
+                }
                 f.remedy = tensorKindRemedy(main, flips != nullptr);
                 f.gain =
                     "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);

@@ -492,6 +492,7 @@ TEST(AdviceRecompiles, AnInputsRequiresGradFlippedInForwardNamesTheLineAndTheDet
     EXPECT_TRUE(hasLine(found[0].evidence,
                         "forward calls requires_grad_() on it at forces_from_energy.py:16"))
         << ::testing::PrintToString(found[0].evidence);
+    EXPECT_EQ(found[0].line, 16); // the requires_grad_() call, not forward's def
     EXPECT_NE(found[0].remedy.find("positions = positions.detach().requires_grad_(True)"),
               std::string::npos)
         << found[0].remedy;
