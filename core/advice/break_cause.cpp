@@ -30,7 +30,7 @@ std::string firstMatch(const std::string& text, const std::regex& pattern) {
 
 // torch names the builtin in backticks: "builtin operator `print` with ...".
 std::string builtinName(const std::string& reason) {
-    static const std::regex pattern(R"(builtin operator `([^`]+)`)");
+    static const std::regex pattern(R"(builtin operator `([^`\n]+)`)");
     return firstMatch(reason, pattern);
 }
 
@@ -72,7 +72,8 @@ std::string clockName(const std::string& reason) {
 
 } // namespace
 
-std::string clockCall(const std::string& code) {
+std::string clockCall(const std::string& text) {
+    const std::string code = regexInput(text);
     static const std::regex clock(
         R"((\b(?:\w+\.)*(?:perf_counter|perf_counter_ns|monotonic|monotonic_ns|process_time|process_time_ns|time_ns|thread_time|thread_time_ns|now|utcnow)\(\)|\btime\.time\(\)))");
     return firstMatch(code, clock);
@@ -94,7 +95,8 @@ std::string clockReadRemedy(const std::string& call, const std::string& fn) {
            call + ") and return nothing: two breaks per call, and no recompiles.";
 }
 
-std::vector<std::string> torchHints(const std::string& reason) {
+std::vector<std::string> torchHints(const std::string& text) {
+    const std::string reason = regexInput(text);
     std::vector<std::string> hints;
     static const std::regex hint(R"(^\s*Hint:\s*(.+)$)");
     size_t start = 0;
@@ -143,8 +145,8 @@ std::string hookText(const ModuleHook& hook) {
 
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
     const std::string gb = b.rootType();
-    const std::string reason = b.rootReason();
-    const std::string code = sourceCode(b);
+    const std::string reason = regexInput(b.rootReason());
+    const std::string code = regexInput(sourceCode(b));
     const std::string fn = functionName(b);
     // Known break types are matched on torch's gb_type; the reason text and the
     // source line only refine it (or classify older torch without gb_type).
@@ -289,7 +291,7 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
     }
     if (containsText(reason, "does not support RNN, GRU, or LSTM")) {
         // "... when calling `L['self']._modules['lstm']`" → self.lstm
-        static const std::regex module(R"(calling `L\['self'\]\._modules\['([^']+)'\]`)");
+        static const std::regex module(R"(calling `L\['self'\]\._modules\['([^'\n]+)'\]`)");
         const std::string name = firstMatch(reason, module);
         const std::string what = name.empty() ? "a recurrent module" : "self." + name;
         return make(BreakCause::RecurrentModule, "graph_break.rnn", what,
@@ -316,7 +318,7 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     sure);
     }
     if (containsText(gb, "Dynamic shape operator")) {
-        static const std::regex op(R"(Operator `([^`]+)`)");
+        static const std::regex op(R"(Operator `([^`\n]+)`)");
         const std::string name = firstMatch(reason, op);
         const std::string what =
             name.empty() ? "an operator with data-dependent output shape" : name;

@@ -48,18 +48,20 @@ std::string atLocation(const std::string& file, int line) {
 
 std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::string& modelFile) {
     static const std::regex compiling(R"(while compiling (.+?):(\d+)\))");
-    std::smatch m;
-    if (std::regex_search(error.message, m, compiling))
-        return {m[1].str(), std::stoi(m[2].str())};
     std::pair<std::string, int> found;
-    if (modelFile.empty())
+    forEachRegexLine(error.message, [&](const std::string& text) {
+        std::smatch m;
+        if (found.first.empty() && std::regex_search(text, m, compiling))
+            found = {m[1].str(), std::stoi(m[2].str())};
+    });
+    if (!found.first.empty() || modelFile.empty())
         return found;
     static const std::regex frame(R"re(File "([^"]+)", line (\d+))re");
-    for (auto it = std::sregex_iterator(error.traceback.begin(), error.traceback.end(), frame);
-         it != std::sregex_iterator(); ++it) {
-        if ((*it)[1].str() == modelFile)
-            found = {(*it)[1].str(), std::stoi((*it)[2].str())};
-    }
+    forEachRegexLine(error.traceback, [&](const std::string& text) {
+        std::smatch m;
+        if (std::regex_search(text, m, frame) && m[1].str() == modelFile)
+            found = {m[1].str(), std::stoi(m[2].str())};
+    });
     return found;
 }
 
@@ -82,8 +84,13 @@ Finding base(const Run& run, int index, const char* rule, const std::string& tit
 std::string forbiddenCallable(const std::string& text) {
     static const std::regex forbidden(
         R"(forbidden callable <(?:built-in )?(?:function|method) ([\w.]+))");
-    std::smatch m;
-    return std::regex_search(text, m, forbidden) ? m[1].str() : std::string();
+    std::string name;
+    forEachRegexLine(text, [&](const std::string& line) {
+        std::smatch m;
+        if (name.empty() && std::regex_search(line, m, forbidden))
+            name = m[1].str();
+    });
+    return name;
 }
 
 // The function whose frame holds FILE:LINE in the traceback ("forward"); ""
@@ -91,11 +98,12 @@ std::string forbiddenCallable(const std::string& text) {
 std::string functionAt(const std::string& traceback, const std::string& file, int line) {
     static const std::regex frame(R"re(File "([^"]+)", line (\d+), in (\S+))re");
     std::string found;
-    for (auto it = std::sregex_iterator(traceback.begin(), traceback.end(), frame);
-         it != std::sregex_iterator(); ++it) {
-        if ((*it)[1].str() == file && std::stoi((*it)[2].str()) == line)
-            found = (*it)[3].str();
-    }
+    forEachRegexLine(traceback, [&](const std::string& text) {
+        std::smatch m;
+        if (std::regex_search(text, m, frame) && m[1].str() == file &&
+            std::stoi(m[2].str()) == line)
+            found = m[3].str();
+    });
     return found;
 }
 
@@ -168,7 +176,8 @@ Finding compileFailure(const Run& run, int index, const AdviceInput& input) {
 std::string pythonVersion(const std::string& version) {
     static const std::regex majorMinor(R"((\d+\.\d+))");
     std::smatch m;
-    return std::regex_search(version, m, majorMinor) ? m[1].str() : std::string("3");
+    const std::string text = regexInput(version);
+    return std::regex_search(text, m, majorMinor) ? m[1].str() : std::string("3");
 }
 
 } // namespace

@@ -422,7 +422,7 @@ std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bo
 // and the path torch cut ("mp/nc/m.py:10") left to the file's name.
 std::string guardLine(const std::string& reason) {
     std::string out;
-    for (const char c : firstLine(reason)) {
+    for (const char c : firstLine(regexInput(reason))) {
         if (c == ' ' && !out.empty() && out.back() == ' ')
             continue;
         out += c;

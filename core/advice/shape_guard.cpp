@@ -5,6 +5,8 @@
 #include <charconv>
 #include <regex>
 
+#include "core/report/text_lines.h"
+
 namespace cs::core::advice {
 
 namespace {
@@ -25,7 +27,7 @@ void guardSource(const std::string& reason, std::string& code, std::string& wher
 // while the user stack trace's innermost frame outside installed packages
 // is the line the user wrote. Replaces code and where with it when they differ.
 void preferUserFrame(const std::string& reason, std::string& code, std::string& where) {
-    static const std::regex frame(R"re(File "([^"]+)", line (\d+), in (\w+)\n\s*([^\n]*))re");
+    static const std::regex frame(R"re(File "([^"\n]+)", line (\d+), in (\w+)\n[ \t]*([^\n]*))re");
     std::string userCode;
     std::string userWhere;
     for (auto it = std::sregex_iterator(reason.begin(), reason.end(), frame);
@@ -48,15 +50,16 @@ void preferUserFrame(const std::string& reason, std::string& code, std::string& 
 // A module global as the guard reads it: "G['__import___main__'].stats" and
 // "G['stats']" are the model file's `stats`.
 std::string globalName(const std::string& name) {
-    static const std::regex imported(R"(^G\['__import_[^']*'\]\.)");
-    static const std::regex global(R"(^G\['([^']+)'\])");
+    static const std::regex imported(R"(^G\['__import_[^'\n]*'\]\.)");
+    static const std::regex global(R"(^G\['([^'\n]+)'\])");
     std::string out = std::regex_replace(name, imported, "");
     return std::regex_replace(out, global, "$1");
 }
 
 } // namespace
 
-std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
+std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& text) {
+    const std::string reason = regexInput(text);
     // torch 2.x: "0/1: tensor 'tokens' size mismatch at index 1. expected 32, actual 16"
     static const std::regex mismatch(
         R"(tensor '(.+?)' (size|stride) mismatch at index (\d+)\. expected (\d+), actual (\d+))");
@@ -66,7 +69,7 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
                                  std::stoll(m[4].str()), std::stoll(m[5].str())};
     }
     // Older guards print the failed check: "L['x'].size()[1] == 32".
-    static const std::regex check(R"((\w+\['[^']+'\])\.(size|stride)\(\)\[(\d+)\] == (\d+))");
+    static const std::regex check(R"((\w+\['[^'\n]+'\])\.(size|stride)\(\)\[(\d+)\] == (\d+))");
     if (std::regex_search(reason, m, check)) {
         return ShapeGuardFailure{m[1].str(), m[2].str(), std::stoi(m[3].str()),
                                  std::stoll(m[4].str()), -1};
@@ -74,12 +77,13 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
     return std::nullopt;
 }
 
-std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
+std::optional<ValueGuardFailure> parseValueGuard(const std::string& text) {
+    const std::string reason = regexInput(text);
     // "0/7: self.calls == 7     # self.calls += 1  # counter.py:10 in forward (HINT: ...)";
     // a module global reads "G['STEP'] == 3", a submodule's mode
     // "self._modules['drop'].training == True"
     static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|[LG]\['[^']+'\])(?:\.\w+|\[(?:'[^']*'|\d+)\])*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
+        R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|[LG]\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
     std::smatch m;
     if (!std::regex_search(reason, m, guard))
         return std::nullopt;
@@ -98,7 +102,7 @@ std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
 }
 
 std::string modulePath(const std::string& name) {
-    static const std::regex module(R"(\._modules\['([^']+)'\])");
+    static const std::regex module(R"(\._modules\['([^'\n]+)'\])");
     std::string out;
     auto begin = std::sregex_iterator(name.begin(), name.end(), module);
     size_t last = 0;
@@ -118,11 +122,12 @@ std::string modulePath(const std::string& name) {
     return out;
 }
 
-std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) {
+std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& text) {
+    const std::string reason = regexInput(text);
     // "0/0: not ___dict_contains('cpu', self._modules['a'].cache)  # if k not in
     // self.cache:  # m.py:304 in get (HINT: ...)"
     static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?(not )?___dict_contains\(('[^']*'|"[^"]*"|-?\d+), ([^\s()]+)\))");
+        R"(^(?:\[?\d+/\d+\]?: )?(not )?___dict_contains\(('[^'\n]*'|"[^"\n]*"|-?\d+), ([^\s()]+)\))");
     std::smatch m;
     if (!std::regex_search(reason, m, guard))
         return std::nullopt;
@@ -134,7 +139,8 @@ std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) 
     return out;
 }
 
-std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason) {
+std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& text) {
+    const std::string reason = regexInput(text);
     static const std::regex guard(
         R"(tensor '(.+?)' (dtype|requires_grad|device) mismatch\. expected ([^,\n]+?)(?:, actual ([^\n]+?))?\s*(?:\n|$))");
     std::smatch m;
@@ -149,7 +155,8 @@ std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& re
     return out;
 }
 
-std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
+std::optional<LengthGuardFailure> parseLengthGuard(const std::string& text) {
+    const std::string reason = regexInput(text);
     // "0/1: len(G['__import___main__'].stats) == 1  # stats.append(y)  # m.py:7 in record"
     static const std::regex length(R"(^(?:\[?\d+/\d+\]?: )?len\(([^\s()]+)\) == (\d+)(?:\s|$))");
     static const std::regex empty(R"(^(?:\[?\d+/\d+\]?: )?not ([^\s()]+)(?:\s|$))");
@@ -165,7 +172,7 @@ std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
     out.container = globalName(modulePath(m[1].str()));
     guardSource(reason, out.code, out.where);
     // The user stack trace's innermost frame: `File "/p/m.py", line 7, in record`.
-    static const std::regex frame(R"re(File "([^"]+)", line (\d+))re");
+    static const std::regex frame(R"re(File "([^"\n]+)", line (\d+))re");
     for (auto it = std::sregex_iterator(reason.begin(), reason.end(), frame);
          it != std::sregex_iterator(); ++it) {
         out.file = (*it)[1].str();

@@ -117,13 +117,16 @@ std::string GraphBreak::cause() const {
 
 std::optional<SourceFrame> GraphBreak::skippedFrame() const {
     static const std::regex skipped(R"(frame skipped: (\S+) \((.+) line (\d{1,9})\))");
-    std::smatch m;
-    if (!std::regex_search(reason, m, skipped))
-        return std::nullopt;
-    SourceFrame frame;
-    frame.function = m[1].str();
-    frame.file = m[2].str();
-    frame.line = std::stoi(m[3].str());
+    std::optional<SourceFrame> frame;
+    forEachRegexLine(reason, [&](const std::string& line) {
+        std::smatch m;
+        if (frame || !std::regex_search(line, m, skipped))
+            return;
+        frame.emplace();
+        frame->function = m[1].str();
+        frame->file = m[2].str();
+        frame->line = std::stoi(m[3].str());
+    });
     return frame;
 }
 

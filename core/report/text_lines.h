@@ -1,7 +1,9 @@
 // First lines of torch's multi-line messages (break reasons, errors), shared
-// by the report model, the trace import and the advice rules.
+// by the report model, the trace import and the advice rules; and that text
+// bounded for std::regex.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -36,6 +38,32 @@ inline std::string firstSentence(std::string_view text) {
             return line.substr(0, dot + 1);
     }
     return line;
+}
+
+// std::regex's matcher recurses once per character a match spans, so a long
+// run in a report's text (a 40,000-character line) overflowed an 8 MiB stack
+// and crashed the app. Text read from a report goes through one of these
+// before a regex sees it.
+inline constexpr size_t kRegexHead = 1024; // a guard, a break type, a message
+inline constexpr size_t kRegexTail = 3072; // a stack trace's innermost frames
+inline constexpr size_t kRegexLine = 1024;
+
+// The text, or its head and tail where it is longer than both.
+inline std::string regexInput(std::string_view text) {
+    if (text.size() <= kRegexHead + kRegexTail)
+        return std::string(text);
+    return std::string(text.substr(0, kRegexHead)) + "\n" +
+           std::string(text.substr(text.size() - kRegexTail));
+}
+
+// Calls visit(line) for each line of the text, each cut to kRegexLine: for a
+// regex over a whole traceback, where any line may be the one it looks for.
+template <typename Visit> void forEachRegexLine(std::string_view text, Visit visit) {
+    while (!text.empty()) {
+        const size_t end = std::min(text.find('\n'), text.size());
+        visit(std::string(text.substr(0, std::min(end, kRegexLine))));
+        text.remove_prefix(std::min(end + 1, text.size()));
+    }
 }
 
 } // namespace cs::core

@@ -147,6 +147,13 @@ int main(int argc, char** argv) {
     // A break reason that is itself a 1 MB line.
     report.runs[1].graphBreaks[0].reason =
         hostile("huge reason") + std::string(1 << 20, 'R') + kScript;
+    // Runs the advice's regexes would follow for a whole line: a hint, and a
+    // guard's value (each crashed the writer before the text was bounded).
+    report.runs[1].graphBreaks[0].reason += "\n  Hint: " + std::string(1 << 20, 'h');
+    Recompile guard;
+    guard.function = "forward";
+    guard.reason = "0/0: task == '" + std::string(1 << 20, 'g') + "' " + kScript;
+    report.runs[1].recompiles.push_back(guard);
     std::string error;
     if (!saveTextFile((out / "hostile.html").string(), writeReportHtml(report), &error) ||
         !saveTextFile((out / "hostile.json").string(), writeReportJson(report), &error)) {
