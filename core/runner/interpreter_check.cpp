@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/report/text_lines.h"
+
 namespace cs::core {
 
 namespace {
@@ -84,8 +86,9 @@ std::string interpreterStartProblem(const std::string& path) {
 
 std::optional<std::pair<int, int>> parsePythonVersion(const std::string& versionOutput) {
     static const std::regex version(R"(Python\s+(\d+)\.(\d+))");
+    const std::string text = regexInput(versionOutput); // an interpreter may print anything
     std::smatch match;
-    if (!std::regex_search(versionOutput, match, version))
+    if (!std::regex_search(text, match, version))
         return std::nullopt;
     return std::pair{std::stoi(match[1].str()), std::stoi(match[2].str())};
 }
