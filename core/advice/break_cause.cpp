@@ -72,11 +72,11 @@ std::string clockName(const std::string& reason) {
 
 } // namespace
 
-std::string clockCall(const std::string& text) {
-    const std::string code = regexInput(text);
+std::string clockCall(const std::string& code) {
+    const std::string bounded = regexInput(code);
     static const std::regex clock(
         R"((\b(?:\w+\.)*(?:perf_counter|perf_counter_ns|monotonic|monotonic_ns|process_time|process_time_ns|time_ns|thread_time|thread_time_ns|now|utcnow)\(\)|\btime\.time\(\)))");
-    return firstMatch(code, clock);
+    return firstMatch(bounded, clock);
 }
 
 // Checked with torch 2.15 (tests/probe/models/clock_in_forward.py): the code
@@ -95,14 +95,15 @@ std::string clockReadRemedy(const std::string& call, const std::string& fn) {
            call + ") and return nothing: two breaks per call, and no recompiles.";
 }
 
-std::vector<std::string> torchHints(const std::string& text) {
-    const std::string reason = regexInput(text);
+std::vector<std::string> torchHints(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
     std::vector<std::string> hints;
     static const std::regex hint(R"(^\s*Hint:\s*(.+)$)");
     size_t start = 0;
-    while (start <= reason.size()) {
-        const size_t end = reason.find('\n', start);
-        const std::string line = reason.substr(start, end == std::string::npos ? end : end - start);
+    while (start <= bounded.size()) {
+        const size_t end = bounded.find('\n', start);
+        const std::string line =
+            bounded.substr(start, end == std::string::npos ? end : end - start);
         std::smatch m;
         if (std::regex_match(line, m, hint)) {
             const std::string text = m[1].str();

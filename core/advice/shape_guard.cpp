@@ -58,45 +58,45 @@ std::string globalName(const std::string& name) {
 
 } // namespace
 
-std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& text) {
-    const std::string reason = regexInput(text);
+std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
     // torch 2.x: "0/1: tensor 'tokens' size mismatch at index 1. expected 32, actual 16"
     static const std::regex mismatch(
         R"(tensor '(.+?)' (size|stride) mismatch at index (\d+)\. expected (\d+), actual (\d+))");
     std::smatch m;
-    if (std::regex_search(reason, m, mismatch)) {
+    if (std::regex_search(bounded, m, mismatch)) {
         return ShapeGuardFailure{m[1].str(), m[2].str(), std::stoi(m[3].str()),
                                  std::stoll(m[4].str()), std::stoll(m[5].str())};
     }
     // Older guards print the failed check: "L['x'].size()[1] == 32".
     static const std::regex check(R"((\w+\['[^'\n]+'\])\.(size|stride)\(\)\[(\d+)\] == (\d+))");
-    if (std::regex_search(reason, m, check)) {
+    if (std::regex_search(bounded, m, check)) {
         return ShapeGuardFailure{m[1].str(), m[2].str(), std::stoi(m[3].str()),
                                  std::stoll(m[4].str()), -1};
     }
     return std::nullopt;
 }
 
-std::optional<ValueGuardFailure> parseValueGuard(const std::string& text) {
-    const std::string reason = regexInput(text);
+std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
     // "0/7: self.calls == 7     # self.calls += 1  # counter.py:10 in forward (HINT: ...)";
     // a module global reads "G['STEP'] == 3", a submodule's mode
     // "self._modules['drop'].training == True"
     static const std::regex guard(
         R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|[LG]\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
     std::smatch m;
-    if (!std::regex_search(reason, m, guard))
+    if (!std::regex_search(bounded, m, guard))
         return std::nullopt;
     const std::string name = m[1].str();
     const bool global = name.rfind("G[", 0) == 0;
     // A submodule's attribute reads "self._modules['drop'].training": "self.drop.training".
     ValueGuardFailure out{
         global ? globalName(name) : modulePath(name), m[2].str(), {}, {}, {}, global};
-    guardSource(reason, out.code, out.where);
-    preferUserFrame(reason, out.code, out.where);
+    guardSource(bounded, out.code, out.where);
+    preferUserFrame(bounded, out.code, out.where);
     static const std::regex hint(R"(\(HINT: ([^\n]*)\))");
     std::smatch h;
-    if (std::regex_search(reason, h, hint))
+    if (std::regex_search(bounded, h, hint))
         out.hint = h[1].str();
     return out;
 }
@@ -122,29 +122,29 @@ std::string modulePath(const std::string& name) {
     return out;
 }
 
-std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& text) {
-    const std::string reason = regexInput(text);
+std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
     // "0/0: not ___dict_contains('cpu', self._modules['a'].cache)  # if k not in
     // self.cache:  # m.py:304 in get (HINT: ...)"
     static const std::regex guard(
         R"(^(?:\[?\d+/\d+\]?: )?(not )?___dict_contains\(('[^'\n]*'|"[^"\n]*"|-?\d+), ([^\s()]+)\))");
     std::smatch m;
-    if (!std::regex_search(reason, m, guard))
+    if (!std::regex_search(bounded, m, guard))
         return std::nullopt;
     DictKeyGuardFailure out;
     out.added = m[1].matched;
     out.key = m[2].str();
     out.dict = globalName(modulePath(m[3].str()));
-    guardSource(reason, out.code, out.where);
+    guardSource(bounded, out.code, out.where);
     return out;
 }
 
-std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& text) {
-    const std::string reason = regexInput(text);
+std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
     static const std::regex guard(
         R"(tensor '(.+?)' (dtype|requires_grad|device) mismatch\. expected ([^,\n]+?)(?:, actual ([^\n]+?))?\s*(?:\n|$))");
     std::smatch m;
-    if (!std::regex_search(reason, m, guard))
+    if (!std::regex_search(bounded, m, guard))
         return std::nullopt;
     TensorKindGuardFailure out{m[1].str(), m[2].str(), m[3].str(), m[4].str()};
     if (out.property == "requires_grad") { // "requires_grad=0": the other is the only other
@@ -155,25 +155,25 @@ std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& te
     return out;
 }
 
-std::optional<LengthGuardFailure> parseLengthGuard(const std::string& text) {
-    const std::string reason = regexInput(text);
+std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
     // "0/1: len(G['__import___main__'].stats) == 1  # stats.append(y)  # m.py:7 in record"
     static const std::regex length(R"(^(?:\[?\d+/\d+\]?: )?len\(([^\s()]+)\) == (\d+)(?:\s|$))");
     static const std::regex empty(R"(^(?:\[?\d+/\d+\]?: )?not ([^\s()]+)(?:\s|$))");
     std::smatch m;
     LengthGuardFailure out;
-    if (std::regex_search(reason, m, length)) {
+    if (std::regex_search(bounded, m, length)) {
         out.length = std::stoll(m[2].str());
-    } else if (std::regex_search(reason, m, empty) && m[1].str().rfind("___", 0) != 0) {
+    } else if (std::regex_search(bounded, m, empty) && m[1].str().rfind("___", 0) != 0) {
         out.emptiness = true;
     } else {
         return std::nullopt;
     }
     out.container = globalName(modulePath(m[1].str()));
-    guardSource(reason, out.code, out.where);
+    guardSource(bounded, out.code, out.where);
     // The user stack trace's innermost frame: `File "/p/m.py", line 7, in record`.
     static const std::regex frame(R"re(File "([^"\n]+)", line (\d+))re");
-    for (auto it = std::sregex_iterator(reason.begin(), reason.end(), frame);
+    for (auto it = std::sregex_iterator(bounded.begin(), bounded.end(), frame);
          it != std::sregex_iterator(); ++it) {
         out.file = (*it)[1].str();
         out.line = std::stoi((*it)[2].str());
