@@ -12,6 +12,7 @@
 #include "core/analysis/function_name.h"
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/page_faults.h"
+#include "core/analysis/run_summary.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -303,10 +304,7 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         const bool mostlyUncompiled = uncompiledShare >= kMostlyUncompiled;
         // Compiles among the measured calls, or frames torch gave up on at the
         // recompile limit: what was timed is compile time and eager code.
-        const auto measuredRecompiles =
-            std::count_if(run.recompiles.begin(), run.recompiles.end(), [](const Recompile& rc) {
-                return rc.phase == "measure" && !rc.limitHit;
-            });
+        const int measuredRecompiles = measuredRecompileCount(run);
         const auto limit = std::find_if(run.recompiles.begin(), run.recompiles.end(),
                                         [](const Recompile& rc) { return rc.limitHit; });
         const bool recompiling = measuredRecompiles > 0 || limit != run.recompiles.end();

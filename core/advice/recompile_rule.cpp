@@ -458,8 +458,11 @@ bool isText(const ValueChange& v) {
 }
 
 // A Python value torch compiled in as a constant, so every new value compiles
-// again: make it data (a tensor) or keep it out of the compiled call.
-std::string valueRemedy(const ValueChange& v) {
+// again: make it data (a tensor) or keep it out of the compiled call; a clock
+// reading in `function`, read outside it.
+std::string valueRemedy(const ValueChange& v, const std::string& function) {
+    if (!v.clock.empty())
+        return clockReadRemedy(v.clock, core::functionName(function));
     const bool attribute =
         v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
     std::string text;
@@ -835,6 +838,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::vector<Companion> with =
                 fr.dims.empty() ? std::vector<Companion>{}
                                 : changedWith(run, fr.function, fr.dims.front());
+            // The requires_grad_() break in forward that flipped the input, if any.
+            const GraphBreak* flips =
+                !fr.kinds.empty() && fr.kinds.front().property == "requires_grad"
+                    ? requiresGradBreak(run, fr.kinds.front().tensor)
+                    : nullptr;
             if (!fr.dims.empty() && fr.recompiles > 0) {
                 const DimChange& main = fr.dims.front();
                 Finding f;
@@ -1008,9 +1016,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                   ": " + valuesText(v.values) +
                                   "; each new one failed the guard `" + v.name +
                                   " == …` and compiled another graph" + sourceText(v));
-                f.remedy = main.clock.empty()
-                               ? valueRemedy(main)
-                               : clockReadRemedy(main.clock, core::functionName(fr.function));
+                f.remedy = valueRemedy(main, fr.function);
                 f.gain = !isText(main) && !isModeFlag(main) &&
                                  (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +
@@ -1142,8 +1148,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                          k.property + " " + inOrder(k.values) + ": each " +
                                          k.property +
                                          " an input comes with compiles its own graph");
-                const GraphBreak* flips = requiresGradBreak(run, main.tensor);
-                if (main.property == "requires_grad" && flips && flips->location()) {
+                if (flips && flips->location()) {
                     f.file = flips->location()->file; // the line that flips it
                     f.line = flips->location()->line;
                     f.code = flips->location()->code;
@@ -1186,17 +1191,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = remedyFor(seen.dim, with, seen.complete);
                 } else if (!fr.dims.empty())
                     cause = resumedFrameRemedy(fr.function, fr.dims.front());
-                else if (!fr.values.empty() && !fr.values.front().clock.empty())
-                    cause =
-                        clockReadRemedy(fr.values.front().clock, core::functionName(fr.function));
                 else if (!fr.values.empty())
-                    cause = valueRemedy(fr.values.front());
+                    cause = valueRemedy(fr.values.front(), fr.function);
                 else if (growing && fr.keys.empty())
                     cause = lengthRemedy(*growing);
                 else if (!fr.kinds.empty() && fr.keys.empty() && !growing)
-                    cause = tensorKindRemedy(fr.kinds.front(),
-                                             requiresGradBreak(run, fr.kinds.front().tensor) !=
-                                                 nullptr);
+                    cause = tensorKindRemedy(fr.kinds.front(), flips != nullptr);
                 f.remedy = (cause.empty() ? cause : cause + " ") +
                            "Raising torch._dynamo.config.recompile_limit only postpones the fall "
                            "back to eager.";

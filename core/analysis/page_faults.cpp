@@ -1,8 +1,8 @@
 #include "core/analysis/page_faults.h"
 
-#include <algorithm>
 #include <cstdio>
 
+#include "core/analysis/run_summary.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
@@ -15,16 +15,13 @@ std::optional<PageFaults> pageFaults(const Run& run) {
         return std::nullopt;
     const double calls = faults.calls;
     const double count = static_cast<double>(faults.minor + faults.major);
-    const auto recompiles =
-        std::count_if(run.recompiles.begin(), run.recompiles.end(),
-                      [](const Recompile& rc) { return rc.phase == "measure" && !rc.limitHit; });
     return PageFaults{count / calls,
                       count * static_cast<double>(faults.pageBytes) / calls,
                       static_cast<double>(faults.sysCpuNs) / calls,
                       stats->median,
                       faults.allocator,
                       faults.mallocEnv,
-                      static_cast<int>(recompiles)};
+                      measuredRecompileCount(run)};
 }
 
 std::string allocatorText(const PageFaults& faults) {

@@ -11,6 +11,12 @@ int recompileCount(const Run& run) {
                                           [](const Recompile& rc) { return !rc.limitHit; }));
 }
 
+int measuredRecompileCount(const Run& run) {
+    return static_cast<int>(
+        std::count_if(run.recompiles.begin(), run.recompiles.end(),
+                      [](const Recompile& rc) { return rc.phase == "measure" && !rc.limitHit; }));
+}
+
 RunSummary summarizeRun(const Run& run) {
     RunSummary s;
     s.latency = computeStats(run.measuredLatencies());

@@ -27,5 +27,7 @@ RunSummary summarizeRun(const Run& run);
 // Times torch compiled a function again; a recompile-limit hit is a refusal,
 // not one of them (7 recompiles fill a cache of 8, then the 8th is refused).
 int recompileCount(const Run& run);
+// Those of them among the measured calls (the probe's "measure" phase).
+int measuredRecompileCount(const Run& run);
 
 } // namespace cs::core
