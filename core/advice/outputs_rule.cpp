@@ -3,6 +3,8 @@
 // is a wrong result whatever the tolerance. Values past the tolerance are a
 // warning unless the same call in float64 shows the compiled side nearer the
 // exact result: then it is eager's rounding in low precision, said as such.
+// Where eager with PyTorch's fast path off gives the compiled outputs, the
+// fast path is the difference (outputs.fast_path), not the compiler.
 #include <algorithm>
 #include <set>
 
@@ -81,6 +83,50 @@ const GraphNode* randomNode(const Run& run) {
     return nullptr;
 }
 
+std::string fastPathEvidence(const FastPathCheck& fast, const std::string& label) {
+    return "eager again with PyTorch's fast path off "
+           "(torch.backends.mha.set_fastpath_enabled(False)): " +
+           label + "'s outputs are " + formatPercent(fast.compiledRelative) +
+           " from it, eager's (fast path on) " + formatPercent(fast.eagerRelative);
+}
+
+std::string joinedModules(const std::vector<std::string>& modules) {
+    std::string text;
+    for (size_t i = 0; i < modules.size(); ++i)
+        text += (i ? ", " : "") + modules[i];
+    return text;
+}
+
+bool holdsEncoder(const std::vector<std::string>& modules) {
+    return std::any_of(modules.begin(), modules.end(), [](const std::string& module) {
+        return containsText(module, "(TransformerEncoder)");
+    });
+}
+
+std::string fastPathRemedy(const FastPathCheck& fast) {
+    const std::string plain = "Nothing is wrong in the compiled program: eager with the fast "
+                              "path off gives its outputs. ";
+    if (!holdsEncoder(fast.modules))
+        return plain + "The fast path (taken in eval under no_grad) computes otherwise than the "
+                       "standard path on these inputs; a test that holds the compiled model to "
+                       "eager should call torch.backends.mha.set_fastpath_enabled(False) before "
+                       "the eager call.";
+    // Checked with torch 2.15 on pooled_encoder.py: enable_nested_tensor=False
+    // made eager's outputs and the compiled ones the same to the bit.
+    return plain +
+           "In eval under no_grad, nn.TransformerEncoder with a src_key_padding_mask runs the "
+           "batch as nested tensors and returns the padded positions as zeros; under "
+           "torch.compile it skips that step, as training does, and computes values there. The "
+           "model reads those positions after the encoder (a mean or sum over every position, a "
+           "flatten), so eager in eval departs from what the model computed while it trained. "
+           "Build the encoder with nn.TransformerEncoder(..., enable_nested_tensor=False): eager "
+           "then computes them too (on a sentence classifier pooled with .mean(1), eager's "
+           "outputs and the compiled ones became the same to the bit). Where you train the "
+           "model again, leave the padded positions out where they are read: "
+           "h = h.masked_fill(mask.unsqueeze(-1), 0.0), then h.sum(1) / (~mask).sum(1, "
+           "keepdim=True) for a mean; every path then agrees.";
+}
+
 } // namespace
 
 void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -95,14 +141,18 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
         const bool wrong = check.wrongResult();
         const bool nearer = check.roundingOnly();
         const bool masked = !nearer && check.maskedRowsOnly();
+        const bool fastPath = !nearer && !masked && check.fastPathOnly();
 
         Finding f;
         // A size float64 gives as the compiled call does is eager's rounding too.
         const bool sized = nearer && check.sizeFollowsFloat64();
-        f.rule = nearer ? "outputs.precision" : masked ? "outputs.masked_rows" : "outputs.differ";
-        f.severity = nearer || masked ? Severity::Info
-                     : wrong          ? Severity::Critical
-                                      : Severity::Warning;
+        f.rule = nearer     ? "outputs.precision"
+                 : masked   ? "outputs.masked_rows"
+                 : fastPath ? "outputs.fast_path"
+                            : "outputs.differ";
+        f.severity = nearer || masked     ? Severity::Info
+                     : wrong && !fastPath ? Severity::Critical
+                                          : Severity::Warning;
         f.tab = EvidenceTab::Compare;
         f.run = static_cast<int>(r);
         f.setting = label;
@@ -116,7 +166,9 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
                              label + " once (after its timed calls)");
         // float64's eager call takes the same fast path and zeroes the same
         // rows: its verdict on padded rows says nothing about the rest.
-        const bool float64Tells = !masked;
+        const bool float64Tells = !masked && !fastPath;
+        if (check.fastPath && check.fastPath->note.empty())
+            f.evidence.push_back(fastPathEvidence(*check.fastPath, label));
         if (float64Tells && check.float64EagerError && check.float64CompiledError)
             f.evidence.push_back("the same call in float64: eager's outputs are " +
                                  formatPercent(*check.float64EagerError) + " from it, " + label +
@@ -127,6 +179,10 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (worst.kind == "nonfinite") {
             f.title = label + "'s outputs hold NaN or infinity where eager's are finite (" +
                       worst.path + ")";
+        } else if (fastPath) {
+            f.title = label + "'s outputs differ from eager's (" + worst.path +
+                      ") only because eager takes PyTorch's fast path in " +
+                      joinedModules(check.fastPath->modules);
         } else if (sized) {
             f.title = label + "'s outputs are shaped otherwise than eager's (" + worst.path +
                       "), as float64's are";
@@ -146,7 +202,10 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
                       formatPercent(worst.relative) + " (" + worst.path + ")";
         }
 
-        if (sized) {
+        if (fastPath) {
+            f.remedy = fastPathRemedy(*check.fastPath);
+            f.confidence = 0.85;
+        } else if (sized) {
             f.remedy = "Nothing to fix in the compiled program: a size set by values (a boolean "
                        "mask, nonzero, scores kept above a threshold) follows rounding, and a "
                        "value within rounding of the cut fell the other way in eager's. Code "

@@ -327,6 +327,15 @@ OutputsCell outputsCell(const OutputsCheck& check) {
                        formatPercent(z.relativeElsewhere);
         return cell;
     }
+    if (check.fastPathOnly()) {
+        // Still a difference: the deployed compiled model gives other numbers
+        // than eager does; the advice says why.
+        cell.text += ", fast path";
+        cell.detail += "; eager with PyTorch's fast path off is " +
+                       formatPercent(check.fastPath->compiledRelative) +
+                       " from the compiled outputs: the fast path is the difference";
+        return cell;
+    }
     if (check.roundingOnly()) {
         cell.differs = false;
         cell.text += ", nearer exact";

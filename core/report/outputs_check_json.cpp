@@ -82,6 +82,34 @@ std::optional<double> errorAt(const json& object, const char* key) {
     return value;
 }
 
+std::optional<FastPathCheck> fastPathFromJson(const json& object) {
+    auto it = object.find("fast_path");
+    if (it == object.end() || !it->is_object())
+        return std::nullopt;
+    FastPathCheck check;
+    if (auto modules = it->find("modules"); modules != it->end() && modules->is_array())
+        for (const auto& name : *modules)
+            if (name.is_string())
+                check.modules.push_back(name.get<std::string>());
+    check.compiledAgrees = lenientValue<bool>(*it, "compiled_agrees", false);
+    check.compiledRelative = amountAt(*it, "compiled_relative");
+    check.eagerRelative = amountAt(*it, "eager_relative");
+    check.note = lenientValue<std::string>(*it, "note", "");
+    return check;
+}
+
+json fastPathToJson(const FastPathCheck& check) {
+    json j = {{"modules", check.modules}};
+    if (!check.note.empty()) {
+        j["note"] = check.note;
+        return j;
+    }
+    j["compiled_agrees"] = check.compiledAgrees;
+    j["compiled_relative"] = check.compiledRelative;
+    j["eager_relative"] = check.eagerRelative;
+    return j;
+}
+
 } // namespace
 
 OutputsCheck outputsCheckFromJson(const json& object) {
@@ -109,6 +137,7 @@ OutputsCheck outputsCheckFromJson(const json& object) {
     }
     check.float64Note = lenientValue<std::string>(object, "float64_note", "");
     check.float64Shape = lenientValue<std::string>(object, "float64_shape", "");
+    check.fastPath = fastPathFromJson(object);
     check.ns = countAt(object, "ns");
     return check;
 }
@@ -129,6 +158,8 @@ json outputsCheckToJson(const OutputsCheck& check) {
         j["float64_note"] = check.float64Note;
     if (!check.float64Shape.empty())
         j["float64_shape"] = check.float64Shape;
+    if (check.fastPath)
+        j["fast_path"] = fastPathToJson(*check.fastPath);
     return j;
 }
 

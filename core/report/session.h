@@ -419,6 +419,17 @@ struct OutputLeaf {
     bool operator==(const OutputLeaf&) const = default;
 };
 
+// Eager called again with PyTorch's fast path off (torch.backends.mha), where
+// the model holds modules that take it in eval (docs/outputs.md).
+struct FastPathCheck {
+    std::vector<std::string> modules; // "encoder (TransformerEncoder)"
+    bool compiledAgrees = false;      // no compiled leaf past the tolerance from it
+    double compiledRelative = 0;      // the compiled outputs' largest difference from it
+    double eagerRelative = 0;         // eager's (fast path on) largest difference from it
+    std::string note;                 // why there is no verdict
+    bool operator==(const FastPathCheck&) const = default;
+};
+
 // Eager's outputs beside the compiled function's on the same inputs, after
 // the timed calls (the outputs_check event; docs/outputs.md).
 struct OutputsCheck {
@@ -438,6 +449,7 @@ struct OutputsCheck {
     // Where a leaf's shape differs: whose shape the float64 call's output has,
     // "compiled", "eager" or "neither"; empty otherwise.
     std::string float64Shape;
+    std::optional<FastPathCheck> fastPath; // absent unless a leaf differed
     int64_t ns = 0;
     bool present() const { return !status.empty(); }
     // The float64 call puts the compiled outputs nearer the exact result than eager's.
@@ -461,6 +473,9 @@ struct OutputsCheck {
     // Every differing leaf differs only in rows one side left all zeros, and
     // agrees elsewhere: padded positions, not a wrong result where it counts.
     bool maskedRowsOnly() const;
+    // The outputs differ, and eager with its fast path off gives the compiled
+    // ones: the fast path is the whole difference, not the compiler.
+    bool fastPathOnly() const { return status == "differ" && fastPath && fastPath->compiledAgrees; }
     bool operator==(const OutputsCheck&) const = default;
 };
 

@@ -14,7 +14,10 @@ eager leaf's largest magnitude (its scale): a relative measure that holds
 for logits and probabilities alike. Low precision gets more room, since
 Inductor keeps a fused chain's intermediates in float32 where eager rounds
 each op. When a leaf differs, the same call in float64 tells which side is
-nearer the exact result (docs/outputs.md).
+nearer the exact result (docs/outputs.md). Where the model holds modules
+PyTorch runs on its fast path in eval (nn.TransformerEncoder and its kin),
+eager is called once more with that path off: agreement there names the fast
+path as the whole difference.
 """
 
 from __future__ import annotations
@@ -33,6 +36,29 @@ FIRST_SEED = 20261205
 SECOND_SEED = 977
 # Leaves named in the event, worst first.
 MAX_LISTED = 8
+# nn modules with a fast path (torch.backends.mha) that eager takes in eval
+# under no_grad; under torch.compile the encoder skips its nested tensors.
+FAST_PATH_KINDS = ("TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention")
+# Fast-path modules named in the event.
+MAX_MODULES = 4
+
+
+def fast_path_modules(torch: Any, model: Any) -> list[str]:
+    """The outermost modules of `model` that eager may run on PyTorch's fast
+    path, as "encoder (TransformerEncoder)"; none while the path is off."""
+    mha = getattr(getattr(torch, "backends", None), "mha", None)
+    if not isinstance(model, torch.nn.Module) or mha is None or not mha.get_fastpath_enabled():
+        return []
+    kinds = tuple(getattr(torch.nn, name) for name in FAST_PATH_KINDS if hasattr(torch.nn, name))
+    found: list[str] = []
+    for name, module in model.named_modules():
+        inside = any(name.startswith(outer + ".") for outer in found)
+        if isinstance(module, kinds) and not inside:
+            found.append(name)
+    return [
+        f"{name or 'the model'} ({type(model.get_submodule(name)).__name__})"
+        for name in found[:MAX_MODULES]
+    ]
 
 
 def leaves(output: Any) -> tuple[list[tuple[str, Any]], Any]:
@@ -285,7 +311,25 @@ class OutputsCheck:
             first = self.call(model, inputs, FIRST_SEED)
             second = self.call(model, inputs, SECOND_SEED)
         compiled = self.call(fn, inputs, FIRST_SEED)
-        return self.judge(first, second, compiled, lambda: self.float64_call(model, inputs))
+        modules = fast_path_modules(self.torch, model)
+        return self.judge(
+            first,
+            second,
+            compiled,
+            lambda: self.float64_call(model, inputs),
+            (modules, lambda: self.plain_call(model, inputs)) if modules else None,
+        )
+
+    def plain_call(self, model: Any, inputs: tuple) -> Any:
+        """The eager call again with PyTorch's fast path off; the switch is
+        process-wide, so it is put back."""
+        mha = self.torch.backends.mha
+        mha.set_fastpath_enabled(False)
+        try:
+            with self.eager():
+                return self.call(model, inputs, FIRST_SEED)
+        finally:
+            mha.set_fastpath_enabled(True)
 
     def float64_call(self, model: Any, inputs: tuple) -> Any:
         """The eager call again with the model and inputs in float64, on a copy
@@ -298,7 +342,12 @@ class OutputsCheck:
             return self.call(twin, _to_float64(inputs), FIRST_SEED)
 
     def judge(
-        self, first: Any, second: Any, compiled: Any, float64: Callable[[], Any] | None
+        self,
+        first: Any,
+        second: Any,
+        compiled: Any,
+        float64: Callable[[], Any] | None,
+        fast_path: tuple[list[str], Callable[[], Any]] | None = None,
     ) -> dict:
         eager_leaves, eager_spec = leaves(first)
         second_leaves, _ = leaves(second)
@@ -357,6 +406,18 @@ class OutputsCheck:
             )
         ]
         fields["status"] = "differ" if differing else "match"
+        if differing and fast_path is not None:
+            modules, plain = fast_path
+            try:
+                fields["fast_path"] = _fast_path_verdict(
+                    modules, leaves(plain())[0], eager_leaves, compiled_leaves, tolerance
+                )
+            except Exception as e:  # the verdict stands without it
+                fields["fast_path"] = {"modules": modules, "note": f"raised: {exc_summary(e)}"}
+            # float64's eager call takes the fast path too: its verdict would
+            # be on the path, not on the compiled program.
+            if fields["fast_path"].get("compiled_agrees"):
+                float64 = None
         if differing and float64 is not None:
             try:
                 reference, _ = leaves(float64())
@@ -379,6 +440,31 @@ class OutputsCheck:
             except Exception as e:  # the verdict stands without it
                 fields["float64_note"] = f"no float64 reference: {exc_summary(e)}"
         return fields
+
+
+def _fast_path_verdict(
+    modules: list[str],
+    plain: list[tuple[str, Any]],
+    eager: list[tuple[str, Any]],
+    compiled: list[tuple[str, Any]],
+    tolerance: float,
+) -> dict:
+    """How far the compiled outputs and eager's are from eager's with the fast
+    path off, each the worst leaf over its scale; the compiled ones agree
+    when no leaf is past the tolerance (nor changed in shape or kind)."""
+    if len(plain) != len(compiled):
+        return {"modules": modules, "note": "the fast path off changed the output's structure"}
+    against_compiled = [
+        e for e in _compare_all(plain, compiled, tolerance) if e["kind"] != "skipped"
+    ]
+    against_eager = [e for e in _compare_all(plain, eager, tolerance) if e["kind"] != "skipped"]
+    return {
+        "modules": modules,
+        "compiled_agrees": bool(against_compiled)
+        and not any(e["differs"] for e in against_compiled),
+        "compiled_relative": max((e.get("relative", 0.0) for e in against_compiled), default=0.0),
+        "eager_relative": max((e.get("relative", 0.0) for e in against_eager), default=0.0),
+    }
 
 
 def _compare_all(

@@ -4,7 +4,7 @@ same inputs (probe/compilescope_probe/outputs_check.py, docs/outputs.md)."""
 import torch
 from conftest import assert_well_formed, fixture_model, gallery, run_probes
 
-from compilescope_probe.outputs_check import OutputsCheck, compare_leaf
+from compilescope_probe.outputs_check import OutputsCheck, compare_leaf, fast_path_modules
 
 
 def check(autocast: str = "none") -> OutputsCheck:
@@ -205,28 +205,100 @@ def test_differences_only_in_rows_one_side_left_zero_are_told_apart():
     assert "zero_rows" not in compare_leaf("output", column, column + 0.5, 1e-3)
 
 
-def test_a_transformer_encoder_with_a_padding_mask_differs_in_the_padded_rows_only():
-    """PyTorch's encoder fast path returns padded positions as zeros in eager
-    (nested tensors); the compiled graph computes them (torch 2.15)."""
-    (run,) = run_probes(
-        [
-            (
-                fixture_model("padded_encoder"),
-                "--mode",
-                "default",
-                "--backend",
-                "aot_eager",
-                "--iters",
-                "3",
-                "--warmup",
-                "1",
-                "--no-code",
-            )
-        ]
+def _aot_eager_run(model: str) -> tuple:
+    return (
+        fixture_model(model),
+        "--mode",
+        "default",
+        "--backend",
+        "aot_eager",
+        "--iters",
+        "3",
+        "--warmup",
+        "1",
+        "--no-code",
     )
-    assert_well_formed(run)
-    event = run.one("outputs_check")
+
+
+def test_a_transformer_encoder_with_a_padding_mask_differs_by_its_fast_path():
+    """PyTorch's encoder fast path returns padded positions as zeros in eager
+    (nested tensors); the compiled graph computes them (torch 2.15). Output
+    per position: only the padded rows differ. Averaged over every position
+    (pooled_encoder): every padded sentence's output differs. Either way eager
+    with the fast path off agrees with the compiled call."""
+    padded, pooled = run_probes(
+        [_aot_eager_run("padded_encoder"), _aot_eager_run("pooled_encoder")]
+    )
+    assert_well_formed(padded)
+    event = padded.one("outputs_check")
     assert event["status"] == "differ", event
     rows = event["worst"][0]["zero_rows"]
     assert rows["side"] == "eager" and rows["differing_rows"] == 3 and rows["of"] == 16
     assert rows["within"] is True
+    assert event["fast_path"]["compiled_agrees"] is True
+
+    assert_well_formed(pooled)
+    event = pooled.one("outputs_check")
+    assert event["status"] == "differ", event
+    assert "zero_rows" not in event["worst"][0]
+    # the one sentence without padding agrees: 4 outputs of 16
+    assert event["worst"][0]["mismatched"] == 12
+    fast = event["fast_path"]
+    assert fast["modules"] == ["encoder (TransformerEncoder)"]
+    assert fast["compiled_agrees"] is True and fast["compiled_relative"] < event["tolerance"]
+    assert fast["eager_relative"] > event["tolerance"]
+    assert "float64" not in event and "float64_note" not in event
+
+
+def test_the_fast_path_is_named_only_where_eager_without_it_gives_the_compiled_outputs():
+    eager = torch.zeros(4, 3)
+    compiled = torch.ones(4, 3)
+    asked = []
+
+    def float64():
+        asked.append(True)
+        return compiled.double()
+
+    def verdict(plain: torch.Tensor) -> dict:
+        return check().judge(eager, eager.clone(), compiled, float64, (["enc (X)"], lambda: plain))
+
+    agreed = verdict(compiled + 1e-6)
+    assert agreed["fast_path"]["compiled_agrees"] is True
+    assert agreed["fast_path"]["eager_relative"] == 1.0
+    assert "float64" not in agreed and not asked  # float64 would take the fast path too
+    other = verdict(eager.clone())
+    assert other["fast_path"]["compiled_agrees"] is False
+    assert other["fast_path"]["compiled_relative"] > 0 and asked
+    assert "float64" in other
+
+    def broken():
+        raise RuntimeError("boom")
+
+    raised = check().judge(eager, eager.clone(), compiled, None, (["enc (X)"], broken))
+    assert raised["status"] == "differ" and "boom" in raised["fast_path"]["note"]
+    # nothing asked when the outputs agree
+    assert "fast_path" not in check().judge(
+        eager, eager.clone(), eager.clone(), None, (["e"], broken)
+    )
+
+
+def test_fast_path_modules_are_the_outermost_and_only_while_the_path_is_on():
+    class Wrapped(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            layer = torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+            self.encoder = torch.nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
+            self.attn = torch.nn.MultiheadAttention(8, 2)
+
+    model = Wrapped()
+    assert fast_path_modules(torch, model) == [
+        "encoder (TransformerEncoder)",
+        "attn (MultiheadAttention)",
+    ]
+    assert fast_path_modules(torch, torch.nn.Linear(2, 2)) == []
+    assert fast_path_modules(torch, lambda x: x) == []
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        assert fast_path_modules(torch, model) == []
+    finally:
+        torch.backends.mha.set_fastpath_enabled(True)

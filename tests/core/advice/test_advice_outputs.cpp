@@ -294,7 +294,83 @@ TEST(AdviceOutputs, DifferencesOnlyInRowsEagerLeftZeroArePaddedPositions) {
     elsewhere.worst.front().zeroRows->within = false;
     EXPECT_FALSE(elsewhere.maskedRowsOnly());
     EXPECT_TRUE(cs::core::outputsCell(elsewhere).differs);
+    // Eager with its fast path off agrees with the compiled rows: the fast path.
+    ASSERT_TRUE(elsewhere.fastPath.has_value());
+    EXPECT_TRUE(elsewhere.fastPathOnly());
+    EXPECT_EQ(
+        withRule(advise(reportOf({checkedRun("aot_eager", elsewhere)}), {}), "outputs.fast_path")
+            .size(),
+        1u);
+    elsewhere.fastPath->compiledAgrees = false;
     EXPECT_EQ(withRule(advise(reportOf({checkedRun("aot_eager", elsewhere)}), {}), "outputs.differ")
                   .size(),
               1u);
+}
+
+// Recorded (torch 2.15, aot_eager, tests/probe/models/pooled_encoder.py): the
+// encoder's output is averaged over every position, padded ones included, so
+// eager's fast path (zeros there) moves every output the padding reaches.
+// Eager again with the fast path off gives the compiled outputs: the finding
+// names the fast path, not the compiler, and says how to read the positions.
+TEST(AdviceOutputs, ADifferenceEagerWithoutItsFastPathDoesNotHaveIsTheFastPath) {
+    Setting setting;
+    setting.mode = "default";
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("pooled_encoder_aot_eager_cpu.jsonl", setting);
+    const OutputsCheck& check = run.outputsCheck;
+    ASSERT_EQ(check.status, "differ");
+    EXPECT_FALSE(check.maskedRowsOnly()); // the mean spreads the zeros over whole rows
+    ASSERT_TRUE(check.fastPath.has_value());
+    EXPECT_EQ(check.fastPath->modules, std::vector<std::string>{"encoder (TransformerEncoder)"});
+    EXPECT_TRUE(check.fastPathOnly());
+    EXPECT_LT(check.fastPath->compiledRelative, check.tolerance);
+    EXPECT_GT(check.fastPath->eagerRelative, check.tolerance);
+    EXPECT_FALSE(check.float64EagerError.has_value()); // float64 takes the fast path too
+    EXPECT_EQ(outputsCheckFromJson(outputsCheckToJson(check)), check);
+
+    const auto all = advise(reportOf({run}), {});
+    EXPECT_TRUE(withRule(all, "outputs.differ").empty());
+    const auto found = withRule(all, "outputs.fast_path");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_NE(found[0].title.find("only because eager takes PyTorch's fast path in encoder "
+                                  "(TransformerEncoder)"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(
+        hasLine(found[0].evidence, "set_fastpath_enabled(False)): default/aot_eager's outputs are"))
+        << found[0].evidence.back();
+    EXPECT_NE(found[0].remedy.find("nn.TransformerEncoder(..., enable_nested_tensor=False)"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("h.sum(1) / (~mask).sum(1, keepdim=True)"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("TORCHDYNAMO_REPRO"), std::string::npos);
+
+    const cs::core::OutputsCell cell = cs::core::outputsCell(check);
+    EXPECT_TRUE(cell.differs); // the deployed numbers still differ from eager's
+    EXPECT_NE(cell.text.find(", fast path"), std::string::npos) << cell.text;
+
+    // Without the fast path's verdict it is a difference to minify.
+    OutputsCheck unexplained = check;
+    unexplained.fastPath->compiledAgrees = false;
+    const auto differ =
+        withRule(advise(reportOf({checkedRun("aot_eager", unexplained)}), {}), "outputs.differ");
+    ASSERT_EQ(differ.size(), 1u);
+    EXPECT_TRUE(hasLine(differ[0].evidence, "fast path on")); // the measured figures still shown
+    unexplained.fastPath.reset();
+    EXPECT_EQ(cs::core::outputsCell(unexplained).text.find("fast path"), std::string::npos);
+}
+
+// A fast-path call that raised has a note and no verdict.
+TEST(AdviceOutputs, AFastPathCallWithoutAVerdictChangesNothing) {
+    OutputsCheck check = differing({valuesLeaf(0.032, 45)});
+    check.fastPath = cs::core::FastPathCheck{
+        {"attn (MultiheadAttention)"}, false, 0, 0, "raised: RuntimeError: boom"};
+    EXPECT_FALSE(check.fastPathOnly());
+    const auto found =
+        withRule(advise(reportOf({checkedRun("inductor", check)}), {}), "outputs.differ");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_FALSE(hasLine(found[0].evidence, "fast path"));
+    EXPECT_EQ(outputsCheckFromJson(outputsCheckToJson(check)), check);
 }
