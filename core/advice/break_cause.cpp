@@ -56,6 +56,21 @@ bool isScalarCall(const std::string& code, const std::string& reason) {
            containsText(reason, "_local_scalar_dense");
 }
 
+// A line that writes a message: print(), warnings.warn(), a logger's
+// debug/info/... or logging.info(...). A number taken on it feeds the message.
+bool isMessageLine(const std::string& code) {
+    static const std::regex message(
+        R"((\bprint|\bwarnings\.warn|\w*log\w*\.(debug|info|warning|warn|error|critical|exception|log))\s*\()",
+        std::regex::icase);
+    return std::regex_search(code, message);
+}
+
+// The remedy's option that keeps a message in eager calls: Dynamo reads
+// is_compiling() as True and leaves the whole line, arguments too, out.
+const char* const kEagerOnlyGuard =
+    "Or guard the line with if not torch.compiler.is_compiling(): it then runs in eager calls "
+    "only, and Dynamo leaves it out of the graph, arguments and all.";
+
 BreakDiagnosis make(BreakCause cause, std::string rule, std::string what, std::string title,
                     std::string remedy, double confidence) {
     return {cause,     std::move(rule), std::move(what), std::move(title), std::move(remedy),
@@ -166,11 +181,13 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                                  "logger outside the compiled code and add the method to "
                                  "torch._dynamo.config.reorderable_logging_functions (it then runs "
                                  "after the graph); to drop it, add it to "
-                                 "torch._dynamo.config.ignore_logging_functions."
+                                 "torch._dynamo.config.ignore_logging_functions. " +
+                                 std::string(kEagerOnlyGuard)
                            : "Remove the print from " + fn +
                                  ", or print after the compiled call returns. If it must stay, "
                                  "torch._dynamo.config.reorderable_logging_functions.add(print) "
-                                 "lets Dynamo run it after the graph instead of breaking there.",
+                                 "lets Dynamo run it after the graph instead of breaking there. " +
+                                 std::string(kEagerOnlyGuard),
                     sure);
     }
     if (containsText(gb, "Call to a time function") || !clockName(reason).empty()) {
@@ -209,6 +226,25 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                 "without the setting: 1 graph too).",
             sure);
     }
+    // Checked with torch 2.15: torch.randn(shape, generator=self.gen) and
+    // x.normal_(generator=g) break here; without generator= one graph.
+    if (containsText(reason, "(Generator)") ||
+        (containsText(gb, "Failed to convert args/kwargs to proxy") &&
+         containsText(code, "generator="))) {
+        return make(BreakCause::RandomGenerator, "graph_break.generator",
+                    "a draw from a torch.Generator",
+                    "A random draw from its own torch.Generator (generator=...) in " + fn +
+                        " breaks the graph",
+                    "Dynamo cannot put an explicit generator in the graph, so the draw runs "
+                    "eagerly between graphs. Draw before the compiled call with your generator "
+                    "and pass the tensor in (noise = torch.randn(shape, generator=g); "
+                    "model(x, noise)): the graph then holds no draw, and the numbers stay the "
+                    "generator's. Or draw from torch's default generator (leave out generator=, "
+                    "seed with torch.manual_seed), which Dynamo traces into the graph; Inductor "
+                    "then draws its own numbers unless torch._inductor.config.fallback_random "
+                    "= True.",
+                    sure);
+    }
     if (const std::string skipped = skippedName(reason);
         skipped == "_warnings.warn" || skipped == "warnings.warn") {
         // Checked with torch 2.15: with warnings.warn reorderable, no break.
@@ -231,6 +267,25 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
     if (containsText(gb, "Tensor.item()") || containsText(reason, "Tensor.item()") ||
         (containsText(gb, "Data dependent operator") && isScalarCall(code, reason))) {
         const std::string what = containsText(code, ".tolist()") ? ".tolist()" : ".item()";
+        // Checked with torch 2.15 (tests/probe/models/logged_item.py): a
+        // log.debug(f"... {h.mean().item()}") line breaks twice, for the number
+        // and for the logger; guarded by is_compiling() it compiles to 1 graph.
+        if (isMessageLine(code)) {
+            auto diagnosis =
+                make(BreakCause::ScalarValue, "graph_break.item", what,
+                     what + " in a message written from " + fn + " breaks the graph",
+                     "The number only feeds a message. Guard the line with if not "
+                     "torch.compiler.is_compiling(): it then runs in eager calls only, and "
+                     "Dynamo leaves the line out of the graph, the " +
+                         what +
+                         " and the message's own break with it (a model logging a hidden "
+                         "mean from forward compiled to 1 graph instead of 2). Or write the "
+                         "message after the compiled call returns. capture_scalar_outputs "
+                         "would keep the number in the graph, but not the message.",
+                     sure);
+            diagnosis.feedsMessage = true;
+            return diagnosis;
+        }
         return make(BreakCause::ScalarValue, "graph_break.item", what,
                     what + " turns a tensor into a Python number and breaks the graph",
                     "Keep the value a tensor (e.g. x / x.abs().max() instead of dividing by "

@@ -25,6 +25,7 @@ enum class BreakCause {
     TorchScript,      // a torch.jit.script'ed or frozen module: it runs outside Python
     ClockRead,        // time.perf_counter() and the like: the reading recompiles what follows
     Autograd,         // torch.autograd.grad, backward() or requires_grad_() inside forward
+    RandomGenerator,  // a draw from an explicit torch.Generator (generator=...)
     Other,            // not recognised: only torch's own hints, if any
 };
 
@@ -35,6 +36,9 @@ struct BreakDiagnosis {
     std::string title; // "print() in forward breaks the graph"
     std::string remedy;
     double confidence = 0;
+    // A number taken on a line that writes a message: the remedy's guard
+    // leaves the message's own break on that line out too.
+    bool feedsMessage = false;
 };
 
 // The module hook whose function runs at FILE in FUNCTION (the frame's own

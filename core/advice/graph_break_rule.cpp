@@ -27,6 +27,9 @@ struct Site {
     std::vector<std::pair<int, int>> hits; // (run, index into run.graphBreaks)
 };
 
+// A site is one cause at one line: (rule, file, line).
+using SiteKey = std::tuple<std::string, std::string, int>;
+
 // The graphs a run's breaks at one site separate, by index; falls back to
 // breaks + 1 when the probe could not tie a break to its graphs.
 std::set<int> graphsAround(const Run& run, const std::vector<int>& breaks) {
@@ -95,12 +98,26 @@ std::optional<SourceFrame> skippedFrame(const Run& run, const std::vector<int>& 
     return std::nullopt;
 }
 
+// The breaks in run `r` of the message written on `site`'s line (print,
+// logging): the guard that leaves the line out takes them too.
+size_t messageBreaksAt(const std::map<SiteKey, Site>& sites, const Site& site, int r) {
+    size_t count = 0;
+    for (const auto& [key, other] : sites) {
+        if (other.diagnosis.cause != BreakCause::PrintOrLogging || other.file != site.file ||
+            other.line != site.line)
+            continue;
+        count += static_cast<size_t>(std::count_if(
+            other.hits.begin(), other.hits.end(), [&](const auto& hit) { return hit.first == r; }));
+    }
+    return count;
+}
+
 } // namespace
 
 void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
-    std::map<std::tuple<std::string, std::string, int>, Site> sites;
-    std::vector<std::tuple<std::string, std::string, int>> order;
+    std::map<SiteKey, Site> sites;
+    std::vector<SiteKey> order;
     forEachAdvisedBreak(runs, [&](int r, int b, const GraphBreak& gb) {
         auto diagnosis = diagnoseBreak(gb);
         if (!diagnosis || isLibraryBreak(gb, *diagnosis))
@@ -217,9 +234,13 @@ void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                                  ": torch.compile traces a module's hooks with its forward");
         if (site.diagnosis.cause != BreakCause::CompilerDisabled) {
             const size_t total = run.graphBreaks.size();
-            f.gain = "removes " + std::to_string(inFirst.size()) + " of the " +
+            const size_t messageBreaks =
+                site.diagnosis.feedsMessage ? messageBreaksAt(sites, site, firstRun) : 0;
+            f.gain = "removes " + std::to_string(inFirst.size() + messageBreaks) + " of the " +
                      plural(static_cast<long long>(total), "graph break", "graph breaks") +
                      " measured in " + f.setting;
+            if (messageBreaks)
+                f.gain += " (the message's own break on that line with it)";
             if (skipped)
                 f.gain += ", and compiles " + skippedName + ", which now runs eagerly";
         }

@@ -234,6 +234,10 @@ STREAMS = {
     "advice_traced_submodule": lesson(FIXTURES / "traced_submodule.py"),
     # requires_grad_() and torch.autograd.grad in forward: graph_break.autograd.
     "advice_forces_from_energy": lesson(FIXTURES / "forces_from_energy.py"),
+    # Noise drawn from the module's own torch.Generator: graph_break.generator.
+    "advice_generator_noise": lesson(FIXTURES / "generator_noise.py"),
+    # .item() in a debug log line: graph_break.item on a message.
+    "advice_logged_item": lesson(FIXTURES / "logged_item.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",
@@ -250,6 +254,21 @@ STREAMS = {
     # padded rows as zeros, the compiled graph computes them (outputs.masked_rows).
     "padded_encoder_aot_eager_cpu": [
         FIXTURES / "padded_encoder.py",
+        "--mode",
+        "default",
+        "--backend",
+        "aot_eager",
+        "--no-code",
+        "--warmup",
+        "1",
+        "--iters",
+        "3",
+    ],
+    # The same encoder with a mean over every position: the difference
+    # reaches every output, and eager with its fast path off agrees with the
+    # compiled one (outputs.fast_path).
+    "pooled_encoder_aot_eager_cpu": [
+        FIXTURES / "pooled_encoder.py",
         "--mode",
         "default",
         "--backend",

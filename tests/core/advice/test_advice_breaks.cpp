@@ -315,6 +315,65 @@ TEST(AdviceBreaks, ATracedBlockIsTheTorchScriptBreakNotAnUncompiledModule) {
         << found[0].gain;
 }
 
+// Noise drawn from the module's own torch.Generator (recorded, torch 2.15):
+// torch names no cause and gives no hint, so without the cause there was no
+// finding at all.
+TEST(AdviceBreaks, ADrawFromAnOwnGeneratorIsNamedWithWhereToDrawInstead) {
+    Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_generator_noise.jsonl", setting);
+    ASSERT_EQ(run.graphBreaks.size(), 1u);
+    EXPECT_EQ(run.graphBreaks[0].reason.find("Hint:"), std::string::npos);
+    const auto findings = advise(reportOf({run}), {});
+    const auto found = withRule(findings, "graph_break.generator");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].line, 16);
+    EXPECT_NE(found[0].title.find("own torch.Generator (generator=...) in forward"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("noise = torch.randn(shape, generator=g); model(x, noise)"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_TRUE(withRule(findings, "graph_break.other").empty());
+}
+
+// log.debug(f"... {h.mean().item()}") in forward (recorded, torch 2.15): two
+// breaks on one line, the number's and the logger's. The number only feeds
+// the message, so the remedy is the eager-only guard, not capture_scalar_outputs.
+TEST(AdviceBreaks, ANumberTakenForALogMessageIsGuardedWithTheMessage) {
+    Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_logged_item.jsonl", setting);
+    ASSERT_EQ(run.graphBreaks.size(), 2u);
+    const auto findings = advise(reportOf({run}), {});
+    const auto item = withRule(findings, "graph_break.item");
+    ASSERT_EQ(item.size(), 1u);
+    EXPECT_EQ(item[0].line, 21);
+    EXPECT_NE(item[0].gain.find("removes 2 of the 2 graph breaks measured in default/aot_eager "
+                                "(the message's own break on that line with it)"),
+              std::string::npos)
+        << item[0].gain;
+    EXPECT_NE(item[0].title.find(".item() in a message written from forward"), std::string::npos)
+        << item[0].title;
+    EXPECT_NE(item[0].remedy.find("Guard the line with if not torch.compiler.is_compiling():"),
+              std::string::npos)
+        << item[0].remedy;
+    EXPECT_EQ(item[0].remedy.find("Keep the value a tensor"), std::string::npos);
+    const auto logged = withRule(findings, "graph_break.print");
+    ASSERT_EQ(logged.size(), 1u);
+    EXPECT_NE(logged[0].remedy.find("torch.compiler.is_compiling()"), std::string::npos)
+        << logged[0].remedy;
+
+    // The same number outside a message keeps the usual remedy.
+    cs::core::Run plain = run;
+    for (auto& frame : plain.graphBreaks[0].frames)
+        frame.code = "scale = h.mean().item()";
+    const auto unlogged = withRule(advise(reportOf({plain}), {}), "graph_break.item");
+    ASSERT_EQ(unlogged.size(), 1u);
+    EXPECT_NE(unlogged[0].remedy.find("Keep the value a tensor"), std::string::npos);
+    EXPECT_NE(unlogged[0].gain.find("removes 1 of the 2"), std::string::npos) << unlogged[0].gain;
+}
+
 // The LSTM tagger recompiled for a new length (recorded): the recompiled
 // forward meets the same break again. One break, met twice, not two.
 TEST(AdviceBreaks, ABreakMetAgainByARecompileIsCountedOnce) {
