@@ -28,6 +28,22 @@ def recompiling(model: Path) -> list:
     return [model, "--backend", "aot_eager", "--warmup", "2", "--iters", "10"]
 
 
+def outputs_checked(model: Path) -> list:
+    """A short default/aot_eager run: its outputs check is what is replayed."""
+    return [
+        model,
+        "--mode",
+        "default",
+        "--backend",
+        "aot_eager",
+        "--no-code",
+        "--warmup",
+        "1",
+        "--iters",
+        "3",
+    ]
+
+
 STREAMS = {
     "mlp_eager_cpu": [MODELS / "mlp.py", "--mode", "eager", "--warmup", "10", "--iters", "50"],
     "mlp_default_cpu": [MODELS / "mlp.py", "--mode", "default", "--warmup", "10", "--iters", "50"],
@@ -248,37 +264,13 @@ STREAMS = {
         "--iters",
         "3",
     ],
-    # bfloat16 steps eager rounds away and Inductor's fused kernel keeps:
-    # outputs_check differs, with float64 siding with the compiled outputs.
     # nn.TransformerEncoder with a padding mask: eager's fast path returns the
     # padded rows as zeros, the compiled graph computes them (outputs.masked_rows).
-    "padded_encoder_aot_eager_cpu": [
-        FIXTURES / "padded_encoder.py",
-        "--mode",
-        "default",
-        "--backend",
-        "aot_eager",
-        "--no-code",
-        "--warmup",
-        "1",
-        "--iters",
-        "3",
-    ],
+    "padded_encoder_aot_eager_cpu": outputs_checked(FIXTURES / "padded_encoder.py"),
     # The same encoder with a mean over every position: the difference
     # reaches every output, and eager with its fast path off agrees with the
     # compiled one (outputs.fast_path).
-    "pooled_encoder_aot_eager_cpu": [
-        FIXTURES / "pooled_encoder.py",
-        "--mode",
-        "default",
-        "--backend",
-        "aot_eager",
-        "--no-code",
-        "--warmup",
-        "1",
-        "--iters",
-        "3",
-    ],
+    "pooled_encoder_aot_eager_cpu": outputs_checked(FIXTURES / "pooled_encoder.py"),
     # A count kept at a threshold one of eager's scores sets: the compiled
     # sum's last bit drops one (eager 38, compiled 37), and float64 keeps 37.
     "threshold_count_default_cpu": [
@@ -291,6 +283,8 @@ STREAMS = {
         "--iters",
         "5",
     ],
+    # bfloat16 steps eager rounds away and Inductor's fused kernel keeps:
+    # outputs_check differs, with float64 siding with the compiled outputs.
     "bf16_steps_default_cpu": [
         FIXTURES / "bf16_steps.py",
         "--mode",

@@ -53,6 +53,15 @@ OutputsCheck differing(std::vector<OutputLeaf> worst) {
     return check;
 }
 
+// A recorded default/aot_eager run whose outputs check is the point
+// (tests/probe/record_streams.py outputs_checked).
+cs::core::Run outputsChecked(const std::string& stream) {
+    Setting setting;
+    setting.mode = "default";
+    setting.backend = "aot_eager";
+    return fixtureRun(stream, setting);
+}
+
 } // namespace
 
 TEST(AdviceOutputs, ValuesPastTheToleranceAreAWarningWithTheMinifier) {
@@ -259,10 +268,7 @@ TEST(AdviceOutputs, ARecordedCountFlipAtAThresholdIsInformation) {
 // Eager's fast path returns the 3 padded rows as zeros; the compiled graph
 // computes them. The rest agrees: information, and the Compare cell agrees.
 TEST(AdviceOutputs, DifferencesOnlyInRowsEagerLeftZeroArePaddedPositions) {
-    Setting setting;
-    setting.mode = "default";
-    setting.backend = "aot_eager";
-    const cs::core::Run run = fixtureRun("padded_encoder_aot_eager_cpu.jsonl", setting);
+    const cs::core::Run run = outputsChecked("padded_encoder_aot_eager_cpu.jsonl");
     ASSERT_EQ(run.outputsCheck.status, "differ");
     ASSERT_TRUE(run.outputsCheck.worst.front().zeroRows.has_value());
     EXPECT_TRUE(run.outputsCheck.maskedRowsOnly());
@@ -313,10 +319,7 @@ TEST(AdviceOutputs, DifferencesOnlyInRowsEagerLeftZeroArePaddedPositions) {
 // Eager again with the fast path off gives the compiled outputs: the finding
 // names the fast path, not the compiler, and says how to read the positions.
 TEST(AdviceOutputs, ADifferenceEagerWithoutItsFastPathDoesNotHaveIsTheFastPath) {
-    Setting setting;
-    setting.mode = "default";
-    setting.backend = "aot_eager";
-    const cs::core::Run run = fixtureRun("pooled_encoder_aot_eager_cpu.jsonl", setting);
+    const cs::core::Run run = outputsChecked("pooled_encoder_aot_eager_cpu.jsonl");
     const OutputsCheck& check = run.outputsCheck;
     ASSERT_EQ(check.status, "differ");
     EXPECT_FALSE(check.maskedRowsOnly()); // the mean spreads the zeros over whole rows
