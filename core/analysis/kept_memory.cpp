@@ -45,9 +45,27 @@ double KeptMemory::bytesPerCall() const {
     return calls() > 0 ? static_cast<double>(grownBytes()) / calls() : 0;
 }
 
-bool KeptMemory::keepsPerCall() const {
-    return measure.present() && crosscheck.present() &&
-           std::min(perCall(measure), perCall(crosscheck)) >= kKeptBytesPerCallMin;
+KeptVerdict KeptMemory::verdict() const {
+    if (!measure.present() || !crosscheck.present() ||
+        std::min(perCall(measure), perCall(crosscheck)) < kKeptBytesPerCallMin)
+        return KeptVerdict::NotKept;
+    return static_cast<double>(grownBytes()) >= kKeptBytesMin ? KeptVerdict::Kept
+                                                              : KeptVerdict::TooFewCalls;
+}
+
+std::string notKeptText(const KeptMemory& kept) {
+    switch (kept.verdict()) {
+    case KeptVerdict::Kept:
+        return {};
+    case KeptVerdict::TooFewCalls:
+        return signedBytes(kept.grownBytes()) + " over " + formatCount(kept.calls()) +
+               " calls in all, below " + formatBytes(kKeptBytesMin) +
+               ": a cache still filling over its first calls grows as much; measure with more "
+               "calls (--iters 100)";
+    case KeptVerdict::NotKept:
+        break;
+    }
+    return "below " + formatBytes(kKeptBytesPerCallMin) + " per call in either window";
 }
 
 std::vector<KeptMemory> keptMemory(const Run& run) {

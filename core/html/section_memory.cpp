@@ -137,9 +137,10 @@ void writeKeptPerCall(std::ostream& out, const ReportView& view) {
             table.text(heldWindowText(kept.crosscheck, ""));
             if (kept.keepsPerCall())
                 table.text("yes: it grows with every call", "", "bad");
+            else if (kept.verdict() == KeptVerdict::TooFewCalls)
+                table.text("can't tell", notKeptText(kept));
             else
-                table.text("no", "below " + formatBytes(kKeptBytesPerCallMin) +
-                                     " per call in either window");
+                table.text("no", notKeptText(kept));
         }
     }
     if (table.rows() == 0)

@@ -69,8 +69,9 @@ QString notesFor(const core::Run& run) {
         line += kept.keepsPerCall()
                     ? " <span style='color:#c0392b'><b>" +
                           QObject::tr("It grows with every call (see the advice).") + "</b></span>"
-                    : " " + QObject::tr("Below %1 per call in either window: nothing kept.")
-                                .arg(html(core::formatBytes(core::kKeptBytesPerCallMin)));
+                : kept.verdict() == core::KeptVerdict::TooFewCalls
+                    ? " " + QObject::tr("Can't tell: %1.").arg(html(core::notKeptText(kept)))
+                    : " " + QObject::tr("Nothing kept: %1.").arg(html(core::notKeptText(kept)));
         lines << line;
     }
     return lines.join("<br>");

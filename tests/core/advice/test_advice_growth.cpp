@@ -50,6 +50,32 @@ TEST(KeptMemory, BothWindowsMustGrowPerCall) {
     EXPECT_TRUE(cs::core::keptMemory(older).empty());
 }
 
+// torchvision's SSDlite in eager (recorded by the probe, 5 measured and 6
+// cross-check calls): 1.4 KiB per call in both windows, 15 KiB in all, and
+// it grew no more after its first 45 calls. Too little over too few calls to
+// call it kept; the same rate over the default 100 calls is.
+TEST(KeptMemory, AFewKibOverAFewCallsCannotBeToldFromACacheFilling) {
+    cs::core::Run run = timedRun("eager", {1000 * kMs}, constant(5, kMs));
+    run.crosscheckBlockCalls = 1;
+    run.crosscheckBlockMeansNs = {1e6, 1e6, 1e6, 1e6, 1e6, 1e6};
+    run.measureHostHeld = {"malloc", 5, 172'277'056, 172'286'080};
+    run.crosscheckHostHeld = {"malloc", 6, 172'286'688, 172'293'312};
+    const auto kept = cs::core::keptMemory(run);
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0].verdict(), cs::core::KeptVerdict::TooFewCalls);
+    EXPECT_FALSE(kept[0].keepsPerCall());
+    EXPECT_EQ(cs::core::notKeptText(kept[0]),
+              "+15.3 KiB over 11 calls in all, below 64.0 KiB: a cache still filling over its "
+              "first calls grows as much; measure with more calls (--iters 100)");
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "memory.growth").empty());
+
+    const auto longer = cs::core::keptMemory(heldRun("eager", 1'024, 1'024));
+    EXPECT_EQ(longer[0].verdict(), cs::core::KeptVerdict::Kept);
+    EXPECT_TRUE(cs::core::notKeptText(longer[0]).empty());
+    EXPECT_EQ(cs::core::notKeptText(cs::core::keptMemory(heldRun("eager", 110, 110))[0]),
+              "below 1.00 KiB per call in either window");
+}
+
 TEST(KeptMemory, TheDevicesAllocatedBytesAtThePhaseEdges) {
     cs::core::Run run = heldRun("reduce-overhead", 0, 0);
     run.probe.device = "cuda:0";

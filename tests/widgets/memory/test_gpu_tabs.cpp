@@ -210,7 +210,17 @@ class GpuTabsTest : public QObject {
         run.crosscheckHostHeld.endBytes = run.crosscheckHostHeld.beginBytes;
         document.showReport(report);
         notes = child<QLabel>(tab, "memoryNotes")->text();
-        QVERIFY2(notes.contains("nothing kept"), qPrintable(notes));
+        QVERIFY2(notes.contains("Nothing kept: below 1.00 KiB per call in either window."),
+                 qPrintable(notes));
+        QVERIFY(!notes.contains("It grows"));
+
+        // 1.5 KiB per call in both windows, but 16.5 KiB in all over 11 calls.
+        run.measureHostHeld = {"malloc", 5, 100 << 20, (100 << 20) + 5 * 1536};
+        run.crosscheckHostHeld = {"malloc", 6, 101 << 20, (101 << 20) + 6 * 1536};
+        document.showReport(report);
+        notes = child<QLabel>(tab, "memoryNotes")->text();
+        QVERIFY2(notes.contains("Can't tell: +16.5 KiB over 11 calls in all, below 64.0 KiB"),
+                 qPrintable(notes));
         QVERIFY(!notes.contains("It grows"));
     }
 
