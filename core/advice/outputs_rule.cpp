@@ -90,13 +90,6 @@ std::string fastPathEvidence(const FastPathCheck& fast, const std::string& label
            " from it, eager's (fast path on) " + formatPercent(fast.eagerRelative);
 }
 
-std::string joinedModules(const std::vector<std::string>& modules) {
-    std::string text;
-    for (size_t i = 0; i < modules.size(); ++i)
-        text += (i ? ", " : "") + modules[i];
-    return text;
-}
-
 bool holdsEncoder(const std::vector<std::string>& modules) {
     return std::any_of(modules.begin(), modules.end(), [](const std::string& module) {
         return containsText(module, "(TransformerEncoder)");
@@ -182,7 +175,7 @@ void outputsRule(const AdviceInput& input, std::vector<Finding>& out) {
         } else if (fastPath) {
             f.title = label + "'s outputs differ from eager's (" + worst.path +
                       ") only because eager takes PyTorch's fast path in " +
-                      joinedModules(check.fastPath->modules);
+                      joinWords(check.fastPath->modules);
         } else if (sized) {
             f.title = label + "'s outputs are shaped otherwise than eager's (" + worst.path +
                       "), as float64's are";
