@@ -94,6 +94,9 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::scalingRule(input, findings);
     advice::kernelRule(input, findings);
     advice::exportRule(input, findings);
+    std::vector<Finding> unexplained;
+    advice::unexplainedFailureRule(input, findings, unexplained);
+    findings.insert(findings.end(), unexplained.begin(), unexplained.end());
     advice::loadCaveat(input, findings);
     mergeAcrossRanks(report, findings);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {

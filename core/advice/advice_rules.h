@@ -12,6 +12,11 @@ namespace cs::core::advice {
 
 // Failures of a whole setting: out of memory, symbolic shapes, fullgraph, toolchain.
 void failureRule(const AdviceInput& input, std::vector<Finding>& out);
+// Every other setting that did not finish (the model's own error, a missing
+// get_model(), a timeout, a crash) and has no critical finding yet: run after
+// the other rules, so no report of failed settings reads "nothing to fix".
+void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>& found,
+                            std::vector<Finding>& out);
 // Graph breaks grouped by cause and source line.
 void graphBreakRule(const AdviceInput& input, std::vector<Finding>& out);
 // Graph breaks wholly in library code, one finding per package.

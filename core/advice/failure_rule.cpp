@@ -1,6 +1,7 @@
 // Rule 6: a setting that failed, where the failure says what to change:
 // out of memory under CUDA-graph modes, symbolic shapes, fullgraph, toolchain,
 // a function torch refuses to trace.
+#include <algorithm>
 #include <regex>
 
 #include "core/advice/advice_rules.h"
@@ -180,6 +181,80 @@ std::string pythonVersion(const std::string& version) {
     return std::regex_search(text, m, majorMinor) ? m[1].str() : std::string("3");
 }
 
+// What a failure the other rules leave says in a title's few words, by its
+// kind; "" where its status says it better.
+std::string failureWords(const ErrorInfo& e, const std::string& at) {
+    static const std::regex raised(R"(raised ([A-Za-z_][\w.]*))");
+    static const std::regex caller(R"(^(\w+\(\)) in )");
+    const std::string head = regexInput(firstLine(e.message));
+    std::smatch m;
+    const std::string type = std::regex_search(head, m, raised) ? " " + m[1].str() : "";
+    if (e.kind == "model_raised")
+        return containsText(e.message, "without torch.compile too")
+                   ? "the model raises" + type + at + ", with or without torch.compile"
+                   : "the model's code raises" + type + at;
+    if (e.kind == "get_model_raised") {
+        const std::string function =
+            std::regex_search(head, m, caller) ? m[1].str() : std::string("get_model()");
+        if (containsText(head, "asks for CUDA"))
+            return function + " asks for CUDA" + at + ", which this machine lacks";
+        return function + (type.empty() ? " fails" : " raises" + type) + at;
+    }
+    if (e.kind == "model_syntax_error")
+        return "the model file has a syntax error" + at;
+    if (e.kind == "model_import_error")
+        return "the model file cannot be imported";
+    if (e.kind == "model_not_found")
+        return "the model file is not there";
+    if (e.kind == "missing_get_model")
+        return "the model file defines no get_model()";
+    if (e.kind == "missing_get_inputs")
+        return "the model file defines no get_inputs()";
+    if (e.kind == "no_torch")
+        return "the interpreter has no torch";
+    if (e.kind == "no_cuda")
+        return "CUDA was asked for and there is none";
+    if (e.kind == "out_of_memory")
+        return "it ran out of memory";
+    if (e.kind == "internal")
+        return "the probe itself failed";
+    return "";
+}
+
+// Where the model's file failed: the traceback's frame in it, else the first
+// "at FILE.py:LINE" or "in FILE.py:LINE" the message names (a syntax error, a
+// get_model() that raised before the model file was known).
+std::pair<std::string, int> failureLocation(const ErrorInfo& e, const std::string& modelFile) {
+    auto found = failingLine(e, modelFile);
+    if (!found.first.empty())
+        return found;
+    static const std::regex named(R"((?:at|in) (/[^\s:]+\.py):(\d+))");
+    const std::string head = regexInput(firstLine(e.message));
+    std::smatch m;
+    if (std::regex_search(head, m, named))
+        found = {m[1].str(), std::stoi(m[2].str())};
+    return found;
+}
+
+// What to do when the message says nothing past its first sentence.
+std::string statusRemedy(RunStatus status) {
+    switch (status) {
+    case RunStatus::Timeout:
+        return "Raise the time limit (--timeout; GUI: Run settings), or measure fewer calls "
+               "(--warmup, --iters); the Warmup tab shows how far it got.";
+    case RunStatus::Crashed:
+        return "The probe process died without a word: its last output is in the Console tab. "
+               "Run the model without compilescope to see whether it dies there too; if only "
+               "the compiled setting does, report it to PyTorch.";
+    case RunStatus::Disconnected:
+        return "The connection to the target was lost: check the host (Test connection) and "
+               "run again.";
+    default:
+        return "Its message and traceback are in the Compare tab (hover the status) and the "
+               "Console tab.";
+    }
+}
+
 } // namespace
 
 void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -325,6 +400,88 @@ void failureRule(const AdviceInput& input, std::vector<Finding>& out) {
                    !containsText(e.message, "own torch.compile calls")) {
             out.push_back(compileFailure(run, index, input));
         }
+    }
+}
+
+void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>& found,
+                            std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    // Settings that failed the same way share one finding: the model's error
+    // repeats in every setting, eager's included.
+    std::vector<std::vector<size_t>> groups;
+    auto sameFailure = [&](size_t a, size_t b) {
+        const Run& x = runs[a];
+        const Run& y = runs[b];
+        if (x.status != y.status || x.error.has_value() != y.error.has_value())
+            return false;
+        return !x.error || (x.error->kind == y.error->kind &&
+                            firstLine(x.error->message) == firstLine(y.error->message));
+    };
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const RunStatus status = runs[r].status;
+        if (status != RunStatus::Failed && status != RunStatus::Crashed &&
+            status != RunStatus::Timeout && status != RunStatus::Disconnected)
+            continue;
+        const int index = static_cast<int>(r);
+        const bool explained = std::any_of(found.begin(), found.end(), [&](const Finding& f) {
+            return f.run == index && f.severity == Severity::Critical;
+        });
+        if (explained)
+            continue;
+        auto group = std::find_if(groups.begin(), groups.end(),
+                                  [&](const auto& g) { return sameFailure(g.front(), r); });
+        if (group == groups.end())
+            groups.push_back({r});
+        else
+            group->push_back(r);
+    }
+    for (const auto& group : groups) {
+        const Run& run = runs[group.front()];
+        std::vector<std::string> labels;
+        for (size_t r : group)
+            labels.push_back(runs[r].setting.label());
+        Finding f;
+        f.rule = "failure.run";
+        f.severity = Severity::Critical;
+        f.tab = run.status == RunStatus::Crashed ? EvidenceTab::Console : EvidenceTab::Compare;
+        f.run = group.size() == 1 ? static_cast<int>(group.front()) : -1;
+        f.setting = joinWords(labels);
+        f.title = joinWords(labels) + " did not finish: " + toString(run.status);
+        if (run.error) {
+            const ErrorInfo& e = *run.error;
+            const auto [file, line] = failureLocation(e, modelFileOf(run, input.report));
+            f.file = file;
+            f.line = line;
+            const std::string at = atLocation(file, line);
+            const std::string words = failureWords(e, at);
+            f.title =
+                joinWords(labels) + " did not finish: " + (words.empty() ? e.kind + at : words);
+            const std::string first = firstSentence(e.message);
+            std::string said = first;
+            if (!said.empty() && said.back() == '.')
+                said.pop_back();
+            f.evidence.push_back(run.setting.label() + " " + toString(run.status) + " (" + e.kind +
+                                 "): " + said + " (Compare tab)");
+            std::string rest = firstLine(e.message).substr(first.size());
+            rest.erase(0, rest.find_first_not_of(' '));
+            f.remedy = rest;
+        } else {
+            f.evidence.push_back(run.setting.label() + " " + toString(run.status) +
+                                 " with no error message (Compare tab)");
+        }
+        if (group.size() > 1)
+            f.evidence.push_back(
+                "the same in " +
+                plural(static_cast<long long>(group.size()), "setting", "settings") + ": " +
+                joinWords(labels));
+        const bool eagerToo = std::any_of(
+            group.begin(), group.end(), [&](size_t r) { return runs[r].setting.mode == "eager"; });
+        if (eagerToo && group.size() > 1)
+            f.evidence.push_back("eager fails the same way, so torch.compile is not the cause");
+        if (f.remedy.empty())
+            f.remedy = statusRemedy(run.status);
+        f.confidence = 0.9;
+        out.push_back(std::move(f));
     }
 }
 

@@ -97,14 +97,33 @@ std::string breakEvenClause(const ComparisonRow& row, const ComparisonRow& eager
     return row.dynamo ? ": its compile never pays back." : ": deploying it gains nothing per call.";
 }
 
+// Why no speedup can be told: eager was not asked for, or it ran and has no
+// measured calls, which the user fixes differently.
+std::string noBaselineSummary(const Comparison& c) {
+    const auto eager = std::find_if(c.rows.begin(), c.rows.end(),
+                                    [](const ComparisonRow& r) { return !r.compiles && !r.stats; });
+    if (eager == c.rows.end())
+        return "No eager run finished with measured calls, so there is nothing to compare "
+               "against: include eager to see speedups and break-even.";
+    std::string text = eager->label;
+    if (eager->status != RunStatus::Ok)
+        text += std::string(" did not finish (") + toString(eager->status) + ")" +
+                (eager->error ? ": " + firstSentence(eager->error->message) : std::string());
+    else
+        text += " measured no calls";
+    if (text.back() != '.')
+        text += ".";
+    return text + " Without eager's calls there is nothing to compare against: fix eager's run "
+                  "to see speedups and break-even.";
+}
+
 } // namespace
 
 std::string comparisonSummary(const Comparison& c) {
     if (c.rows.empty())
         return "Nothing has run yet.";
     if (c.baseline < 0)
-        return "No eager run finished with measured calls, so there is nothing to compare against: "
-               "include eager to see speedups and break-even.";
+        return noBaselineSummary(c);
     const auto& eager = c.rows[static_cast<size_t>(c.baseline)];
     std::string text;
     for (const auto& row : c.rows) {

@@ -29,13 +29,25 @@ inline std::string firstNonBlankLine(std::string_view text) {
 
 // The first line up to its first sentence's end: a '.' followed by a space
 // and a capital letter ("... at boxes.py:86 (`...`). GuardOnData..."), so a
-// path's dots and "e.g. x" do not end it; the whole first line when none.
+// path's dots and "e.g. x" do not end it, nor a sentence quoted in
+// parentheses ("(RuntimeError: No driver. Please check ...)"), whose
+// parentheses count outside `code` only; the whole first line when none.
 inline std::string firstSentence(std::string_view text) {
     std::string line = firstLine(text);
-    for (size_t dot = line.find(". "); dot != std::string::npos; dot = line.find(". ", dot + 1)) {
-        const char next = dot + 2 < line.size() ? line[dot + 2] : '\0';
-        if (next >= 'A' && next <= 'Z')
-            return line.substr(0, dot + 1);
+    int depth = 0;
+    bool quoted = false; // `code` may hold unbalanced parentheses
+    for (size_t i = 0; i + 2 < line.size(); ++i) {
+        if (line[i] == '`')
+            quoted = !quoted;
+        else if (quoted)
+            continue;
+        else if (line[i] == '(')
+            ++depth;
+        else if (line[i] == ')' && depth > 0)
+            --depth;
+        else if (depth == 0 && line[i] == '.' && line[i + 1] == ' ' && line[i + 2] >= 'A' &&
+                 line[i + 2] <= 'Z')
+            return line.substr(0, i + 1);
     }
     return line;
 }

@@ -197,6 +197,10 @@ def test_failing_models_are_reported_and_exit_2(run_cli, tmp_path):
     error = result.report["runs"][0]["error"]
     assert error["kind"] == "model_raised"
     assert "raises.py" in error["message"] and "bad input shape" in error["message"]
+    # The advice says it too, at the line that raised, not "nothing to fix".
+    (finding,) = [f for f in result.report["advice"]["findings"] if f["rule"] == "failure.run"]
+    assert "the model raises ValueError at raises.py:4" in finding["title"]
+    assert finding["file"].endswith("raises.py") and finding["line"] == 4
 
 
 def test_interpreter_without_torch_says_how_to_install(run_cli, tmp_path):

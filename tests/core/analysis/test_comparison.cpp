@@ -445,7 +445,22 @@ TEST(ComparisonText, NeverBaselineAndTheVerdict) {
     EXPECT_EQ(row.find_first_not_of(' '), header.find("status")) << row;
     EXPECT_EQ(glyphCount("2.00× µs"), 8u);
 
-    report.runs[0].status = RunStatus::Failed;
+    // Eager asked for and failed: the summary says so, not "include eager".
+    report.runs[0] = makeRun("eager", {}, {}, RunStatus::Failed);
+    report.runs[0].error = ErrorInfo{"model_raised",
+                                     "The model raised RuntimeError: bad indices. It fails "
+                                     "without torch.compile too.",
+                                     ""};
+    const std::string failedSummary = comparisonSummary(compareRuns(report));
+    EXPECT_EQ(failedSummary.find("include eager"), std::string::npos) << failedSummary;
+    EXPECT_EQ(
+        failedSummary.rfind("eager did not finish (failed): The model raised RuntimeError: bad "
+                            "indices. Without eager's calls",
+                            0),
+        0u)
+        << failedSummary;
+    // No eager setting at all: include it.
+    report.runs.erase(report.runs.begin());
     EXPECT_NE(comparisonSummary(compareRuns(report)).find("include eager"), std::string::npos);
 }
 
@@ -700,6 +715,13 @@ TEST(ComparisonText, FirstSentenceEndsAtAPeriodBeforeACapital) {
               "use e.g. the cpu. then more");
     EXPECT_EQ(cs::core::firstSentence("one line only.\nSecond line."), "one line only.");
     EXPECT_EQ(cs::core::firstSentence(""), "");
+    // torch's own sentences quoted in parentheses are part of the probe's one.
+    EXPECT_EQ(cs::core::firstSentence("get_inputs() asks for CUDA (RuntimeError: No driver. "
+                                      "Please check). Build it on the CPU."),
+              "get_inputs() asks for CUDA (RuntimeError: No driver. Please check).");
+    EXPECT_EQ(cs::core::firstSentence("Syntax error in /m.py:1: invalid syntax (`def f(:`). Fix "
+                                      "that line."),
+              "Syntax error in /m.py:1: invalid syntax (`def f(:`).");
 }
 
 // A timm ViT measured beside a build: the row notes the load, and the summary
