@@ -206,10 +206,20 @@ std::string failureWords(const ErrorInfo& e, const std::string& at) {
         return "the model file cannot be imported";
     if (e.kind == "model_not_found")
         return "the model file is not there";
-    if (e.kind == "missing_get_model")
-        return "the model file defines no get_model()";
-    if (e.kind == "missing_get_inputs")
-        return "the model file defines no get_inputs()";
+    if (e.kind == "missing_get_model" || e.kind == "missing_get_inputs") {
+        // The kinds also cover what those functions returned or need.
+        static const std::regex undefined(R"(does not define (\w+\(\)))");
+        static const std::regex returned(R"(^(\w+\(\)) in \S+ returned ([^;]+);)");
+        static const std::regex needs(R"(^(\w+\(\)) in \S+ needs an argument)");
+        if (std::regex_search(head, m, undefined))
+            return "the model file defines no " + m[1].str();
+        if (std::regex_search(head, m, returned))
+            return m[1].str() + " returned " + m[2].str();
+        if (std::regex_search(head, m, needs))
+            return m[1].str() + " needs an argument";
+        return e.kind == "missing_get_model" ? "the model file gives no model to run"
+                                             : "the model gives no example inputs to run on";
+    }
     if (e.kind == "no_torch")
         return "the interpreter has no torch";
     if (e.kind == "no_cuda")

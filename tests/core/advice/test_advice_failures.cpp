@@ -308,3 +308,22 @@ TEST(AdviceFailures, DifferentFailuresAreFindingsOfTheirOwn) {
     EXPECT_EQ(failures[1]->tab, EvidenceTab::Console);
     EXPECT_NE(failures[1]->remedy.find("without compilescope"), std::string::npos);
 }
+
+TEST(AdviceFailures, AModelFilesFunctionsAreNamedByWhatIsWrongWithThem) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"/m/model.py does not define get_model(). Add a function get_model() that returns the "
+         "torch.nn.Module (or function) to compile.",
+         "default did not finish: the model file defines no get_model()"},
+        {"get_inputs() in /m/model.py returned ndarray; it must return a tensor, a tuple/list of "
+         "the model's positional arguments, or a dict.",
+         "default did not finish: get_inputs() returned ndarray"},
+        {"get_inputs() in /m/model.py needs an argument, but a run that does not scale the batch "
+         "calls it with none.",
+         "default did not finish: get_inputs() needs an argument"},
+    };
+    for (const auto& [message, title] : cases) {
+        const auto f = advise(reportOf({failed("default", "missing_get_inputs", message)}), {});
+        ASSERT_EQ(f.size(), 1u);
+        EXPECT_EQ(f[0].title, title);
+    }
+}
