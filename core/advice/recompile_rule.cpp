@@ -460,6 +460,29 @@ bool isText(const ValueChange& v) {
 // A Python value torch compiled in as a constant, so every new value compiles
 // again: make it data (a tensor) or keep it out of the compiled call; a clock
 // reading in `function`, read outside it.
+// torch compiled a number argument as a symbol once it changed (automatic
+// dynamic, dynamic=auto): a graph of the function takes it as a SymInt or
+// SymFloat input, which later values reuse without compiling.
+bool compiledAsSymbol(const Run& run, const std::string& function, const std::string& name) {
+    const std::string target = "L_" + name + "_";
+    return std::any_of(run.graphs.begin(), run.graphs.end(), [&](const Graph& g) {
+        return g.function == function &&
+               std::any_of(g.nodes.begin(), g.nodes.end(), [&](const GraphNode& n) {
+                   return n.op == "placeholder" && n.target == target &&
+                          n.dtype.rfind("Sym", 0) == 0;
+               });
+    });
+}
+
+// One recompile, after which the value was a symbol: the whole cost.
+std::string symbolAfterRemedy(const ValueChange& v) {
+    return "torch compiled " + v.name + " in as the constant " + v.values.front() +
+           " first; when it changed, torch compiled it as a symbol (dynamic=auto), and later "
+           "values reuse that graph: one extra compile, paid once. To compile the symbolic graph "
+           "from the first call, compile with dynamic=True, or pass " +
+           v.name + " as a tensor (torch.tensor(value)).";
+}
+
 std::string valueRemedy(const ValueChange& v, const std::string& function) {
     if (!v.clock.empty())
         return clockReadRemedy(v.clock, core::functionName(function));
@@ -981,11 +1004,15 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             }
             if (fr.dims.empty() && !fr.values.empty() && fr.recompiles > 0) {
                 const ValueChange& main = fr.values.front();
+                // An argument torch made a symbol on its first change: no more recompiles.
+                const bool symbolAfter = fr.values.size() == 1 && fr.recompiles == 1 && !fr.limit &&
+                                         !isText(main) && !isModeFlag(main) && main.clock.empty() &&
+                                         compiledAsSymbol(run, fr.function, main.name);
                 Finding f;
                 f.rule = "recompile.value";
                 // A few strings (task names), each compiled once: expected.
                 f.severity = (isText(main) && main.values.size() <= kFewTextValues) ||
-                                     (isModeFlag(main) && fr.recompiles <= 2)
+                                     (isModeFlag(main) && fr.recompiles <= 2) || symbolAfter
                                  ? (fr.limit ? Severity::Warning : Severity::Info)
                                  : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
@@ -1005,7 +1032,13 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     // A string's guard names the value compiled for, never the
                     // one that failed it: "took 1 value" would undercount.
                     f.evidence.push_back(
-                        isText(v)
+                        symbolAfter
+                            ? "the first graph took " + v.name + " as the constant " +
+                                  valuesText(v.values) +
+                                  "; the graph compiled when it changed takes it as a symbol "
+                                  "(an input of its own), which later values reuse" +
+                                  sourceText(v)
+                        : isText(v)
                             ? "the graphs compiled for " + v.name + " " + valuesText(v.values) +
                                   " failed their guard `" + v.name +
                                   " == …` on a call with another value, which compiled its own" +
@@ -1016,7 +1049,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                   ": " + valuesText(v.values) +
                                   "; each new one failed the guard `" + v.name +
                                   " == …` and compiled another graph" + sourceText(v));
-                f.remedy = valueRemedy(main, fr.function);
+                f.remedy = symbolAfter ? symbolAfterRemedy(main) : valueRemedy(main, fr.function);
                 f.gain = !isText(main) && !isModeFlag(main) &&
                                  (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +

@@ -187,6 +187,17 @@ STREAMS = {
         "--iters",
         "3",
     ],
+    # An int argument the sweep changes: one recompile, then a symbol (recompile.value).
+    "advice_step_argument_sweep": [
+        FIXTURES / "step_argument.py",
+        "--backend",
+        "aot_eager",
+        "--sweep",
+        "--warmup",
+        "2",
+        "--iters",
+        "3",
+    ],
     "advice_variable_length_auto_sweep": [
         MODELS / "variable_length.py",
         "--backend",

@@ -972,4 +972,37 @@ TEST(AdviceRecompiles, RealStreamOfAnIntAttributeThatChangesEveryCall) {
     EXPECT_TRUE(named);
 }
 
+// A step passed as an int that the sweep changes (recorded, torch 2.15): one
+// recompile, after which the step is a SymInt input later steps reuse, so
+// "every new value compiles another graph" would be wrong.
+TEST(AdviceRecompiles, RealStreamOfAnIntArgumentThatBecameASymbol) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_step_argument_sweep.jsonl", setting);
+    const auto value = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(value.size(), 1u);
+    EXPECT_EQ(value[0].severity, Severity::Info);
+    EXPECT_NE(value[0].title.find("recompiled 1 time because step changed"), std::string::npos)
+        << value[0].title;
+    EXPECT_TRUE(hasLine(value[0].evidence, "the first graph took step as the constant 0; the "
+                                           "graph compiled when it changed takes it as a symbol"))
+        << ::testing::PrintToString(value[0].evidence);
+    EXPECT_FALSE(hasLine(value[0].evidence, "compiled another graph"));
+    EXPECT_NE(value[0].remedy.find("compile with dynamic=True"), std::string::npos)
+        << value[0].remedy;
+    EXPECT_EQ(value[0].remedy.find("every new value compiles another graph"), std::string::npos)
+        << value[0].remedy;
+
+    // The same guard with no symbolic graph after it: every value compiles.
+    cs::core::Run specialised = run;
+    for (auto& graph : specialised.graphs)
+        for (auto& node : graph.nodes)
+            if (node.target == "L_step_")
+                node.dtype = "int";
+    const auto constant = withRule(advise(reportOf({specialised}), {}), "recompile.value");
+    ASSERT_EQ(constant.size(), 1u);
+    EXPECT_EQ(constant[0].severity, Severity::Warning);
+    EXPECT_NE(constant[0].remedy.find("every new value compiles another graph"), std::string::npos);
+}
+
 } // namespace
