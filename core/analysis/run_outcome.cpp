@@ -23,7 +23,11 @@ std::string progressSoFar(const Run& run) {
     std::string text = std::to_string(warmup) + " warmup and " + std::to_string(measured) +
                        " measured iterations were read and are kept";
     if (const PhaseSpan* open = run.openPhase())
-        text += "; it was in the " + open->name + " phase";
+        // The probe's "compile" phase is the first call, which eager compiles nothing in.
+        text += open->name != "compile"       ? "; it was in the " + open->name + " phase"
+                : run.setting.mode == "eager" ? std::string("; it was in the model's first call")
+                                              : std::string("; it was in the first call, which "
+                                                            "compiles");
     if (importingTorch(run))
         text += "; it was still importing torch, before the model was loaded";
     return text;

@@ -36,6 +36,25 @@ TEST(RunOutcome, NoDoneIsCrashWithProgress) {
     EXPECT_EQ(run.measuredLatencies().size(), 2u);
 }
 
+// The probe's compile phase is the first call: eager compiles nothing in it.
+TEST(RunOutcome, AStopInTheFirstCallSaysSoByMode) {
+    const std::string stream = "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+                               "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"compile\","
+                               "\"edge\":\"begin\"}\n";
+    cs::core::Run eager = withEvents(stream);
+    eager.setting.mode = "eager";
+    settleRun(eager, ProcessEnd::TimedOut, -1, "15");
+    EXPECT_NE(eager.error->message.find("; it was in the model's first call"), std::string::npos)
+        << eager.error->message;
+    EXPECT_EQ(eager.error->message.find("compile"), std::string::npos) << eager.error->message;
+    cs::core::Run compiled = withEvents(stream);
+    compiled.setting.mode = "default";
+    settleRun(compiled, ProcessEnd::TimedOut, -1, "15");
+    EXPECT_NE(compiled.error->message.find("; it was in the first call, which compiles"),
+              std::string::npos)
+        << compiled.error->message;
+}
+
 TEST(RunOutcome, ProbeErrorIsKeptOnCrash) {
     cs::core::Run run = withEvents(
         std::string(kHelloAndTwoIters) +
