@@ -289,6 +289,10 @@ class Capture:
         # torch compiles a wrapper around it (its own wrap_inline's `inner`, or
         # a library's decorator such as transformers' can_return_tuple).
         self.root = root
+        # Whether torch compiles the whole model, so that a library frame it
+        # compiles first is a decorator around root; mode as-written may
+        # compile a submodule's forward alone (model.lm.forward = ...).
+        self.root_compiled = True
         # The forward's positional parameters: a wrapper's args[0] is input_ids.
         self.input_names = input_names or []
         self.classifier = classifier
@@ -583,7 +587,7 @@ class Capture:
         """The first frame torch compiled (frame id 0) lies in library code: a
         decorator around the model's forward. Later frames in library code are
         the library's own (a break inside it) and keep their names."""
-        if not self.root or not file or self.classifier.is_user(file):
+        if not self.root or not self.root_compiled or not file or self.classifier.is_user(file):
             return False
         if self.root[1] and os.path.realpath(file) == os.path.realpath(self.root[1]):
             return False  # the forward itself lies in a library (torchvision:resnet18)

@@ -712,6 +712,12 @@ class Probe:
         if inductor:
             self.check_inductor_prerequisites()
         self.install_watchers(model, inductor)
+        # Only a call that compiles the whole model makes a library decorator
+        # torch meets first the model's forward; a submodule's is its own.
+        forward_of_root = f"{type(_users_model(model)).__name__}.forward"
+        self.capture.root_compiled = any(
+            c["where"] in ("", "get_model()", "forward", forward_of_root) for c in calls
+        )
         fn = model
         try:
             for call, place in zip(calls, undone.places):

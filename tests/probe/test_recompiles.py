@@ -154,3 +154,20 @@ def test_library_wrapper_is_named_as_the_models_forward():
     graphs = [e for e in run.events if e["type"] == "graph"]
     assert graphs and all(g["function"] == "TinyLM.forward" for g in graphs)
     assert all(g["library_frame"]["function"] == "wrapper" for g in graphs)
+
+
+def test_a_submodule_compiled_alone_keeps_its_library_frames_name():
+    # Mode as-written on a file that compiles only a submodule's forward,
+    # wrapped by a library decorator: its recompile is on the one-token slice
+    # the outer forward makes, not on the model's input, which never changed.
+    path = fixture_model("wrapped_submodule_compiled")
+    run = run_probe(path, "--mode", "as-written", "--warmup", "1", "--iters", "1", "--no-code")
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    recompiles = [e for e in run.events if e["type"] == "recompile"]
+    assert recompiles, run.describe()
+    for rc in recompiles:
+        assert rc["function"] == "wrapper" and rc["file"].endswith("fakelib/generic.py"), rc
+        assert "library_frame" not in rc
+        assert "tensor 'args[0]' size mismatch" in rc["reason"], rc["reason"]
+        assert "prompt" not in rc["reason"]
