@@ -188,26 +188,8 @@ STREAMS = {
         "3",
     ],
     # An int argument the sweep changes: one recompile, then a symbol (recompile.value).
-    "advice_step_argument_sweep": [
-        FIXTURES / "step_argument.py",
-        "--backend",
-        "aot_eager",
-        "--sweep",
-        "--warmup",
-        "2",
-        "--iters",
-        "3",
-    ],
-    "advice_variable_length_auto_sweep": [
-        MODELS / "variable_length.py",
-        "--backend",
-        "aot_eager",
-        "--sweep",
-        "--warmup",
-        "2",
-        "--iters",
-        "3",
-    ],
+    "advice_step_argument_sweep": [*lesson(FIXTURES / "step_argument.py"), "--sweep"],
+    "advice_variable_length_auto_sweep": [*lesson(MODELS / "variable_length.py"), "--sweep"],
     "advice_recompile_limit": [
         FIXTURES / "many_lengths.py",
         "--backend",
