@@ -1,6 +1,7 @@
 // Rule 6: a setting that failed, where the failure says what to change:
 // out of memory under CUDA-graph modes, symbolic shapes, fullgraph, toolchain,
-// a function torch refuses to trace.
+// a function torch refuses to trace; and every other failure (failure.run),
+// so that no failed setting goes without a finding.
 #include <algorithm>
 #include <regex>
 
@@ -448,8 +449,12 @@ void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>
     for (const auto& group : groups) {
         const Run& run = runs[group.front()];
         std::vector<std::string> labels;
-        for (size_t r : group)
-            labels.push_back(runs[r].setting.label());
+        for (size_t r : group) {
+            // Probe rounds (--repeat) repeat a label.
+            const std::string label = runs[r].setting.label();
+            if (std::find(labels.begin(), labels.end(), label) == labels.end())
+                labels.push_back(label);
+        }
         Finding f;
         f.rule = "failure.run";
         f.severity = Severity::Critical;
@@ -479,14 +484,14 @@ void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>
             f.evidence.push_back(run.setting.label() + " " + toString(run.status) +
                                  " with no error message (Compare tab)");
         }
-        if (group.size() > 1)
+        if (labels.size() > 1)
             f.evidence.push_back(
                 "the same in " +
-                plural(static_cast<long long>(group.size()), "setting", "settings") + ": " +
+                plural(static_cast<long long>(labels.size()), "setting", "settings") + ": " +
                 joinWords(labels));
         const bool eagerToo = std::any_of(
             group.begin(), group.end(), [&](size_t r) { return runs[r].setting.mode == "eager"; });
-        if (eagerToo && group.size() > 1)
+        if (eagerToo && labels.size() > 1)
             f.evidence.push_back("eager fails the same way, so torch.compile is not the cause");
         if (f.remedy.empty())
             f.remedy = statusRemedy(run.status);
