@@ -461,7 +461,7 @@ void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>
         f.tab = run.status == RunStatus::Crashed ? EvidenceTab::Console : EvidenceTab::Compare;
         f.run = group.size() == 1 ? static_cast<int>(group.front()) : -1;
         f.setting = joinWords(labels);
-        f.title = joinWords(labels) + " did not finish: " + toString(run.status);
+        std::string what = toString(run.status);
         if (run.error) {
             const ErrorInfo& e = *run.error;
             const auto [file, line] = failureLocation(e, modelFileOf(run, input.report));
@@ -469,21 +469,21 @@ void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>
             f.line = line;
             const std::string at = atLocation(file, line);
             const std::string words = failureWords(e, at);
-            f.title =
-                joinWords(labels) + " did not finish: " + (words.empty() ? e.kind + at : words);
+            what = words.empty() ? e.kind + at : words;
+            // The message's first sentence is what failed, the rest what to do.
             const std::string first = firstSentence(e.message);
-            std::string said = first;
-            if (!said.empty() && said.back() == '.')
-                said.pop_back();
+            const bool period = !first.empty() && first.back() == '.';
             f.evidence.push_back(run.setting.label() + " " + toString(run.status) + " (" + e.kind +
-                                 "): " + said + " (Compare tab)");
-            std::string rest = firstLine(e.message).substr(first.size());
-            rest.erase(0, rest.find_first_not_of(' '));
-            f.remedy = rest;
+                                 "): " + first.substr(0, first.size() - (period ? 1 : 0)) +
+                                 " (Compare tab)");
+            const std::string rest = firstLine(e.message).substr(first.size());
+            const size_t start = rest.find_first_not_of(' ');
+            f.remedy = start == std::string::npos ? std::string() : rest.substr(start);
         } else {
             f.evidence.push_back(run.setting.label() + " " + toString(run.status) +
                                  " with no error message (Compare tab)");
         }
+        f.title = joinWords(labels) + " did not finish: " + what;
         if (labels.size() > 1)
             f.evidence.push_back(
                 "the same in " +

@@ -135,12 +135,17 @@ void writeKeptPerCall(std::ostream& out, const ReportView& view) {
             table.text((perCall < 0 ? "-" : "") + formatBytes(std::abs(perCall)));
             table.text(heldWindowText(kept.measure, ""));
             table.text(heldWindowText(kept.crosscheck, ""));
-            if (kept.keepsPerCall())
+            switch (kept.verdict()) {
+            case KeptVerdict::Kept:
                 table.text("yes: it grows with every call", "", "bad");
-            else if (kept.verdict() == KeptVerdict::TooFewCalls)
+                break;
+            case KeptVerdict::TooFewCalls:
                 table.text("can't tell", notKeptText(kept));
-            else
+                break;
+            case KeptVerdict::NotKept:
                 table.text("no", notKeptText(kept));
+                break;
+            }
         }
     }
     if (table.rows() == 0)

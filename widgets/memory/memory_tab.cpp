@@ -66,10 +66,11 @@ QString notesFor(const core::Run& run) {
     for (const auto& kept : core::keptMemory(run)) {
         QString line = QObject::tr("<b>Kept per call</b> at the same inputs: %1.")
                            .arg(html(core::keptMemoryText(kept)));
-        line += kept.keepsPerCall()
+        const core::KeptVerdict verdict = kept.verdict();
+        line += verdict == core::KeptVerdict::Kept
                     ? " <span style='color:#c0392b'><b>" +
                           QObject::tr("It grows with every call (see the advice).") + "</b></span>"
-                : kept.verdict() == core::KeptVerdict::TooFewCalls
+                : verdict == core::KeptVerdict::TooFewCalls
                     ? " " + QObject::tr("Can't tell: %1.").arg(html(core::notKeptText(kept)))
                     : " " + QObject::tr("Nothing kept: %1.").arg(html(core::notKeptText(kept)));
         lines << line;
