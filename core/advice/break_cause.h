@@ -23,6 +23,7 @@ enum class BreakCause {
     RecurrentModule,  // nn.RNN, nn.GRU, nn.LSTM: Dynamo leaves them out unless allow_rnn
     CompilerDisabled, // the user asked for this break with torch.compiler.disable
     TorchScript,      // a torch.jit.script'ed or frozen module: it runs outside Python
+    QuantizedModule,  // a torch.ao.quantization int8 layer: its packed weights are opaque
     ClockRead,        // time.perf_counter() and the like: the reading recompiles what follows
     Autograd,         // torch.autograd.grad, backward() or requires_grad_() inside forward
     RandomGenerator,  // a draw from an explicit torch.Generator (generator=...)
@@ -51,6 +52,10 @@ std::string hookText(const ModuleHook& hook);
 
 // nullopt when the break is of no known cause and torch offers no usable hint.
 std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b);
+
+// A module Dynamo cannot enter (TorchScript, recurrent, eager-mode quantized):
+// the call of it is the break, and everything it does runs eagerly.
+bool isOpaqueModule(BreakCause cause);
 
 // What to do about a clock read (`call`, "time.perf_counter()") in `fn`: the
 // break's remedy, and the recompiles' when the code after it uses the reading.

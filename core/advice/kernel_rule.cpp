@@ -410,6 +410,8 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
         // per call eager and 167 µs compiled, most of the call either way.
         const bool printing =
             group.breaksHere && one && diagnosis && diagnosis->cause == BreakCause::PrintOrLogging;
+        const bool opaqueModule =
+            group.breaksHere && one && diagnosis && isOpaqueModule(diagnosis->cause);
         if (const std::string type = gb.rootType(); at)
             f.evidence.push_back((group.breaksHere ? "the graph breaks at this line"
                                                    : std::string(one ? "it comes" : "they come") +
@@ -427,6 +429,12 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                        "(torch._dynamo.config.capture_dynamic_output_shape_ops = True) saves the "
                        "break's cost, not this time; to cut it, give the op less work (fewer "
                        "candidates before it: a higher score threshold, or a top-k first).";
+        } else if (opaqueModule) {
+            f.remedy = "This line calls " + diagnosis->what +
+                       ", which torch.compile cannot enter: the call is the graph break itself, "
+                       "and its time is that module's, run eagerly. The break's finding says what "
+                       "lets torch.compile in, or whether to keep the module out of the "
+                       "compile altogether.";
         } else if (printing) {
             f.remedy = "This line is where " + diagnosis->what +
                        " breaks the graph, and its time is the call's own: it runs in Python "
@@ -455,7 +463,7 @@ bool graphInModule(const Graph* graph, const std::string& path) {
 
 // The break among `breaks` whose line calls the module at `path` and whose
 // cause is a module Dynamo cannot enter (self.gate(...) on a TorchScript
-// gate); -1 when none.
+// gate, a quantized layer); -1 when none.
 int breakCalling(const Run& run, const std::vector<size_t>& breaks, const std::string& path) {
     const std::string leaf = path.substr(path.rfind('.') + 1);
     if (leaf.empty() || std::isdigit(static_cast<unsigned char>(leaf.front())) != 0)
@@ -464,9 +472,7 @@ int breakCalling(const Run& run, const std::vector<size_t>& breaks, const std::s
         const GraphBreak& gb = run.graphBreaks[b];
         const SourceFrame* at = gb.location();
         const auto diagnosis = diagnoseBreak(gb);
-        if (at && diagnosis &&
-            (diagnosis->cause == BreakCause::TorchScript ||
-             diagnosis->cause == BreakCause::RecurrentModule) &&
+        if (at && diagnosis && isOpaqueModule(diagnosis->cause) &&
             containsText(at->code, "self." + leaf + "("))
             return static_cast<int>(b);
     }

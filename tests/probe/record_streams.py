@@ -241,6 +241,8 @@ STREAMS = {
     "advice_global_step": recompiling(FIXTURES / "global_step.py"),
     # A torch.jit.trace'd block inside the model: graph_break.torchscript.
     "advice_traced_submodule": lesson(FIXTURES / "traced_submodule.py"),
+    # quantize_dynamic's Linear layers: graph_break.quantized at each call.
+    "advice_quantized_linear": lesson(FIXTURES / "quantized_linear.py"),
     # requires_grad_() and torch.autograd.grad in forward: graph_break.autograd.
     "advice_forces_from_energy": lesson(FIXTURES / "forces_from_energy.py"),
     # Noise drawn from the module's own torch.Generator: graph_break.generator.

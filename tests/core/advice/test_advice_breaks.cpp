@@ -315,6 +315,37 @@ TEST(AdviceBreaks, ATracedBlockIsTheTorchScriptBreakNotAnUncompiledModule) {
         << found[0].gain;
 }
 
+// quantize_dynamic's Linear layers (recorded, torch 2.15): torch names no
+// cause and gives no hint, so there was no break finding, and the layers
+// were told as modules "nothing in" which breaks the graph.
+TEST(AdviceBreaks, AQuantizedLayerIsTheBreakWithTorchaoAsTheWayIn) {
+    Setting setting;
+    setting.backend = "inductor";
+    const cs::core::Run run = fixtureRun("advice_quantized_linear.jsonl", setting);
+    ASSERT_EQ(run.graphBreaks.size(), 2u);
+    const auto findings = advise(reportOf({run}), {});
+    const auto found = withRule(findings, "graph_break.quantized");
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].line, 16);
+    EXPECT_EQ(found[0].title.find("self.expand, a quantized layer (torch.ao.quantization, eager "
+                                  "mode), breaks the graph"),
+              0u)
+        << found[0].title;
+    EXPECT_EQ(found[1].line, 17);
+    EXPECT_EQ(found[1].title.find("self.project, a quantized layer"), 0u) << found[1].title;
+    EXPECT_NE(found[0].remedy.find("prepare_pt2e/convert_pt2e with X86InductorQuantizer"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_TRUE(withRule(findings, "graph_break.other").empty());
+    EXPECT_TRUE(withRule(findings, "kernel.uncompiled_modules").empty());
+    EXPECT_NE(found[0].gain.find(", and with it expand, which runs uncompiled: "),
+              std::string::npos)
+        << found[0].gain;
+    for (const auto& line : withRule(findings, "kernel.uncompiled_line"))
+        EXPECT_NE(line.remedy.find("which torch.compile cannot enter"), std::string::npos)
+            << line.remedy;
+}
+
 // Noise drawn from the module's own torch.Generator (recorded, torch 2.15):
 // torch names no cause and gives no hint, so without the cause there was no
 // finding at all.
