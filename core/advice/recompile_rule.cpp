@@ -193,8 +193,23 @@ std::string packageBuildingSizes(const Run& run, const Graph* graph,
     return package == "torch" ? std::string() : package;
 }
 
+// The model file's own call that compiled the forward of the module whose
+// frame this graph is (model.lm.forward = torch.compile(model.lm.forward)),
+// as mode as-written kept it; null when none did.
+const OwnCompile* ownCallOfFrame(const Report& report, const Run& run, const Graph* graph) {
+    if (run.setting.mode != kAsWritten || !graph || !graph->frameModule)
+        return nullptr;
+    const std::string& module = *graph->frameModule;
+    for (const auto& call : report.model.ownCompiles) {
+        if (call.where == (module.empty() ? "forward" : module + ".forward") ||
+            (call.how == "Module.compile" && call.where == module))
+            return &call;
+    }
+    return nullptr;
+}
+
 std::string libraryFrameRemedy(const std::string& fn, const std::string& package,
-                               const DimChange& d, bool onlyAutomatic) {
+                               const DimChange& d, bool onlyAutomatic, const OwnCompile* ownCall) {
     std::string text = fn + " is code in " + package +
                        ", and every call passed the same inputs: " + package +
                        " made the new sizes of " + dimName(d) +
@@ -202,6 +217,17 @@ std::string libraryFrameRemedy(const std::string& fn, const std::string& package
     if (onlyAutomatic)
         return text + "dynamic=auto made the dimension symbolic after this one recompile; "
                       "torch.compile(..., dynamic=True) would skip that recompile too.";
+    // The forward alone is compiled already: what calls it makes the sizes.
+    if (ownCall) {
+        text += "Your file's own call, " + ownCompileText(*ownCall) + "," +
+                " already compiles only the forward, and the code that calls it passes the new "
+                "sizes. Choose one: (1) dynamic=True in that call: every size symbolic from the "
+                "first compile";
+        if (package == "transformers")
+            text += "; (2) generate(..., cache_implementation=\"static\"): the cache keeps one "
+                    "shape, so the decoding steps after the first share one graph";
+        return text + ".";
+    }
     text += "Choose one: (1) torch.compile(..., dynamic=True): every size symbolic from the first "
             "compile; (2) compile only the model's own forward, so that the code in " +
             package + " around it runs eagerly";
@@ -839,6 +865,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (fr.foldedIntoCaller)
                 continue;
             const Graph* graph = graphOf(run, fr.function);
+            // Under as-written, the file's own call that compiled this frame
+            // set its dynamic=, not the setting.
+            const OwnCompile* ownCall = ownCallOfFrame(input.report, run, graph);
+            const std::string& dynamicMode = ownCall ? ownCall->dynamic : run.setting.dynamic;
             const std::string fn =
                 fr.function.empty() ? "the compiled function" : functionLabel(fr.function);
             const std::string label = runLabel(run, static_cast<int>(r));
@@ -870,8 +900,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const DimChange& main = fr.dims.front();
                 Finding f;
                 f.rule = "recompile.shape";
-                const bool onlyAutomatic =
-                    run.setting.dynamic == "auto" && fr.recompiles == 1 && !fr.limit;
+                const bool onlyAutomatic = dynamicMode == "auto" && fr.recompiles == 1 && !fr.limit;
                 f.severity = onlyAutomatic ? Severity::Info : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
                           " because " + dimName(main) + " changed";
@@ -897,8 +926,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         sizesText(d.sizes));
                 }
                 // Under dynamic=false each size compiled, until the limit.
-                const SizesSeen seen =
-                    sizesSeen(run, main, run.setting.dynamic == "false" && !fr.limit);
+                const SizesSeen seen = sizesSeen(run, main, dynamicMode == "false" && !fr.limit);
                 if (seen.uncompiled > 0)
                     f.evidence.push_back(
                         "the calls passed " +
@@ -912,7 +940,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back(dimName({c.tensor, "size", c.dim, {}}) +
                                          " took the same size as " + dimName(main) +
                                          " at every compile: they change together");
-                if (run.setting.dynamic == "false")
+                if (dynamicMode == "false")
                     f.evidence.push_back("compiled with dynamic=False: every new size compiles "
                                          "another graph");
                 else if (onlyAutomatic)
@@ -936,9 +964,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back(std::move(line));
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
                 const bool canMark = builder.empty() && markable(run, fr.function, main);
-                f.remedy = canMark            ? remedyFor(seen.dim, with, seen.complete)
-                           : !builder.empty() ? libraryFrameRemedy(fn, builder, main, onlyAutomatic)
-                                              : resumedFrameRemedy(fr.function, main);
+                f.remedy = canMark ? remedyFor(seen.dim, with, seen.complete)
+                           : !builder.empty()
+                               ? libraryFrameRemedy(fn, builder, main, onlyAutomatic, ownCall)
+                               : resumedFrameRemedy(fr.function, main);
                 if (onlyAutomatic && canMark)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
                                "compile: " +
@@ -962,8 +991,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                    std::to_string(fr.recompiles + 1) +
                                    " with mark_dynamic or dynamic=True"
                              : std::string();
-                const Run* dynamic =
-                    run.setting.dynamic != "true" ? dynamicTrueSibling(runs, r) : nullptr;
+                const Run* dynamic = dynamicMode != "true" ? dynamicTrueSibling(runs, r) : nullptr;
                 const RunSummary mine = summarizeRun(run);
                 const RunSummary theirs = dynamic ? summarizeRun(*dynamic) : RunSummary{};
                 if (dynamic)
@@ -1217,7 +1245,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 std::string cause;
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
                 if (!fr.dims.empty() && !builder.empty()) {
-                    cause = libraryFrameRemedy(fn, builder, fr.dims.front(), false);
+                    cause = libraryFrameRemedy(fn, builder, fr.dims.front(), false, ownCall);
                 } else if (!fr.dims.empty() && markable(run, fr.function, fr.dims.front())) {
                     // Past the limit, sizes compile no graph: the guards miss them.
                     const SizesSeen seen = sizesSeen(run, fr.dims.front(), false);

@@ -294,6 +294,17 @@ STREAMS = {
     ],
     # nonzero inside a loop of a method forward calls: the method's frame is skipped.
     "advice_loop_break": lesson(FIXTURES / "loop_break.py"),
+    # Mode as-written compiling a submodule's library-wrapped forward alone.
+    "advice_wrapped_submodule_compiled": [
+        FIXTURES / "wrapped_submodule_compiled.py",
+        "--mode",
+        "as-written",
+        "--warmup",
+        "1",
+        "--iters",
+        "2",
+        "--no-code",
+    ],
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.
     "advice_library_wrapper": [
         FIXTURES / "wrapped_forward.py",

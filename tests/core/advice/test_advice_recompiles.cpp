@@ -803,6 +803,39 @@ TEST(AdviceRecompiles, LibraryWrapperIsNamedAsTheModelsForward) {
     EXPECT_EQ(f.remedy.find("args["), std::string::npos) << f.remedy;
 }
 
+// Mode as-written on a file whose own call compiles only a submodule's
+// library-wrapped forward (model.lm.forward = torch.compile(...)), fed a
+// prefix then one token (recorded): "compile only the model's own forward"
+// is what the file does already, so the remedy starts from that call.
+TEST(AdviceRecompiles, AForwardCompiledAloneIsNotToldToCompileTheForwardAlone) {
+    cs::core::Setting setting;
+    setting.mode = cs::core::kAsWritten;
+    const cs::core::Run run = fixtureRun("advice_wrapped_submodule_compiled.jsonl", setting);
+    ASSERT_EQ(run.recompiles.size(), 1u);
+    ASSERT_EQ(run.model.ownCompiles.size(), 1u);
+    Report report = reportOf({run});
+    report.model = run.model;
+    const auto findings = withRule(advise(report, {}), "recompile.shape");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.remedy.find("compile only the model's own forward"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("Your file's own call, model.lm.forward = "
+                            "torch.compile(model.lm.forward"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("(1) dynamic=True in that call"), std::string::npos) << f.remedy;
+    EXPECT_TRUE(hasLine(f.evidence, "compiled with dynamic=False")); // the call's, not auto's
+    // Under another setting the file's call was undone: compiling the forward alone is news.
+    setting.mode = "default";
+    setting.dynamic = "false";
+    Report undone = reportOf({fixtureRun("advice_wrapped_submodule_compiled.jsonl", setting)});
+    undone.model = run.model;
+    const auto others = withRule(advise(undone, {}), "recompile.shape");
+    ASSERT_EQ(others.size(), 1u);
+    EXPECT_NE(others.front().remedy.find("compile only the model's own forward"), std::string::npos)
+        << others.front().remedy;
+}
+
 TEST(InputShapes, ReadsTheRecompilesInputsAndTheModelsNamedInputs) {
     const auto sizes = parseInputShapes("[2, 17], int, [3], [s0, 4], []");
     ASSERT_EQ(sizes.size(), 5u);
