@@ -635,6 +635,31 @@ std::string lengthRemedy(const LengthChange& l) {
            "(from the caller, on the outputs).";
 }
 
+// The frame's own *args or **kwargs, guarded on how many it got: the line
+// behind the guard unpacks the container (`func(self, *args, **kwargs)`), so
+// its length is how many arguments the caller passed, not a list the code fills.
+bool unpackedArguments(const LengthChange& l) {
+    return !l.code.empty() && containsText(l.code, "*" + l.container);
+}
+
+// Callers that passed another number of arguments: each number is a graph.
+std::string argumentCountRemedy(const LengthChange& l, const std::string& fn,
+                                const std::string& package) {
+    const bool keywords = containsText(l.code, "**" + l.container);
+    const std::string what = keywords ? "keyword arguments" : "positional arguments";
+    if (!package.empty())
+        return fn + " is code in " + package + ", and its callers passed it another number of " +
+               what +
+               " on some calls (generate() calls a model's forward with other arguments "
+               "for the prompt than for each token after it): torch compiles a graph per "
+               "number, once each, and none of it is in your code. Expect one graph per set "
+               "of arguments rather than a fix; it costs warmup only.";
+    return "torch compiled how many " + what + " " + fn + " got into the graph: a call with " +
+           "another number compiles again. Pass the same " + what + " in every call (" +
+           (keywords ? "None, or the default, for those a call does not need" : "the same arity") +
+           "), or expect one graph per set.";
+}
+
 // "0, 1, 2, … 7" of the lengths a guard was compiled for.
 std::string lengthsText(const std::set<int64_t>& lengths) {
     std::vector<std::string> values;
@@ -1155,14 +1180,25 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (fr.dims.empty() && fr.values.empty() && fr.keys.empty() && growing &&
                 fr.recompiles > 0) {
                 const std::set<int64_t>& lengths = growing->lengths;
-                const bool grew = *lengths.rbegin() - *lengths.begin() + 1 ==
-                                  static_cast<int64_t>(lengths.size());
+                // One length known (the guard names the compiled one only) says nothing of growth.
+                const bool grew = lengths.size() > 1 && *lengths.rbegin() - *lengths.begin() + 1 ==
+                                                            static_cast<int64_t>(lengths.size());
+                const bool arguments = unpackedArguments(*growing);
+                const std::string package =
+                    arguments ? packageBuildingSizes(run, graph, fr.libraryFrame) : std::string();
                 Finding f;
                 f.rule = "recompile.growing_list";
-                f.severity = Severity::Warning;
+                // A library's caller changing its arguments costs a compile per set, no more.
+                f.severity = !package.empty() && !fr.limit ? Severity::Info : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
-                          " because " + growing->container +
-                          (grew ? " grew on every call" : " changed its length");
+                          " because " +
+                          (arguments ? std::string("it was called with another number of ") +
+                                           (containsText(growing->code, "**" + growing->container)
+                                                ? "keyword"
+                                                : "positional") +
+                                           " arguments (" + growing->container + ")"
+                                     : growing->container +
+                                           (grew ? " grew on every call" : " changed its length"));
                 locate(f);
                 if (!growing->file.empty()) { // the line that changes it, not torch's frame
                     f.file = growing->file;
@@ -1171,9 +1207,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
                 f.evidence.push_back("torch guarded on the length of " + growing->container +
-                                     " and compiled for " + lengthsText(lengths) +
-                                     " items: each later call found another length and failed "
-                                     "the guard `len(" +
+                                     " and compiled for " + lengthsText(lengths) + " items: " +
+                                     (grew ? "each later call" : std::string("a call")) +
+                                     " found another length and failed the guard `len(" +
                                      growing->container + ") == …`");
                 if (!growing->code.empty())
                     f.evidence.push_back(
@@ -1187,9 +1223,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back(hookText(*hook) +
                                          ": torch.compile traces a module's hooks with its "
                                          "forward, and the list with them");
-                f.remedy = lengthRemedy(*growing);
-                f.gain =
-                    "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                f.remedy =
+                    arguments ? argumentCountRemedy(*growing, fn, package) : lengthRemedy(*growing);
+                f.gain = package.empty() ? "one compile of " + fn + " instead of " +
+                                               std::to_string(fr.recompiles + 1)
+                                         : std::string();
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }

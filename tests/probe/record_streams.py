@@ -305,6 +305,17 @@ STREAMS = {
         "2",
         "--no-code",
     ],
+    # Mode as-written: a library-wrapped forward called with two keyword arguments, then one.
+    "advice_keyword_steps": [
+        FIXTURES / "keyword_steps.py",
+        "--mode",
+        "as-written",
+        "--warmup",
+        "1",
+        "--iters",
+        "2",
+        "--no-code",
+    ],
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.
     "advice_library_wrapper": [
         FIXTURES / "wrapped_forward.py",

@@ -836,6 +836,36 @@ TEST(AdviceRecompiles, AForwardCompiledAloneIsNotToldToCompileTheForwardAlone) {
         << others.front().remedy;
 }
 
+// A library-wrapped forward compiled alone and called first with two keyword
+// arguments, then one (recorded, as generate() calls a model for the prompt
+// and then per token): torch guards on len(kwargs), which is how many
+// arguments the caller passed, not a list that "grew on every call".
+TEST(AdviceRecompiles, AnotherNumberOfKeywordArgumentsIsNotAGrowingList) {
+    cs::core::Setting setting;
+    setting.mode = cs::core::kAsWritten;
+    setting.backend = "eager";
+    const cs::core::Run run = fixtureRun("advice_keyword_steps.jsonl", setting);
+    ASSERT_EQ(run.recompiles.size(), 1u);
+    Report report = reportOf({run});
+    report.model = run.model;
+    const auto findings = withRule(advise(report, {}), "recompile.growing_list");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_NE(f.title.find("because it was called with another number of keyword arguments "
+                           "(kwargs)"),
+              std::string::npos)
+        << f.title;
+    EXPECT_EQ(f.title.find("grew"), std::string::npos) << f.title;
+    EXPECT_EQ(f.severity, Severity::Info);
+    EXPECT_NE(f.remedy.find("wrapper is code in fakelib, and its callers passed it another "
+                            "number of keyword arguments"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.remedy.find("@torch.compiler.disable"), std::string::npos) << f.remedy;
+    EXPECT_TRUE(f.gain.empty()) << f.gain;
+    EXPECT_TRUE(hasLine(f.evidence, "compiled for 2 items: a call found another length"));
+}
+
 TEST(InputShapes, ReadsTheRecompilesInputsAndTheModelsNamedInputs) {
     const auto sizes = parseInputShapes("[2, 17], int, [3], [s0, 4], []");
     ASSERT_EQ(sizes.size(), 5u);
