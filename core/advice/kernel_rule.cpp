@@ -204,7 +204,43 @@ struct FallbackOp {
     double nsPerCall = 0;
     double share = 0;
     int kernels = 0;
+    bool complex = false; // on complex tensors, for which Inductor writes no code
 };
+
+bool isComplex(const std::string& dtype) {
+    return dtype.rfind("complex", 0) == 0;
+}
+
+// Whether a fallback kernel computes on complex tensors: a node it holds, or
+// a node that node reads, is complex64/128 (an FFT always is). torch 2.15's
+// Inductor generates no code for them ("does not support code generation
+// for complex operators"), so every op on them is a fallback.
+bool onComplexTensors(const Run& run, const KernelCostRow& row) {
+    if (containsText(row.name, "._fft_"))
+        return true;
+    if (!row.kernel)
+        return false;
+    for (const auto& graph : run.graphs) {
+        if (graph.compileId != row.compileId)
+            continue;
+        auto dtypeOf = [&](const std::string& name) {
+            const auto node = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                                           [&](const GraphNode& n) { return n.name == name; });
+            return node == graph.nodes.end() ? std::string() : node->dtype;
+        };
+        for (const auto& name : row.kernel->nodes) {
+            const auto node = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                                           [&](const GraphNode& n) { return n.name == name; });
+            if (node == graph.nodes.end())
+                continue;
+            if (isComplex(node->dtype) ||
+                std::any_of(node->inputs.begin(), node->inputs.end(),
+                            [&](const std::string& in) { return isComplex(dtypeOf(in)); }))
+                return true;
+        }
+    }
+    return false;
+}
 
 void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
     double share = 0;
@@ -235,6 +271,7 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         op->nsPerCall += *row.nsPerCall;
         op->share += row.share;
         ++op->kernels;
+        op->complex = op->complex || onComplexTensors(run, row);
     }
     if (ops.empty() || share < kFallbackShare)
         return;
@@ -254,9 +291,10 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         windowText(cost) + " (Code tab)");
     for (size_t i = 0; i < ops.size() && i < 3; ++i) {
         const FallbackOp& op = ops[i];
-        std::string line =
-            op.name + ": " + formatDuration(op.nsPerCall) + " per call (" + percent(op.share) +
-            (op.kernels > 1 ? ", " + plural(op.kernels, "kernel", "kernels") : "") + ")";
+        std::string line = op.name + (op.complex ? " on complex tensors" : "") + ": " +
+                           formatDuration(op.nsPerCall) + " per call (" + percent(op.share) +
+                           (op.kernels > 1 ? ", " + plural(op.kernels, "kernel", "kernels") : "") +
+                           ")";
         const std::string lines = linesOf(cost, op.name, 2);
         if (!lines.empty())
             line += ", from " + lines;
@@ -283,6 +321,22 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         return op.name.find("_transformer_encoder_layer_fwd") != std::string::npos ||
                op.name.find("_native_multi_head_attention") != std::string::npos;
     });
+    // Measured on a 3-layer spectral (FNO) model on 2 CPU cores: the same
+    // product in real arithmetic compiled, but ran slower than complex eager.
+    double complexShare = 0;
+    for (const auto& op : ops)
+        complexShare += op.complex ? op.share : 0;
+    if (complexShare >= share / 2)
+        f.remedy = "Most of these ops work on complex tensors, for which Inductor generates no "
+                   "code (torch warns \"Torchinductor does not support code generation for "
+                   "complex operators\"): each runs through ATen as in eager, FFTs included, "
+                   "which are library transforms in any mode. Compiling cannot speed that part "
+                   "up, and a newer torch is no sure cure. Leave those layers eager "
+                   "(torch.compiler.disable on their forward) to save their compile, and judge "
+                   "the compile by the rest; rewriting the complex product in real arithmetic "
+                   "(torch.view_as_real) lets Inductor compile it, but on a 3-layer spectral model "
+                   "on 2 CPU cores that ran slower than complex eager, so measure before keeping "
+                   "it.";
     if (fastPath)
         f.remedy = "These are the inference fast path of nn.TransformerEncoderLayer / "
                    "nn.MultiheadAttention: one fused ATen op per layer, which Inductor cannot "

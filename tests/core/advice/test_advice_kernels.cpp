@@ -204,6 +204,34 @@ TEST(KernelRule, AFallbackWithoutALineNamesItsModules) {
         << ::testing::PrintToString(found.front().evidence);
 }
 
+// Ops on complex tensors (a spectral layer's einsum, its FFTs) are fallbacks
+// because Inductor writes no code for complex dtypes: "try a newer torch, or
+// express the line with ops Inductor lowers" misled there.
+TEST(KernelRule, FallbacksOnComplexTensorsSayInductorWritesNoCodeForThem) {
+    const cs::core::Run real = profiledRun(400'000, 300'000, 300'000, "fallback");
+    const auto generic = withRule(advise(reportOf({real})), "kernel.fallback");
+    ASSERT_EQ(generic.size(), 1U);
+    EXPECT_NE(generic.front().remedy.find("Express the line with ops Inductor lowers"),
+              std::string::npos);
+    EXPECT_FALSE(anyEvidence(generic.front(), "complex"));
+
+    cs::core::Run made = real; // the op makes a complex tensor
+    made.graphs[0].nodes[2].dtype = "complex64";
+    cs::core::Run reads = real; // the op reads one
+    reads.graphs[0].nodes[0].dtype = "complex64";
+    reads.graphs[0].nodes[2].dtype = "float32";
+    reads.graphs[0].nodes[2].inputs = {"linear"};
+    for (const auto& run : {made, reads}) {
+        const auto found = withRule(advise(reportOf({run})), "kernel.fallback");
+        ASSERT_EQ(found.size(), 1U);
+        EXPECT_TRUE(anyEvidence(found.front(), "aten.nonzero on complex tensors: 30.0 µs per call"))
+            << ::testing::PrintToString(found.front().evidence);
+        EXPECT_NE(found.front().remedy.find("Inductor generates no code"), std::string::npos)
+            << found.front().remedy;
+        EXPECT_EQ(found.front().remedy.find("newer torch, which may"), std::string::npos);
+    }
+}
+
 // Inductor runs SDPA's fused kernels as fallbacks on purpose: they are not
 // ops it failed to lower, and no rewrite of the line would beat them.
 TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
