@@ -38,6 +38,35 @@ def is_oom(torch: Any, e: BaseException) -> bool:
     return isinstance(e, oom_types) or "out of memory" in str(e).lower()
 
 
+# What to wrap a value in so that it becomes the tensor torch wanted.
+_TO_TENSOR = {
+    "ndarray": "torch.from_numpy(array)",
+    "list": "torch.tensor(values)",
+    "tuple": "torch.tensor(values)",
+    "float": "torch.tensor(value)",
+    "int": "torch.tensor(value)",
+}
+
+
+def not_a_tensor_remedy(e: BaseException, inputs: tuple) -> str | None:
+    """For torch's "must be Tensor, not numpy.ndarray" on a value get_inputs()
+    gave (an array, a list): which input, and how to make it a tensor. None
+    when the message names no input's type."""
+    text = str(e)
+    if not isinstance(e, TypeError) or "must be Tensor, not " not in text:
+        return None
+    given = text.split("must be Tensor, not ", 1)[1].split()[0].rstrip(".,;)")
+    for index, value in enumerate(inputs):
+        kind = type(value)
+        if given in (kind.__name__, f"{kind.__module__}.{kind.__name__}"):
+            convert = _TO_TENSOR.get(kind.__name__, "a torch tensor")
+            return (
+                f"get_inputs() gives input {index} as a {given}, and torch takes tensors: "
+                f"return {convert} from get_inputs() instead."
+            )
+    return None
+
+
 def classify(
     e: BaseException,
     model: Any,
@@ -131,10 +160,10 @@ def classify(
         e = eager_exc
     loc = user_location(e, classifier)
     where = f" at {loc[0]}:{loc[1]}" if loc else ""
+    fix = not_a_tensor_remedy(e, inputs) or "fix the model or its inputs (get_inputs())."
     return ProbeError(
         "model_raised",
-        f"The model raised {exc_summary(e)}{where}. It fails without torch.compile too: fix the "
-        f"model or its inputs (get_inputs()).",
+        f"The model raised {exc_summary(e)}{where}. It fails without torch.compile too: {fix}",
         tb=format_exc(e),
         **({"file": loc[0], "line": loc[1]} if loc else {}),
     )

@@ -122,6 +122,23 @@ def test_model_raises_inside_torch_op():
     assert f"{path}:13" in err["message"]
 
 
+def test_an_input_that_is_not_a_tensor_is_named_with_its_conversion(tmp_path):
+    # get_inputs() giving a NumPy array: torch's TypeError names the type, the
+    # message names the input and the call that makes it a tensor.
+    path = tmp_path / "numpy_inputs.py"
+    path.write_text(
+        "import numpy as np\nimport torch\n\n\n"
+        "def get_model():\n    return torch.nn.Linear(8, 2)\n\n\n"
+        "def get_inputs():\n    return (np.ones((4, 8), dtype='float32'),)\n"
+    )
+    err = _failed_with(run_probe(path, "--mode", "eager", *FAST), "model_raised")
+    assert "must be Tensor, not numpy.ndarray" in err["message"], err
+    assert (
+        "get_inputs() gives input 0 as a numpy.ndarray, and torch takes tensors: return "
+        "torch.from_numpy(array) from get_inputs() instead." in err["message"]
+    ), err
+
+
 def test_no_cuda():
     import torch
 
