@@ -78,12 +78,26 @@ bool isScalarCall(const std::string& code, const std::string& reason) {
 }
 
 // A line that writes a message: print(), warnings.warn(), a logger's
-// debug/info/... or logging.info(...). A number taken on it feeds the message.
+// debug/info/... or logging.info(...), or a file's write(). A number taken
+// on it feeds the message.
 bool isMessageLine(const std::string& code) {
     static const std::regex message(
-        R"((\bprint|\bwarnings\.warn|\w*log\w*\.(debug|info|warning|warn|error|critical|exception|log))\s*\()",
+        R"((\bprint|\bwarnings\.warn|\w*log\w*\.(debug|info|warning|warn|error|critical|exception|log)|\.write)\s*\()",
         std::regex::icase);
     return std::regex_search(code, message);
+}
+
+// The file access a break is: "open()" for the builtin, "TextIOWrapper.write"
+// for a method of a file object (io's classes); "" when it is none.
+std::string fileAccess(const std::string& builtin, const std::string& reason) {
+    if (builtin == "open")
+        return "open()";
+    static const std::regex method(
+        R"(method `(\w+)` of class `(TextIOWrapper|BufferedWriter|BufferedReader|BufferedRandom|FileIO)`)");
+    std::smatch m;
+    if (std::regex_search(reason, m, method))
+        return m[2].str() + "." + m[1].str();
+    return {};
 }
 
 // The remedy's option that keeps a message in eager calls: Dynamo reads
@@ -210,6 +224,22 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                                  "lets Dynamo run it after the graph instead of breaking there. " +
                                  std::string(kEagerOnlyGuard),
                     sure);
+    }
+    // Checked with torch 2.15 on open(path, "a").write(str(float(h.mean()))) in
+    // forward: 4 breaks, and the frame after them recompiled on every call;
+    // guarded by is_compiling() 1 graph, no break, no recompile.
+    if (const std::string file = fileAccess(builtin, reason); !file.empty()) {
+        return make(
+            BreakCause::FileAccess, "graph_break.file", file,
+            "File access (" + file + ") in " + fn + " breaks the graph",
+            "Dynamo does not trace files: the line runs in Python between graphs, and a file "
+            "object opened during the call and carried across the break makes the code after it "
+            "compile again on every call (its guard held that very object). Guard the line with "
+            "if not torch.compiler.is_compiling(): it then runs in eager calls only, and Dynamo "
+            "leaves it out, arguments and all (a model writing a mean to a file from forward: 1 "
+            "graph, no break, no recompile). Or write the file after the compiled call returns, "
+            "or from a helper marked @torch.compiler.disable (1 break, no recompile).",
+            sure);
     }
     if (containsText(gb, "Call to a time function") || !clockName(reason).empty()) {
         const std::string name = clockName(reason);

@@ -24,6 +24,7 @@ enum class BreakCause {
     CompilerDisabled, // the user asked for this break with torch.compiler.disable
     TorchScript,      // a torch.jit.script'ed or frozen module: it runs outside Python
     QuantizedModule,  // a torch.ao.quantization int8 layer: its packed weights are opaque
+    FileAccess,       // open() and a file object's write/read: Dynamo does not trace files
     ClockRead,        // time.perf_counter() and the like: the reading recompiles what follows
     Autograd,         // torch.autograd.grad, backward() or requires_grad_() inside forward
     RandomGenerator,  // a draw from an explicit torch.Generator (generator=...)

@@ -99,12 +99,13 @@ std::optional<SourceFrame> skippedFrame(const Run& run, const std::vector<int>& 
 }
 
 // The breaks in run `r` of the message written on `site`'s line (print,
-// logging): the guard that leaves the line out takes them too.
+// logging, a file's write): the guard that leaves the line out takes them too.
 size_t messageBreaksAt(const std::map<SiteKey, Site>& sites, const Site& site, int r) {
     size_t count = 0;
     for (const auto& [key, other] : sites) {
-        if (other.diagnosis.cause != BreakCause::PrintOrLogging || other.file != site.file ||
-            other.line != site.line)
+        const BreakCause cause = other.diagnosis.cause;
+        if ((cause != BreakCause::PrintOrLogging && cause != BreakCause::FileAccess) ||
+            other.file != site.file || other.line != site.line)
             continue;
         count += static_cast<size_t>(std::count_if(
             other.hits.begin(), other.hits.end(), [&](const auto& hit) { return hit.first == r; }));

@@ -75,6 +75,9 @@ struct FunctionRecompiles {
     std::vector<DictKeyGuardFailure> keys; // guards on a dict's key, one per dict and key
     std::vector<LengthChange> lengths;     // guards on a container's length
     std::vector<TensorKindChange> kinds;   // guards on an input's dtype, device, requires_grad
+    // An object its guards held that a call freed ("L['___stack0']"): torch
+    // drops the graph with it, so the next call compiles again.
+    std::string freed;
 };
 
 const Graph* graphOf(const Run& run, const std::string& function) {
@@ -660,6 +663,35 @@ std::string argumentCountRemedy(const LengthChange& l, const std::string& fn,
            "), or expect one graph per set.";
 }
 
+// "L['___stack0']" of torch's "Cache line invalidated because L['___stack0']
+// got deallocated": a guard held that object, and the call freed it.
+std::string freedObject(const std::string& reason) {
+    static const std::regex freed(R"(Cache line invalidated because (.+?) got deallocated)");
+    std::smatch m;
+    return std::regex_search(reason, m, freed) ? m[1].str() : std::string();
+}
+
+// Why a frame compiles again on every call when a guard held an object that
+// lived one call, and what ends it. A resume function's "___stackN" is a value
+// Dynamo carried across the break it resumes after (a file from open(), with
+// .write() the call that broke). Checked with torch 2.15 on a forward writing
+// to a file: guarded by is_compiling() 1 graph and no recompile.
+std::string freedObjectRemedy(const FunctionRecompiles& fr) {
+    const UserFunction fn = userFunction(fr.function);
+    const bool carried = fn.afterLine > 0 && containsText(fr.freed, "___stack");
+    if (!carried)
+        return "torch compiled for that very object, and each call made a new one: create it "
+               "once, outside the compiled call, and pass it in or keep it on the module, or keep "
+               "it out of the compiled code.";
+    return "The object is a value Dynamo carried across the graph break at line " +
+           std::to_string(fn.afterLine) +
+           ", made anew by each call: remove that break (its finding says how), and no value "
+           "crosses it. Until then keep the object off that line: guard the line with if not "
+           "torch.compiler.is_compiling() when it only logs or writes (then no break and no "
+           "recompile), or move it into a helper marked @torch.compiler.disable (one break, no "
+           "recompile).";
+}
+
 // "0, 1, 2, … 7" of the lengths a guard was compiled for.
 std::string lengthsText(const std::set<int64_t>& lengths) {
     std::vector<std::string> values;
@@ -782,7 +814,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}, {}});
+            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}, {}, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -843,6 +875,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                                                  length->line});
                     l->lengths.insert(length->length);
                     l->counted = l->counted || !length->emptiness;
+                } else if (const std::string freed = freedObject(rc.reason); !freed.empty()) {
+                    if (fr.freed.empty())
+                        fr.freed = freed;
                 } else if (const auto kind = parseTensorKindGuard(rc.reason)) {
                     auto k = std::find_if(fr.kinds.begin(), fr.kinds.end(), [&](const auto& c) {
                         return c.tensor == kind->tensor && c.property == kind->property;
@@ -1263,6 +1298,36 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }
+            if (!fr.freed.empty() && fr.dims.empty() && fr.values.empty() && fr.keys.empty() &&
+                fr.lengths.empty() && fr.kinds.empty() && fr.recompiles > 0) {
+                Finding f;
+                f.rule = "recompile.freed_object";
+                f.severity = Severity::Warning;
+                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                          " because each call freed an object its guards held (" + fr.freed + ")";
+                locate(f);
+                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
+                                     fn + " in " + label + tabNote);
+                f.evidence.push_back("torch: \"Cache line invalidated because " + fr.freed +
+                                     " got deallocated\": the graph was compiled for that object, "
+                                     "and went with it");
+                const int afterLine = userFunction(fr.function).afterLine;
+                for (const auto& gb : run.graphBreaks) {
+                    const SourceFrame* at = gb.location();
+                    if (afterLine > 0 && at && at->line == afterLine && graph &&
+                        at->file == graph->file) {
+                        f.evidence.push_back(
+                            "the break it resumes after: " + shortLocation(at->file, at->line) +
+                            " `" + at->code + "` (Breaks tab)");
+                        break;
+                    }
+                }
+                f.remedy = freedObjectRemedy(fr);
+                f.gain =
+                    "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                f.confidence = 0.85;
+                out.push_back(std::move(f));
+            }
             if (fr.limit) {
                 Finding f;
                 f.rule = "recompile.limit";
@@ -1296,6 +1361,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = lengthRemedy(*growing);
                 else if (!fr.kinds.empty() && fr.keys.empty() && !growing)
                     cause = tensorKindRemedy(fr.kinds.front(), flips != nullptr);
+                else if (!fr.freed.empty())
+                    cause = freedObjectRemedy(fr);
                 f.remedy = (cause.empty() ? cause : cause + " ") +
                            "Raising torch._dynamo.config.recompile_limit only postpones the fall "
                            "back to eager.";

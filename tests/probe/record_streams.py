@@ -237,6 +237,9 @@ STREAMS = {
     "advice_growing_list": recompiling(FIXTURES / "growing_list.py"),
     # time.perf_counter() in forward: two breaks, and a recompile per call.
     "advice_clock_in_forward": recompiling(FIXTURES / "clock_in_forward.py"),
+    # open(...).write(...) in forward: graph_break.file, and the file object
+    # carried across the break recompiles the rest on every call.
+    "advice_file_writer": recompiling(FIXTURES / "file_writer.py"),
     # A module global forward counts up: recompile.value on STEP.
     "advice_global_step": recompiling(FIXTURES / "global_step.py"),
     # A torch.jit.trace'd block inside the model: graph_break.torchscript.

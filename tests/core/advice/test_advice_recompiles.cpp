@@ -866,6 +866,34 @@ TEST(AdviceRecompiles, AnotherNumberOfKeywordArgumentsIsNotAGrowingList) {
     EXPECT_TRUE(hasLine(f.evidence, "compiled for 2 items: a call found another length"));
 }
 
+// The file object open() made is on the stack at the break of the line that
+// writes it (recorded): the frame after the break guards that object, each
+// call frees it, and torch compiles again on every call. Before, only the
+// limit said anything, with no cause.
+TEST(AdviceRecompiles, AnObjectEachCallFreesIsTheCauseWithTheBreakItCrossed) {
+    cs::core::Setting setting;
+    setting.backend = "aot_eager";
+    const cs::core::Run run = fixtureRun("advice_file_writer.jsonl", setting);
+    ASSERT_GE(run.recompiles.size(), 7u);
+    const auto findings = withRule(advise(reportOf({run}), {}), "recompile.freed_object");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings.front();
+    EXPECT_EQ(f.title.find("forward (after the break at line 20) (file_writer.py:20) recompiled "),
+              0u)
+        << f.title;
+    EXPECT_NE(f.title.find(" times because each call freed an object its guards held "
+                           "(L['___stack0'])"),
+              std::string::npos)
+        << f.title;
+    EXPECT_TRUE(hasLine(f.evidence, "the break it resumes after: file_writer.py:20 "
+                                    "`open(os.devnull, \"a\").write("))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_NE(f.remedy.find("a value Dynamo carried across the graph break at line 20"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("torch.compiler.is_compiling()"), std::string::npos) << f.remedy;
+}
+
 TEST(InputShapes, ReadsTheRecompilesInputsAndTheModelsNamedInputs) {
     const auto sizes = parseInputShapes("[2, 17], int, [3], [s0, 4], []");
     ASSERT_EQ(sizes.size(), 5u);
