@@ -234,11 +234,12 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
             "File access (" + file + ") in " + fn + " breaks the graph",
             "Dynamo does not trace files: the line runs in Python between graphs, and a file "
             "object opened during the call and carried across the break makes the code after it "
-            "compile again on every call (its guard held that very object). Guard the line with "
-            "if not torch.compiler.is_compiling(): it then runs in eager calls only, and Dynamo "
-            "leaves it out, arguments and all (a model writing a mean to a file from forward: 1 "
-            "graph, no break, no recompile). Or write the file after the compiled call returns, "
-            "or from a helper marked @torch.compiler.disable (1 break, no recompile).",
+            "compile again on every call (its guard held that very object). Write the file after "
+            "the compiled call returns, or from a helper marked @torch.compiler.disable (1 break, "
+            "no recompile). " +
+                std::string(kEagerOnlyGuard) +
+                " A model writing a mean to a file from forward then compiled to 1 graph, with no "
+                "break and no recompile.",
             sure);
     }
     if (containsText(gb, "Call to a time function") || !clockName(reason).empty()) {

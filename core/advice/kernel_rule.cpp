@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "core/advice/advice_rules.h"
@@ -223,19 +224,18 @@ bool onComplexTensors(const Run& run, const KernelCostRow& row) {
     for (const auto& graph : run.graphs) {
         if (graph.compileId != row.compileId)
             continue;
-        auto dtypeOf = [&](const std::string& name) {
-            const auto node = std::find_if(graph.nodes.begin(), graph.nodes.end(),
-                                           [&](const GraphNode& n) { return n.name == name; });
-            return node == graph.nodes.end() ? std::string() : node->dtype;
+        std::map<std::string, const GraphNode*> byName;
+        for (const auto& node : graph.nodes)
+            byName.emplace(node.name, &node);
+        auto complexNode = [&](const std::string& name) {
+            const auto it = byName.find(name);
+            return it != byName.end() && isComplex(it->second->dtype);
         };
         for (const auto& name : row.kernel->nodes) {
-            const auto node = std::find_if(graph.nodes.begin(), graph.nodes.end(),
-                                           [&](const GraphNode& n) { return n.name == name; });
-            if (node == graph.nodes.end())
-                continue;
-            if (isComplex(node->dtype) ||
-                std::any_of(node->inputs.begin(), node->inputs.end(),
-                            [&](const std::string& in) { return isComplex(dtypeOf(in)); }))
+            const auto it = byName.find(name);
+            if (it != byName.end() &&
+                (complexNode(name) ||
+                 std::any_of(it->second->inputs.begin(), it->second->inputs.end(), complexNode)))
                 return true;
         }
     }

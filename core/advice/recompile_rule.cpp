@@ -645,11 +645,16 @@ bool unpackedArguments(const LengthChange& l) {
     return !l.code.empty() && containsText(l.code, "*" + l.container);
 }
 
+// "keyword" for a **kwargs the line unpacks, else "positional".
+std::string argumentKind(const LengthChange& l) {
+    return containsText(l.code, "**" + l.container) ? "keyword" : "positional";
+}
+
 // Callers that passed another number of arguments: each number is a graph.
 std::string argumentCountRemedy(const LengthChange& l, const std::string& fn,
                                 const std::string& package) {
-    const bool keywords = containsText(l.code, "**" + l.container);
-    const std::string what = keywords ? "keyword arguments" : "positional arguments";
+    const bool keywords = argumentKind(l) == "keyword";
+    const std::string what = argumentKind(l) + " arguments";
     if (!package.empty())
         return fn + " is code in " + package + ", and its callers passed it another number of " +
                what +
@@ -1225,15 +1230,13 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.rule = "recompile.growing_list";
                 // A library's caller changing its arguments costs a compile per set, no more.
                 f.severity = !package.empty() && !fr.limit ? Severity::Info : Severity::Warning;
-                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
-                          " because " +
-                          (arguments ? std::string("it was called with another number of ") +
-                                           (containsText(growing->code, "**" + growing->container)
-                                                ? "keyword"
-                                                : "positional") +
-                                           " arguments (" + growing->container + ")"
-                                     : growing->container +
-                                           (grew ? " grew on every call" : " changed its length"));
+                f.title =
+                    fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                    " because " +
+                    (arguments ? "it was called with another number of " + argumentKind(*growing) +
+                                     " arguments (" + growing->container + ")"
+                               : growing->container +
+                                     (grew ? " grew on every call" : " changed its length"));
                 locate(f);
                 if (!growing->file.empty()) { // the line that changes it, not torch's frame
                     f.file = growing->file;
