@@ -28,6 +28,11 @@ def recompiling(model: Path) -> list:
     return [model, "--backend", "aot_eager", "--warmup", "2", "--iters", "10"]
 
 
+def as_written(model: Path) -> list:
+    """A short run of the model file's own torch.compile calls, kept."""
+    return [model, "--mode", "as-written", "--warmup", "1", "--iters", "2", "--no-code"]
+
+
 def outputs_checked(model: Path) -> list:
     """A short default/aot_eager run: its outputs check is what is replayed."""
     return [
@@ -298,27 +303,9 @@ STREAMS = {
     # nonzero inside a loop of a method forward calls: the method's frame is skipped.
     "advice_loop_break": lesson(FIXTURES / "loop_break.py"),
     # Mode as-written compiling a submodule's library-wrapped forward alone.
-    "advice_wrapped_submodule_compiled": [
-        FIXTURES / "wrapped_submodule_compiled.py",
-        "--mode",
-        "as-written",
-        "--warmup",
-        "1",
-        "--iters",
-        "2",
-        "--no-code",
-    ],
+    "advice_wrapped_submodule_compiled": as_written(FIXTURES / "wrapped_submodule_compiled.py"),
     # Mode as-written: a library-wrapped forward called with two keyword arguments, then one.
-    "advice_keyword_steps": [
-        FIXTURES / "keyword_steps.py",
-        "--mode",
-        "as-written",
-        "--warmup",
-        "1",
-        "--iters",
-        "2",
-        "--no-code",
-    ],
+    "advice_keyword_steps": as_written(FIXTURES / "keyword_steps.py"),
     # forward wrapped by a "library" decorator (site-packages), input_ids changing length.
     "advice_library_wrapper": [
         FIXTURES / "wrapped_forward.py",
