@@ -1,7 +1,7 @@
 // The kernel rules (docs/kernel-cost.md, docs/advice.md): from the profiled
 // window after the measure phase, a kernel that takes more than half of the
 // compiled kernels' time, time in ops Inductor could not lower (ATen
-// fallbacks, its fused attention aside), and a user line that runs uncompiled
+// fallbacks, its fused attention and FFTs aside), and a user line that runs uncompiled
 // after a graph break. Each fires only on a run with a kernel profile, with the
 // numbers and the line.
 #include <algorithm>
@@ -213,12 +213,10 @@ bool isComplex(const std::string& dtype) {
 }
 
 // Whether a fallback kernel computes on complex tensors: a node it holds, or
-// a node that node reads, is complex64/128 (an FFT always is). torch 2.15's
+// a node that node reads, is complex64/128. torch 2.15's
 // Inductor generates no code for them ("does not support code generation
 // for complex operators"), so every op on them is a fallback.
 bool onComplexTensors(const Run& run, const KernelCostRow& row) {
-    if (containsText(row.name, "._fft_"))
-        return true;
     if (!row.kernel)
         return false;
     for (const auto& graph : run.graphs) {
@@ -248,6 +246,7 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     int kernels = 0;
     std::vector<FallbackOp> ops; // costliest first, as the rows come
     FallbackOp attention;        // ATen's fused attention: a fallback on purpose
+    FallbackOp ffts;             // FFTs: library transforms in any mode, nothing to lower
     std::vector<std::string> attentionBackends;
     for (const auto& row : cost.kernels) {
         if (row.kind != "fallback" || !row.nsPerCall)
@@ -259,6 +258,12 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
             attention.nsPerCall += *row.nsPerCall;
             attention.share += row.share;
             ++attention.kernels;
+            continue;
+        }
+        if (containsText(row.name, "._fft_")) {
+            ffts.nsPerCall += *row.nsPerCall;
+            ffts.share += row.share;
+            ++ffts.kernels;
             continue;
         }
         share += row.share;
@@ -310,6 +315,10 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
                              "), " + formatDuration(attention.nsPerCall) + " per call (" +
                              percent(attention.share) +
                              "), which Inductor runs as a fallback on purpose");
+    if (ffts.kernels > 0)
+        f.evidence.push_back("left out: FFTs, " + formatDuration(ffts.nsPerCall) + " per call (" +
+                             percent(ffts.share) +
+                             "), library transforms that compiled code calls just as eager does");
     placeAt(f, hottestLineOf(cost, ops.front().name));
     f.remedy = "Inductor runs these ops through ATen, outside its generated kernels: nothing "
                "fuses across them and each reads and writes its tensors on its own. Express the "
@@ -327,16 +336,16 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     for (const auto& op : ops)
         complexShare += op.complex ? op.share : 0;
     if (complexShare >= share / 2)
-        f.remedy = "Most of these ops work on complex tensors, for which Inductor generates no "
-                   "code (torch warns \"Torchinductor does not support code generation for "
-                   "complex operators\"): each runs through ATen as in eager, FFTs included, "
-                   "which are library transforms in any mode. Compiling cannot speed that part "
-                   "up, and a newer torch is no sure cure. Leave those layers eager "
-                   "(torch.compiler.disable on their forward) to save their compile, and judge "
-                   "the compile by the rest; rewriting the complex product in real arithmetic "
-                   "(torch.view_as_real) lets Inductor compile it, but on a 3-layer spectral model "
-                   "on 2 CPU cores that ran slower than complex eager, so measure before keeping "
-                   "it.";
+        f.remedy =
+            "Most of these ops work on complex tensors, for which Inductor generates no "
+            "code (torch warns \"Torchinductor does not support code generation for "
+            "complex operators\"): each runs through ATen as in eager. Compiling cannot "
+            "speed that part up, and a newer torch is no sure cure. Leave those layers eager "
+            "(torch.compiler.disable on their forward) to save their compile, and judge "
+            "the compile by the rest; rewriting the complex product in real arithmetic "
+            "(torch.view_as_real) lets Inductor compile it, but on a 3-layer spectral model "
+            "on 2 CPU cores that ran slower than complex eager, so measure before keeping "
+            "it.";
     if (fastPath)
         f.remedy = "These are the inference fast path of nn.TransformerEncoderLayer / "
                    "nn.MultiheadAttention: one fused ATen op per layer, which Inductor cannot "

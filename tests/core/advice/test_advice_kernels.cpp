@@ -232,6 +232,27 @@ TEST(KernelRule, FallbacksOnComplexTensorsSayInductorWritesNoCodeForThem) {
     }
 }
 
+// FFTs are library transforms under any mode: like fused attention they are
+// left out of the fallback share, and named as left out where other
+// fallbacks make the finding.
+TEST(KernelRule, FftsAreLeftOutOfTheFallbacksAndNamed) {
+    const std::string fft = "torch.ops.aten._fft_r2c.default";
+    cs::core::Run run = profiledRun(400'000, 300'000, 300'000, "fallback");
+    run.code[0].kernels[1].name = fft;
+    run.kernelProfile.kernels[1].name = fft;
+    EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.fallback").empty());
+
+    cs::core::Run both = profiledRun(400'000, 300'000, 300'000, "fallback");
+    addSecondNonzero(both, 200'000);
+    both.code[0].kernels.back().name = fft;
+    both.kernelProfile.kernels.back().name = fft;
+    const auto found = withRule(advise(reportOf({both})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_TRUE(anyEvidence(found.front(), "left out: FFTs, 20.0 µs per call"))
+        << ::testing::PrintToString(found.front().evidence);
+    EXPECT_FALSE(anyEvidence(found.front(), "_fft_r2c"));
+}
+
 // Inductor runs SDPA's fused kernels as fallbacks on purpose: they are not
 // ops it failed to lower, and no rewrite of the line would beat them.
 TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
