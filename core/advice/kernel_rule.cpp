@@ -212,16 +212,13 @@ bool isComplex(const std::string& dtype) {
     return dtype.rfind("complex", 0) == 0;
 }
 
-// Whether a fallback kernel computes on complex tensors: a node it holds, or
-// a node that node reads, is complex64/128. torch 2.15's
+// The nodes of a run's graphs that compute on complex tensors, by (compile
+// id, name): the node, or a node it reads, is complex64/128. torch 2.15's
 // Inductor generates no code for them ("does not support code generation
 // for complex operators"), so every op on them is a fallback.
-bool onComplexTensors(const Run& run, const KernelCostRow& row) {
-    if (!row.kernel)
-        return false;
+std::set<std::pair<std::string, std::string>> complexNodes(const Run& run) {
+    std::set<std::pair<std::string, std::string>> found;
     for (const auto& graph : run.graphs) {
-        if (graph.compileId != row.compileId)
-            continue;
         std::map<std::string, const GraphNode*> byName;
         for (const auto& node : graph.nodes)
             byName.emplace(node.name, &node);
@@ -229,15 +226,22 @@ bool onComplexTensors(const Run& run, const KernelCostRow& row) {
             const auto it = byName.find(name);
             return it != byName.end() && isComplex(it->second->dtype);
         };
-        for (const auto& name : row.kernel->nodes) {
-            const auto it = byName.find(name);
-            if (it != byName.end() &&
-                (complexNode(name) ||
-                 std::any_of(it->second->inputs.begin(), it->second->inputs.end(), complexNode)))
-                return true;
+        for (const auto& node : graph.nodes) {
+            if (isComplex(node.dtype) ||
+                std::any_of(node.inputs.begin(), node.inputs.end(), complexNode))
+                found.emplace(graph.compileId, node.name);
         }
     }
-    return false;
+    return found;
+}
+
+// Whether a fallback kernel holds one of `complex` (complexNodes).
+bool onComplexTensors(const std::set<std::pair<std::string, std::string>>& complex,
+                      const KernelCostRow& row) {
+    return row.kernel && std::any_of(row.kernel->nodes.begin(), row.kernel->nodes.end(),
+                                     [&](const std::string& name) {
+                                         return complex.count({row.compileId, name}) > 0;
+                                     });
 }
 
 void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<Finding>& out) {
@@ -248,6 +252,7 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
     FallbackOp attention;        // ATen's fused attention: a fallback on purpose
     FallbackOp ffts;             // FFTs: library transforms in any mode, nothing to lower
     std::vector<std::string> attentionBackends;
+    const auto complex = complexNodes(run);
     for (const auto& row : cost.kernels) {
         if (row.kind != "fallback" || !row.nsPerCall)
             continue;
@@ -276,7 +281,7 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         op->nsPerCall += *row.nsPerCall;
         op->share += row.share;
         ++op->kernels;
-        op->complex = op->complex || onComplexTensors(run, row);
+        op->complex = op->complex || onComplexTensors(complex, row);
     }
     if (ops.empty() || share < kFallbackShare)
         return;

@@ -102,6 +102,21 @@ std::string libraryText(const std::string& frame) {
     return text + " (library code)";
 }
 
+// The breaks at the line a frame resumed after a break ("forward (after the
+// break at line 14)") resumes after, in the order met; none for any other frame.
+std::vector<const GraphBreak*> breaksResumedAfter(const Run& run, const std::string& function) {
+    std::vector<const GraphBreak*> breaks;
+    const UserFunction after = userFunction(function);
+    if (after.afterLine == 0)
+        return breaks;
+    for (const auto& gb : run.graphBreaks) {
+        const SourceFrame* at = gb.location();
+        if (at && at->line == after.afterLine && core::functionName(at->function) == after.name)
+            breaks.push_back(&gb);
+    }
+    return breaks;
+}
+
 // The clock read behind a value guard: the guard's own line reads the clock
 // ("self.spent += time.perf_counter() - t0"), or the value is what the call at
 // a clock break returned (___stack0 in the frame resumed after that line).
@@ -109,14 +124,10 @@ std::string clockReadBehind(const Run& run, const std::string& function,
                             const ValueGuardFailure& value) {
     if (std::string call = clockCall(value.code); !call.empty())
         return call;
-    const UserFunction after = userFunction(function);
-    if (after.afterLine == 0 || value.name.rfind("___stack", 0) != 0)
+    if (value.name.rfind("___stack", 0) != 0)
         return {};
-    for (const auto& gb : run.graphBreaks) {
-        const SourceFrame* at = gb.location();
-        if (!at || at->line != after.afterLine || core::functionName(at->function) != after.name)
-            continue;
-        if (const auto diagnosis = diagnoseBreak(gb);
+    for (const GraphBreak* gb : breaksResumedAfter(run, function)) {
+        if (const auto diagnosis = diagnoseBreak(*gb);
             diagnosis && diagnosis->cause == BreakCause::ClockRead)
             return diagnosis->what;
     }
@@ -1314,16 +1325,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.evidence.push_back("torch: \"Cache line invalidated because " + fr.freed +
                                      " got deallocated\": the graph was compiled for that object, "
                                      "and went with it");
-                const int afterLine = userFunction(fr.function).afterLine;
-                for (const auto& gb : run.graphBreaks) {
-                    const SourceFrame* at = gb.location();
-                    if (afterLine > 0 && at && at->line == afterLine && graph &&
-                        at->file == graph->file) {
-                        f.evidence.push_back(
-                            "the break it resumes after: " + shortLocation(at->file, at->line) +
-                            " `" + at->code + "` (Breaks tab)");
-                        break;
-                    }
+                if (const auto crossed = breaksResumedAfter(run, fr.function); !crossed.empty()) {
+                    const SourceFrame* at = crossed.front()->location();
+                    f.evidence.push_back(
+                        "the break it resumes after: " + shortLocation(at->file, at->line) + " `" +
+                        at->code + "` (Breaks tab)");
                 }
                 f.remedy = freedObjectRemedy(fr);
                 f.gain =
