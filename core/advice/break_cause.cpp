@@ -72,6 +72,32 @@ std::optional<std::string> quantizedLayer(const GraphBreak& b) {
     return called.size() == 1 ? called.front() : std::string();
 }
 
+} // namespace
+
+// The method torch broke on ("method: <Logger name (WARNING)>.isEnabledFor,
+// args:") can be one the called method calls: torch 2.15 breaks on
+// isEnabledFor for log.debug(...), and only ignoring Logger.debug removes
+// the break (checked on tests/probe/models/logged_item.py). So the line's
+// own logging call comes first.
+std::string loggingMethod(const GraphBreak& b) {
+    if (!containsText(b.rootType(), "logging.Logger"))
+        return {};
+    static const std::regex logCall(
+        R"(\.(debug|info|warning|warn|error|exception|critical|log|\w+_once)\()");
+    if (const std::string called = firstMatch(regexInput(sourceCode(b)), logCall); !called.empty())
+        return "logging.Logger." + called;
+    static const std::regex brokeOn(R"(method: <[^\n>]*>\.(\w+), args:)");
+    const std::string name = firstMatch(regexInput(b.rootReason()), brokeOn);
+    return name.empty() ? std::string() : "logging.Logger." + name;
+}
+
+std::string ignoreLoggingText(const std::string& method) {
+    return method.empty() ? "add it to torch._dynamo.config.ignore_logging_functions"
+                          : "torch._dynamo.config.ignore_logging_functions.add(" + method + ")";
+}
+
+namespace {
+
 bool isScalarCall(const std::string& code, const std::string& reason) {
     return containsText(code, ".item()") || containsText(code, ".tolist()") ||
            containsText(reason, "_local_scalar_dense");
@@ -215,8 +241,8 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                                  " or log after the compiled call returns. To keep it, create the "
                                  "logger outside the compiled code and add the method to "
                                  "torch._dynamo.config.reorderable_logging_functions (it then runs "
-                                 "after the graph); to drop it, add it to "
-                                 "torch._dynamo.config.ignore_logging_functions. " +
+                                 "after the graph); to drop it, " +
+                                 ignoreLoggingText(loggingMethod(b)) + ". " +
                                  std::string(kEagerOnlyGuard)
                            : "Remove the print from " + fn +
                                  ", or print after the compiled call returns. If it must stay, "

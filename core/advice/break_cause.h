@@ -66,6 +66,16 @@ std::string clockReadRemedy(const std::string& call, const std::string& fn);
 // "t0 = time.perf_counter()"; empty when it reads none.
 std::string clockCall(const std::string& code);
 
+// The logging method a logger's break calls, as
+// torch._dynamo.config.ignore_logging_functions takes it
+// ("logging.Logger.warning_once"); empty for any other break.
+std::string loggingMethod(const GraphBreak& b);
+
+// What drops a logging call from the graph, pasteable:
+// "torch._dynamo.config.ignore_logging_functions.add(logging.Logger.info)",
+// or in words where the method is unknown.
+std::string ignoreLoggingText(const std::string& method);
+
 // The installed package a break happens in ("torchvision": its innermost
 // frame is in site-packages, so the user cannot edit the line, even where a
 // line of the user's called into it; never torch under a user's line); empty otherwise.

@@ -21,6 +21,7 @@ struct LibraryBreaks {
     std::vector<std::string> sites;        // "ssd.py:436 in postprocess_detections: ..." once each
     bool dynamicOutput = false;
     bool scalar = false;
+    std::string loggingMethod; // "logging.Logger.warning_once": a library's log message breaks
 };
 
 // What a break is, in one phrase: our diagnosis, else torch's break type.
@@ -89,6 +90,63 @@ std::string disableText(const GraphBreak* entry) {
            ". It then runs eagerly with all it calls, and its breaks become one at the call.";
 }
 
+// Which calls a library function is seen reached through: the (file,
+// function) of each frame below another, with the caller's file:line.
+using CallSites = std::multimap<std::pair<std::string, std::string>, std::pair<std::string, int>>;
+
+CallSites callSitesOf(const std::vector<const GraphBreak*>& breaks) {
+    CallSites sites;
+    for (const GraphBreak* gb : breaks)
+        for (size_t j = 1; j < gb->frames.size(); ++j)
+            sites.emplace(std::make_pair(gb->frames[j].file, gb->frames[j].function),
+                          std::make_pair(gb->frames[j - 1].file, gb->frames[j - 1].line));
+    return sites;
+}
+
+// Whether disabling the function the entry's call reaches takes this break
+// with it: its stack runs through that call, or through the function itself
+// (a frame of it torch resumed). A stack that starts in the frame the call is
+// made from, or in a function seen reached through another call, is not
+// under it; one that starts in a function of unknown caller is taken to be
+// (torchvision's NMS, compiled on its own as the skipped postprocessing ran
+// it eagerly).
+bool underCall(const GraphBreak& gb, const GraphBreak& entry, const CallSites& sites) {
+    const SourceFrame& caller = entry.frames[callerIndex(entry)];
+    const SourceFrame& callee = entry.frames[callerIndex(entry) + 1];
+    for (size_t j = 0; j < gb.frames.size(); ++j) {
+        const SourceFrame& frame = gb.frames[j];
+        if (frame.file != callee.file || frame.function != callee.function)
+            continue;
+        if (j > 0 && gb.frames[j - 1].file == caller.file && gb.frames[j - 1].line == caller.line)
+            return true;
+        // Only the call tells one forward from another in the same file.
+        if (callee.function != "forward")
+            return true;
+    }
+    const SourceFrame& top = gb.frames.front();
+    const SourceFrame& compiled = entry.frames.front();
+    if (top.file == compiled.file && top.function == compiled.function)
+        return false;
+    const auto [first, last] = sites.equal_range({top.file, top.function});
+    return std::none_of(first, last, [&](const auto& site) {
+        return site.second != std::make_pair(caller.file, caller.line);
+    });
+}
+
+// "the other 2 (at modeling_longformer.py:1175 in forward) are not under it"
+std::string notUnderText(const std::vector<const GraphBreak*>& outside) {
+    std::vector<std::string> where;
+    for (const GraphBreak* gb : outside) {
+        const SourceFrame& at = gb->frames.back();
+        const std::string site =
+            shortLocation(at.file, at.line) + " in " + functionLabel(at.function);
+        if (std::find(where.begin(), where.end(), site) == where.end())
+            where.push_back(site);
+    }
+    return " The other " + plural(static_cast<long long>(outside.size()), "break", "breaks") +
+           " (at " + joinWords(where) + ") are not under that call.";
+}
+
 } // namespace
 
 void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -114,6 +172,8 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             lib.sites.push_back(site);
         lib.dynamicOutput |= diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
         lib.scalar |= diagnosis && diagnosis->cause == BreakCause::ScalarValue;
+        if (lib.loggingMethod.empty())
+            lib.loggingMethod = loggingMethod(gb);
     });
 
     for (const auto& package : order) {
@@ -139,6 +199,15 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (calledInto(gb) && (!entry || (entry->userFrame < 0 && gb.userFrame >= 0)))
                 entry = &gb;
         }
+        // The breaks that disabling the entry's call would not take with it.
+        std::vector<const GraphBreak*> outside;
+        if (entry) {
+            const CallSites sites = callSitesOf(inFirst);
+            for (const GraphBreak* gb : inFirst)
+                if (!underCall(*gb, *entry, sites))
+                    outside.push_back(gb);
+        }
+        const size_t under = inFirst.size() - outside.size();
         const bool forwardInLibrary =
             std::all_of(inFirst.begin(), inFirst.end(),
                         [](const GraphBreak* gb) { return compiledInLibrary(*gb); });
@@ -191,7 +260,7 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             f.remedy = "These breaks are in " + package +
                        "'s code, not in the model file: rather than edit the library, keep that "
                        "code out of the graph on purpose. " +
-                       disableText(entry) +
+                       disableText(entry) + (outside.empty() ? "" : notUnderText(outside)) +
                        " Or compile only the modules that do the work "
                        "(torch.compile(model.backbone)) instead of the whole model.";
         if (lib.dynamicOutput)
@@ -200,12 +269,17 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (lib.scalar)
             f.remedy += " Or let Dynamo trace .item(): torch._dynamo.config.capture_scalar_outputs "
                         "= True.";
-        if (inFirst.size() > 1 && entry) // one call disabled: its breaks become one
+        // Checked on transformers' Longformer with torch 2.15: its padding
+        // warning's breaks go, the .item() ones stay.
+        if (!lib.loggingMethod.empty())
+            f.remedy += " Or let torch skip the library's log message under compile: " +
+                        ignoreLoggingText(lib.loggingMethod) + ".";
+        if (under > 1 && entry) // one call disabled: the breaks under it become one
             f.gain = "from the " +
                      plural(static_cast<long long>(run.graphBreaks.size()), "graph break",
                             "graph breaks") +
                      " measured in " + f.setting + " to as few as " +
-                     std::to_string(run.graphBreaks.size() - inFirst.size() + 1) +
+                     std::to_string(run.graphBreaks.size() - under + 1) +
                      " (one stays at the call)";
         f.confidence = entry ? 0.8 : 0.6;
         out.push_back(std::move(f));

@@ -423,6 +423,12 @@ TEST(AdviceBreaks, ANumberTakenForALogMessageIsGuardedWithTheMessage) {
     ASSERT_EQ(logged.size(), 1u);
     EXPECT_NE(logged[0].remedy.find("torch.compiler.is_compiling()"), std::string::npos)
         << logged[0].remedy;
+    // torch broke on isEnabledFor, which log.debug calls; ignoring that does
+    // not remove the break, ignoring debug does (checked on the fixture).
+    EXPECT_NE(logged[0].remedy.find(
+                  "torch._dynamo.config.ignore_logging_functions.add(logging.Logger.debug)"),
+              std::string::npos)
+        << logged[0].remedy;
 
     // The same number outside a message keeps the usual remedy.
     cs::core::Run plain = run;
@@ -746,6 +752,62 @@ TEST(AdviceBreaks, ABreakUnderALibrarysOwnForwardHasNoCallOfTheUsersToDisable) {
     EXPECT_EQ(f.remedy.find("called at generic.py"), std::string::npos) << f.remedy;
     EXPECT_NE(f.remedy.find("try a newer transformers"), std::string::npos) << f.remedy;
     EXPECT_TRUE(f.gain.empty()) << f.gain; // no disabled call to fold the breaks into
+}
+
+// transformers' Longformer under torch.compile (torch 2.15, 60 tokens for a
+// window of 16): the padding helper's warning breaks three times, the
+// encoder's .item() twice. Disabling the helper takes only its own three.
+TEST(AdviceBreaks, DisablingALibraryCallCountsOnlyTheBreaksUnderIt) {
+    const std::string lf = "/v/lib/python3.11/site-packages/transformers/models/longformer/"
+                           "modeling_longformer.py";
+    const std::string logged =
+        "logging.Logger method not supported for non-export cases\n  Hint: For example, for "
+        "`logger.warning_once(...)`, use "
+        "`torch._dynamo.config.ignore_logging_functions.add(logger.warning_once)`. If "
+        "`warning_once` is defined on the logger class, add the class method "
+        "`logging.Logger.warning_once` to ignore this method for all instances of that class.";
+    const std::string item = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    const SourceFrame padCall{lf, 1473, "forward",
+                              "padding_len, input_ids, attention_mask, token_type_ids, "
+                              "position_ids, inputs_embeds = self._pad_to_window_size(",
+                              false};
+    const SourceFrame warning{lf, 1348, "_pad_to_window_size", "logger.warning_once(", false};
+    const SourceFrame encoderCall{lf, 1498, "forward", "encoder_outputs = self.encoder(", false};
+    const SourceFrame anyGlobal{
+        lf, 1175, "forward", "is_global_attn = is_index_global_attn.flatten().any().item()", false};
+    const auto libraryBreak = [&](const std::string& type, const std::string& reason,
+                                  std::vector<SourceFrame> frames) {
+        GraphBreak gb = makeBreak(type, reason, lf, 0, "");
+        gb.frames = std::move(frames);
+        gb.userFrame = -1;
+        return gb;
+    };
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    const std::string logType = "logging.Logger method not supported for non-export cases";
+    run.graphBreaks = {libraryBreak(logType, logged, {padCall, warning}),
+                       libraryBreak(logType, logged, {padCall, warning}),
+                       libraryBreak(logType, logged, {warning}), // the helper's resumed frame
+                       libraryBreak(item, item, {encoderCall, anyGlobal}),
+                       libraryBreak(item, item, {anyGlobal})}; // the encoder compiled on its own
+    const auto found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.title, "transformers's code breaks the graph 5 times (in _pad_to_window_size and "
+                       "forward)");
+    EXPECT_NE(f.remedy.find("here _pad_to_window_size, called at modeling_longformer.py:1473"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("The other 2 breaks (at modeling_longformer.py:1175 in forward) are "
+                            "not under that call."),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("capture_scalar_outputs = True"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("torch._dynamo.config.ignore_logging_functions.add(logging.Logger."
+                            "warning_once)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.gain, "from the 5 graph breaks measured in default to as few as 3 (one stays at "
+                      "the call)");
 }
 
 } // namespace
