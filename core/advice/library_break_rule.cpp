@@ -67,7 +67,38 @@ const SourceFrame* calledInto(const GraphBreak& gb) {
     return &gb.frames[at + 1];
 }
 
-std::string disableText(const GraphBreak* entry) {
+// The module whose forward's frame the break is in ("encoder.layer.0.attention.self",
+// "" the model), from its graph; nullopt where the report does not say.
+std::optional<std::string> compiledFrameModule(const Run& run, const GraphBreak& gb) {
+    const int graph = gb.graphBefore >= 0 ? gb.graphBefore : gb.graphAfter;
+    if (graph < 0 || static_cast<size_t>(graph) >= run.graphs.size())
+        return std::nullopt;
+    return run.graphs[static_cast<size_t>(graph)].frameModule;
+}
+
+// `self.fn = torch.compiler.disable(self.fn)` as the user writes it: on the
+// model where the compiled frame is the model's forward; else on the class of
+// the submodule it is (Longformer's attention, which every layer runs), so
+// that every instance takes it.
+std::string disableCall(const std::optional<std::string>& module, const std::string& fn) {
+    if (!module || module->empty())
+        return "model." + fn + " = torch.compiler.disable(model." + fn + ")";
+    return "cls = type(" + pythonAccess(*module) + "); cls." + fn +
+           " = torch.compiler.disable(cls." + fn + "), for every module of its class";
+}
+
+// How well disabling the entry's call serves: 2 a line of the model file
+// makes it, 1 the model's own forward (one call per call of the model), 0 a
+// submodule's forward, which runs once per instance: each disabled call is a
+// break (Longformer's attention helper: 4 breaks became 9, torch 2.15).
+int wrapRank(const Run& run, const GraphBreak& gb) {
+    if (gb.userFrame >= 0)
+        return 2;
+    const auto module = compiledFrameModule(run, gb);
+    return !module || module->empty() ? 1 : 0;
+}
+
+std::string disableText(const Run& run, const GraphBreak* entry) {
     if (!entry)
         return "Wrap the library function your model calls on the way to these lines in "
                "torch.compiler.disable: it then runs eagerly with all it calls, and its breaks "
@@ -83,9 +114,13 @@ std::string disableText(const GraphBreak* entry) {
                        "torch.compiler.disable: here " +
                        (named ? functionLabel(fn) + ", called at " + where
                               : "the call at " + where + " (" + caller.code + ")");
-    // self.fn(...) in the compiled forward: a method of the model object.
+    // self.fn(...) in the compiled forward: a method of the module object.
     if (callsOwnMethod(caller, fn))
-        text += " (model." + fn + " = torch.compiler.disable(model." + fn + "))";
+        text +=
+            " (" + disableCall(at == 0 ? compiledFrameModule(run, *entry) : std::nullopt, fn) + ")";
+    if (wrapRank(run, *entry) == 0)
+        return text + ". It then runs eagerly with all it calls, but every call of it breaks the "
+                      "graph, in each module that runs it: measure before keeping it.";
     return text +
            ". It then runs eagerly with all it calls, and its breaks become one at the call.";
 }
@@ -195,8 +230,9 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::string fn = functionLabel(gb.frames.back().function);
             if (std::find(functions.begin(), functions.end(), fn) == functions.end())
                 functions.push_back(fn);
-            // A call from the model file first: the user can wrap it.
-            if (calledInto(gb) && (!entry || (entry->userFrame < 0 && gb.userFrame >= 0)))
+            // A call from the model file first: the user can wrap it; then one
+            // the model's own forward makes.
+            if (calledInto(gb) && (!entry || wrapRank(run, gb) > wrapRank(run, *entry)))
                 entry = &gb;
         }
         // The breaks that disabling the entry's call would not take with it.
@@ -248,6 +284,28 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (const std::string also = alsoInText(runs, lib.hits); !also.empty())
             f.evidence.push_back(also);
 
+        // Settings that let Dynamo trace through what breaks, each "let …: code".
+        std::vector<std::string> levers;
+        if (lib.dynamicOutput)
+            levers.push_back("let Dynamo trace the data-dependent ops: "
+                             "torch._dynamo.config.capture_dynamic_output_shape_ops = True");
+        if (lib.scalar)
+            levers.push_back(
+                "let Dynamo trace .item(): torch._dynamo.config.capture_scalar_outputs = True");
+        // Checked on transformers' Longformer with torch 2.15: its padding
+        // warning's breaks go, the .item() ones stay.
+        if (!lib.loggingMethod.empty())
+            levers.push_back("let torch skip the library's log message under compile: " +
+                             ignoreLoggingText(lib.loggingMethod));
+        std::string orLevers;
+        for (const auto& lever : levers)
+            orLevers += " Or " + lever + ".";
+        const std::string intro = "These breaks are in " + package +
+                                  "'s code, not in the model file: rather than edit the library, ";
+        const std::string submodules = " Or compile only the modules that do the work "
+                                       "(torch.compile(model.backbone)) instead of the whole "
+                                       "model.";
+        const std::string rest = outside.empty() ? "" : notUnderText(outside);
         if (forwardInLibrary && !entry)
             f.remedy = "These breaks are in " + package +
                        "'s code, and so is the code torch compiled around them (the model's "
@@ -255,26 +313,18 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                        "torch.compiler.disable has no call of yours to wrap. Compile only the "
                        "submodules whose code does not break (torch.compile on each) instead of "
                        "the whole model, or try a newer " +
-                       package + ", whose code may compile without them.";
-        else
-            f.remedy = "These breaks are in " + package +
-                       "'s code, not in the model file: rather than edit the library, keep that "
-                       "code out of the graph on purpose. " +
-                       disableText(entry) + (outside.empty() ? "" : notUnderText(outside)) +
-                       " Or compile only the modules that do the work "
-                       "(torch.compile(model.backbone)) instead of the whole model.";
-        if (lib.dynamicOutput)
-            f.remedy += " Or let Dynamo trace the data-dependent ops: "
-                        "torch._dynamo.config.capture_dynamic_output_shape_ops = True.";
-        if (lib.scalar)
-            f.remedy += " Or let Dynamo trace .item(): torch._dynamo.config.capture_scalar_outputs "
-                        "= True.";
-        // Checked on transformers' Longformer with torch 2.15: its padding
-        // warning's breaks go, the .item() ones stay.
-        if (!lib.loggingMethod.empty())
-            f.remedy += " Or let torch skip the library's log message under compile: " +
-                        ignoreLoggingText(lib.loggingMethod) + ".";
-        if (under > 1 && entry) // one call disabled: the breaks under it become one
+                       package + ", whose code may compile without them." + orLevers;
+        else if (entry && wrapRank(run, *entry) == 0 && !levers.empty()) {
+            // A call every layer makes: the settings first, the wrap last.
+            f.remedy = intro + levers.front() + ".";
+            for (size_t i = 1; i < levers.size(); ++i)
+                f.remedy += " Or " + levers[i] + ".";
+            f.remedy += " Or keep the code out of the graph on purpose. " +
+                        disableText(run, entry) + rest + submodules;
+        } else
+            f.remedy = intro + "keep that code out of the graph on purpose. " +
+                       disableText(run, entry) + rest + submodules + orLevers;
+        if (under > 1 && entry && wrapRank(run, *entry) > 0) // the breaks under it become one
             f.gain = "from the " +
                      plural(static_cast<long long>(run.graphBreaks.size()), "graph break",
                             "graph breaks") +

@@ -810,6 +810,47 @@ TEST(AdviceBreaks, DisablingALibraryCallCountsOnlyTheBreaksUnderIt) {
                       "the call)");
 }
 
+// Longformer's attention under dynamic=True (torch 2.15): the call to wrap is
+// made by a submodule's forward, which every layer runs. Disabling the helper
+// there made 4 breaks 9, so the setting that traces .item() comes first, the
+// wrap goes on the class, and no gain is claimed.
+TEST(AdviceBreaks, ALibraryCallEveryLayerMakesIsNotTheFirstThingToDisable) {
+    const std::string lf = "/v/lib/python3.11/site-packages/transformers/models/longformer/"
+                           "modeling_longformer.py";
+    const std::string item = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    GraphBreak gb = makeBreak(item, item, lf, 519,
+                              "attn_scores = self._sliding_chunks_query_key_matmul(", 0, 1);
+    gb.frames.push_back({lf, 776, "_sliding_chunks_query_key_matmul",
+                         "affected_seq_len = window_overlap.item()", false});
+    for (auto& frame : gb.frames)
+        frame.user = false;
+    gb.userFrame = -1;
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    run.graphBreaks = {gb, gb};
+    Graph attention;
+    attention.file = lf;
+    attention.function = "forward";
+    attention.line = 482;
+    attention.frameModule = "encoder.layer.0.attention.self";
+    run.graphs = {attention, attention};
+    const auto found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_EQ(f.remedy.find("These breaks are in transformers's code, not in the model file: "
+                            "rather than edit the library, let Dynamo trace .item(): "
+                            "torch._dynamo.config.capture_scalar_outputs = True."),
+              0U)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("(cls = type(model.encoder.layer[0].attention.self); "
+                            "cls._sliding_chunks_query_key_matmul = "
+                            "torch.compiler.disable(cls._sliding_chunks_query_key_matmul)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.remedy.find("model._sliding_chunks_query_key_matmul"), std::string::npos)
+        << f.remedy;
+    EXPECT_TRUE(f.gain.empty()) << f.gain;
+}
+
 } // namespace
 
 // A forward hook that prints (recorded, torch 2.15): the break is in no
