@@ -72,6 +72,9 @@ struct FunctionRecompiles {
     // told in this one's finding, not in their own.
     std::vector<const FunctionRecompiles*> resumed;
     bool foldedIntoCaller = false;
+    // Frames of a package's code that recompiled only on the input sweep's new
+    // sizes, as this one (the model's forward) did: told in its finding.
+    std::vector<const FunctionRecompiles*> following;
     std::vector<DictKeyGuardFailure> keys; // guards on a dict's key, one per dict and key
     std::vector<LengthChange> lengths;     // guards on a container's length
     std::vector<TensorKindChange> kinds;   // guards on an input's dtype, device, requires_grad
@@ -815,6 +818,76 @@ std::vector<std::string> dynamicSiblings(const std::vector<Run>& runs, size_t r)
     return out;
 }
 
+// The package of a recompiled frame's code ("transformers"), from its graph
+// or the library code torch compiled around it; empty for the user's code and torch's.
+std::string packageOfFrame(const Run& run, const FunctionRecompiles& fr) {
+    const Graph* graph = graphOf(run, fr.function);
+    std::string package = graph ? installedPackage(graph->file) : std::string();
+    if (package.empty() && !fr.libraryFrame.empty())
+        package = installedPackage(fr.libraryFrame);
+    // A frame that compiled no graph (transformers' checkpointing wrapper):
+    // where a break's stack passes through it.
+    for (size_t b = 0; package.empty() && !graph && b < run.graphBreaks.size(); ++b) {
+        for (const auto& frame : run.graphBreaks[b].frames) {
+            if (frame.function == fr.function) {
+                package = installedPackage(frame.file);
+                break;
+            }
+        }
+    }
+    return package == "torch" ? std::string() : package;
+}
+
+// The input sweep's new sizes recompile the model's forward (frame 0) and,
+// where a library's code breaks into frames of its own (Longformer: 14 of
+// them, 30 recompiles over five lengths), each of those frames again on the
+// sizes it derives. The library's frames that recompiled only in the sweep
+// are that one change: told in the forward's finding, not one finding each.
+void foldLibraryFrames(const Run& run, std::vector<FunctionRecompiles>& functions) {
+    if (inputsNeverChanged(run))
+        return;
+    const auto inSweep = [](const FunctionRecompiles& fr) {
+        return !fr.events.empty() &&
+               std::all_of(fr.events.begin(), fr.events.end(),
+                           [](const Recompile* rc) { return rc->phase == "sweep"; });
+    };
+    auto root = std::find_if(functions.begin(), functions.end(), [&](const FunctionRecompiles& fr) {
+        return !fr.foldedIntoCaller && !fr.dims.empty() && inSweep(fr) &&
+               std::any_of(fr.events.begin(), fr.events.end(),
+                           [](const Recompile* rc) { return frameId(rc->reason) == "0"; });
+    });
+    if (root == functions.end())
+        return;
+    for (auto& fr : functions) {
+        if (&fr == &*root || fr.foldedIntoCaller || fr.limit || !inSweep(fr) ||
+            packageOfFrame(run, fr).empty())
+            continue;
+        root->following.push_back(&fr);
+        fr.foldedIntoCaller = true;
+    }
+}
+
+// "14 frames of transformers's code (30 recompiles)", `named`: ": _pad_to_window_size 2, …"
+std::string followingText(const Run& run, const std::vector<const FunctionRecompiles*>& following,
+                          bool named) {
+    int recompiles = 0;
+    std::vector<std::string> names;
+    for (const auto* fr : following) {
+        recompiles += fr->recompiles;
+        if (names.size() < 5)
+            names.push_back(functionLabel(fr->function) + " " + std::to_string(fr->recompiles));
+    }
+    if (following.size() > names.size())
+        names.push_back(std::to_string(following.size() - names.size()) + " more");
+    std::set<std::string> packages;
+    for (const auto* fr : following)
+        packages.insert(packageOfFrame(run, *fr));
+    return plural(static_cast<long long>(following.size()), "frame", "frames") + " of " +
+           (packages.size() == 1 ? *packages.begin() + "'s code" : std::string("library code")) +
+           " (" + plural(recompiles, "recompile", "recompiles") +
+           (named ? "): " + joinWords(names) : ")");
+}
+
 } // namespace
 
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -830,7 +903,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (f.function == name)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}, {}, {}});
+            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}, {}, {}, {}});
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -937,6 +1010,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             }
         }
 
+        foldLibraryFrames(run, functions);
+
         for (const auto& fr : functions) {
             if (fr.foldedIntoCaller)
                 continue;
@@ -976,10 +1051,13 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const DimChange& main = fr.dims.front();
                 Finding f;
                 f.rule = "recompile.shape";
-                const bool onlyAutomatic = dynamicMode == "auto" && fr.recompiles == 1 && !fr.limit;
+                const bool onlyAutomatic = dynamicMode == "auto" && fr.recompiles == 1 &&
+                                           !fr.limit && fr.following.empty();
                 f.severity = onlyAutomatic ? Severity::Info : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
                           " because " + dimName(main) + " changed";
+                if (!fr.following.empty())
+                    f.title += ", and so did " + followingText(run, fr.following, false);
                 locate(f);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
@@ -1036,6 +1114,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         plural(static_cast<long long>(after->dims.front().sizes.size()), "size",
                                "sizes") +
                         ": " + sizesText(after->dims.front().sizes));
+                if (!fr.following.empty())
+                    f.evidence.push_back(
+                        "the same calls of the input sweep recompiled " +
+                        followingText(run, fr.following, true) +
+                        ", frames torch compiled on their own after the breaks in that code: "
+                        "their guards follow the new sizes (Compare tab)");
                 for (auto& line : dynamicSiblings(runs, r))
                     f.evidence.push_back(std::move(line));
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
@@ -1062,7 +1146,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                 " recompiles on values torch carries across the break. "
                                 "dynamic=True covers every frame; removing the break leaves one.";
                 }
-                f.gain = changing == 1 && !onlyAutomatic && canMark && fr.resumed.empty()
+                if (!fr.following.empty())
+                    f.remedy += " mark_dynamic reaches " + fn +
+                                "'s own inputs only: the library's frames recompile on the sizes "
+                                "they derive. dynamic=True covers every frame, padding to a few "
+                                "sizes bounds them, and fewer breaks in that code leave fewer "
+                                "frames (graph_break.library).";
+                f.gain = changing == 1 && !onlyAutomatic && canMark && fr.resumed.empty() &&
+                                 fr.following.empty()
                              ? "one compile of " + fn + " instead of " +
                                    std::to_string(fr.recompiles + 1) +
                                    " with mark_dynamic or dynamic=True"

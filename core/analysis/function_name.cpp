@@ -61,9 +61,6 @@ std::string functionName(std::string_view raw) {
     return userFunction(raw).name;
 }
 
-namespace {
-
-// "0/7: ..." → "0"; empty when the reason has no compile id.
 std::string frameId(const std::string& reason) {
     const size_t colon = reason.find(':');
     const size_t slash = reason.find('/');
@@ -74,8 +71,6 @@ std::string frameId(const std::string& reason) {
         id.erase(0, 1);
     return id;
 }
-
-} // namespace
 
 std::string recompiledFunction(const Run& run, const Recompile& recompile) {
     if (!recompile.function.empty() || !recompile.limitHit)

@@ -23,6 +23,10 @@ std::string functionLabel(std::string_view raw);
 // "forward": the user's name alone, for sentences that already say where.
 std::string functionName(std::string_view raw);
 
+// "0/7: ..." → "0", the frame a guard failure is about (frame 0: the first
+// the call compiled, the model's forward); empty when the reason has no compile id.
+std::string frameId(const std::string& reason);
+
 // The function a recompile event is about. The recompile-limit event may come
 // without one: then the function whose recompiles carry its frame id (the "0"
 // of "0/7: ...") is its; empty when none or several do.

@@ -147,6 +147,76 @@ TEST(AdviceRecompiles, PaddingCountsEverySizeTheCallsPassedNotOnlyThoseThatCompi
     EXPECT_TRUE(sawLimit);
 }
 
+// transformers' Longformer over an input sweep of five lengths (torch 2.15):
+// its breaks split the library's code into frames of its own, and each
+// recompiled on the sizes it derives from the new length. One finding, the
+// model's forward's, tells them all; a frame of the user's own code, or one
+// that recompiled outside the sweep, keeps its finding.
+TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFinding) {
+    const std::string lf = "/v/lib/python3.11/site-packages/transformers/models/longformer/"
+                           "modeling_longformer.py";
+    cs::core::Run run = sweptRun("auto", {{64, 40}});
+    run.graphs.front().file = lf;
+    run.recompiles.front().phase = "sweep";
+    run.logs.push_back({0, "info", "sweep …", "sweep_inputs", "[2, 40]"});
+    const auto addFrame = [&](const std::string& function, const std::string& file,
+                              const std::string& reason, const std::string& phase) {
+        cs::core::Graph g;
+        g.function = function;
+        g.file = file;
+        g.line = 700;
+        run.graphs.push_back(g);
+        cs::core::Recompile rc;
+        rc.function = function;
+        rc.reason = reason;
+        rc.phase = phase;
+        run.recompiles.push_back(rc);
+    };
+    addFrame("_pad_to_window_size", lf,
+             "5/0: tensor 'input_ids' size mismatch at index 1. expected 40, actual 64", "sweep");
+    addFrame("torch_dynamo_resume_in__sliding_chunks_query_key_matmul_at_776", lf,
+             "17/0: seq_len == 48  # diagonal_attention_scores.view(", "sweep");
+    addFrame("_chunk", lf,
+             "13/0: tensor 'hidden_states' size mismatch at index 0. expected 2, "
+             "actual 8",
+             "sweep");
+    // The user's own helper, and a library frame that recompiled while measuring.
+    addFrame("pool", "/m/variable_length.py",
+             "30/0: tensor 'h' size mismatch at index 1. expected 40, actual 64", "sweep");
+    addFrame("_merge", lf, "31/0: tensor 'x' size mismatch at index 0. expected 2, actual 8",
+             "measure");
+
+    const auto findings = advise(reportOf({run}), {});
+    const auto shape = withRule(findings, "recompile.shape");
+    const auto forward = std::find_if(shape.begin(), shape.end(), [](const Finding& f) {
+        return f.title.rfind("forward (", 0) == 0;
+    });
+    ASSERT_NE(forward, shape.end());
+    EXPECT_EQ(forward->title, "forward (modeling_longformer.py:30) recompiled 1 time because "
+                              "dimension 1 of tokens changed, and so did 3 frames of "
+                              "transformers's code (3 recompiles)");
+    EXPECT_EQ(forward->severity, Severity::Warning); // not the one automatic recompile alone
+    EXPECT_TRUE(hasLine(forward->evidence,
+                        "the same calls of the input sweep recompiled 3 frames of "
+                        "transformers's code (3 recompiles): _pad_to_window_size 1, "
+                        "_sliding_chunks_query_key_matmul (after the break at line 776) 1 and "
+                        "_chunk 1, frames torch compiled on their own after the breaks in that "
+                        "code: their guards follow the new sizes (Compare tab)"))
+        << ::testing::PrintToString(forward->evidence);
+    EXPECT_NE(forward->remedy.find("the library's frames recompile on the sizes they derive"),
+              std::string::npos)
+        << forward->remedy;
+    EXPECT_TRUE(forward->gain.empty()) << forward->gain;
+    EXPECT_TRUE(withRule(findings, "recompile.value").empty()) << "seq_len is the library's";
+    const auto titled = [&](const std::string& start) {
+        return std::count_if(findings.begin(), findings.end(),
+                             [&](const Finding& f) { return f.title.rfind(start, 0) == 0; });
+    };
+    EXPECT_EQ(titled("_pad_to_window_size"), 0);
+    EXPECT_EQ(titled("pool"), 1);
+    EXPECT_EQ(titled("_merge"), 1);
+}
+
 // dynamic=auto: one recompile makes the dimension dynamic; that is only worth an Info.
 TEST(AdviceRecompiles, AutomaticDynamicOnceIsInfoTwiceIsWarning) {
     auto once = advise(reportOf({sweptRun("auto", {{32, 16}})}), {});
