@@ -168,7 +168,7 @@ bool underCall(const GraphBreak& gb, const GraphBreak& entry, const CallSites& s
     });
 }
 
-// "the other 2 (at modeling_longformer.py:1175 in forward) are not under it"
+// " The other 2 breaks (at modeling_longformer.py:1175 in forward) are not under that call."
 std::string notUnderText(const std::vector<const GraphBreak*>& outside) {
     std::vector<std::string> where;
     for (const GraphBreak* gb : outside) {

@@ -24,7 +24,7 @@ import time
 from typing import Any, Callable
 
 from . import fallbacks
-from .frames import FrameClassifier, frame_dicts, innermost_user, parse_stack_text
+from .frames import FrameClassifier, break_stack, frame_dicts, innermost_user, parse_stack_text
 
 Emit = Callable[..., None]
 
@@ -642,7 +642,7 @@ class Capture:
         # The probe's keyword wrapper is not the user's program: a break's
         # stack starts at the model's forward, as it would without it.
         stack = [fs for fs in stack if not self._is_wrapper(getattr(fs, "filename", None))]
-        frames, user_frame = frame_dicts(stack, self.classifier)
+        frames, user_frame = frame_dicts(break_stack(stack), self.classifier)
         gb_type = (artifact or {}).get("gb_type") or (
             reason.splitlines()[0].strip() if reason else None
         )

@@ -113,6 +113,33 @@ def parse_stack_text(text: str | None) -> list[traceback.FrameSummary]:
     return out
 
 
+_MODULE_CALL = (
+    os.sep + os.path.join("torch", "nn", "modules", "module.py"),
+    ("_call_impl", "_wrapped_call_impl"),
+)
+
+
+def break_stack(stack: list) -> list:
+    """A break's stack from the code torch compiled on. Dynamo's own stacks
+    start there; a whole Python traceback (seen with transformers' Reformer,
+    torch 2.15) starts in runpy and the probe's harness and passes through
+    nn.Module's call machinery between modules: those frames are cut, so the
+    stack's first frame is the compiled forward, as in every other break."""
+    outer = [i for i, fs in enumerate(stack) if _is_probe_file(getattr(fs, "filename", None))]
+    if outer and outer[-1] + 1 < len(stack):  # a break in the probe's own wrapper keeps it
+        stack = stack[outer[-1] + 1 :]
+    suffix, calls = _MODULE_CALL
+    return [
+        fs
+        for i, fs in enumerate(stack)
+        if i == len(stack) - 1
+        or not (
+            (getattr(fs, "filename", "") or "").endswith(suffix)
+            and getattr(fs, "name", "") in calls
+        )
+    ]
+
+
 def innermost_user(frames: list[traceback.FrameSummary], classifier: FrameClassifier):
     for fs in reversed(frames):
         if classifier.is_user(fs.filename):

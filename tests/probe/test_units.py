@@ -322,3 +322,35 @@ def test_a_nodes_place_is_never_the_probes_own_wrapper():
     user = traceback.FrameSummary("/home/u/model.py", 9, "forward")
     assert innermost_user([wrapper, user, library], classifier) is user
     assert innermost_user([], classifier) is None
+
+
+def test_a_whole_traceback_as_a_breaks_stack_starts_at_the_compiled_forward():
+    # transformers' Reformer under torch 2.15: one break's stack came as the
+    # whole Python traceback, runpy and the probe's harness first, and the
+    # library rule offered to disable "_run_code, called at <frozen runpy>".
+    import traceback
+
+    from compilescope_probe import harness
+    from compilescope_probe.frames import break_stack
+
+    lib = "/x/lib/python3.11/site-packages"
+    module = f"{lib}/torch/nn/modules/module.py"
+    reformer = f"{lib}/transformers/models/reformer/modeling_reformer.py"
+    whole = [
+        traceback.FrameSummary("<frozen runpy>", 198, "_run_module_as_main"),
+        traceback.FrameSummary(harness.__file__, 21, "__call__"),
+        traceback.FrameSummary(module, 1787, "_wrapped_call_impl"),
+        traceback.FrameSummary(module, 1798, "_call_impl"),
+        traceback.FrameSummary(reformer, 2222, "forward"),
+        traceback.FrameSummary(module, 1787, "_wrapped_call_impl"),
+        traceback.FrameSummary(reformer, 2028, "forward"),
+    ]
+    assert [(fs.filename, fs.lineno) for fs in break_stack(whole)] == [
+        (reformer, 2222),
+        (reformer, 2028),
+    ]
+    # Dynamo's own stacks are left as they are, a break in module.py's hooks too.
+    traced = [whole[4], whole[6]]
+    assert break_stack(traced) == traced
+    hooks = [whole[4], traceback.FrameSummary(module, 1825, "_call_impl")]
+    assert break_stack(hooks) == hooks
