@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
+from collections.abc import Mapping
 from typing import Any, Callable
 
 from . import fallbacks
@@ -41,6 +43,8 @@ MAX_LISTED = 8
 FAST_PATH_KINDS = ("TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention")
 # Fast-path modules named in the event.
 MAX_MODULES = 4
+# Containers within containers pytree does not know, looked into this deep.
+_MAX_DEPTH = 8
 
 
 def fast_path_modules(torch: Any, model: Any) -> list[str]:
@@ -61,16 +65,60 @@ def fast_path_modules(torch: Any, model: Any) -> list[str]:
     ]
 
 
-def leaves(output: Any) -> tuple[list[tuple[str, Any]], Any]:
+def _fields_of(value: Any) -> dict | None:
+    """A container pytree left whole, as a dict of what it holds: a mapping or
+    a dataclass of no registered type (diffusers' BaseOutput, an OrderedDict
+    dataclass: UNet2DModel's output read as "no output is a tensor"); None
+    for anything else."""
+    if isinstance(value, Mapping):
+        return dict(value.items())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return None
+
+
+def leaves(output: Any, depth: int = 0) -> tuple[list[tuple[str, Any]], Any]:
     """(path, value) of every leaf, and the structure to compare."""
     try:
         from torch.utils import _pytree as pytree
 
-        flat, spec = pytree.tree_flatten_with_path(output)
-        return [("output" + pytree.keystr(path), value) for path, value in flat], spec
+        flatten = pytree.tree_flatten_with_path
     except Exception as e:  # an older torch: one leaf, compared as a whole
         fallbacks.missing("torch.utils._pytree.tree_flatten_with_path", e)
         return [("output", output)], None
+    try:
+        flat, spec = flatten(output)
+    except Exception:
+        # A type registered without key paths (diffusers registers its
+        # BaseOutput so): taken apart by its fields instead.
+        return _leaves_by_fields(output, depth)
+    out: list[tuple[str, Any]] = []
+    inner = []
+    for path, value in flat:
+        name = "output" + pytree.keystr(path)
+        fields = _fields_of(value) if depth < _MAX_DEPTH else None
+        if fields is None:
+            out.append((name, value))
+            continue
+        held, held_spec = leaves(fields, depth + 1)
+        inner.append(held_spec)
+        out.extend((name + held_name[len("output") :], v) for held_name, v in held)
+    return out, (spec, tuple(inner)) if inner else spec
+
+
+def _leaves_by_fields(output: Any, depth: int) -> tuple[list[tuple[str, Any]], Any]:
+    fields = _fields_of(output)
+    if fields is None and isinstance(output, (list, tuple)):
+        fields = dict(enumerate(output))
+    if fields is None or depth >= _MAX_DEPTH:
+        return [("output", output)], None
+    out: list[tuple[str, Any]] = []
+    specs = []
+    for key, value in fields.items():
+        held, held_spec = leaves(value, depth + 1)
+        out.extend((f"output[{key!r}]" + name[len("output") :], v) for name, v in held)
+        specs.append((key, held_spec))
+    return out, (type(output).__name__, tuple(specs))
 
 
 def detached(output: Any) -> Any:

@@ -107,6 +107,65 @@ def test_random_or_stateful_outputs_are_not_compared():
     assert torch.equal(torch.rand(2), expected)
 
 
+def test_an_output_container_pytree_does_not_know_is_compared_by_its_fields():
+    # diffusers' UNet2DModel returns a BaseOutput, a dataclass that is an
+    # OrderedDict and no pytree node: it read as "no output is a tensor".
+    import collections
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Output(collections.OrderedDict):
+        sample: torch.Tensor
+
+        def __post_init__(self) -> None:
+            self["sample"] = self.sample
+
+    # diffusers registers it with pytree, but without key paths, so that
+    # tree_flatten_with_path raises on it.
+    from torch.utils import _pytree as pytree
+
+    @dataclasses.dataclass
+    class Registered(collections.OrderedDict):
+        sample: torch.Tensor
+
+        def __post_init__(self) -> None:
+            self["sample"] = self.sample
+
+    pytree.register_pytree_node(
+        Registered, lambda o: ([o.sample], None), lambda values, _: Registered(*values)
+    )
+
+    @dataclasses.dataclass
+    class Plain:
+        sample: torch.Tensor
+        steps: int
+
+    class Wrapped(torch.nn.Module):
+        def __init__(self, kind) -> None:
+            super().__init__()
+            self.pair = Pair()
+            self.kind = kind
+
+        def forward(self, x):
+            logits = self.pair(x)["logits"]
+            return Plain(logits, 2) if self.kind is Plain else self.kind(logits)
+
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        model = Wrapped(Output).eval()
+        same = check().run(model, model, (x,))
+        model = Wrapped(Plain).eval()
+        shifted = check().run(lambda x: Plain(model(x).sample + 0.5, 2), model, (x,))
+    assert same["status"] == "match" and same["leaves"] == 1
+    with torch.no_grad():
+        model = Wrapped(Registered).eval()
+        registered = check().run(lambda x: Registered(model(x).sample * 2), model, (x,))
+    assert registered["status"] == "differ"
+    assert registered["worst"][0]["path"] == "output['sample']"
+    assert shifted["status"] == "differ" and shifted["leaves"] == 2
+    assert shifted["worst"][0]["path"] == "output['sample']"
+
+
 def test_outputs_with_nothing_to_compare_say_so():
     fields = check().run(lambda x: "text", lambda x: "text", (torch.ones(1),))
     assert fields["status"] == "skipped" and "nothing was compared" in fields["message"]
