@@ -88,6 +88,16 @@ const Graph* graphOf(const Run& run, const std::string& function) {
         if (g.function == function)
             return &g;
     }
+    // "LongformerModel.forward": the probe's name for the model's forward
+    // reached through a library's wrapper, whose graph is the plain "forward"
+    // of the model itself (frame module "").
+    const size_t dot = function.rfind('.');
+    if (dot == std::string::npos)
+        return nullptr;
+    for (const auto& g : run.graphs) {
+        if (g.function == function.substr(dot + 1) && g.frameModule && g.frameModule->empty())
+            return &g;
+    }
     return nullptr;
 }
 
