@@ -828,23 +828,28 @@ std::vector<std::string> dynamicSiblings(const std::vector<Run>& runs, size_t r)
     return out;
 }
 
-// The package of a recompiled frame's code ("transformers"), from its graph
-// or the library code torch compiled around it; empty for the user's code and torch's.
-std::string packageOfFrame(const Run& run, const FunctionRecompiles& fr) {
-    const Graph* graph = graphOf(run, fr.function);
-    std::string package = graph ? installedPackage(graph->file) : std::string();
-    if (package.empty() && !fr.libraryFrame.empty())
-        package = installedPackage(fr.libraryFrame);
-    // A frame that compiled no graph (transformers' checkpointing wrapper):
-    // where a break's stack passes through it.
-    for (size_t b = 0; package.empty() && !graph && b < run.graphBreaks.size(); ++b) {
+// The package of a recompiled frame's code ("transformers"), from its graph,
+// the library code torch compiled around it or a break's stack through it;
+// "" for the user's code and torch's; nullopt where nothing gives its file (a
+// dataclass's generated __init__, which compiled no graph).
+std::optional<std::string> packageOfFrame(const Run& run, const FunctionRecompiles& fr) {
+    std::optional<std::string> file;
+    if (const Graph* graph = graphOf(run, fr.function))
+        file = graph->file;
+    else if (!fr.libraryFrame.empty())
+        file = fr.libraryFrame;
+    // A frame that compiled no graph (transformers' checkpointing wrapper).
+    for (size_t b = 0; !file && b < run.graphBreaks.size(); ++b) {
         for (const auto& frame : run.graphBreaks[b].frames) {
             if (frame.function == fr.function) {
-                package = installedPackage(frame.file);
+                file = frame.file;
                 break;
             }
         }
     }
+    if (!file)
+        return std::nullopt;
+    const std::string package = installedPackage(*file);
     return package == "torch" ? std::string() : package;
 }
 
@@ -869,15 +874,17 @@ void foldLibraryFrames(const Run& run, std::vector<FunctionRecompiles>& function
     if (root == functions.end())
         return;
     for (auto& fr : functions) {
+        const auto package = packageOfFrame(run, fr);
         if (&fr == &*root || fr.foldedIntoCaller || fr.limit || !inSweep(fr) ||
-            packageOfFrame(run, fr).empty())
+            (package && package->empty()))
             continue;
         root->following.push_back(&fr);
         fr.foldedIntoCaller = true;
     }
 }
 
-// "14 frames of transformers's code (30 recompiles)", `named`: ": _pad_to_window_size 2, …"
+// "14 frames of transformers's code (30 recompiles)", `named`: ": _pad_to_window_size 2, …";
+// frames of no known file ("and 1 frame with no file to place it") told as such.
 std::string followingText(const Run& run, const std::vector<const FunctionRecompiles*>& following,
                           bool named) {
     int recompiles = 0;
@@ -890,11 +897,22 @@ std::string followingText(const Run& run, const std::vector<const FunctionRecomp
     if (following.size() > names.size())
         names.push_back(std::to_string(following.size() - names.size()) + " more");
     std::set<std::string> packages;
-    for (const auto* fr : following)
-        packages.insert(packageOfFrame(run, *fr));
-    return plural(static_cast<long long>(following.size()), "frame", "frames") + " of " +
-           (packages.size() == 1 ? *packages.begin() + "'s code" : std::string("library code")) +
-           " (" + plural(recompiles, "recompile", "recompiles") +
+    long long placed = 0;
+    for (const auto* fr : following) {
+        if (const auto package = packageOfFrame(run, *fr)) {
+            packages.insert(*package);
+            ++placed;
+        }
+    }
+    const long long unplaced = static_cast<long long>(following.size()) - placed;
+    std::string frames;
+    if (placed > 0)
+        frames = plural(placed, "frame", "frames") + " of " +
+                 (packages.size() == 1 ? *packages.begin() + "'s code" : "library code");
+    if (unplaced > 0)
+        frames += (frames.empty() ? "" : " and ") + plural(unplaced, "frame", "frames") +
+                  " with no file to place " + (unplaced == 1 ? "it" : "them");
+    return frames + " (" + plural(recompiles, "recompile", "recompiles") +
            (named ? "): " + joinWords(names) : ")");
 }
 

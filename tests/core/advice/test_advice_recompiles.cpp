@@ -184,6 +184,13 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFin
              "13/0: tensor 'hidden_states' size mismatch at index 0. expected 2, "
              "actual 8",
              "sweep");
+    // A dataclass's generated __init__ compiled no graph: no file to place it.
+    cs::core::Recompile init;
+    init.function = "__init__";
+    init.reason = "21/0: tensor 'kwargs['last_hidden_state']' size mismatch at index 1. "
+                  "expected 40, actual 64";
+    init.phase = "sweep";
+    run.recompiles.push_back(init);
     // The user's own helper, and a library frame that recompiled while measuring.
     addFrame("pool", "/m/variable_length.py",
              "30/0: tensor 'h' size mismatch at index 1. expected 40, actual 64", "sweep");
@@ -197,16 +204,17 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFin
     });
     ASSERT_NE(forward, shape.end());
     EXPECT_EQ(forward->title, "LongformerModel.forward (modeling_longformer.py:30) recompiled 1 "
-                              "time because "
-                              "dimension 1 of tokens changed, and so did 3 frames of "
-                              "transformers's code (3 recompiles)");
+                              "time because dimension 1 of tokens changed, and so did 3 frames of "
+                              "transformers's code and 1 frame with no file to place it (4 "
+                              "recompiles)");
     EXPECT_EQ(forward->severity, Severity::Warning); // not the one automatic recompile alone
     EXPECT_TRUE(hasLine(forward->evidence,
                         "the same calls of the input sweep recompiled 3 frames of "
-                        "transformers's code (3 recompiles): _pad_to_window_size 1, "
-                        "_sliding_chunks_query_key_matmul (after the break at line 776) 1 and "
-                        "_chunk 1, frames torch compiled on their own after the breaks in that "
-                        "code: their guards follow the new sizes (Compare tab)"))
+                        "transformers's code and 1 frame with no file to place it (4 "
+                        "recompiles): _pad_to_window_size 1, _sliding_chunks_query_key_matmul "
+                        "(after the break at line 776) 1, _chunk 1 and __init__ 1, frames torch "
+                        "compiled on their own after the breaks in that code: their guards "
+                        "follow the new sizes (Compare tab)"))
         << ::testing::PrintToString(forward->evidence);
     EXPECT_NE(forward->remedy.find("the library's frames recompile on the sizes they derive"),
               std::string::npos)
@@ -218,6 +226,7 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFin
                              [&](const Finding& f) { return f.title.rfind(start, 0) == 0; });
     };
     EXPECT_EQ(titled("_pad_to_window_size"), 0);
+    EXPECT_EQ(titled("__init__"), 0);
     EXPECT_EQ(titled("pool"), 1);
     EXPECT_EQ(titled("_merge"), 1);
 }
