@@ -32,6 +32,13 @@ def test_mlp_cold_starts_fresh_warm_and_from_artifacts(run_cli, tmp_path):
         assert run["compile_phases"]["first_call_ns"] > 0
         assert len(run["latency"]["samples_ns"]) == 10
 
+    # The warm and artifacts starts hit the entries their priming runs filled:
+    # no Inductor code generation, no C++ build phase. A priming run compiled
+    # without the kernel profile's Inductor option missed them all.
+    for run in runs[1:]:
+        phases = {p["name"]: p["ns"] for p in run["compile_phases"]["phases"]}
+        assert phases["inductor_codegen"] == 0 and phases["cpp_triton_compile"] == 0, phases
+
     # The artifacts run loaded what its priming run saved, before its first
     # compile, and that load is part of its first call.
     artifacts = runs[2]

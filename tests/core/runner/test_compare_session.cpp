@@ -237,16 +237,20 @@ class CompareSessionTest : public QObject {
     }
 
     // The unmeasured priming run writes no TORCH_TRACE log; the rest of the
-    // options stay as the session asked.
+    // options stay as the session asked, the kernel profile's calls too: they
+    // set an Inductor option in the cache key, and a priming run without them
+    // filled entries the measured run missed.
     void primingRunWritesNoTorchTrace() {
         ProbeOptions options;
         options.python = "/usr/bin/python3";
         options.torchTraceDir = "/tmp/traces";
         options.cupti = false;
+        options.profileCalls = 50;
         const ProbeOptions primed = primingOptions(options);
         QVERIFY(primed.torchTraceDir.empty());
         QCOMPARE(primed.python, options.python);
         QCOMPARE(primed.cupti, false);
+        QCOMPARE(primed.profileCalls, 50);
     }
 };
 
