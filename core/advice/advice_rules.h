@@ -3,6 +3,7 @@
 // with evidence; none of them writes generic advice.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/advice/advice.h"
@@ -37,6 +38,14 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out);
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out);
 // A first call that compiles for longer than the set time: its dominant phase and the levers.
 void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out);
+// A Python loop Dynamo unrolled into one of run's graphs (UnrolledLoop), for
+// the rules about warmup and compile time: the evidence line and the remedy's
+// sentence; both empty when no graph holds one.
+struct UnrolledLoopText {
+    std::string evidence;
+    std::string remedy;
+};
+UnrolledLoopText unrolledLoopText(const Run& run);
 // Peak memory above eager's by more than the set fraction.
 void memoryRule(const AdviceInput& input, std::vector<Finding>& out);
 // Compiled outputs that are not eager's on the same inputs.

@@ -89,6 +89,10 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
                           "settings (--settings ...,aoti; GUI: tick aoti)";
             }
         }
+        if (const UnrolledLoopText loop = unrolledLoopText(run); !loop.evidence.empty()) {
+            f.evidence.push_back(loop.evidence);
+            remedy += ". Where the warmup comes from: " + loop.remedy;
+        }
         f.remedy = remedy + ".";
         f.gain = "eager saves " + formatDuration(extra - saved * calls) + " of wall time over " +
                  formatCount(calls) + " calls";

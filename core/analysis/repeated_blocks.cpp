@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <tuple>
 
 namespace cs::core {
 
@@ -118,6 +119,62 @@ std::string modulePathCode(const std::string& path, const std::string& root) {
         code += isIndex(part) ? "[" + part + "]" : "." + part;
     }
     return code;
+}
+
+namespace {
+
+constexpr int kMinIterations = 16;
+constexpr double kLoopShare = 0.5;
+
+bool isOpNode(const GraphNode& node) {
+    return node.op == "call_function" || node.op == "call_method" || node.op == "call_module";
+}
+
+} // namespace
+
+UnrolledLoop unrolledLoop(const Run& run) {
+    UnrolledLoop best;
+    for (size_t g = 0; g < run.graphs.size(); ++g) {
+        const Graph& graph = run.graphs[g];
+        std::map<std::tuple<std::string, int, std::string, std::string>, int> repeats;
+        std::map<std::pair<std::string, int>, size_t> nodesAt;
+        std::map<std::pair<std::string, int>, size_t> firstAt; // the body's first line runs first
+        size_t total = 0;
+        for (const auto& node : graph.nodes) {
+            if (!isOpNode(node) || node.file.empty() || node.line <= 0)
+                continue;
+            firstAt.try_emplace({node.file, node.line}, total);
+            ++total;
+            ++repeats[{node.file, node.line, node.target, node.module}];
+            ++nodesAt[{node.file, node.line}];
+        }
+        // Per line, the op that repeats most there.
+        std::map<std::pair<std::string, int>, int> mostAt;
+        for (const auto& [key, count] : repeats) {
+            int& most = mostAt[{std::get<0>(key), std::get<1>(key)}];
+            most = std::max(most, count);
+        }
+        std::pair<std::string, int> top;
+        int iterations = 0;
+        for (const auto& [at, most] : mostAt) {
+            if (most > iterations || (most == iterations && firstAt[at] < firstAt[top])) {
+                top = at;
+                iterations = most;
+            }
+        }
+        if (iterations < kMinIterations)
+            continue;
+        size_t inLoop = 0;
+        for (const auto& [at, most] : mostAt) {
+            if (most == iterations)
+                inLoop += nodesAt[at];
+        }
+        if (static_cast<double>(inLoop) < kLoopShare * static_cast<double>(total) ||
+            (best.found() && inLoop <= best.loopNodes))
+            continue;
+        best = {static_cast<int>(g), top.first, top.second, iterations, inLoop, total};
+    }
+    return best;
 }
 
 } // namespace cs::core

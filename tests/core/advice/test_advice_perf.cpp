@@ -179,6 +179,42 @@ INSTANTIATE_TEST_SUITE_P(Advice, WarmupTable, ::testing::ValuesIn(kWarmup), [](c
     return name;
 });
 
+cs::core::Run slowWarmupRun() {
+    return timedRun("default", {90 * kUs + 10'010 * kUs, 90 * kUs}, constant(30, 90 * kUs));
+}
+
+// A warmup spent compiling a Python loop unrolled: the finding says where the
+// compile comes from and what compiling the body alone trades.
+TEST(AdviceWarmup, AnUnrolledLoopIsWhereTheWarmupComesFrom) {
+    auto compiled = slowWarmupRun();
+    cs::core::Graph graph;
+    for (int step = 0; step < 50; ++step) {
+        cs::core::GraphNode node;
+        node.name = "gru_cell_" + std::to_string(step);
+        node.op = "call_function";
+        node.target = "torch.gru_cell";
+        node.file = "/m/rnn_loop.py";
+        node.line = 27;
+        node.module = "cell";
+        graph.nodes.push_back(node);
+    }
+    compiled.graphs.push_back(graph);
+    const auto f = withRule(advise(reportOf({eagerRun(), compiled})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_TRUE(hasLine(f[0].evidence,
+                        "graph 0 holds a Python loop unrolled 50 times: the ops of "
+                        "rnn_loop.py:27 and the lines with it repeat once per iteration, 50 of "
+                        "its 50 ops (Graphs tab); Dynamo traces every iteration, so the compile "
+                        "grows with the trip count, and a call with another trip count compiles "
+                        "it all again"))
+        << ::testing::PrintToString(f[0].evidence);
+    EXPECT_NE(f[0].remedy.find("compiling only its body"), std::string::npos) << f[0].remedy;
+    // Without the graph, no word of a loop.
+    const auto plain = withRule(advise(reportOf({eagerRun(), slowWarmupRun()})), "perf.warmup");
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain[0].remedy.find("loop"), std::string::npos) << plain[0].remedy;
+}
+
 TEST(AdviceWarmup, OptionsSavedInTheReportAreUsed) {
     auto compiled =
         timedRun("default", {90 * kUs + 10'010 * kUs, 90 * kUs}, constant(30, 90 * kUs));

@@ -108,3 +108,57 @@ TEST(RepeatedBlocks, PathsAsPythonReachesThem) {
 }
 
 } // namespace
+
+namespace {
+
+// A graph of `others` distinct ops, then `iterations` copies of a loop body:
+// one node per (line, module) given, all in /m/loop.py.
+cs::core::Run loopRun(int iterations, const std::vector<std::pair<int, std::string>>& body,
+                      int others = 2) {
+    cs::core::Run run;
+    cs::core::Graph graph;
+    const auto add = [&](int line, const std::string& module, const std::string& target) {
+        cs::core::GraphNode node;
+        node.name = "n" + std::to_string(graph.nodes.size());
+        node.op = "call_function";
+        node.target = target;
+        node.file = "/m/loop.py";
+        node.line = line;
+        node.module = module;
+        graph.nodes.push_back(node);
+    };
+    for (int i = 0; i < others; ++i) // ops that do not repeat
+        add(5 + i, "", "torch.op" + std::to_string(i));
+    for (int i = 0; i < iterations; ++i)
+        for (const auto& [line, module] : body)
+            add(line, module, "torch.gru_cell");
+    run.graphs.push_back(graph);
+    return run;
+}
+
+} // namespace
+
+// A GRUCell stepped over 200 time steps in forward, as Dynamo captured it:
+// the loop is found at its body's first line, with every node of its body.
+TEST(UnrolledLoops, TheSameOpOfTheSameModuleOnceAStepIsALoop) {
+    const auto loop = cs::core::unrolledLoop(loopRun(200, {{27, "cell"}, {8, ""}}));
+    ASSERT_TRUE(loop.found());
+    EXPECT_EQ(loop.graph, 0);
+    EXPECT_EQ(loop.line, 27); // the body's first line, not the lowest number
+    EXPECT_EQ(loop.iterations, 200);
+    EXPECT_EQ(loop.loopNodes, 400u);
+    EXPECT_EQ(loop.totalNodes, 402u);
+}
+
+// Twenty layers repeat the same ops at the same lines, but each under its
+// own module path: a stack of blocks (regional compilation's case), no loop.
+// Nor are a few steps, or a loop that is a small part of the graph.
+TEST(UnrolledLoops, LayersFewStepsOrASmallShareAreNone) {
+    std::vector<std::pair<int, std::string>> layers;
+    for (int i = 0; i < 20; ++i)
+        layers.emplace_back(12, "layers." + std::to_string(i));
+    EXPECT_FALSE(cs::core::unrolledLoop(loopRun(1, layers)).found());
+    EXPECT_FALSE(cs::core::unrolledLoop(loopRun(15, {{27, "cell"}})).found());
+    EXPECT_FALSE(cs::core::unrolledLoop(loopRun(16, {{27, "cell"}}, 17)).found());
+    EXPECT_TRUE(cs::core::unrolledLoop(loopRun(16, {{27, "cell"}}, 16)).found());
+}
