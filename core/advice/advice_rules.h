@@ -44,6 +44,8 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out);
 struct UnrolledLoopText {
     std::string evidence;
     std::string remedy;
+    std::string file; // the loop body's first line: where the finding points
+    int line = 0;
 };
 UnrolledLoopText unrolledLoopText(const Run& run);
 // Peak memory above eager's by more than the set fraction.

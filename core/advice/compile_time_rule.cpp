@@ -82,7 +82,8 @@ UnrolledLoopText unrolledLoopText(const Run& run) {
                 " is compiled unrolled: compiling only its body (torch.compile on the module or "
                 "function it calls each step) compiles once for every trip count, but pays a "
                 "compiled call per step, which can make the whole call slower than eager: "
-                "measure it (setting as-written) before keeping it"};
+                "measure it (setting as-written) before keeping it",
+            loop.file, loop.line};
 }
 
 void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -164,6 +165,8 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (const UnrolledLoopText loop = unrolledLoopText(run); !loop.evidence.empty()) {
             f.evidence.push_back(loop.evidence);
             levers.push_back(loop.remedy);
+            f.file = loop.file;
+            f.line = loop.line;
         }
         // A start the aoti setting measured: what a package load costs instead.
         if (run.setting.mode != "aoti") {

@@ -92,6 +92,8 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (const UnrolledLoopText loop = unrolledLoopText(run); !loop.evidence.empty()) {
             f.evidence.push_back(loop.evidence);
             remedy += ". Where the warmup comes from: " + loop.remedy;
+            f.file = loop.file;
+            f.line = loop.line;
         }
         f.remedy = remedy + ".";
         f.gain = "eager saves " + formatDuration(extra - saved * calls) + " of wall time over " +

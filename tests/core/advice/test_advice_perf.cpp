@@ -209,6 +209,8 @@ TEST(AdviceWarmup, AnUnrolledLoopIsWhereTheWarmupComesFrom) {
                         "it all again"))
         << ::testing::PrintToString(f[0].evidence);
     EXPECT_NE(f[0].remedy.find("compiling only its body"), std::string::npos) << f[0].remedy;
+    EXPECT_EQ(f[0].file, "/m/rnn_loop.py"); // the Advice list's "where": the loop
+    EXPECT_EQ(f[0].line, 27);
     // Without the graph, no word of a loop.
     const auto plain = withRule(advise(reportOf({eagerRun(), slowWarmupRun()})), "perf.warmup");
     ASSERT_EQ(plain.size(), 1u);
