@@ -157,7 +157,7 @@ UnrolledLoop unrolledLoop(const Run& run) {
         std::pair<std::string, int> top;
         int iterations = 0;
         for (const auto& [at, most] : mostAt) {
-            if (most > iterations || (most == iterations && firstAt[at] < firstAt[top])) {
+            if (most > iterations || (most == iterations && firstAt.at(at) < firstAt.at(top))) {
                 top = at;
                 iterations = most;
             }

@@ -107,6 +107,8 @@ def leaves(output: Any, depth: int = 0) -> tuple[list[tuple[str, Any]], Any]:
 
 
 def _leaves_by_fields(output: Any, depth: int) -> tuple[list[tuple[str, Any]], Any]:
+    """leaves() of a value pytree could not key: its fields (or items) one by
+    one, each named by its key; the value whole where it has none."""
     fields = _fields_of(output)
     if fields is None and isinstance(output, (list, tuple)):
         fields = dict(enumerate(output))
