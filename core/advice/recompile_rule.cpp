@@ -208,6 +208,51 @@ bool inputsNeverChanged(const Run& run) {
     });
 }
 
+// The graph of the frame a function's first recompile is about (its compile
+// id's frame, "15" of "15/0: ..."): a model's many forwards share the name,
+// and the first graph named so is another module's (SwitchTransformers: the
+// block's forward at :543 for an expert's at :147).
+const Graph* graphOfFrame(const Run& run, const FunctionRecompiles& fr) {
+    // "LongformerModel.forward" names the graph "forward" of the model's own frame.
+    const auto named = [&](const std::string& function) {
+        const std::string qualified = "." + function;
+        return fr.function == function ||
+               (fr.function.size() > qualified.size() &&
+                fr.function.compare(fr.function.size() - qualified.size(), qualified.size(),
+                                    qualified) == 0);
+    };
+    const std::string frame = fr.events.empty() ? "" : frameId(fr.events.front()->reason);
+    for (const auto& g : run.graphs) {
+        if (!frame.empty() && g.compileId.rfind(frame + "/", 0) == 0 && named(g.function))
+            return &g;
+    }
+    return graphOf(run, fr.function);
+}
+
+// Whether the frame is the own forward of one of the model's submodules (an
+// MoE expert), which gets its sizes from the model's code upstream; not a
+// library's wrapper around a forward, nor the model's forward itself.
+bool submoduleForward(const Graph* graph, const FunctionRecompiles& fr) {
+    return graph && graph->frameModule && !graph->frameModule->empty() && fr.libraryFrame.empty() &&
+           core::functionName(fr.function) == "forward";
+}
+
+// Whether the run decodes with transformers' generate: a graph or a break's
+// frame in its generation code. Its levers (a static cache, compiling the
+// forward alone) say nothing of sizes a model makes inside itself.
+bool decodesWithGenerate(const Run& run) {
+    const auto generation = [](const std::string& file) {
+        return file.find("/generation/") != std::string::npos;
+    };
+    return std::any_of(run.graphs.begin(), run.graphs.end(),
+                       [&](const Graph& g) { return generation(g.file); }) ||
+           std::any_of(run.graphBreaks.begin(), run.graphBreaks.end(), [&](const GraphBreak& b) {
+               return std::any_of(b.frames.begin(), b.frames.end(), [&](const SourceFrame& f) {
+                   return generation(f.file) || f.function == "generate";
+               });
+           });
+}
+
 // The installed package whose own frame recompiled while every call passed
 // the same inputs ("transformers": generate's loop growing the sequence), so
 // the package built the new sizes itself; empty otherwise. A user's forward
@@ -236,7 +281,8 @@ const OwnCompile* ownCallOfFrame(const Report& report, const Run& run, const Gra
 }
 
 std::string libraryFrameRemedy(const std::string& fn, const std::string& package,
-                               const DimChange& d, bool onlyAutomatic, const OwnCompile* ownCall) {
+                               const DimChange& d, bool onlyAutomatic, const OwnCompile* ownCall,
+                               bool decoding, bool insideModel) {
     std::string text = fn + " is code in " + package +
                        ", and every call passed the same inputs: " + package +
                        " made the new sizes of " + dimName(d) +
@@ -250,15 +296,21 @@ std::string libraryFrameRemedy(const std::string& fn, const std::string& package
                 " already compiles only the forward, and the code that calls it passes the new "
                 "sizes. Choose one: (1) dynamic=True in that call: every size symbolic from the "
                 "first compile";
-        if (package == "transformers")
+        if (package == "transformers" && decoding)
             text += "; (2) generate(..., cache_implementation=\"static\"): the cache keeps one "
                     "shape, so the decoding steps after the first share one graph";
         return text + ".";
     }
+    // A module of the model (an MoE expert given the tokens routed to it):
+    // no code around the forward to leave out of the compile.
+    if (insideModel && !decoding)
+        return text + "Compile with torch.compile(..., dynamic=True): every size symbolic from "
+                      "the first compile. Under dynamic=auto torch makes the dimension symbolic "
+                      "after it first changes, so these recompiles stop after a few.";
     text += "Choose one: (1) torch.compile(..., dynamic=True): every size symbolic from the first "
             "compile; (2) compile only the model's own forward, so that the code in " +
             package + " around it runs eagerly";
-    if (package == "transformers")
+    if (package == "transformers" && decoding)
         text += " (model.forward = torch.compile(model.forward) rather than compiling a function "
                 "that calls generate(); with cache_implementation=\"static\" every decoding step "
                 "then has the same shapes)";
@@ -1043,7 +1095,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
         for (const auto& fr : functions) {
             if (fr.foldedIntoCaller)
                 continue;
-            const Graph* graph = graphOf(run, fr.function);
+            const Graph* graph = graphOfFrame(run, fr);
             // Under as-written, the file's own call that compiled this frame
             // set its dynamic=, not the setting.
             const OwnCompile* ownCall = ownCallOfFrame(input.report, run, graph);
@@ -1152,10 +1204,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back(std::move(line));
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
                 const bool canMark = builder.empty() && markable(run, fr.function, main);
-                f.remedy = canMark ? remedyFor(seen.dim, with, seen.complete)
-                           : !builder.empty()
-                               ? libraryFrameRemedy(fn, builder, main, onlyAutomatic, ownCall)
-                               : resumedFrameRemedy(fr.function, main);
+                f.remedy =
+                    canMark ? remedyFor(seen.dim, with, seen.complete)
+                    : !builder.empty()
+                        ? libraryFrameRemedy(fn, builder, main, onlyAutomatic, ownCall,
+                                             decodesWithGenerate(run), submoduleForward(graph, fr))
+                        : resumedFrameRemedy(fr.function, main);
                 if (onlyAutomatic && canMark)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
                                "compile: " +
@@ -1476,7 +1530,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 std::string cause;
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
                 if (!fr.dims.empty() && !builder.empty()) {
-                    cause = libraryFrameRemedy(fn, builder, fr.dims.front(), false, ownCall);
+                    cause =
+                        libraryFrameRemedy(fn, builder, fr.dims.front(), false, ownCall,
+                                           decodesWithGenerate(run), submoduleForward(graph, fr));
                 } else if (!fr.dims.empty() && markable(run, fr.function, fr.dims.front())) {
                     // Past the limit, sizes compile no graph: the guards miss them.
                     const SizesSeen seen = sizesSeen(run, fr.dims.front(), false);

@@ -749,6 +749,45 @@ TEST(AdviceRecompiles, AGrowingKvCacheSaysStaticCache) {
 // A function calling transformers' generate(), compiled: the loop's frames
 // recompile as the sequence grows by a token per step, on tensors generate
 // builds itself. Seen on a 2-layer GPT-2 (transformers 5.25, aot_eager).
+// SwitchTransformers' encoder (torch 2.15): an expert's forward gets the
+// tokens routed to it, so its first dimension changes on the same inputs.
+// The finding sits at that expert's graph, not at the first graph named
+// forward, and tells no generate() lever: nothing here decodes.
+TEST(AdviceRecompiles, AnExpertGivenRoutedTokensIsNotToldOfGenerate) {
+    const std::string st = "/venv/lib/python3.11/site-packages/transformers/models/"
+                           "switch_transformers/modeling_switch_transformers.py";
+    auto run = timedRun("default", {}, {});
+    run.setting.dynamic = "auto";
+    const auto graph = [&](int line, const std::string& module, const std::string& id) {
+        cs::core::Graph g;
+        g.function = "forward";
+        g.file = st;
+        g.line = line;
+        g.frameModule = module;
+        g.compileId = id;
+        run.graphs.push_back(g);
+    };
+    graph(543, "encoder.block.0", "10/0");
+    graph(147, "encoder.block.0.layer.1.mlp.experts.expert_0", "15/0");
+    for (auto [from, to] : {std::pair{22, 12}, std::pair{12, 9}}) {
+        cs::core::Recompile r;
+        r.function = "forward";
+        r.reason = "15/0: tensor 'hidden_states' size mismatch at index 0. expected " +
+                   std::to_string(from) + ", actual " + std::to_string(to);
+        run.recompiles.push_back(r);
+    }
+    const auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_EQ(shape[0].line, 147);
+    EXPECT_NE(shape[0].remedy.find("Under dynamic=auto torch makes the dimension symbolic after "
+                                   "it first changes"),
+              std::string::npos)
+        << shape[0].remedy;
+    EXPECT_EQ(shape[0].remedy.find("generate"), std::string::npos) << shape[0].remedy;
+    EXPECT_EQ(shape[0].remedy.find("model.forward = torch.compile"), std::string::npos)
+        << shape[0].remedy;
+}
+
 TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByItsNames) {
     auto run = timedRun("default", {}, {});
     run.setting.dynamic = "auto";
