@@ -282,7 +282,7 @@ const OwnCompile* ownCallOfFrame(const Report& report, const Run& run, const Gra
 
 std::string libraryFrameRemedy(const std::string& fn, const std::string& package,
                                const DimChange& d, bool onlyAutomatic, const OwnCompile* ownCall,
-                               bool decoding, bool insideModel) {
+                               bool decoding, bool submodule) {
     std::string text = fn + " is code in " + package +
                        ", and every call passed the same inputs: " + package +
                        " made the new sizes of " + dimName(d) +
@@ -303,7 +303,7 @@ std::string libraryFrameRemedy(const std::string& fn, const std::string& package
     }
     // A module of the model (an MoE expert given the tokens routed to it):
     // no code around the forward to leave out of the compile.
-    if (insideModel && !decoding)
+    if (submodule && !decoding)
         return text + "Compile with torch.compile(..., dynamic=True): every size symbolic from "
                       "the first compile. Under dynamic=auto torch makes the dimension symbolic "
                       "after it first changes, so these recompiles stop after a few.";
