@@ -83,19 +83,24 @@ struct FunctionRecompiles {
     std::string freed;
 };
 
+// Whether a recompile's function names a graph's: the same, or qualified by
+// its class ("LongformerModel.forward", the probe's name for the model's
+// forward reached through a library's wrapper, for the graph "forward").
+bool namesGraph(const std::string& function, const Graph& g) {
+    const std::string qualified = "." + g.function;
+    return function == g.function ||
+           (function.size() > qualified.size() &&
+            function.compare(function.size() - qualified.size(), qualified.size(), qualified) == 0);
+}
+
 const Graph* graphOf(const Run& run, const std::string& function) {
     for (const auto& g : run.graphs) {
         if (g.function == function)
             return &g;
     }
-    // "LongformerModel.forward": the probe's name for the model's forward
-    // reached through a library's wrapper, whose graph is the plain "forward"
-    // of the model itself (frame module "").
-    const size_t dot = function.rfind('.');
-    if (dot == std::string::npos)
-        return nullptr;
+    // A qualified name: the graph of the model's own forward (frame module "").
     for (const auto& g : run.graphs) {
-        if (g.function == function.substr(dot + 1) && g.frameModule && g.frameModule->empty())
+        if (namesGraph(function, g) && g.frameModule && g.frameModule->empty())
             return &g;
     }
     return nullptr;
@@ -213,17 +218,9 @@ bool inputsNeverChanged(const Run& run) {
 // and the first graph named so is another module's (SwitchTransformers: the
 // block's forward at :543 for an expert's at :147).
 const Graph* graphOfFrame(const Run& run, const FunctionRecompiles& fr) {
-    // "LongformerModel.forward" names the graph "forward" of the model's own frame.
-    const auto named = [&](const std::string& function) {
-        const std::string qualified = "." + function;
-        return fr.function == function ||
-               (fr.function.size() > qualified.size() &&
-                fr.function.compare(fr.function.size() - qualified.size(), qualified.size(),
-                                    qualified) == 0);
-    };
     const std::string frame = fr.events.empty() ? "" : frameId(fr.events.front()->reason);
     for (const auto& g : run.graphs) {
-        if (!frame.empty() && g.compileId.rfind(frame + "/", 0) == 0 && named(g.function))
+        if (!frame.empty() && g.compileId.rfind(frame + "/", 0) == 0 && namesGraph(fr.function, g))
             return &g;
     }
     return graphOf(run, fr.function);
@@ -886,7 +883,7 @@ std::vector<std::string> dynamicSiblings(const std::vector<Run>& runs, size_t r)
 // dataclass's generated __init__, which compiled no graph).
 std::optional<std::string> packageOfFrame(const Run& run, const FunctionRecompiles& fr) {
     std::optional<std::string> file;
-    if (const Graph* graph = graphOf(run, fr.function))
+    if (const Graph* graph = graphOfFrame(run, fr))
         file = graph->file;
     else if (!fr.libraryFrame.empty())
         file = fr.libraryFrame;

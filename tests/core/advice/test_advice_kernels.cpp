@@ -232,20 +232,24 @@ TEST(KernelRule, FallbacksOnComplexTensorsSayInductorWritesNoCodeForThem) {
     }
 }
 
+// The fallback kernel at `index` of the run's code and profile, renamed.
+void renameKernel(cs::core::Run& run, size_t index, const std::string& name) {
+    run.code[0].kernels[index].name = name;
+    run.kernelProfile.kernels[index].name = name;
+}
+
 // FFTs are library transforms under any mode: like fused attention they are
 // left out of the fallback share, and named as left out where other
 // fallbacks make the finding.
 TEST(KernelRule, FftsAreLeftOutOfTheFallbacksAndNamed) {
     const std::string fft = "torch.ops.aten._fft_r2c.default";
     cs::core::Run run = profiledRun(400'000, 300'000, 300'000, "fallback");
-    run.code[0].kernels[1].name = fft;
-    run.kernelProfile.kernels[1].name = fft;
+    renameKernel(run, 1, fft);
     EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.fallback").empty());
 
     cs::core::Run both = profiledRun(400'000, 300'000, 300'000, "fallback");
     addSecondNonzero(both, 200'000);
-    both.code[0].kernels.back().name = fft;
-    both.kernelProfile.kernels.back().name = fft;
+    renameKernel(both, both.code[0].kernels.size() - 1, fft);
     const auto found = withRule(advise(reportOf({both})), "kernel.fallback");
     ASSERT_EQ(found.size(), 1U);
     EXPECT_TRUE(anyEvidence(found.front(), "left out: FFTs, 20.0 µs per call"))
@@ -258,8 +262,7 @@ TEST(KernelRule, FftsAreLeftOutOfTheFallbacksAndNamed) {
 TEST(KernelRule, FusedAttentionIsLeftOutOfTheFallbacks) {
     const std::string sdpa = "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default";
     cs::core::Run run = profiledRun(400'000, 300'000, 300'000, "fallback");
-    run.code[0].kernels[1].name = sdpa;
-    run.kernelProfile.kernels[1].name = sdpa;
+    renameKernel(run, 1, sdpa);
     EXPECT_TRUE(withRule(advise(reportOf({run})), "kernel.fallback").empty());
 
     // With another fallback above a tenth, only that one counts.
