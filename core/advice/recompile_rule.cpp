@@ -62,6 +62,10 @@ struct TensorKindChange {
 
 struct FunctionRecompiles {
     std::string function;
+    // Torch's frame id ("15" of "15/0: ..."): the forwards of a model's
+    // modules share the name, each its own frame; empty when the reasons
+    // carry none (an imported log).
+    std::string frame;
     int recompiles = 0;
     const Recompile* limit = nullptr;
     std::vector<DimChange> dims;          // in the order first seen
@@ -213,14 +217,13 @@ bool inputsNeverChanged(const Run& run) {
     });
 }
 
-// The graph of the frame a function's first recompile is about (its compile
-// id's frame, "15" of "15/0: ..."): a model's many forwards share the name,
-// and the first graph named so is another module's (SwitchTransformers: the
-// block's forward at :543 for an expert's at :147).
+// The graph of the frame that recompiled: a model's many forwards share the
+// name, and the first graph named so is another module's (SwitchTransformers:
+// the block's forward at :543 for an expert's at :147).
 const Graph* graphOfFrame(const Run& run, const FunctionRecompiles& fr) {
-    const std::string frame = fr.events.empty() ? "" : frameId(fr.events.front()->reason);
     for (const auto& g : run.graphs) {
-        if (!frame.empty() && g.compileId.rfind(frame + "/", 0) == 0 && namesGraph(fr.function, g))
+        if (!fr.frame.empty() && g.compileId.rfind(fr.frame + "/", 0) == 0 &&
+            namesGraph(fr.function, g))
             return &g;
     }
     return graphOf(run, fr.function);
@@ -916,9 +919,7 @@ void foldLibraryFrames(const Run& run, std::vector<FunctionRecompiles>& function
                            [](const Recompile* rc) { return rc->phase == "sweep"; });
     };
     auto root = std::find_if(functions.begin(), functions.end(), [&](const FunctionRecompiles& fr) {
-        return !fr.foldedIntoCaller && !fr.dims.empty() && inSweep(fr) &&
-               std::any_of(fr.events.begin(), fr.events.end(),
-                           [](const Recompile* rc) { return frameId(rc->reason) == "0"; });
+        return !fr.foldedIntoCaller && !fr.dims.empty() && inSweep(fr) && fr.frame == "0";
     });
     if (root == functions.end())
         return;
@@ -975,12 +976,15 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (run.scaling && !run.scaling->dynamic)
             continue;
         std::vector<FunctionRecompiles> functions;
-        auto entry = [&](const std::string& name) -> FunctionRecompiles& {
+        auto entry = [&](const std::string& name, const std::string& frame) -> FunctionRecompiles& {
             for (auto& f : functions) {
-                if (f.function == name)
+                if (f.function == name && f.frame == frame)
                     return f;
             }
-            functions.push_back({name, 0, nullptr, {}, {}, {}, {}, {}, false, {}, {}, {}, {}, {}});
+            FunctionRecompiles added;
+            added.function = name;
+            added.frame = frame;
+            functions.push_back(std::move(added));
             return functions.back();
         };
         // The guard failure that hits the limit also arrives as a recompile
@@ -993,7 +997,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
         for (const auto& rc : run.recompiles) {
             if (!rc.limitHit && rc.function.empty() && limitReasons.count(rc.reason))
                 continue;
-            FunctionRecompiles& fr = entry(recompiledFunction(run, rc));
+            FunctionRecompiles& fr = entry(recompiledFunction(run, rc), frameId(rc.reason));
             if (fr.libraryFrame.empty())
                 fr.libraryFrame = rc.libraryFrame;
             if (rc.limitHit) {

@@ -26,9 +26,9 @@ TEST(AdviceLongText, EveryTextFieldOfALongRunIsAdvisedWithoutACrash) {
         makeBreak("", "graph break in loop\nframe skipped: forward (" + kRun + " line 3)",
                   "/m/model.py", 11, "y = g(x)"));
     for (int i = 0; i < 3; ++i)
-        run.recompiles.push_back({"forward",
-                                  std::to_string(i) + "/0: task == '" + kRun + "'\nFile \"" + kRun,
-                                  i + 2, "", i == 2, 8, "", "measure", i + 1});
+        run.recompiles.push_back(
+            {"forward", "0/" + std::to_string(i) + ": task == '" + kRun + "'\nFile \"" + kRun,
+             i + 2, "", i == 2, 8, "", "measure", i + 1});
     cs::core::Run failed = timedRun("default", {}, {});
     failed.status = cs::core::RunStatus::Failed;
     failed.error = cs::core::ErrorInfo{"compile_failed", "while compiling " + kRun,

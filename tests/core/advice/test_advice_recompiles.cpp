@@ -610,7 +610,7 @@ TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
     const char* tasks[] = {"'cls'", "'reg'"};
     for (int i = 0; i < 2; ++i)
         run.recompiles.push_back({"forward",
-                                  std::to_string(i) + "/0: task == " + tasks[i] +
+                                  "0/" + std::to_string(i) + ": task == " + tasks[i] +
                                       "   # return self._modules[key]  # "
                                       "nn/modules/container.py:561 in __getitem__",
                                   i + 2, "", false, 8, "", "warmup", i + 1});
@@ -624,7 +624,7 @@ TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
     EXPECT_EQ(found[0].remedy.find("torch.tensor(value)"), std::string::npos) << found[0].remedy;
     EXPECT_TRUE(found[0].gain.empty()) << found[0].gain; // a graph per task stays
     // Up to the recompile limit: a warning.
-    run.recompiles.push_back({"forward", "1/7: task == 'x7'", 9, "", true, 8, "", "measure", 9});
+    run.recompiles.push_back({"forward", "0/7: task == 'x7'", 9, "", true, 8, "", "measure", 9});
     found = withRule(advise(reportOf({run}), {}), "recompile.value");
     ASSERT_EQ(found.size(), 1u);
     EXPECT_EQ(found[0].severity, Severity::Warning);
@@ -676,7 +676,7 @@ TEST(AdviceRecompiles, AValueGuardWithoutAClockKeepsTheTensorRemedy) {
     cs::core::Run run = timedRun("default", {}, {});
     for (int i = 1; i <= 3; ++i)
         run.recompiles.push_back({"forward",
-                                  std::to_string(i) + "/0: scale == " + std::to_string(i) +
+                                  "0/" + std::to_string(i - 1) + ": scale == " + std::to_string(i) +
                                       "  # y = x * scale  # m.py:9 in forward",
                                   i + 1, "", false, 8, "", "warmup", i});
     const auto found = withRule(advise(reportOf({run}), {}), "recompile.value");
@@ -786,6 +786,31 @@ TEST(AdviceRecompiles, AnExpertGivenRoutedTokensIsNotToldOfGenerate) {
     EXPECT_EQ(shape[0].remedy.find("generate"), std::string::npos) << shape[0].remedy;
     EXPECT_EQ(shape[0].remedy.find("model.forward = torch.compile"), std::string::npos)
         << shape[0].remedy;
+}
+
+// SwitchTransformers (recorded reasons): the expert's forward (frame 15) and
+// the attention's (frame 10) share the name; each is its own frame, and the
+// expert's finding counts its own recompile only.
+TEST(AdviceRecompiles, ForwardsOfTwoModulesAreTwoFrames) {
+    auto run = timedRun("default", {}, {});
+    run.setting.dynamic = "auto";
+    run.recompiles.push_back(
+        {"forward", "15/0: tensor 'hidden_states' size mismatch at index 0. expected 22, actual 12",
+         2, "", false, 8, "", "compile", 0});
+    run.recompiles.push_back({"forward",
+                              "10/0: self.mode == 1  # if self.mode == 1:  # "
+                              "modeling_switch_transformers.py:390 in forward",
+                              2, "", false, 8, "", "compile", 0});
+    const auto findings = advise(reportOf({run}), {});
+    const auto shape = withRule(findings, "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].title.find("recompiled 1 time because dimension 0 of hidden_states"),
+              std::string::npos)
+        << shape[0].title;
+    const auto value = withRule(findings, "recompile.value");
+    ASSERT_EQ(value.size(), 1u);
+    EXPECT_NE(value[0].title.find("recompiled 1 time because self.mode changed"), std::string::npos)
+        << value[0].title;
 }
 
 TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByItsNames) {
