@@ -85,6 +85,10 @@ struct FunctionRecompiles {
     // An object its guards held that a call freed ("L['___stack0']"): torch
     // drops the graph with it, so the next call compiles again.
     std::string freed;
+    // Guards on an argument's type, one per type compiled for: one function
+    // called for several classes (a decorator's wrapper around their methods).
+    std::vector<TypeGuardFailure> types;
+    std::string typesPackage; // the installed package the type guard's line lies in
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -562,9 +566,6 @@ bool isText(const ValueChange& v) {
            (v.values.front().front() == '\'' || v.values.front().front() == '"');
 }
 
-// A Python value torch compiled in as a constant, so every new value compiles
-// again: make it data (a tensor) or keep it out of the compiled call; a clock
-// reading in `function`, read outside it.
 // torch compiled a number argument as a symbol once it changed (automatic
 // dynamic, dynamic=auto): a graph of the function takes it as a SymInt or
 // SymFloat input, which later values reuse without compiling.
@@ -588,11 +589,90 @@ std::string symbolAfterRemedy(const ValueChange& v) {
            v.name + " as a tensor (torch.tensor(value)).";
 }
 
+// A number or flag held on the module whose frame compiled: "self.seed".
+bool moduleAttribute(const ValueChange& v) {
+    return v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
+}
+
+// The modules whose own frame compiled a graph of this function, in compile
+// order: several when each module of a class compiled its own.
+std::vector<std::string> modulesOfFrame(const Run& run, const FunctionRecompiles& fr) {
+    std::vector<std::string> modules;
+    for (const auto& g : run.graphs) {
+        if (fr.frame.empty() || g.compileId.rfind(fr.frame + "/", 0) != 0 ||
+            !namesGraph(fr.function, g) || !g.frameModule || g.frameModule->empty())
+            continue;
+        if (std::find(modules.begin(), modules.end(), *g.frameModule) == modules.end())
+            modules.push_back(*g.frameModule);
+    }
+    return modules;
+}
+
+// Whether a module's attribute differs between the modules of one class that
+// share the frame (BigBird's self.seed, the layer's index), rather than
+// changing between calls: each module compiles its own graph.
+// A counter each module bumps per call would recompile across calls instead:
+// these recompiles all came in one call.
+bool perModuleAttribute(const Run& run, const FunctionRecompiles& fr, const ValueChange& v) {
+    const bool oneCall = std::all_of(fr.events.begin(), fr.events.end(), [&](const Recompile* rc) {
+        return rc->callIndex == fr.events.front()->callIndex;
+    });
+    return moduleAttribute(v) && !isModeFlag(v) && !isText(v) && v.clock.empty() && oneCall &&
+           modulesOfFrame(run, fr).size() >= 2;
+}
+
+// "a, b, c, d and 6 more".
+std::string modulesText(const std::vector<std::string>& modules) {
+    constexpr size_t kShown = 3;
+    if (modules.size() <= kShown + 1)
+        return joinWords(modules);
+    std::vector<std::string> shown(modules.begin(), modules.begin() + kShown);
+    shown.push_back(std::to_string(modules.size() - kShown) + " more");
+    return joinWords(shown);
+}
+
+// torch's recompile limit as its events told it; 0 when unknown.
+int recompileLimit(const FunctionRecompiles& fr) {
+    if (fr.limit)
+        return fr.limit->limit;
+    return fr.events.empty() ? 0 : fr.events.front()->limit;
+}
+
+// Checked with torch 2.15 on transformers' BigBird (10 layers, each
+// attention's self.seed its layer's index): without the flag the attention's
+// forward compiled 9 times and hit the limit; with it, twice.
+std::string perModuleRemedy(const ValueChange& v, int limit) {
+    const bool integral =
+        std::all_of(v.values.begin(), v.values.end(), [](const std::string& value) {
+            static const std::regex integer(R"(^-?\d+$)");
+            return std::regex_match(value, integer);
+        });
+    const std::string limitText = limit > 0 ? " (" + std::to_string(limit) + ")" : "";
+    std::string text =
+        "torch treats " + v.name +
+        ", a number held on the module, as a constant, and each module of this class holds "
+        "its own value, so each compiles its own graph: a "
+        "model with more such modules than torch's recompile limit" +
+        limitText + " runs the rest eagerly. ";
+    if (integral)
+        text += "Set torch._dynamo.config.allow_unspec_int_on_nn_module = True before "
+                "compiling: torch then takes the modules' integer attributes as inputs, and "
+                "after one recompile a single graph serves every module (checked on BigBird's "
+                "10 layers: 2 compiles of the attention's forward instead of 9 and the limit). "
+                "Or hold it in a tensor (self.register_buffer(...)).";
+    else
+        text += "Hold it in a tensor (self.register_buffer(...)) so that it is data in one "
+                "graph.";
+    return text;
+}
+
+// A Python value torch compiled in as a constant, so every new value compiles
+// again: make it data (a tensor) or keep it out of the compiled call; a clock
+// reading in `function`, read outside it.
 std::string valueRemedy(const ValueChange& v, const std::string& function) {
     if (!v.clock.empty())
         return clockReadRemedy(v.clock, core::functionName(function));
-    const bool attribute =
-        v.name.rfind("self.", 0) == 0 || v.name.find("'self'") != std::string::npos;
+    const bool attribute = moduleAttribute(v);
     std::string text;
     if (isModeFlag(v))
         // Dropout and batch norm trace differently in each mode.
@@ -966,6 +1046,86 @@ std::string followingText(const Run& run, const std::vector<const FunctionRecomp
            (named ? "): " + joinWords(names) : ")");
 }
 
+// " (deprecation.py:131)" of a type guard's "deprecation.py:131 in wrapped_func".
+std::string typeGuardWhere(const TypeGuardFailure& t) {
+    const size_t in = t.where.find(" in ");
+    return t.where.empty() ? "" : " (" + t.where.substr(0, in) + ")";
+}
+
+// One function called with an argument of several types: torch keeps a graph
+// per type. A library's decorator wraps many classes' methods in one function
+// (transformers' deprecate_kwarg: BigBird's wrapped_func for the encoder, the
+// layer, …), so each class it meets at a frame's start compiles it again; the
+// other guards its calls failed (another method's arguments) are that too.
+// The title comes without the function and its place, which the caller knows.
+Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const std::string& label,
+                    const std::string& tabNote) {
+    const TypeGuardFailure& main = fr.types.front();
+    std::vector<std::string> types;
+    for (const auto& t : fr.types) {
+        if (t.name == main.name && !t.type.empty())
+            types.push_back(t.type);
+    }
+    std::string typesText;
+    for (const auto& t : types)
+        typesText += (typesText.empty() ? " (" : ", ") + t;
+    if (!typesText.empty())
+        typesText += ", …)";
+    Finding f;
+    f.rule = "recompile.type";
+    f.severity = fr.limit ? Severity::Warning : Severity::Info;
+    const std::string limit =
+        recompileLimit(fr) > 0 ? " (" + std::to_string(recompileLimit(fr)) + ")" : "";
+    f.title = " recompiled " + plural(fr.recompiles, "time", "times") + ": it is called with " +
+              main.name + " of several types" + typesText +
+              (fr.limit ? ", and hit the recompile limit" + limit : "");
+    f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
+                         label + tabNote);
+    std::string guarded = "torch compiled " + fn + " for " + main.name +
+                          (types.empty()       ? ""
+                           : types.size() == 1 ? " of type " + types.front()
+                                               : " of types " + joinWords(types)) +
+                          " and guarded on its type: a call with another type compiled its own "
+                          "graph";
+    if (!main.code.empty())
+        guarded += "; the guard comes from `" + main.code + "`" +
+                   (main.where.empty() ? "" : " (" + main.where + ")");
+    f.evidence.push_back(guarded);
+    std::vector<std::string> others;
+    for (const auto& k : fr.kinds)
+        others.push_back(k.tensor + "'s " + k.property);
+    for (const auto& d : fr.dims)
+        others.push_back(dimName(d));
+    for (const auto& v : fr.values)
+        others.push_back(v.name);
+    if (!others.empty())
+        f.evidence.push_back("its other failed guards (" + joinWords(others) +
+                             ") came with those calls: a call for another type passes "
+                             "arguments of its own");
+    if (!fr.typesPackage.empty())
+        f.remedy = fn + " is " + fr.typesPackage +
+                   "'s code, one function that several classes' methods go through (a "
+                   "decorator's wrapper, or a helper they share): torch keeps a graph of it for "
+                   "each class it is called "
+                   "for, compiled on the first call that reaches it, so these recompiles are "
+                   "bounded by the classes that use it and cost compile time once. Nothing in "
+                   "your code sets them; graph breaks around those calls are what make torch "
+                   "start a frame at " +
+                   fn + " (graph_break findings).";
+    else
+        f.remedy = fn + " is called with " + main.name +
+                   " of several types, and torch compiles a graph for each. Where that is by "
+                   "design (one helper for several classes) it is one compile per type, paid "
+                   "once; otherwise convert the argument to one type before the call.";
+    if (fr.limit)
+        f.remedy += " It reached torch's recompile limit" + limit +
+                    " and runs eagerly for the types after it: raise "
+                    "torch._dynamo.config.recompile_limit above the number of types it meets.";
+    f.gain = fr.limit ? "no fall back to eager at the limit" : std::string();
+    f.confidence = 0.8;
+    return f;
+}
+
 } // namespace
 
 void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -1048,6 +1208,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 } else if (const std::string freed = freedObject(rc.reason); !freed.empty()) {
                     if (fr.freed.empty())
                         fr.freed = freed;
+                } else if (const auto type = parseTypeGuard(rc.reason)) {
+                    const bool seen =
+                        std::any_of(fr.types.begin(), fr.types.end(), [&](const auto& t) {
+                            return t.name == type->name && t.type == type->type;
+                        });
+                    if (!seen)
+                        fr.types.push_back(*type);
+                    if (fr.typesPackage.empty())
+                        fr.typesPackage =
+                            installedPackage(rc.reason.substr(0, rc.reason.find('\n')));
                 } else if (const auto kind = parseTensorKindGuard(rc.reason)) {
                     auto k = std::find_if(fr.kinds.begin(), fr.kinds.end(), [&](const auto& c) {
                         return c.tensor == kind->tensor && c.property == kind->property;
@@ -1120,6 +1290,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             };
             const std::string where =
                 graph ? " (" + shortLocation(graph->file, graph->line) + ")" : "";
+            if (!fr.types.empty()) {
+                Finding f = typeFinding(fr, fn, label, tabNote);
+                locate(f);
+                if (f.file.empty())
+                    f.title = fn + typeGuardWhere(fr.types.front()) + f.title;
+                else
+                    f.title = fn + where + f.title;
+                out.push_back(std::move(f));
+                continue;
+            }
             const std::vector<Companion> with =
                 fr.dims.empty() ? std::vector<Companion>{}
                                 : changedWith(run, fr.function, fr.dims.front());
@@ -1286,27 +1466,39 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const bool symbolAfter = fr.values.size() == 1 && fr.recompiles == 1 && !fr.limit &&
                                          !isText(main) && !isModeFlag(main) && main.clock.empty() &&
                                          compiledAsSymbol(run, fr.function, main.name);
+                const bool perModule = !symbolAfter && perModuleAttribute(run, fr, main);
                 Finding f;
                 f.rule = "recompile.value";
                 // A few strings (task names), each compiled once: expected.
                 f.severity = (isText(main) && main.values.size() <= kFewTextValues) ||
-                                     (isModeFlag(main) && fr.recompiles <= 2) || symbolAfter
+                                     (isModeFlag(main) && fr.recompiles <= 2) || symbolAfter ||
+                                     (perModule && fr.recompiles == 1)
                                  ? (fr.limit ? Severity::Warning : Severity::Info)
                                  : Severity::Warning;
-                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
-                          (main.clock.empty()
-                               ? (isModeFlag(main)
-                                      ? " because the model switched between train() and eval()"
-                                  : isText(main) ? ", once per value of " + main.name
-                                                 : " because " + main.name + " changed")
-                               : ": torch compiled " + main.clock +
-                                     "'s reading in as a constant, and every call reads a new "
-                                     "time");
+                f.title =
+                    fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                    (main.clock.empty()
+                         ? (isModeFlag(main)
+                                ? " because the model switched between train() and eval()"
+                            : isText(main) ? ", once per value of " + main.name
+                            : perModule    ? ": each module of its class holds its own " + main.name
+                                           : " because " + main.name + " changed")
+                         : ": torch compiled " + main.clock +
+                               "'s reading in as a constant, and every call reads a new "
+                               "time");
                 locate(f);
                 placeAtGuard(f, main);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
-                for (const auto& v : fr.values)
+                if (perModule)
+                    f.evidence.push_back(
+                        "its graphs were compiled for " + modulesText(modulesOfFrame(run, fr)) +
+                        ", one module each: the guard `" + main.name +
+                        " == " + main.values.front() +
+                        "` of the first failed for the next module's value" + sourceText(main));
+                for (const auto& v : fr.values) {
+                    if (perModule && &v == &main)
+                        continue;
                     // A string's guard names the value compiled for, never the
                     // one that failed it: "took 1 value" would undercount.
                     f.evidence.push_back(
@@ -1327,13 +1519,24 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                   ": " + valuesText(v.values) +
                                   "; each new one failed the guard `" + v.name +
                                   " == …` and compiled another graph" + sourceText(v));
-                f.remedy = symbolAfter ? symbolAfterRemedy(main) : valueRemedy(main, fr.function);
+                }
+                f.remedy = symbolAfter ? symbolAfterRemedy(main)
+                           : perModule ? perModuleRemedy(main, recompileLimit(fr))
+                                       : valueRemedy(main, fr.function);
                 f.gain = !isText(main) && !isModeFlag(main) &&
                                  (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +
                                    std::to_string(fr.recompiles + 1) +
                                    (fr.limit ? ", and no fall back to eager at the limit" : "")
                              : std::string();
+                // The flag's symbolic recompile makes two compiles, whatever
+                // the number of modules: a gain past two modules.
+                if (perModule)
+                    f.gain = fr.recompiles > 1 || fr.limit
+                                 ? "2 compiles of " + fn + " for all the modules of its class " +
+                                       "instead of " + std::to_string(fr.recompiles + 1) +
+                                       (fr.limit ? ", and no fall back to eager at the limit" : "")
+                                 : std::string();
                 f.confidence = 0.85;
                 // The clock break this frame resumes after (its finding ranks
                 // first) gains the recompiles its reading causes.
@@ -1540,6 +1743,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = remedyFor(seen.dim, with, seen.complete);
                 } else if (!fr.dims.empty())
                     cause = resumedFrameRemedy(fr.function, fr.dims.front());
+                else if (!fr.values.empty() && perModuleAttribute(run, fr, fr.values.front()))
+                    cause = perModuleRemedy(fr.values.front(), recompileLimit(fr)) +
+                            " Raising torch._dynamo.config.recompile_limit above the number of "
+                            "such modules also keeps them compiled, at one compile each.";
                 else if (!fr.values.empty())
                     cause = valueRemedy(fr.values.front(), fr.function);
                 else if (growing && fr.keys.empty())
@@ -1548,9 +1755,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = tensorKindRemedy(fr.kinds.front(), flips != nullptr);
                 else if (!fr.freed.empty())
                     cause = freedObjectRemedy(fr);
-                f.remedy = (cause.empty() ? cause : cause + " ") +
-                           "Raising torch._dynamo.config.recompile_limit only postpones the fall "
-                           "back to eager.";
+                if (cause.find("recompile_limit above") == std::string::npos)
+                    cause = (cause.empty() ? cause : cause + " ") +
+                            "Raising torch._dynamo.config.recompile_limit only postpones the "
+                            "fall back to eager.";
+                f.remedy = cause;
                 f.confidence = 0.95;
                 out.push_back(std::move(f));
             }

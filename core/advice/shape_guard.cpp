@@ -155,6 +155,22 @@ std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& re
     return out;
 }
 
+std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
+    static const std::regex guard(
+        R"re(^(?:\[?\d+/\d+\]?: )?___check_type_id\(([^\s,()]+), \d+\)(?:, type=<class '([\w.]+)'>)?)re");
+    std::smatch m;
+    if (!std::regex_search(bounded, m, guard))
+        return std::nullopt;
+    TypeGuardFailure out;
+    out.name = modulePath(m[1].str());
+    out.type = m[2].str();
+    if (const size_t dot = out.type.rfind('.'); dot != std::string::npos)
+        out.type.erase(0, dot + 1);
+    guardSource(bounded, out.code, out.where);
+    return out;
+}
+
 std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
     // "0/1: len(G['__import___main__'].stats) == 1  # stats.append(y)  # m.py:7 in record"

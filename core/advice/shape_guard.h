@@ -72,6 +72,17 @@ struct TensorKindGuardFailure {
 };
 std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason);
 
+// "___check_type_id(args[0], 687941376), type=<class 'm.BigBirdEncoder'>": a
+// call passed an object of another type than the one the graph was compiled for.
+struct TypeGuardFailure {
+    std::string name; // as torch wrote it: "args[0]", "L['x']"
+    std::string
+        type; // the type compiled for, unqualified: "BigBirdEncoder"; empty when torch does not say
+    std::string code; // the source line torch names for the guard; empty when none
+    std::string where;
+};
+std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason);
+
 // "L['self']._modules['stages']._modules['0'].attn" → "self.stages[0].attn".
 std::string modulePath(const std::string& name);
 

@@ -813,6 +813,92 @@ TEST(AdviceRecompiles, ForwardsOfTwoModulesAreTwoFrames) {
         << value[0].title;
 }
 
+// BigBird (recorded reasons): each layer's attention holds its index as
+// self.seed, so each compiled its own graph of the shared forward, in the first
+// call, until the limit.
+TEST(AdviceRecompiles, AnAttributeEachModuleHoldsItsOwnNamesTheFlagAndTheLimit) {
+    auto run = timedRun("default", {}, {});
+    for (int layer = 0; layer < 8; ++layer) {
+        cs::core::Graph g;
+        g.function = "forward";
+        g.file = "/venv/lib/python3.11/site-packages/transformers/models/big_bird/"
+                 "modeling_big_bird.py";
+        g.line = 234;
+        g.frameModule = "bert.encoder.layer." + std::to_string(layer) + ".attention.self";
+        g.compileId = "13/" + std::to_string(layer);
+        run.graphs.push_back(g);
+    }
+    for (int seed = 0; seed < 8; ++seed)
+        run.recompiles.push_back({"forward",
+                                  "13/" + std::to_string(seed) +
+                                      ": self.seed == " + std::to_string(seed) +
+                                      "  # context_layer, attention_probs = "
+                                      "self.bigbird_block_sparse_attention(  # "
+                                      "modeling_big_bird.py:270 in forward",
+                                  seed + 2, "", seed == 7, 8, "", "compile", 0});
+    const auto findings = advise(reportOf({run}), {});
+    const auto value = withRule(findings, "recompile.value");
+    ASSERT_EQ(value.size(), 1u);
+    EXPECT_NE(value[0].title.find("recompiled 7 times: each module of its class holds its own "
+                                  "self.seed"),
+              std::string::npos)
+        << value[0].title;
+    EXPECT_TRUE(hasLine(value[0].evidence,
+                        "its graphs were compiled for bert.encoder.layer.0.attention.self, "
+                        "bert.encoder.layer.1.attention.self, bert.encoder.layer.2.attention.self "
+                        "and 5 more, one module each"))
+        << ::testing::PrintToString(value[0].evidence);
+    EXPECT_NE(value[0].remedy.find("allow_unspec_int_on_nn_module = True"), std::string::npos)
+        << value[0].remedy;
+    EXPECT_EQ(value[0].remedy.find("update it outside the call"), std::string::npos)
+        << value[0].remedy;
+    EXPECT_EQ(value[0].gain, "2 compiles of forward for all the modules of its class instead of "
+                             "8, and no fall back to eager at the limit");
+    const auto limit = withRule(findings, "recompile.limit");
+    ASSERT_EQ(limit.size(), 1u);
+    EXPECT_NE(limit[0].remedy.find("above the number of such modules"), std::string::npos)
+        << limit[0].remedy;
+    EXPECT_EQ(limit[0].remedy.find("only postpones"), std::string::npos) << limit[0].remedy;
+
+    // A counter one module bumps per call recompiles across calls: the call's value.
+    for (auto& rc : run.recompiles)
+        rc.callIndex = std::stoi(rc.reason.substr(3, 1));
+    const auto counted = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(counted.size(), 1u);
+    EXPECT_NE(counted[0].title.find("because self.seed changed"), std::string::npos)
+        << counted[0].title;
+}
+
+// transformers' deprecate_kwarg wrapper around BigBird's methods (recorded
+// reasons): one function called for the model, the encoder and the layer.
+TEST(AdviceRecompiles, OneWrapperCalledForSeveralClassesIsInfoNotACast) {
+    auto run = timedRun("default", {}, {});
+    const std::string at = "  # func_name = f\"{args[0].__class__.__name__}.{func_name}\"  # "
+                           "mp/sp/site-packages/transformers/utils/deprecation.py:131 in "
+                           "wrapped_func (HINT: type ";
+    run.recompiles.push_back({"wrapped_func",
+                              "7/0: tensor 'args[1]' dtype mismatch. expected Long, actual Float",
+                              2, "", false, 8, "", "compile", 0});
+    for (const std::string type : {"BigBirdEncoder", "BigBirdLayer"})
+        run.recompiles.push_back({"wrapped_func",
+                                  "7/1: ___check_type_id(args[0], 687941376), type=<class "
+                                  "'transformers.models.big_bird.modeling_big_bird." +
+                                      type + "'>" + at + type + ")\nUser stack trace:\n",
+                                  3, "", false, 8, "", "compile", 0});
+    const auto findings = advise(reportOf({run}), {});
+    EXPECT_TRUE(withRule(findings, "recompile.tensor_kind").empty());
+    const auto type = withRule(findings, "recompile.type");
+    ASSERT_EQ(type.size(), 1u);
+    EXPECT_EQ(type[0].severity, Severity::Info);
+    EXPECT_EQ(type[0].title, "wrapped_func (deprecation.py:131) recompiled 3 times: it is called "
+                             "with args[0] of several types (BigBirdEncoder, BigBirdLayer, …)");
+    EXPECT_TRUE(hasLine(type[0].evidence, "its other failed guards (args[1]'s dtype)"))
+        << ::testing::PrintToString(type[0].evidence);
+    EXPECT_NE(type[0].remedy.find("wrapped_func is transformers's code"), std::string::npos)
+        << type[0].remedy;
+    EXPECT_EQ(type[0].remedy.find("Cast"), std::string::npos) << type[0].remedy;
+}
+
 TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByItsNames) {
     auto run = timedRun("default", {}, {});
     run.setting.dynamic = "auto";
