@@ -609,10 +609,9 @@ std::vector<std::string> modulesOfFrame(const Run& run, const FunctionRecompiles
 }
 
 // Whether a module's attribute differs between the modules of one class that
-// share the frame (BigBird's self.seed, the layer's index), rather than
-// changing between calls: each module compiles its own graph.
-// A counter each module bumps per call would recompile across calls instead:
-// these recompiles all came in one call.
+// share the frame (BigBird's self.seed, the layer's index): each module
+// compiled its own graph, all in one call. A counter bumped per call would
+// recompile across calls instead.
 bool perModuleAttribute(const Run& run, const FunctionRecompiles& fr, const ValueChange& v) {
     const bool oneCall = std::all_of(fr.events.begin(), fr.events.end(), [&](const Recompile* rc) {
         return rc->callIndex == fr.events.front()->callIndex;
@@ -1057,9 +1056,9 @@ std::string typeGuardWhere(const TypeGuardFailure& t) {
 // (transformers' deprecate_kwarg: BigBird's wrapped_func for the encoder, the
 // layer, …), so each class it meets at a frame's start compiles it again; the
 // other guards its calls failed (another method's arguments) are that too.
-// The title comes without the function and its place, which the caller knows.
-Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const std::string& label,
-                    const std::string& tabNote) {
+// `place`: " (deprecation.py:131)", where the frame is.
+Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const std::string& place,
+                    const std::string& label, const std::string& tabNote) {
     const TypeGuardFailure& main = fr.types.front();
     std::vector<std::string> types;
     for (const auto& t : fr.types) {
@@ -1076,8 +1075,8 @@ Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const s
     f.severity = fr.limit ? Severity::Warning : Severity::Info;
     const std::string limit =
         recompileLimit(fr) > 0 ? " (" + std::to_string(recompileLimit(fr)) + ")" : "";
-    f.title = " recompiled " + plural(fr.recompiles, "time", "times") + ": it is called with " +
-              main.name + " of several types" + typesText +
+    f.title = fn + place + " recompiled " + plural(fr.recompiles, "time", "times") +
+              ": it is called with " + main.name + " of several types" + typesText +
               (fr.limit ? ", and hit the recompile limit" + limit : "");
     f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
                          label + tabNote);
@@ -1291,12 +1290,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::string where =
                 graph ? " (" + shortLocation(graph->file, graph->line) + ")" : "";
             if (!fr.types.empty()) {
-                Finding f = typeFinding(fr, fn, label, tabNote);
+                Finding f = typeFinding(fr, fn, graph ? where : typeGuardWhere(fr.types.front()),
+                                        label, tabNote);
                 locate(f);
-                if (f.file.empty())
-                    f.title = fn + typeGuardWhere(fr.types.front()) + f.title;
-                else
-                    f.title = fn + where + f.title;
                 out.push_back(std::move(f));
                 continue;
             }
@@ -1732,6 +1728,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (!fr.limit->reason.empty())
                     f.evidence.push_back("last failed guard: " + guardLine(fr.limit->reason));
                 std::string cause;
+                // Past the limit per module: a limit above their number holds.
+                bool limitBounded = false;
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
                 if (!fr.dims.empty() && !builder.empty()) {
                     cause =
@@ -1743,11 +1741,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = remedyFor(seen.dim, with, seen.complete);
                 } else if (!fr.dims.empty())
                     cause = resumedFrameRemedy(fr.function, fr.dims.front());
-                else if (!fr.values.empty() && perModuleAttribute(run, fr, fr.values.front()))
+                else if (!fr.values.empty() && perModuleAttribute(run, fr, fr.values.front())) {
                     cause = perModuleRemedy(fr.values.front(), recompileLimit(fr)) +
                             " Raising torch._dynamo.config.recompile_limit above the number of "
                             "such modules also keeps them compiled, at one compile each.";
-                else if (!fr.values.empty())
+                    limitBounded = true;
+                } else if (!fr.values.empty())
                     cause = valueRemedy(fr.values.front(), fr.function);
                 else if (growing && fr.keys.empty())
                     cause = lengthRemedy(*growing);
@@ -1755,7 +1754,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = tensorKindRemedy(fr.kinds.front(), flips != nullptr);
                 else if (!fr.freed.empty())
                     cause = freedObjectRemedy(fr);
-                if (cause.find("recompile_limit above") == std::string::npos)
+                if (!limitBounded)
                     cause = (cause.empty() ? cause : cause + " ") +
                             "Raising torch._dynamo.config.recompile_limit only postpones the "
                             "fall back to eager.";
