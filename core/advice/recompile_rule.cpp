@@ -88,7 +88,8 @@ struct FunctionRecompiles {
     // Guards on an argument's type, one per type compiled for: one function
     // called for several classes (a decorator's wrapper around their methods).
     std::vector<TypeGuardFailure> types;
-    std::string typesPackage; // the installed package the type guard's line lies in
+    std::string typesPackage;            // the installed package the type guard's line lies in
+    std::vector<NoneGuardFailure> nones; // guards on an argument or attribute being None
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -230,6 +231,16 @@ const Graph* graphOfFrame(const Run& run, const FunctionRecompiles& fr) {
             namesGraph(fr.function, g))
             return &g;
     }
+    // A frame of a known id that compiled no graph is not placed at another
+    // frame's of the same plain name (torchvision's MultiScaleRoIAlign.forward
+    // is not the model's forward). A wrapped forward's qualified name still
+    // finds the model's own, and a resume function's name holds its line.
+    const bool graphsHaveIds = std::any_of(run.graphs.begin(), run.graphs.end(),
+                                           [](const Graph& g) { return !g.compileId.empty(); });
+    const bool plainName =
+        fr.function.find('.') == std::string::npos && userFunction(fr.function).afterLine == 0;
+    if (!fr.frame.empty() && graphsHaveIds && plainName)
+        return nullptr;
     return graphOf(run, fr.function);
 }
 
@@ -1045,10 +1056,9 @@ std::string followingText(const Run& run, const std::vector<const FunctionRecomp
            (named ? "): " + joinWords(names) : ")");
 }
 
-// " (deprecation.py:131)" of a type guard's "deprecation.py:131 in wrapped_func".
-std::string typeGuardWhere(const TypeGuardFailure& t) {
-    const size_t in = t.where.find(" in ");
-    return t.where.empty() ? "" : " (" + t.where.substr(0, in) + ")";
+// " (deprecation.py:131)" of a guard's "deprecation.py:131 in wrapped_func".
+std::string guardPlace(const std::string& where) {
+    return where.empty() ? "" : " (" + where.substr(0, where.find(" in ")) + ")";
 }
 
 // One function called with an argument of several types: torch keeps a graph
@@ -1121,6 +1131,98 @@ Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                     " and runs eagerly for the types after it: raise "
                     "torch._dynamo.config.recompile_limit above the number of types it meets.";
     f.gain = fr.limit ? "no fall back to eager at the limit" : std::string();
+    f.confidence = 0.8;
+    return f;
+}
+
+// How a frame came to recompile on None: its first call set a module's
+// attribute; the model's first call passed an argument both ways (T5's first
+// layer computes position_bias, the later layers are handed it); or the calls
+// differ.
+enum class NoneChange { FirstCallSet, WithinFirstCall, AcrossCalls };
+
+NoneChange noneChange(const FunctionRecompiles& fr) {
+    const NoneGuardFailure& main = fr.nones.front();
+    const auto all = [&](auto pred) {
+        return std::all_of(fr.events.begin(), fr.events.end(), pred);
+    };
+    if (main.compiledNone && main.name.rfind("self.", 0) == 0 &&
+        all([](const Recompile* rc) { return rc->callIndex >= 1; }))
+        return NoneChange::FirstCallSet;
+    if (all([](const Recompile* rc) { return rc->phase == "compile"; }))
+        return NoneChange::WithinFirstCall;
+    return NoneChange::AcrossCalls;
+}
+
+// Checked with torch 2.15 on torchvision's MultiScaleRoIAlign, which sets
+// self.scales on its first call: one eager call before torch.compile made 4
+// graphs instead of 6, and its forward no longer recompiled.
+std::string noneRemedy(const FunctionRecompiles& fr, const std::string& fn, const Graph* graph) {
+    const NoneGuardFailure& main = fr.nones.front();
+    const std::string package = graph ? installedPackage(graph->file) : std::string();
+    switch (noneChange(fr)) {
+    case NoneChange::FirstCallSet:
+        return (package.empty() ? std::string("Your code") : package + "'s code") + " sets " +
+               main.name +
+               " on the module's first call, so the graph compiled then (with it None) fails its "
+               "guard on the next call and torch compiles " +
+               fn +
+               " again, once. Call the model once before torch.compile (under torch.no_grad(), on "
+               "an input like the real ones), so that " +
+               main.name +
+               " is set when torch compiles (checked on torchvision's MultiScaleRoIAlign: no "
+               "recompile of its forward, 4 graphs instead of 6).";
+    case NoneChange::WithinFirstCall:
+        return "Within one call of the model, " + fn + " is reached with " + main.name +
+               " None and with a value (one module's call and another's, as where a model's "
+               "first layer computes a value and hands it to the later ones: T5's "
+               "position_bias), so "
+               "torch compiles a graph for each: one extra compile, paid on the first call. "
+               "Nothing to change.";
+    case NoneChange::AcrossCalls:
+        break;
+    }
+    return "torch compiles a graph of " + fn + " for " + main.name +
+           " None and one for a value. Pass it the same way on every call (a value that changes "
+           "nothing, such as an all-ones mask, rather than None) to keep one graph.";
+}
+
+Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const std::string& place,
+                    const std::string& label, const std::string& tabNote, const Graph* graph) {
+    const NoneGuardFailure& main = fr.nones.front();
+    const NoneChange change = noneChange(fr);
+    Finding f;
+    f.rule = "recompile.none";
+    f.severity = fr.limit || (change == NoneChange::AcrossCalls && fr.recompiles > 2)
+                     ? Severity::Warning
+                     : Severity::Info;
+    f.title = fn + place + " recompiled " + plural(fr.recompiles, "time", "times") +
+              (change == NoneChange::FirstCallSet
+                   ? ": its first call set " + main.name + ", which the first graph took as None"
+               : change == NoneChange::WithinFirstCall
+                   ? ": the model's first call passed " + main.name + " both as None and not"
+                   : " because " + main.name + " was None at some calls and not at others");
+    f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
+                         label + tabNote);
+    for (const auto& n : fr.nones) {
+        std::string line = "torch compiled " + fn + " with " + n.name +
+                           (n.compiledNone ? " None" : " set") + " and guarded on it (`" + n.name +
+                           (n.compiledNone ? " is None`" : " is not None`") + "); a call with it " +
+                           (n.compiledNone ? "set" : "None") + " compiled another graph";
+        if (!n.code.empty())
+            line += "; the guard comes from `" + n.code + "`" +
+                    (n.where.empty() ? "" : " (" + n.where + ")");
+        f.evidence.push_back(line);
+    }
+    if (change == NoneChange::FirstCallSet && !fr.events.empty())
+        f.evidence.push_back(
+            "the recompile came at call " + std::to_string(fr.events.front()->callIndex + 1) +
+            (fr.events.front()->phase.empty() ? "" : " (" + fr.events.front()->phase + ")") +
+            ", after the first call had set it");
+    f.remedy = noneRemedy(fr, fn, graph);
+    f.gain = change == NoneChange::WithinFirstCall
+                 ? std::string()
+                 : "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
     f.confidence = 0.8;
     return f;
 }
@@ -1207,6 +1309,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 } else if (const std::string freed = freedObject(rc.reason); !freed.empty()) {
                     if (fr.freed.empty())
                         fr.freed = freed;
+                } else if (const auto none = parseNoneGuard(rc.reason)) {
+                    if (std::none_of(fr.nones.begin(), fr.nones.end(),
+                                     [&](const auto& n) { return n.name == none->name; }))
+                        fr.nones.push_back(*none);
                 } else if (const auto type = parseTypeGuard(rc.reason)) {
                     const bool seen =
                         std::any_of(fr.types.begin(), fr.types.end(), [&](const auto& t) {
@@ -1290,11 +1396,20 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             const std::string where =
                 graph ? " (" + shortLocation(graph->file, graph->line) + ")" : "";
             if (!fr.types.empty()) {
-                Finding f = typeFinding(fr, fn, graph ? where : typeGuardWhere(fr.types.front()),
+                Finding f = typeFinding(fr, fn, graph ? where : guardPlace(fr.types.front().where),
                                         label, tabNote);
                 locate(f);
                 out.push_back(std::move(f));
                 continue;
+            }
+            const bool onlyNones = !fr.nones.empty() && fr.dims.empty() && fr.values.empty() &&
+                                   fr.keys.empty() && fr.lengths.empty() && fr.kinds.empty() &&
+                                   fr.freed.empty();
+            if (onlyNones && fr.recompiles > 0) {
+                Finding f = noneFinding(fr, fn, graph ? where : guardPlace(fr.nones.front().where),
+                                        label, tabNote, graph);
+                locate(f);
+                out.push_back(std::move(f));
             }
             const std::vector<Companion> with =
                 fr.dims.empty() ? std::vector<Companion>{}
@@ -1754,6 +1869,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = tensorKindRemedy(fr.kinds.front(), flips != nullptr);
                 else if (!fr.freed.empty())
                     cause = freedObjectRemedy(fr);
+                else if (onlyNones)
+                    cause = noneRemedy(fr, fn, graph);
                 if (!limitBounded)
                     cause = (cause.empty() ? cause : cause + " ") +
                             "Raising torch._dynamo.config.recompile_limit only postpones the "

@@ -155,6 +155,20 @@ std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& re
     return out;
 }
 
+std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
+    static const std::regex guard(
+        R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|L\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*) is (not )?None(?:\s|$))");
+    std::smatch m;
+    if (!std::regex_search(bounded, m, guard) || m[1].str().rfind("___", 0) == 0)
+        return std::nullopt;
+    NoneGuardFailure out;
+    out.name = modulePath(m[1].str());
+    out.compiledNone = !m[2].matched;
+    guardSource(bounded, out.code, out.where);
+    return out;
+}
+
 std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
     static const std::regex guard(

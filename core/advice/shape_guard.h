@@ -72,6 +72,16 @@ struct TensorKindGuardFailure {
 };
 std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason);
 
+// "position_bias is None": the graph was compiled with the argument or
+// attribute None (or, "is not None", with a value) and a call passed the other.
+struct NoneGuardFailure {
+    std::string name;          // readable: "position_bias", "self.scales", "args[2]"
+    bool compiledNone = false; // the graph took it as None
+    std::string code;          // the source line torch names for the guard; empty when none
+    std::string where;         // "poolers.py:309 in forward"; empty when none
+};
+std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason);
+
 // "___check_type_id(args[0], 687941376), type=<class 'm.BigBirdEncoder'>": a
 // call passed an object of another type than the one the graph was compiled for.
 struct TypeGuardFailure {

@@ -15,6 +15,7 @@ using cs::core::advice::parseDictKeyGuard;
 using cs::core::advice::parseInputShapes;
 using cs::core::advice::parseLengthGuard;
 using cs::core::advice::parseModelInputs;
+using cs::core::advice::parseNoneGuard;
 using cs::core::advice::parseShapeGuard;
 using cs::core::advice::parseValueGuard;
 
@@ -897,6 +898,87 @@ TEST(AdviceRecompiles, OneWrapperCalledForSeveralClassesIsInfoNotACast) {
     EXPECT_NE(type[0].remedy.find("wrapped_func is transformers's code"), std::string::npos)
         << type[0].remedy;
     EXPECT_EQ(type[0].remedy.find("Cast"), std::string::npos) << type[0].remedy;
+}
+
+TEST(AdviceRecompiles, NoneGuardsAreRead) {
+    const auto set = parseNoneGuard("16/0: self.scales is None      # if self.scales is None or "
+                                    "self.map_levels is None:  # torchvision/ops/poolers.py:309 "
+                                    "in forward\nUser stack trace:");
+    ASSERT_TRUE(set.has_value());
+    EXPECT_EQ(set->name, "self.scales");
+    EXPECT_TRUE(set->compiledNone);
+    EXPECT_EQ(set->where, "poolers.py:309 in forward");
+    const auto cleared = parseNoneGuard("0/1: L['self']._modules['attn'].bias is not None");
+    ASSERT_TRUE(cleared.has_value());
+    EXPECT_EQ(cleared->name, "self.attn.bias");
+    EXPECT_FALSE(cleared->compiledNone);
+    EXPECT_FALSE(parseNoneGuard("0/0: ___stack0 is None").has_value());
+    EXPECT_FALSE(parseNoneGuard("0/0: self.calls == 7").has_value());
+}
+
+// torchvision's MultiScaleRoIAlign sets self.scales on its first call (recorded
+// on Faster R-CNN): the second call recompiled its forward, a frame with no
+// graph of its own, which is not the model's forward either.
+TEST(AdviceRecompiles, AnAttributeTheFirstCallSetsSaysToCallOnceBeforeCompiling) {
+    auto run = timedRun("default", {}, {});
+    cs::core::Graph model;
+    model.function = "forward";
+    model.file = "/venv/lib/python3.11/site-packages/torchvision/models/detection/"
+                 "generalized_rcnn.py";
+    model.line = 53;
+    model.compileId = "0/0";
+    model.frameModule = "";
+    run.graphs.push_back(model);
+    run.recompiles.push_back({"forward",
+                              "16/0: self.scales is None   # if self.scales is None or "
+                              "self.map_levels is None:  # torchvision/ops/poolers.py:309 in "
+                              "forward",
+                              2, "", false, 8, "", "warmup", 1});
+    const auto found = withRule(advise(reportOf({run}), {}), "recompile.none");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_EQ(found[0].title, "forward (poolers.py:309) recompiled 1 time: its first call set "
+                              "self.scales, which the first graph took as None");
+    EXPECT_NE(found[0].file, model.file);
+    EXPECT_NE(found[0].remedy.find("Call the model once before torch.compile"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].gain, "one compile of forward instead of 2");
+}
+
+// SwitchTransformers' attention (recorded reason): the first layer computes
+// position_bias, the later ones are handed it, within the first call.
+TEST(AdviceRecompiles, AnArgumentNoneInOneLayerAndSetInTheNextIsInfoWithNothingToChange) {
+    auto run = timedRun("default", {}, {});
+    run.recompiles.push_back({"forward",
+                              "10/0: position_bias is None      # if position_bias is None:  # "
+                              "mp/sp/site-packages/transformers/models/switch_transformers/"
+                              "modeling_switch_transformers.py:425 in forward",
+                              2, "", false, 8, "", "compile", 0});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.none");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("the model's first call passed position_bias both as None and "
+                                  "not"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("Nothing to change"), std::string::npos) << found[0].remedy;
+    EXPECT_TRUE(found[0].gain.empty()) << found[0].gain;
+
+    // Calls that pass it now and then, past the first: one graph each way.
+    for (int call = 1; call <= 3; ++call)
+        run.recompiles.push_back(
+            {"forward",
+             "10/" + std::to_string(call) + ": position_bias is None  # if position_bias is None:",
+             call + 2, "", false, 8, "", "measure", call});
+    found = withRule(advise(reportOf({run}), {}), "recompile.none");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_NE(found[0].title.find("because position_bias was None at some calls and not at "
+                                  "others"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("Pass it the same way on every call"), std::string::npos)
+        << found[0].remedy;
 }
 
 TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByItsNames) {
