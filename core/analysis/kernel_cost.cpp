@@ -611,11 +611,7 @@ std::string modulesText(const std::vector<std::string>& paths) {
         return {};
     if (paths.size() == 1)
         return paths.front().empty() ? "the model" : paths.front();
-    std::string common = paths.front();
-    for (const auto& path : paths) {
-        while (!common.empty() && path != common && path.rfind(common + ".", 0) != 0)
-            common = parentModule(common);
-    }
+    const std::string common = commonModule(paths);
     const std::string count = std::to_string(paths.size()) + " modules";
     return common.empty() ? count : common + " (" + count + ")";
 }
@@ -627,6 +623,15 @@ std::string parentModule(const std::string& path) {
 
 bool inModule(const std::string& module, const std::string& path) {
     return path.empty() || module == path || module.rfind(path + ".", 0) == 0;
+}
+
+std::string commonModule(const std::vector<std::string>& paths) {
+    std::string common = paths.empty() ? std::string() : paths.front();
+    for (const auto& path : paths) {
+        while (!inModule(path, common))
+            common = parentModule(common);
+    }
+    return common;
 }
 
 bool hasSubmoduleCost(const CostBreakdown& cost) {

@@ -123,6 +123,8 @@ std::string parentModule(const std::string& path);
 // Whether the module at `module` is the one at `path` or below it ("" the
 // model: every module is).
 bool inModule(const std::string& module, const std::string& path);
+// The innermost module holding them all: "a.b" of "a.b.c" and "a.b.d"; "" the model.
+std::string commonModule(const std::vector<std::string>& paths);
 
 // Whether any compiled time went to a module below the model (a model of
 // plain functions has none: its modules say nothing).
