@@ -13,6 +13,13 @@ namespace {
 
 // The source torch names after a guard: "...  # if k not in self.cache:  #
 // mp/m.py:304 in get" (the path cut by torch) gives the code and "m.py:304 in get".
+// A guard line's compile id, "0/7: " (torch may bracket it), and the name of
+// what it guards: "self.calls", "L['scale']", a module global "G['STEP']", a
+// submodule's "self._modules['drop'].training".
+constexpr const char* kGuardPrefix = R"(^(?:\[?\d+/\d+\]?: )?)";
+constexpr const char* kGuardedName =
+    R"((?:[A-Za-z_]\w*|[LG]\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*)";
+
 void guardSource(const std::string& reason, std::string& code, std::string& where) {
     static const std::regex source(R"(^[^\n#]*#\s*([^\n#]*?)\s*#\s*(?:\S*/)?([^/\s]+:\d+ in \w+))");
     std::smatch src;
@@ -83,7 +90,8 @@ std::optional<ValueGuardFailure> parseValueGuard(const std::string& reason) {
     // a module global reads "G['STEP'] == 3", a submodule's mode
     // "self._modules['drop'].training == True"
     static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|[LG]\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*) == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
+        std::string(kGuardPrefix) + "(" + kGuardedName +
+        R"() == (-?[0-9][0-9.e+-]*|True|False|'[^'\n]*'|"[^"\n]*")(?:\s|$))");
     std::smatch m;
     if (!std::regex_search(bounded, m, guard))
         return std::nullopt;
@@ -127,7 +135,8 @@ std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) 
     // "0/0: not ___dict_contains('cpu', self._modules['a'].cache)  # if k not in
     // self.cache:  # m.py:304 in get (HINT: ...)"
     static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?(not )?___dict_contains\(('[^'\n]*'|"[^"\n]*"|-?\d+), ([^\s()]+)\))");
+        std::string(kGuardPrefix) +
+        R"((not )?___dict_contains\(('[^'\n]*'|"[^"\n]*"|-?\d+), ([^\s()]+)\))");
     std::smatch m;
     if (!std::regex_search(bounded, m, guard))
         return std::nullopt;
@@ -157,13 +166,13 @@ std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& re
 
 std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
-    static const std::regex guard(
-        R"(^(?:\[?\d+/\d+\]?: )?((?:[A-Za-z_]\w*|L\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*) is (not )?None(?:\s|$))");
+    static const std::regex guard(std::string(kGuardPrefix) + "(" + kGuardedName +
+                                  R"() is (not )?None(?:\s|$))");
     std::smatch m;
     if (!std::regex_search(bounded, m, guard) || m[1].str().rfind("___", 0) == 0)
         return std::nullopt;
     NoneGuardFailure out;
-    out.name = modulePath(m[1].str());
+    out.name = globalName(modulePath(m[1].str()));
     out.compiledNone = !m[2].matched;
     guardSource(bounded, out.code, out.where);
     return out;
@@ -172,7 +181,8 @@ std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason) {
 std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
     static const std::regex guard(
-        R"re(^(?:\[?\d+/\d+\]?: )?___check_type_id\(([^\s,()]+), \d+\)(?:, type=<class '([\w.]+)'>)?)re");
+        std::string(kGuardPrefix) +
+        R"re(___check_type_id\(([^\s,()]+), \d+\)(?:, type=<class '([\w.]+)'>)?)re");
     std::smatch m;
     if (!std::regex_search(bounded, m, guard))
         return std::nullopt;
@@ -188,8 +198,9 @@ std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason) {
 std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
     // "0/1: len(G['__import___main__'].stats) == 1  # stats.append(y)  # m.py:7 in record"
-    static const std::regex length(R"(^(?:\[?\d+/\d+\]?: )?len\(([^\s()]+)\) == (\d+)(?:\s|$))");
-    static const std::regex empty(R"(^(?:\[?\d+/\d+\]?: )?not ([^\s()]+)(?:\s|$))");
+    static const std::regex length(std::string(kGuardPrefix) +
+                                   R"(len\(([^\s()]+)\) == (\d+)(?:\s|$))");
+    static const std::regex empty(std::string(kGuardPrefix) + R"(not ([^\s()]+)(?:\s|$))");
     std::smatch m;
     LengthGuardFailure out;
     if (std::regex_search(bounded, m, length)) {
