@@ -781,6 +781,11 @@ std::string tensorKindRemedy(const TensorKindChange& k, bool flippedInForward) {
                          " the same way on every call: with requires_grad or without (detach() "
                          "it, or call under torch.no_grad(), for inference). torch compiles a "
                          "graph for each.";
+    if (k.property == "rank")
+        return "Pass " + k.tensor +
+               " with one number of dimensions (unsqueeze or reshape before the call), or "
+               "expect a graph per rank: a tensor's number of dimensions is never symbolic, so "
+               "dynamic=True does not change it.";
     if (k.property == "dtype")
         return "Cast " + k.tensor +
                " to one dtype before the call (x.to(torch.float32)), or "
@@ -1771,9 +1776,17 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             if (fr.dims.empty() && fr.values.empty() && fr.keys.empty() && !growing &&
                 !fr.kinds.empty() && fr.recompiles > 0) {
                 const TensorKindChange& main = fr.kinds.front();
+                // A package's function its own code calls with boxes of 2 and of 3
+                // dimensions (torchvision's clip_boxes_to_image in Faster R-CNN): a
+                // graph per rank, paid on the first call; nothing of the user's.
+                const std::string package = graph ? installedPackage(graph->file) : "";
+                const bool packageRanks =
+                    main.property == "rank" && !package.empty() && !fr.limit &&
+                    std::all_of(fr.events.begin(), fr.events.end(),
+                                [](const Recompile* rc) { return rc->phase == "compile"; });
                 Finding f;
                 f.rule = "recompile.tensor_kind";
-                f.severity = Severity::Warning;
+                f.severity = packageRanks ? Severity::Info : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
                           " because " + main.tensor + " came with another " + main.property;
                 locate(f);
@@ -1795,8 +1808,17 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "passes it with requires_grad=True");
                 }
                 f.remedy = tensorKindRemedy(main, flips != nullptr);
-                f.gain =
-                    "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                if (packageRanks)
+                    f.remedy = fn + " is " + package +
+                               "'s code, which the model's first call "
+                               "reached with " +
+                               main.tensor + " of " + joinWords(main.values) +
+                               " dimensions: a graph for each, paid on that call, and nothing "
+                               "in your code sets it (a tensor's number of dimensions is never "
+                               "symbolic, so dynamic=True does not change it).";
+                f.gain = packageRanks ? std::string()
+                                      : "one compile of " + fn + " instead of " +
+                                            std::to_string(fr.recompiles + 1);
                 f.confidence = 0.85;
                 out.push_back(std::move(f));
             }

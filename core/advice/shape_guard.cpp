@@ -151,7 +151,7 @@ std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) 
 std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
     static const std::regex guard(
-        R"(tensor '(.+?)' (dtype|requires_grad|device) mismatch\. expected ([^,\n]+?)(?:, actual ([^\n]+?))?\s*(?:\n|$))");
+        R"(tensor '(.+?)' (dtype|requires_grad|device|rank) mismatch\. expected ([^,\n]+?)(?:, actual ([^\n]+?))?\s*(?:\n|$))");
     std::smatch m;
     if (!std::regex_search(bounded, m, guard))
         return std::nullopt;

@@ -66,7 +66,7 @@ std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason);
 // mismatch. expected requires_grad=0".
 struct TensorKindGuardFailure {
     std::string tensor;
-    std::string property; // "dtype", "requires_grad", "device"
+    std::string property; // "dtype", "requires_grad", "device", "rank"
     std::string expected; // "Float", "False"
     std::string actual;   // "Half", "True"; empty when torch does not say
 };

@@ -604,6 +604,40 @@ TEST(AdviceRecompiles, AnInputOfAnotherDtypeSaysToCastBeforeTheCall) {
         << found[0].remedy;
 }
 
+// Faster R-CNN (recorded reason): torchvision calls its own clip_boxes_to_image
+// with boxes of 2 and of 3 dimensions in the first call: info, nothing to change.
+// The same from the user's own calls: one number of dimensions.
+TEST(AdviceRecompiles, AnInputOfAnotherRankIsAGraphPerRank) {
+    cs::core::Run run = timedRun("default", {}, {});
+    cs::core::Graph g;
+    g.function = "clip_boxes_to_image";
+    g.file = "/venv/lib/python3.11/site-packages/torchvision/ops/boxes.py";
+    g.line = 155;
+    g.compileId = "5/0";
+    run.graphs.push_back(g);
+    run.recompiles.push_back({"clip_boxes_to_image",
+                              "5/0: tensor 'boxes' rank mismatch. expected 2, actual 3", 2, "",
+                              false, 8, "", "compile", 0});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.tensor_kind");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("because boxes came with another rank"), std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("torchvision's code, which the model's first call reached "
+                                   "with boxes of 2 and 3 dimensions"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_TRUE(found[0].gain.empty()) << found[0].gain;
+
+    run.graphs[0].file = "/home/u/model.py";
+    run.recompiles[0].phase = "measure";
+    found = withRule(advise(reportOf({run}), {}), "recompile.tensor_kind");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_NE(found[0].remedy.find("Pass boxes with one number of dimensions"), std::string::npos)
+        << found[0].remedy;
+}
+
 // A multi-task model picking its head by a string argument (torch 2.15's
 // guard text): a graph per task is expected, told as info with the warmup.
 TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
