@@ -208,8 +208,10 @@ void BreaksTab::updateSummary() {
                  breaks, counted(core::recompileCount(*run), tr("recompile"), tr("recompiles"))));
     if (recompiles_->hasLimitHit())
         recompilesNote_->setText(
-            tr("⚠ The recompile limit was hit: %1 Mark the changing dimension dynamic "
-               "(torch._dynamo.mark_dynamic or dynamic=True), or keep input shapes fixed.")
+            // The fix depends on the guard (a dimension, a module's number, a
+            // None): the recompile findings read it, this line does not.
+            tr("⚠ The recompile limit was hit: %1 What to change depends on the guard that "
+               "failed: the Advice tab's recompile findings name it and the fix.")
                 .arg(recompileLimitTerm()));
     else if (run->recompiles.empty())
         recompilesNote_->setText(
