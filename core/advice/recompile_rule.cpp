@@ -1024,6 +1024,9 @@ void foldLibraryFrames(const Run& run, std::vector<FunctionRecompiles>& function
             (package && package->empty()))
             continue;
         root->following.push_back(&fr);
+        // The frames after its breaks that recompiled with it, folded into it
+        // already, are counted with it.
+        root->following.insert(root->following.end(), fr.resumed.begin(), fr.resumed.end());
         fr.foldedIntoCaller = true;
     }
 }
@@ -1032,15 +1035,33 @@ void foldLibraryFrames(const Run& run, std::vector<FunctionRecompiles>& function
 // frames of no known file ("and 1 frame with no file to place it") told as such.
 std::string followingText(const Run& run, const std::vector<const FunctionRecompiles*>& following,
                           bool named) {
+    // Frames of one name (each module's forward) are told together:
+    // "forward 5 (5 frames)", in the order first seen.
+    struct Named {
+        std::string label;
+        int frames = 0;
+        int recompiles = 0;
+    };
+    std::vector<Named> byName;
     int recompiles = 0;
-    std::vector<std::string> names;
     for (const auto* fr : following) {
         recompiles += fr->recompiles;
-        if (names.size() < 5)
-            names.push_back(functionLabel(fr->function) + " " + std::to_string(fr->recompiles));
+        const std::string label = functionLabel(fr->function);
+        auto it = std::find_if(byName.begin(), byName.end(),
+                               [&](const Named& n) { return n.label == label; });
+        if (it == byName.end())
+            it = byName.insert(byName.end(), {label, 0, 0});
+        ++it->frames;
+        it->recompiles += fr->recompiles;
     }
-    if (following.size() > names.size())
-        names.push_back(std::to_string(following.size() - names.size()) + " more");
+    constexpr size_t kNamed = 5;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < byName.size() && i < kNamed; ++i)
+        names.push_back(
+            byName[i].label + " " + std::to_string(byName[i].recompiles) +
+            (byName[i].frames > 1 ? " (" + std::to_string(byName[i].frames) + " frames)" : ""));
+    if (byName.size() > kNamed)
+        names.push_back(std::to_string(byName.size() - kNamed) + " more");
     std::set<std::string> packages;
     long long placed = 0;
     for (const auto* fr : following) {

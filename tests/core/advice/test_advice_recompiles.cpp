@@ -197,6 +197,20 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFin
              "30/0: tensor 'h' size mismatch at index 1. expected 40, actual 64", "sweep");
     addFrame("_merge", lf, "31/0: tensor 'x' size mismatch at index 0. expected 2, actual 8",
              "measure");
+    // Two modules' forwards, each a frame, and the frame after the first's break,
+    // which recompiled with it: counted in the forward's finding too.
+    for (const std::string frame : {"9", "10"})
+        addFrame("forward", lf,
+                 frame + "/0: tensor 'hidden_states' size mismatch at index 1. expected 40, "
+                         "actual 64",
+                 "sweep");
+    addFrame("torch_dynamo_resume_in_forward_at_1070", lf,
+             "19/0: tensor '___stack0[0]' size mismatch at index 1. expected 40, actual 64",
+             "sweep");
+    for (auto it = run.recompiles.end() - 3; it != run.recompiles.end(); ++it) {
+        it->inputShapes = "[2, 64]";
+        it->callIndex = 1;
+    }
 
     const auto findings = advise(reportOf({run}), {});
     const auto shape = withRule(findings, "recompile.shape");
@@ -205,17 +219,17 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFin
     });
     ASSERT_NE(forward, shape.end());
     EXPECT_EQ(forward->title, "LongformerModel.forward (modeling_longformer.py:30) recompiled 1 "
-                              "time because dimension 1 of tokens changed, and so did 3 frames of "
-                              "transformers's code and 1 frame with no file to place it (4 "
+                              "time because dimension 1 of tokens changed, and so did 6 frames of "
+                              "transformers's code and 1 frame with no file to place it (7 "
                               "recompiles)");
     EXPECT_EQ(forward->severity, Severity::Warning); // not the one automatic recompile alone
     EXPECT_TRUE(hasLine(forward->evidence,
-                        "the same calls of the input sweep recompiled 3 frames of "
-                        "transformers's code and 1 frame with no file to place it (4 "
+                        "the same calls of the input sweep recompiled 6 frames of "
+                        "transformers's code and 1 frame with no file to place it (7 "
                         "recompiles): _pad_to_window_size 1, _sliding_chunks_query_key_matmul "
-                        "(after the break at line 776) 1, _chunk 1 and __init__ 1, frames torch "
-                        "compiled on their own after the breaks in that code: their guards "
-                        "follow the new sizes (Compare tab)"))
+                        "(after the break at line 776) 1, _chunk 1, __init__ 1, forward 2 (2 "
+                        "frames) and 1 more, frames torch compiled on their own after the "
+                        "breaks in that code: their guards follow the new sizes (Compare tab)"))
         << ::testing::PrintToString(forward->evidence);
     EXPECT_NE(forward->remedy.find("the library's frames recompile on the sizes they derive"),
               std::string::npos)
@@ -230,6 +244,7 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnTheSweepsSizesAreTheForwardsFin
     EXPECT_EQ(titled("__init__"), 0);
     EXPECT_EQ(titled("pool"), 1);
     EXPECT_EQ(titled("_merge"), 1);
+    EXPECT_EQ(titled("forward"), 0);
 }
 
 // dynamic=auto: one recompile makes the dimension dynamic; that is only worth an Info.
