@@ -631,7 +631,7 @@ bool perModuleAttribute(const Run& run, const FunctionRecompiles& fr, const Valu
            modulesOfFrame(run, fr).size() >= 2;
 }
 
-// "a, b, c, d and 6 more".
+// "a, b, c and 6 more"; four or fewer all named.
 std::string modulesText(const std::vector<std::string>& modules) {
     constexpr size_t kShown = 3;
     if (modules.size() <= kShown + 1)
