@@ -1164,8 +1164,8 @@ Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const s
 // How a frame came to recompile on None: its first call set a module's
 // attribute; the model's first call passed an argument both ways (T5's first
 // layer computes position_bias, the later layers are handed it); or the calls
-// differ.
-enum class NoneChange { FirstCallSet, WithinFirstCall, AcrossCalls };
+// differ. Unplaced: no event says when (an imported log).
+enum class NoneChange { FirstCallSet, WithinFirstCall, AcrossCalls, Unplaced };
 
 NoneChange noneChange(const FunctionRecompiles& fr) {
     const NoneGuardFailure& main = fr.nones.front();
@@ -1177,6 +1177,8 @@ NoneChange noneChange(const FunctionRecompiles& fr) {
         return NoneChange::FirstCallSet;
     if (all([](const Recompile* rc) { return rc->phase == "compile"; }))
         return NoneChange::WithinFirstCall;
+    if (all([](const Recompile* rc) { return rc->phase.empty() && rc->callIndex < 0; }))
+        return NoneChange::Unplaced;
     return NoneChange::AcrossCalls;
 }
 
@@ -1205,6 +1207,12 @@ std::string noneRemedy(const FunctionRecompiles& fr, const std::string& fn, cons
                "position_bias), so "
                "torch compiles a graph for each: one extra compile, paid on the first call. "
                "Nothing to change.";
+    case NoneChange::Unplaced:
+        return "torch compiles a graph of " + fn + " for " + main.name +
+               " None and one for a value. Where the model itself passes both (one module's "
+               "call and another's), that is one extra compile, paid once; where the calls "
+               "differ, pass it the same way on every call (a value that changes nothing rather "
+               "than None) to keep one graph.";
     case NoneChange::AcrossCalls:
         break;
     }
@@ -1227,6 +1235,8 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                    ? ": its first call set " + main.name + ", which the first graph took as None"
                : change == NoneChange::WithinFirstCall
                    ? ": the model's first call passed " + main.name + " both as None and not"
+               : change == NoneChange::Unplaced
+                   ? " because " + main.name + " was None at one call and not at another"
                    : " because " + main.name + " was None at some calls and not at others");
     f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
                          label + tabNote);
@@ -1246,7 +1256,7 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
             (fr.events.front()->phase.empty() ? "" : " (" + fr.events.front()->phase + ")") +
             ", after the first call had set it");
     f.remedy = noneRemedy(fr, fn, graph);
-    f.gain = change == NoneChange::WithinFirstCall
+    f.gain = change == NoneChange::WithinFirstCall || change == NoneChange::Unplaced
                  ? std::string()
                  : "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
     f.confidence = 0.8;

@@ -1028,6 +1028,21 @@ TEST(AdviceRecompiles, AnArgumentNoneInOneLayerAndSetInTheNextIsInfoWithNothingT
         << found[0].title;
     EXPECT_NE(found[0].remedy.find("Pass it the same way on every call"), std::string::npos)
         << found[0].remedy;
+
+    // An imported log says neither phase nor call: both ways told, no gain claimed.
+    run.recompiles.resize(1);
+    run.recompiles[0].phase.clear();
+    run.recompiles[0].callIndex = -1;
+    found = withRule(advise(reportOf({run}), {}), "recompile.none");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("because position_bias was None at one call and not at "
+                                  "another"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("Where the model itself passes both"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_TRUE(found[0].gain.empty()) << found[0].gain;
 }
 
 TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByItsNames) {
