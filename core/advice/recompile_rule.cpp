@@ -90,6 +90,7 @@ struct FunctionRecompiles {
     std::vector<TypeGuardFailure> types;
     std::string typesPackage;            // the installed package the type guard's line lies in
     std::vector<NoneGuardFailure> nones; // guards on an argument or attribute being None
+    std::vector<std::string> states;     // global state it was called under: "grad_mode"
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -781,6 +782,21 @@ std::string tensorKindRemedy(const TensorKindChange& k, bool flippedInForward) {
                          " the same way on every call: with requires_grad or without (detach() "
                          "it, or call under torch.no_grad(), for inference). torch compiles a "
                          "graph for each.";
+    if (k.property == "dispatch keys") {
+        const bool autograd = std::any_of(k.values.begin(), k.values.end(), [](const auto& v) {
+            return v.find("Autograd") != std::string::npos;
+        });
+        return autograd
+                   ? k.tensor +
+                         " came as an inference tensor (made under torch.inference_mode(), which "
+                         "leaves out the autograd keys) at some calls and as a normal tensor at "
+                         "others: torch compiles a graph for each. Make the inputs the same way "
+                         "on every call: all under torch.inference_mode(), or all under "
+                         "torch.no_grad()."
+                   : "Pass " + k.tensor +
+                         " with the same dispatch keys on every call (the kind of tensor: "
+                         "conjugated, negated, wrapped): torch compiles a graph for each.";
+    }
     if (k.property == "rank")
         return "Pass " + k.tensor +
                " with one number of dimensions (unsqueeze or reshape before the call), or "
@@ -1161,6 +1177,58 @@ Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const s
     return f;
 }
 
+// torch's name of a global state ("grad_mode", "autocast(cpu)_enabled") as the
+// call that sets it.
+std::string globalStateText(const std::string& state) {
+    if (state == "grad_mode")
+        return "grad mode (torch.no_grad() at some calls, not at others)";
+    if (state.rfind("autocast", 0) == 0)
+        return "autocast (torch.autocast(...) at some calls)";
+    if (state == "num_threads")
+        return "thread count (torch.set_num_threads())";
+    if (state == "default_dtype")
+        return "default dtype (torch.set_default_dtype())";
+    if (state.rfind("deterministic_algorithms", 0) == 0)
+        return "deterministic mode (torch.use_deterministic_algorithms())";
+    if (state.rfind("torch_function", 0) == 0)
+        return "__torch_function__ mode";
+    return state;
+}
+
+// Checked with torch 2.15: a Linear compiled and called under torch.no_grad(),
+// then without, then under torch.autocast: each state compiled its own graph.
+std::string globalStateRemedy() {
+    return "torch guards each graph on the global state it was compiled under, so every state "
+           "the compiled code is called in compiles a graph of its own, once (a training loop "
+           "that evaluates under torch.no_grad(): one graph per mode). Call it under one state: "
+           "for inference always under torch.no_grad() or torch.inference_mode(); set the "
+           "thread count, default dtype and deterministic mode once, before the first call.";
+}
+
+Finding globalStateFinding(const FunctionRecompiles& fr, const std::string& fn,
+                           const std::string& place, const std::string& label,
+                           const std::string& tabNote) {
+    std::vector<std::string> states;
+    for (const auto& state : fr.states) {
+        const std::string text = globalStateText(state);
+        if (std::find(states.begin(), states.end(), text) == states.end())
+            states.push_back(text);
+    }
+    Finding f;
+    f.rule = "recompile.global_state";
+    f.severity = fr.limit || fr.recompiles > 2 ? Severity::Warning : Severity::Info;
+    f.title = fn + place + " recompiled " + plural(fr.recompiles, "time", "times") +
+              " because calls ran under another " + joinWords(states);
+    f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
+                         label + tabNote);
+    f.evidence.push_back("torch's guard: GLOBAL_STATE changed: " + joinWords(fr.states));
+    f.remedy = globalStateRemedy();
+    f.gain = f.severity == Severity::Warning ? "one compile of " + fn + " per state it runs under"
+                                             : std::string();
+    f.confidence = 0.85;
+    return f;
+}
+
 // How a frame came to recompile on None: its first call set a module's
 // attribute; the model's first call passed an argument both ways (T5's first
 // layer computes position_bias, the later layers are handed it); or the calls
@@ -1345,6 +1413,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 } else if (const std::string freed = freedObject(rc.reason); !freed.empty()) {
                     if (fr.freed.empty())
                         fr.freed = freed;
+                } else if (const auto states = parseGlobalStateGuard(rc.reason)) {
+                    for (const auto& state : *states) {
+                        if (std::find(fr.states.begin(), fr.states.end(), state) == fr.states.end())
+                            fr.states.push_back(state);
+                    }
                 } else if (const auto none = parseNoneGuard(rc.reason)) {
                     if (std::none_of(fr.nones.begin(), fr.nones.end(),
                                      [&](const auto& n) { return n.name == none->name; }))
@@ -1441,6 +1514,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             const bool onlyNones = !fr.nones.empty() && fr.dims.empty() && fr.values.empty() &&
                                    fr.keys.empty() && fr.lengths.empty() && fr.kinds.empty() &&
                                    fr.freed.empty();
+            const bool onlyStates = !fr.states.empty() && fr.nones.empty() && fr.dims.empty() &&
+                                    fr.values.empty() && fr.keys.empty() && fr.lengths.empty() &&
+                                    fr.kinds.empty() && fr.freed.empty();
+            if (onlyStates && fr.recompiles > 0) {
+                Finding f = globalStateFinding(fr, fn, where, label, tabNote);
+                locate(f);
+                out.push_back(std::move(f));
+            }
             if (onlyNones && fr.recompiles > 0) {
                 Finding f = noneFinding(fr, fn, graph ? where : guardPlace(fr.nones.front().where),
                                         label, tabNote, graph);
@@ -1819,15 +1900,18 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.rule = "recompile.tensor_kind";
                 f.severity = packageRanks ? Severity::Info : Severity::Warning;
                 f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
-                          " because " + main.tensor + " came with another " + main.property;
+                          " because " + main.tensor + " came with " +
+                          (main.property == "dispatch keys" ? "other " : "another ") +
+                          main.property;
                 locate(f);
                 f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
                                      fn + " in " + label + tabNote);
                 for (const auto& k : fr.kinds)
-                    f.evidence.push_back("torch compiled " + fn + " for " + k.tensor + " with " +
-                                         k.property + " " + inOrder(k.values) + ": each " +
-                                         k.property +
-                                         " an input comes with compiles its own graph");
+                    f.evidence.push_back(
+                        "torch compiled " + fn + " for " + k.tensor + " with " + k.property + " " +
+                        inOrder(k.values) + ": each " +
+                        (k.property == "dispatch keys" ? "set of dispatch keys" : k.property) +
+                        " an input comes with compiles its own graph");
                 if (flips && flips->location()) {
                     f.file = flips->location()->file; // the line that flips it
                     f.line = flips->location()->line;
@@ -1924,6 +2008,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = freedObjectRemedy(fr);
                 else if (onlyNones)
                     cause = noneRemedy(fr, fn, graph);
+                else if (onlyStates)
+                    cause = globalStateRemedy();
                 if (!limitBounded)
                     cause = (cause.empty() ? cause : cause + " ") +
                             "Raising torch._dynamo.config.recompile_limit only postpones the "

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <regex>
+#include <set>
 
 #include "core/report/text_lines.h"
 
@@ -148,8 +149,48 @@ std::optional<DictKeyGuardFailure> parseDictKeyGuard(const std::string& reason) 
     return out;
 }
 
+namespace {
+
+// "DispatchKeySet(CPU, BackendSelect, AutogradCPU)" → its keys.
+std::set<std::string> dispatchKeys(const std::string& set) {
+    static const std::regex key(R"(\w+)");
+    std::set<std::string> keys;
+    const size_t open = set.find('(');
+    const std::string inside = open == std::string::npos ? set : set.substr(open + 1);
+    for (auto it = std::sregex_iterator(inside.begin(), inside.end(), key);
+         it != std::sregex_iterator(); ++it)
+        keys.insert(it->str());
+    return keys;
+}
+
+// The keys one set has and the other lacks: "AutogradCPU", "no AutogradCPU".
+std::string keysDiffering(const std::set<std::string>& mine, const std::set<std::string>& other) {
+    std::string has;
+    std::string lacks;
+    for (const auto& k : mine)
+        if (other.count(k) == 0)
+            has += (has.empty() ? "" : ", ") + k;
+    for (const auto& k : other)
+        if (mine.count(k) == 0)
+            lacks += (lacks.empty() ? "no " : ", ") + k;
+    return has.empty() ? lacks : lacks.empty() ? has : has + "; " + lacks;
+}
+
+} // namespace
+
 std::optional<TensorKindGuardFailure> parseTensorKindGuard(const std::string& reason) {
     const std::string bounded = regexInput(reason);
+    // An inference-mode tensor lacks the autograd keys: "tensor 'x' dispatch key set
+    // mismatch. expected DispatchKeySet(CPU, …, AutogradCPU), actual DispatchKeySet(CPU, …)".
+    static const std::regex keys(
+        R"(tensor '(.+?)' dispatch key set mismatch\. expected (DispatchKeySet\([^)\n]*\)), actual (DispatchKeySet\([^)\n]*\)))");
+    std::smatch k;
+    if (std::regex_search(bounded, k, keys)) {
+        const auto expected = dispatchKeys(k[2].str());
+        const auto actual = dispatchKeys(k[3].str());
+        return TensorKindGuardFailure{k[1].str(), "dispatch keys", keysDiffering(expected, actual),
+                                      keysDiffering(actual, expected)};
+    }
     static const std::regex guard(
         R"(tensor '(.+?)' (dtype|requires_grad|device|rank) mismatch\. expected ([^,\n]+?)(?:, actual ([^\n]+?))?\s*(?:\n|$))");
     std::smatch m;
@@ -176,6 +217,21 @@ std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason) {
     out.compiledNone = !m[2].matched;
     guardSource(bounded, out.code, out.where);
     return out;
+}
+
+std::optional<std::vector<std::string>> parseGlobalStateGuard(const std::string& reason) {
+    const std::string bounded = regexInput(reason);
+    static const std::regex guard(std::string(kGuardPrefix) + R"(GLOBAL_STATE changed: ([^\n]*))");
+    std::smatch m;
+    if (!std::regex_search(bounded, m, guard))
+        return std::nullopt;
+    std::vector<std::string> states;
+    static const std::regex word(R"(\S+)");
+    const std::string names = m[1].str();
+    for (auto it = std::sregex_iterator(names.begin(), names.end(), word);
+         it != std::sregex_iterator(); ++it)
+        states.push_back(it->str());
+    return states;
 }
 
 std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason) {

@@ -66,7 +66,7 @@ std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason);
 // mismatch. expected requires_grad=0".
 struct TensorKindGuardFailure {
     std::string tensor;
-    std::string property; // "dtype", "requires_grad", "device", "rank"
+    std::string property; // "dtype", "requires_grad", "device", "rank", "dispatch keys"
     std::string expected; // "Float", "False"
     std::string actual;   // "Half", "True"; empty when torch does not say
 };
@@ -81,6 +81,11 @@ struct NoneGuardFailure {
     std::string where;         // "poolers.py:309 in forward"; empty when none
 };
 std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason);
+
+// "GLOBAL_STATE changed: grad_mode autocast(cpu)_enabled": the call ran under
+// another global state than the graph was compiled under; torch's names of
+// what changed, in its order. nullopt for another guard.
+std::optional<std::vector<std::string>> parseGlobalStateGuard(const std::string& reason);
 
 // "___check_type_id(args[0], 687941376), type=<class 'm.BigBirdEncoder'>": a
 // call passed an object of another type than the one the graph was compiled for.

@@ -653,6 +653,53 @@ TEST(AdviceRecompiles, AnInputOfAnotherRankIsAGraphPerRank) {
         << found[0].remedy;
 }
 
+// torch 2.15's guards (recorded on a Linear compiled and called under
+// torch.no_grad(), then without, then under torch.autocast).
+TEST(AdviceRecompiles, CallsUnderAnotherGradModeOrAutocastAreOneGraphPerState) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.recompiles.push_back(
+        {"forward", "0/0: GLOBAL_STATE changed: grad_mode ", 2, "", false, 8, "", "measure", 2});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.global_state");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].title.find("recompiled 1 time because calls ran under another grad mode "
+                                  "(torch.no_grad() at some calls, not at others)"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("for inference always under torch.no_grad()"), std::string::npos)
+        << found[0].remedy;
+
+    for (const std::string reason : {"0/1: GLOBAL_STATE changed: autocast(cpu)_enabled ",
+                                     "0/2: GLOBAL_STATE changed: grad_mode autocast(cpu)_enabled "})
+        run.recompiles.push_back({"forward", reason, 3, "", false, 8, "", "measure", 3});
+    found = withRule(advise(reportOf({run}), {}), "recompile.global_state");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_NE(found[0].title.find("grad mode (torch.no_grad() at some calls, not at others) and "
+                                  "autocast (torch.autocast(...) at some calls)"),
+              std::string::npos)
+        << found[0].title;
+}
+
+// An input made under torch.inference_mode() at one call (recorded, torch 2.15).
+TEST(AdviceRecompiles, AnInferenceTensorAtSomeCallsSaysToMakeInputsOneWay) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.recompiles.push_back({"forward",
+                              "0/0: tensor 'args[0]' dispatch key set mismatch. expected "
+                              "DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, AutogradCPU), "
+                              "actual DispatchKeySet(CPU, BackendSelect, ADInplaceOrView)",
+                              2, "", false, 8, "", "measure", 2});
+    const auto found = withRule(advise(reportOf({run}), {}), "recompile.tensor_kind");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("because args[0] came with other dispatch keys"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_TRUE(hasLine(found[0].evidence, "with dispatch keys AutogradCPU, then no AutogradCPU"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("came as an inference tensor"), std::string::npos)
+        << found[0].remedy;
+}
+
 // A multi-task model picking its head by a string argument (torch 2.15's
 // guard text): a graph per task is expected, told as info with the warmup.
 TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
