@@ -88,9 +88,11 @@ struct FunctionRecompiles {
     // Guards on an argument's type, one per type compiled for: one function
     // called for several classes (a decorator's wrapper around their methods).
     std::vector<TypeGuardFailure> types;
-    std::string typesPackage;            // the installed package the type guard's line lies in
-    std::vector<NoneGuardFailure> nones; // guards on an argument or attribute being None
-    std::vector<std::string> states;     // global state it was called under: "grad_mode"
+    std::string typesPackage;                 // the installed package the type guard's line lies in
+    std::vector<NoneGuardFailure> nones;      // guards on an argument or attribute being None
+    std::vector<const Recompile*> noneEvents; // its recompiles on them
+    std::vector<std::string> states;          // global state it was called under: "grad_mode"
+    int stateRecompiles = 0;                  // its recompiles on those
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -1216,11 +1218,11 @@ Finding globalStateFinding(const FunctionRecompiles& fr, const std::string& fn,
     }
     Finding f;
     f.rule = "recompile.global_state";
-    f.severity = fr.limit || fr.recompiles > 2 ? Severity::Warning : Severity::Info;
-    f.title = fn + place + " recompiled " + plural(fr.recompiles, "time", "times") +
+    f.severity = fr.limit || fr.stateRecompiles > 2 ? Severity::Warning : Severity::Info;
+    f.title = fn + place + " recompiled " + plural(fr.stateRecompiles, "time", "times") +
               " because calls ran under another " + joinWords(states);
-    f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
-                         label + tabNote);
+    f.evidence.push_back(plural(fr.stateRecompiles, "recompile", "recompiles") + " of " + fn +
+                         " in " + label + tabNote);
     f.evidence.push_back("torch's guard: GLOBAL_STATE changed: " + joinWords(fr.states));
     f.remedy = globalStateRemedy();
     f.gain = f.severity == Severity::Warning ? "one compile of " + fn + " per state it runs under"
@@ -1238,7 +1240,7 @@ enum class NoneChange { FirstCallSet, WithinFirstCall, AcrossCalls, Unplaced };
 NoneChange noneChange(const FunctionRecompiles& fr) {
     const NoneGuardFailure& main = fr.nones.front();
     const auto all = [&](auto pred) {
-        return std::all_of(fr.events.begin(), fr.events.end(), pred);
+        return std::all_of(fr.noneEvents.begin(), fr.noneEvents.end(), pred);
     };
     if (main.compiledNone && main.name.rfind("self.", 0) == 0 &&
         all([](const Recompile* rc) { return rc->callIndex >= 1; }))
@@ -1295,10 +1297,11 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
     const NoneChange change = noneChange(fr);
     Finding f;
     f.rule = "recompile.none";
-    f.severity = fr.limit || (change == NoneChange::AcrossCalls && fr.recompiles > 2)
+    const int recompiles = static_cast<int>(fr.noneEvents.size());
+    f.severity = fr.limit || (change == NoneChange::AcrossCalls && recompiles > 2)
                      ? Severity::Warning
                      : Severity::Info;
-    f.title = fn + place + " recompiled " + plural(fr.recompiles, "time", "times") +
+    f.title = fn + place + " recompiled " + plural(recompiles, "time", "times") +
               (change == NoneChange::FirstCallSet
                    ? ": its first call set " + main.name + ", which the first graph took as None"
                : change == NoneChange::WithinFirstCall
@@ -1306,7 +1309,7 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                : change == NoneChange::Unplaced
                    ? " because " + main.name + " was None at one call and not at another"
                    : " because " + main.name + " was None at some calls and not at others");
-    f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " + fn + " in " +
+    f.evidence.push_back(plural(recompiles, "recompile", "recompiles") + " of " + fn + " in " +
                          label + tabNote);
     for (const auto& n : fr.nones) {
         std::string line = "torch compiled " + fn + " with " + n.name +
@@ -1318,15 +1321,16 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                     (n.where.empty() ? "" : " (" + n.where + ")");
         f.evidence.push_back(line);
     }
-    if (change == NoneChange::FirstCallSet && !fr.events.empty())
+    if (change == NoneChange::FirstCallSet)
         f.evidence.push_back(
-            "the recompile came at call " + std::to_string(fr.events.front()->callIndex + 1) +
-            (fr.events.front()->phase.empty() ? "" : " (" + fr.events.front()->phase + ")") +
+            "the recompile came at call " + std::to_string(fr.noneEvents.front()->callIndex + 1) +
+            (fr.noneEvents.front()->phase.empty() ? ""
+                                                  : " (" + fr.noneEvents.front()->phase + ")") +
             ", after the first call had set it");
     f.remedy = noneRemedy(fr, fn, graph);
     f.gain = change == NoneChange::WithinFirstCall || change == NoneChange::Unplaced
                  ? std::string()
-                 : "one compile of " + fn + " instead of " + std::to_string(fr.recompiles + 1);
+                 : "one compile of " + fn + " instead of " + std::to_string(recompiles + 1);
     f.confidence = 0.8;
     return f;
 }
@@ -1414,11 +1418,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     if (fr.freed.empty())
                         fr.freed = freed;
                 } else if (const auto states = parseGlobalStateGuard(rc.reason)) {
+                    fr.stateRecompiles += rc.limitHit ? 0 : 1;
                     for (const auto& state : *states) {
                         if (std::find(fr.states.begin(), fr.states.end(), state) == fr.states.end())
                             fr.states.push_back(state);
                     }
                 } else if (const auto none = parseNoneGuard(rc.reason)) {
+                    if (!rc.limitHit)
+                        fr.noneEvents.push_back(&rc);
                     if (std::none_of(fr.nones.begin(), fr.nones.end(),
                                      [&](const auto& n) { return n.name == none->name; }))
                         fr.nones.push_back(*none);
@@ -1511,18 +1518,19 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 out.push_back(std::move(f));
                 continue;
             }
-            const bool onlyNones = !fr.nones.empty() && fr.dims.empty() && fr.values.empty() &&
-                                   fr.keys.empty() && fr.lengths.empty() && fr.kinds.empty() &&
-                                   fr.freed.empty();
-            const bool onlyStates = !fr.states.empty() && fr.nones.empty() && fr.dims.empty() &&
-                                    fr.values.empty() && fr.keys.empty() && fr.lengths.empty() &&
-                                    fr.kinds.empty() && fr.freed.empty();
-            if (onlyStates && fr.recompiles > 0) {
+            // None and global-state guards are told each with its own count,
+            // beside each other (an imported loop: a bias given at one call,
+            // no_grad at others); other guards take the frame's finding.
+            const bool otherGuards = !fr.dims.empty() || !fr.values.empty() || !fr.keys.empty() ||
+                                     !fr.lengths.empty() || !fr.kinds.empty() || !fr.freed.empty();
+            const bool onlyNones = !fr.nones.empty() && !otherGuards;
+            const bool onlyStates = !fr.states.empty() && !otherGuards;
+            if (onlyStates && fr.stateRecompiles > 0) {
                 Finding f = globalStateFinding(fr, fn, where, label, tabNote);
                 locate(f);
                 out.push_back(std::move(f));
             }
-            if (onlyNones && fr.recompiles > 0) {
+            if (onlyNones && !fr.noneEvents.empty()) {
                 Finding f = noneFinding(fr, fn, graph ? where : guardPlace(fr.nones.front().where),
                                         label, tabNote, graph);
                 locate(f);
@@ -2006,7 +2014,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     cause = tensorKindRemedy(fr.kinds.front(), flips != nullptr);
                 else if (!fr.freed.empty())
                     cause = freedObjectRemedy(fr);
-                else if (onlyNones)
+                // Both kinds: the guard the limit's call failed.
+                else if (onlyNones && (!onlyStates || parseNoneGuard(fr.limit->reason)))
                     cause = noneRemedy(fr, fn, graph);
                 else if (onlyStates)
                     cause = globalStateRemedy();

@@ -681,6 +681,27 @@ TEST(AdviceRecompiles, CallsUnderAnotherGradModeOrAutocastAreOneGraphPerState) {
         << found[0].title;
 }
 
+// A real TORCH_TRACE (tests/fixtures/trace/grad_mode_bias: torch 2.15 running
+// model.py.txt): one frame recompiled twice on grad mode and once on a bias
+// given at one call; each cause is told with its own count.
+TEST(AdviceRecompiles, AnImportedFrameRecompilingOnGradModeAndANoneIsTwoFindings) {
+    const auto imported = cs::core::trace::importTrace(
+        (std::filesystem::path(COMPILESCOPE_FIXTURES) / "trace" / "grad_mode_bias").string());
+    ASSERT_TRUE(imported.error.empty()) << imported.error;
+    const auto findings = advise(imported.report, {});
+    const auto states = withRule(findings, "recompile.global_state");
+    ASSERT_EQ(states.size(), 1u);
+    EXPECT_NE(states[0].title.find("recompiled 2 times because calls ran under another grad mode"),
+              std::string::npos)
+        << states[0].title;
+    const auto none = withRule(findings, "recompile.none");
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_NE(none[0].title.find("recompiled 1 time because bias was None at one call and not "
+                                 "at another"),
+              std::string::npos)
+        << none[0].title;
+}
+
 // An input made under torch.inference_mode() at one call (recorded, torch 2.15).
 TEST(AdviceRecompiles, AnInferenceTensorAtSomeCallsSaysToMakeInputsOneWay) {
     cs::core::Run run = timedRun("default", {}, {});
