@@ -644,6 +644,11 @@ std::string modulesText(const std::vector<std::string>& modules) {
     return joinWords(shown);
 }
 
+// " (8)" for a known recompile limit, "" for 0.
+std::string limitText(int limit) {
+    return limit > 0 ? " (" + std::to_string(limit) + ")" : "";
+}
+
 // torch's recompile limit as its events told it; 0 when unknown.
 int recompileLimit(const FunctionRecompiles& fr) {
     if (fr.limit)
@@ -660,13 +665,12 @@ std::string perModuleRemedy(const ValueChange& v, int limit) {
             static const std::regex integer(R"(^-?\d+$)");
             return std::regex_match(value, integer);
         });
-    const std::string limitText = limit > 0 ? " (" + std::to_string(limit) + ")" : "";
     std::string text =
         "torch treats " + v.name +
         ", a number held on the module, as a constant, and each module of this class holds "
         "its own value, so each compiles its own graph: a "
         "model with more such modules than torch's recompile limit" +
-        limitText + " runs the rest eagerly. ";
+        limitText(limit) + " runs the rest eagerly. ";
     if (integral)
         text += "Set torch._dynamo.config.allow_unspec_int_on_nn_module = True before "
                 "compiling: torch then takes the modules' integer attributes as inputs, and "
@@ -1100,6 +1104,13 @@ std::string followingText(const Run& run, const std::vector<const FunctionRecomp
            (named ? "): " + joinWords(names) : ")");
 }
 
+// "; the guard comes from `code` (where)", after an evidence line; "" without code.
+std::string guardSourceText(const std::string& code, const std::string& where) {
+    if (code.empty())
+        return {};
+    return "; the guard comes from `" + code + "`" + (where.empty() ? "" : " (" + where + ")");
+}
+
 // " (deprecation.py:131)" of a guard's "deprecation.py:131 in wrapped_func".
 std::string guardPlace(const std::string& where) {
     return where.empty() ? "" : " (" + where.substr(0, where.find(" in ")) + ")";
@@ -1127,8 +1138,7 @@ Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const s
     Finding f;
     f.rule = "recompile.type";
     f.severity = fr.limit ? Severity::Warning : Severity::Info;
-    const std::string limit =
-        recompileLimit(fr) > 0 ? " (" + std::to_string(recompileLimit(fr)) + ")" : "";
+    const std::string limit = limitText(recompileLimit(fr));
     f.title = fn + place + " recompiled " + plural(fr.recompiles, "time", "times") +
               ": it is called with " + main.name + " of several types" + typesText +
               (fr.limit ? ", and hit the recompile limit" + limit : "");
@@ -1140,10 +1150,7 @@ Finding typeFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                                                : " of types " + joinWords(types)) +
                           " and guarded on its type: a call with another type compiled its own "
                           "graph";
-    if (!main.code.empty())
-        guarded += "; the guard comes from `" + main.code + "`" +
-                   (main.where.empty() ? "" : " (" + main.where + ")");
-    f.evidence.push_back(guarded);
+    f.evidence.push_back(guarded + guardSourceText(main.code, main.where));
     std::vector<std::string> others;
     for (const auto& k : fr.kinds)
         others.push_back(k.tensor + "'s " + k.property);
@@ -1316,10 +1323,7 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                            (n.compiledNone ? " None" : " set") + " and guarded on it (`" + n.name +
                            (n.compiledNone ? " is None`" : " is not None`") + "); a call with it " +
                            (n.compiledNone ? "set" : "None") + " compiled another graph";
-        if (!n.code.empty())
-            line += "; the guard comes from `" + n.code + "`" +
-                    (n.where.empty() ? "" : " (" + n.where + ")");
-        f.evidence.push_back(line);
+        f.evidence.push_back(line + guardSourceText(n.code, n.where));
     }
     if (change == NoneChange::FirstCallSet)
         f.evidence.push_back(
@@ -1523,14 +1527,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             // no_grad at others); other guards take the frame's finding.
             const bool otherGuards = !fr.dims.empty() || !fr.values.empty() || !fr.keys.empty() ||
                                      !fr.lengths.empty() || !fr.kinds.empty() || !fr.freed.empty();
-            const bool onlyNones = !fr.nones.empty() && !otherGuards;
-            const bool onlyStates = !fr.states.empty() && !otherGuards;
-            if (onlyStates && fr.stateRecompiles > 0) {
+            const bool toldByNone = !fr.nones.empty() && !otherGuards;
+            const bool toldByState = !fr.states.empty() && !otherGuards;
+            if (toldByState && fr.stateRecompiles > 0) {
                 Finding f = globalStateFinding(fr, fn, where, label, tabNote);
                 locate(f);
                 out.push_back(std::move(f));
             }
-            if (onlyNones && !fr.noneEvents.empty()) {
+            if (toldByNone && !fr.noneEvents.empty()) {
                 Finding f = noneFinding(fr, fn, graph ? where : guardPlace(fr.nones.front().where),
                                         label, tabNote, graph);
                 locate(f);
@@ -1809,10 +1813,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                        (k.added ? " absent from " : " in ") + k.dict +
                                        " and guarded on it; a later call found it " +
                                        (k.added ? "there" : "gone");
-                    if (!k.code.empty())
-                        line += "; the guard comes from `" + k.code + "`" +
-                                (k.where.empty() ? "" : " (" + k.where + ")");
-                    f.evidence.push_back(line);
+                    f.evidence.push_back(line + guardSourceText(k.code, k.where));
                 }
                 const double laterCompile = analyzeWarmup(run).laterSeconds();
                 if (laterCompile > 0)
@@ -1974,8 +1975,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 Finding f;
                 f.rule = "recompile.limit";
                 f.severity = Severity::Warning;
-                const std::string limit =
-                    fr.limit->limit > 0 ? " (" + std::to_string(fr.limit->limit) + ")" : "";
+                const std::string limit = limitText(fr.limit->limit);
                 f.title =
                     fn + where + " hit the recompile limit" + limit + ": torch now runs it eagerly";
                 locate(f);
@@ -2015,9 +2015,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 else if (!fr.freed.empty())
                     cause = freedObjectRemedy(fr);
                 // Both kinds: the guard the limit's call failed.
-                else if (onlyNones && (!onlyStates || parseNoneGuard(fr.limit->reason)))
+                else if (toldByNone && (!toldByState || parseNoneGuard(fr.limit->reason)))
                     cause = noneRemedy(fr, fn, graph);
-                else if (onlyStates)
+                else if (toldByState)
                     cause = globalStateRemedy();
                 if (!limitBounded)
                     cause = (cause.empty() ? cause : cause + " ") +
