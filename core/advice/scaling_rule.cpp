@@ -56,42 +56,120 @@ Finding base(const ScaleCurve& curve, const char* rule, Severity severity) {
     return f;
 }
 
-// The smallest measured size from which on every size is significantly faster
-// than eager; -1 when none, or when compile already pays at the smallest.
-void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<Finding>& out) {
-    int64_t from = -1;
-    bool someNot = false;
-    std::optional<Speedup> at;
-    for (auto it = curve.rows.rbegin(); it != curve.rows.rend(); ++it) {
-        const ScaleRow* e = rowAt(eager, it->batchSize);
-        if (!e || !e->latency || !it->latency)
-            break;
-        auto sp = computeSpeedup(*e->latency, *it->latency);
-        if (!sp || !sp->significant || sp->value <= 1) {
-            someNot = true;
-            break;
-        }
-        from = it->batchSize;
-        at = sp;
-    }
-    if (from < 0 || !someNot || !at)
-        return;
-    Finding f = base(curve, "scaling.compile_pays", Severity::Info);
-    f.title = curve.label + ": compile pays from " + batch(from) + " on";
-    f.evidence.push_back("at " + batch(from) + ": " + formatRatio(at->value) + " over eager (" +
-                         formatRatio(at->low) + "–" + formatRatio(at->high) + ")");
+// How a compiled setting's median at one size stands against eager's there.
+enum class Verdict { Faster, Even, Slower };
+
+struct Judged {
+    int64_t batchSize = 0;
+    Speedup speedup;
+    Verdict verdict = Verdict::Even;
+};
+
+std::vector<Judged> judge(const ScaleCurve& eager, const ScaleCurve& curve) {
+    std::vector<Judged> out;
     for (const auto& row : curve.rows) {
-        if (row.batchSize >= from)
-            break;
-        if (row.speedup)
-            f.evidence.push_back("at " + batch(row.batchSize) + ": " + formatRatio(*row.speedup) +
-                                 ", not significantly faster than eager");
+        const ScaleRow* e = rowAt(eager, row.batchSize);
+        if (!e || !e->latency || !row.latency)
+            continue;
+        auto sp = computeSpeedup(*e->latency, *row.latency);
+        if (!sp)
+            continue;
+        Verdict v = Verdict::Even;
+        if (sp->significant)
+            v = sp->value > 1 ? Verdict::Faster : Verdict::Slower;
+        out.push_back({row.batchSize, *sp, v});
     }
-    f.remedy = "Serve at " + batch(from) +
-               " or larger with this setting; for smaller batches eager costs no compile and "
-               "runs as fast.";
-    f.gain = formatRatio(at->value) + " over eager at " + batch(from);
+    return out;
+}
+
+std::string ratioWithInterval(const Speedup& sp) {
+    return formatRatio(sp.value) + " (" + formatRatio(sp.low) + "–" + formatRatio(sp.high) + ")";
+}
+
+// A size where the setting is not faster, as its evidence line says it.
+std::string verdictText(const Judged& j) {
+    return ratioWithInterval(j.speedup) + (j.verdict == Verdict::Slower
+                                               ? ", slower than eager"
+                                               : ", not significantly different from eager");
+}
+
+std::string sizesText(const std::vector<const Judged*>& sizes) {
+    std::string out = sizes.size() == 1 ? "batch " : "batches ";
+    double low = sizes.front()->speedup.value;
+    double high = low;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (i)
+            out += i + 1 == sizes.size() ? " and " : ", ";
+        out += std::to_string(sizes[i]->batchSize);
+        low = std::min(low, sizes[i]->speedup.value);
+        high = std::max(high, sizes[i]->speedup.value);
+    }
+    out += ": " + formatRatio(low);
+    if (sizes.size() > 1 && formatRatio(high) != formatRatio(low))
+        out += "–" + formatRatio(high);
+    return out;
+}
+
+// Where compile pays along the walk. Faster at the larger sizes only: "from
+// batch N on"; at the smaller only: "up to batch N"; faster on both sides of
+// sizes where it is not: the gain changes with the size, told size by size.
+// Faster everywhere or nowhere: no finding (the table says it).
+void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<Finding>& out) {
+    const auto judged = judge(eager, curve);
+    size_t faster = 0;
+    for (const auto& j : judged)
+        faster += j.verdict == Verdict::Faster;
+    if (faster == 0 || faster == judged.size())
+        return;
+    size_t prefix = 0;
+    while (judged[prefix].verdict == Verdict::Faster)
+        ++prefix;
+    size_t suffix = 0;
+    while (judged[judged.size() - 1 - suffix].verdict == Verdict::Faster)
+        ++suffix;
+
+    Finding f = base(curve, "scaling.compile_pays", Severity::Info);
     f.confidence = 0.8;
+    if (suffix == faster || prefix == faster) {
+        const bool fromOn = suffix == faster;
+        const Judged& edge = fromOn ? judged[judged.size() - suffix] : judged[prefix - 1];
+        f.title = curve.label + ": compile pays " + (fromOn ? "from " : "up to ") +
+                  batch(edge.batchSize) + (fromOn ? " on" : "");
+        f.evidence.push_back("at " + batch(edge.batchSize) + ": " +
+                             ratioWithInterval(edge.speedup) + " over eager");
+        for (const auto& j : judged) {
+            if (j.verdict != Verdict::Faster)
+                f.evidence.push_back("at " + batch(j.batchSize) + ": " + verdictText(j));
+        }
+        f.remedy = fromOn ? "Serve at " + batch(edge.batchSize) +
+                                " or larger with this setting; for smaller batches eager "
+                                "costs no compile and runs as fast or faster."
+                          : "Compile pays for batches up to " + std::to_string(edge.batchSize) +
+                                " (its gain there is per-call overhead it removes); serving "
+                                "larger batches, eager runs as fast or faster and costs no "
+                                "compile.";
+        f.gain = formatRatio(edge.speedup.value) + " over eager at " + batch(edge.batchSize);
+        out.push_back(std::move(f));
+        return;
+    }
+    std::vector<const Judged*> byVerdict[3];
+    for (const auto& j : judged)
+        byVerdict[static_cast<int>(j.verdict)].push_back(&j);
+    f.title = curve.label + ": its gain over eager comes and goes with the batch size";
+    f.evidence.push_back("faster than eager at " + sizesText(byVerdict[0]));
+    if (!byVerdict[1].empty())
+        f.evidence.push_back("not significantly different at " + sizesText(byVerdict[1]));
+    if (!byVerdict[2].empty())
+        f.evidence.push_back("slower than eager at " + sizesText(byVerdict[2]));
+    const Judged* best = byVerdict[0].front();
+    for (const Judged* j : byVerdict[0])
+        best = j->speedup.value > best->speedup.value ? j : best;
+    f.remedy = "Pick the serving batch size from the measured curve (Scaling tab): this setting "
+               "pays at some sizes only. A size that loses between sizes that gain can be the "
+               "machine rather than the model: measure it again (--batch-sizes) before serving "
+               "around it.";
+    f.gain = formatRatio(best->speedup.value) + " over eager at " + batch(best->batchSize);
+    f.confidence = 0.6;
     out.push_back(std::move(f));
 }
 
@@ -169,9 +247,14 @@ void knee(const ScaleCurve& curve, std::vector<Finding>& out) {
         f.remedy = "Batches above " + std::to_string(at.batchSize) +
                    " add latency without adding throughput: serve at " + batch(at.batchSize) +
                    " when latency matters.";
-        if (last.latency && at.latency && last.latency->median > at.latency->median)
+        if (last.latency && at.latency && last.latency->median > at.latency->median) {
             f.gain = formatDuration(last.latency->median - at.latency->median) +
-                     " less per call than at " + batch(last.batchSize) + ", same throughput";
+                     " less per call than at " + batch(last.batchSize);
+            f.gain += last.throughputHigh < at.throughputLow
+                          ? ", and more throughput (" + throughputText(at.throughput) +
+                                " against " + throughputText(last.throughput) + ")"
+                          : ", about the same throughput";
+        }
         f.confidence = 0.7;
         out.push_back(std::move(f));
         return;

@@ -59,6 +59,12 @@ TEST(Scaling, FindingsRestOnTheCurve) {
     EXPECT_EQ(pays[0].title, "default: compile pays from batch 8 on");
     EXPECT_EQ(pays[0].tab, EvidenceTab::Scaling);
     EXPECT_FALSE(pays[0].gain.empty());
+    // Below batch 8 default is slower, and says so size by size.
+    ASSERT_EQ(pays[0].evidence.size(), 4u);
+    EXPECT_EQ(pays[0].evidence[0].rfind("at batch 8: ", 0), 0u) << pays[0].evidence[0];
+    EXPECT_NE(pays[0].evidence[1].find("at batch 1: 0.87×"), std::string::npos)
+        << pays[0].evidence[1];
+    EXPECT_NE(pays[0].evidence[1].find("slower than eager"), std::string::npos);
     const auto bound = withRule(findings, "scaling.overhead_bound");
     ASSERT_GE(bound.size(), 1u);
     EXPECT_EQ(bound[0].title, "eager: below batch 4 the model is overhead-bound");
@@ -164,4 +170,50 @@ TEST(Scaling, NoShapeIsDrawnFromUnsettledMedians) {
     const auto findings = advise(r);
     for (const auto& f : withRule(findings, "scaling.knee"))
         EXPECT_NE(f.setting, "eager") << f.title;
+}
+
+TEST(Scaling, CompileThatPaysAtSmallBatchesOnlyIsToldSo) {
+    // Compiled removes a fixed per-call overhead; past batch 16 the work dominates.
+    const Report r =
+        report({walk("eager", {{1, 200}, {4, 260}, {16, 500}, {64, 1800}, {256, 7000}}),
+                walk("default", {{1, 60}, {4, 120}, {16, 360}, {64, 1790}, {256, 7600}})});
+    const auto pays = withRule(advise(r), "scaling.compile_pays");
+    ASSERT_EQ(pays.size(), 1u);
+    EXPECT_EQ(pays[0].title, "default: compile pays up to batch 16");
+    ASSERT_EQ(pays[0].evidence.size(), 3u);
+    EXPECT_NE(pays[0].evidence[1].find("at batch 64: 1.01×"), std::string::npos)
+        << pays[0].evidence[1];
+    EXPECT_NE(pays[0].evidence[1].find("not significantly different"), std::string::npos);
+    EXPECT_NE(pays[0].evidence[2].find("at batch 256: 0.92×"), std::string::npos)
+        << pays[0].evidence[2];
+    EXPECT_NE(pays[0].evidence[2].find("slower than eager"), std::string::npos);
+}
+
+TEST(Scaling, AGainThatComesAndGoesIsNotToldAsPayingFromOneSizeOn) {
+    // Measured on dinov2 (CPU): faster at small batches and at the largest,
+    // even or slower between. "Compile pays from 1024 on; below, eager runs
+    // as fast" would have been false at 1-16.
+    const Report r = report(
+        {walk("eager",
+              {{1, 2100}, {2, 1740}, {16, 6770}, {32, 12800}, {256, 80800}, {1024, 559000}}),
+         walk("default",
+              {{1, 839}, {2, 1080}, {16, 4130}, {32, 12900}, {256, 102000}, {1024, 472000}})});
+    const auto pays = withRule(advise(r), "scaling.compile_pays");
+    ASSERT_EQ(pays.size(), 1u);
+    EXPECT_EQ(pays[0].title, "default: its gain over eager comes and goes with the batch size");
+    ASSERT_EQ(pays[0].evidence.size(), 3u);
+    EXPECT_EQ(pays[0].evidence[0], "faster than eager at batches 1, 2, 16 and 1024: 1.18×–2.50×");
+    EXPECT_EQ(pays[0].evidence[1], "not significantly different at batch 32: 0.99×");
+    EXPECT_EQ(pays[0].evidence[2], "slower than eager at batch 256: 0.79×");
+    EXPECT_EQ(pays[0].gain, "2.50× over eager at batch 1");
+}
+
+TEST(Scaling, TheKneeSaysWhenLargerBatchesLoseThroughput) {
+    const Report r = report({walk("eager", {{1, 100}, {2, 150}, {4, 200}, {8, 800}, {16, 2400}})});
+    const auto knee = withRule(advise(r), "scaling.knee");
+    ASSERT_EQ(knee.size(), 1u);
+    EXPECT_EQ(knee[0].title, "eager: throughput stops growing after batch 4");
+    EXPECT_NE(knee[0].gain.find("and more throughput (20,000 samples/s against 6,667 samples/s)"),
+              std::string::npos)
+        << knee[0].gain;
 }
