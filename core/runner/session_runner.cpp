@@ -400,7 +400,31 @@ std::string betweenPhases(const std::string& lastEnded) {
     return "finishing the run (after " + lastEnded + ")";
 }
 
+// Milliseconds since the open scale phase began: the probe's clock is not
+// ours, so the phase's start is placed by its offset from the probe's first
+// event (hello, sent as it starts).
+int64_t walkElapsedMs(const Run& run, const PhaseSpan& scale, int64_t elapsedMs) {
+    if (run.firstEventNs < 0 || scale.beginNs < run.firstEventNs)
+        return 0;
+    return std::max<int64_t>(0, elapsedMs - (scale.beginNs - run.firstEventNs) / 1'000'000);
+}
+
 } // namespace
+
+std::optional<double> walkFraction(const Run& run, int64_t elapsedMs) {
+    const PhaseSpan* open = run.openPhase();
+    if (!run.scaling || !open || open->name != "scale")
+        return std::nullopt;
+    const Scaling& walk = *run.scaling;
+    if (!walk.requested.empty())
+        return static_cast<double>(walk.points.size()) / static_cast<double>(walk.requested.size());
+    if (walk.budgetSeconds <= 0)
+        return std::nullopt;
+    // auto: the walk ends before the budget is spent (docs/measuring.md), or sooner
+    // when memory runs out, so the budget is the most it can take.
+    const double spent = static_cast<double>(walkElapsedMs(run, *open, elapsedMs)) / 1000.0;
+    return std::min(0.99, spent / walk.budgetSeconds);
+}
 
 std::string describeProgress(const Run& run, int64_t elapsedMs) {
     if (run.finished())
@@ -453,6 +477,9 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         std::string text = "batch-size walk: " + std::to_string(done) + " size(s) measured";
         if (run.scaling && !run.scaling->points.empty())
             text += ", last batch " + std::to_string(run.scaling->points.back().batchSize);
+        if (run.scaling && run.scaling->requested.empty() && run.scaling->budgetSeconds > 0)
+            text += "; " + std::to_string(walkElapsedMs(run, *open, elapsedMs) / 1000) +
+                    " s of the " + formatDuration(run.scaling->budgetSeconds * 1e9) + " budget";
         return text;
     }
     return open->name;
@@ -490,9 +517,11 @@ double SessionRunner::progressFraction() const {
         // A run that failed is not probed again: its later rounds drop out.
         const bool again = !run.finished() || repeatable(run);
         total += calls * (1 + (again ? repeats : 0));
-        done += run.finished()
-                    ? calls
-                    : std::min<double>(calls, static_cast<double>(run.iterations.size()));
+        const auto walked =
+            static_cast<int>(i) == current_ ? walkFraction(run, currentElapsedMs()) : std::nullopt;
+        done += run.finished() ? calls
+                : walked       ? calls * *walked
+                         : std::min<double>(calls, static_cast<double>(run.iterations.size()));
         done += calls * static_cast<double>(run.repeats.size());
         if (round_ > 0 && static_cast<int>(i) == current_)
             done += std::min<double>(calls, static_cast<double>(repeatRun_.iterations.size()));

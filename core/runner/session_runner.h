@@ -138,4 +138,9 @@ inline constexpr int64_t kLongCompileMs = 60'000;
 inline constexpr int64_t kSlowTorchImportMs = 10'000;
 std::string describeProgress(const Run& run, int64_t elapsedMs = 0);
 
+// How much of a batch-size walk under way is done, for progress bars (a walk
+// sends no call events): its sizes measured of those listed, or for auto its
+// time against the budget; nullopt outside a walk.
+std::optional<double> walkFraction(const Run& run, int64_t elapsedMs);
+
 } // namespace cs::core

@@ -18,7 +18,7 @@ from conftest import PROBE_PATH, ROOT, assert_well_formed, gallery, run_probe, r
 from compilescope_probe import settings as probe_settings
 from compilescope_probe.errors import ProbeError
 from compilescope_probe.loader import batch_parameter
-from compilescope_probe.scale import predict_peak
+from compilescope_probe.scale import predict_peak, predict_seconds
 
 QUICK = ("--warmup", "2", "--iters", "5", "--threads", "1")
 POINT_FIELDS = {
@@ -101,6 +101,14 @@ def test_predicted_peak():
     assert predict_peak([(1, 100 * mib, 200 * mib), (2, 150 * mib, 210 * mib)], 4) == 230 * mib
     # a peak that fell predicts no growth
     assert predict_peak([(4, 0, 300 * mib), (8, 0, 250 * mib)], 16) == 250 * mib
+
+
+def test_predicted_seconds():
+    assert predict_seconds([]) is None
+    assert predict_seconds([3.0]) == 3.0  # one size: its own time
+    assert predict_seconds([2.0, 5.0]) == 12.5  # grown as it grew
+    assert predict_seconds([9.0, 8.0]) == 8.0  # compile-bound: never less
+    assert predict_seconds([1.0, 10.0]) == 40.0  # one jump counts 4x at most
 
 
 def test_dim0_scaling_and_refusal():
@@ -463,6 +471,41 @@ def test_budget_stops_auto(tmp_path):
     scale = [e["t_ns"] for e in run.of("phase") if e["name"] == "scale"]
     # the last size began before the budget was spent; the walk ended after it
     assert scale[1] - scale[0] < 30e9
+
+
+def test_budget_is_not_overrun_by_the_next_size(tmp_path):
+    # Each call sleeps 4 ms per sample: a size's time doubles with the batch,
+    # so the size that would end past the budget is foreseen and not begun.
+    model = write_model(
+        tmp_path,
+        "slow_per_sample",
+        """
+        import time
+
+        class M(nn.Module):
+            def forward(self, x):
+                time.sleep(0.004 * x.shape[0])
+                return x + 1
+
+        def get_model():
+            return M()
+
+        def get_inputs():
+            return (torch.randn(1, 4),)
+        """,
+    )
+    budget = 2.0
+    run = run_probe(
+        model, "--mode", "eager", "--batch-sizes", "auto", "--budget-s", str(budget), *QUICK
+    )
+    assert_well_formed(run)
+    _, points, stop = walk_of(run)
+    assert stop["reason"] == "budget", stop
+    assert "would take about" in stop["message"], stop
+    scale = [e["t_ns"] for e in run.of("phase") if e["name"] == "scale"]
+    assert (scale[1] - scale[0]) / 1e9 < budget, stop
+    # 7 calls at batch 8 sleep 0.22 s: the walk got that far
+    assert points[-1]["batch_size"] >= 8, points
 
 
 def test_error_at_a_size_keeps_the_sizes_before(tmp_path):

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/events/event_parser.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_process.h"
 #include "core/runner/session_runner.h"
@@ -60,6 +61,35 @@ Run runFake(const std::string& behaviour, int timeoutSeconds = 30, int cancelAft
 class ProbeProcessTest : public QObject {
     Q_OBJECT
   private slots:
+    void aBatchWalkShowsHowMuchOfItIsDone() {
+        // hello at 1 s, the walk from 6 s on the probe's clock: 65 s after
+        // the probe started, the walk has spent 60 s of its 120.
+        const std::string stream =
+            R"({"type":"hello","t_ns":1000000000,"protocol":1}
+{"type":"phase","t_ns":2000000000,"name":"load","edge":"begin"}
+{"type":"phase","t_ns":5000000000,"name":"load","edge":"end"}
+{"type":"phase","t_ns":6000000000,"name":"scale","edge":"begin"}
+{"type":"scale_plan","t_ns":6000000001,"batch_source":"dim0","sizes":[],"auto":true,"dynamic":false,"budget_s":120,"memory_cap_bytes":0}
+{"type":"scale_point","t_ns":7000000000,"batch_size":1,"first_call_ns":5000,"latency_ns":[10,11,12],"peak_memory_bytes":2048,"memory_kind":"host_rss","recompiles":0}
+{"type":"scale_point","t_ns":8000000000,"batch_size":2,"first_call_ns":5000,"latency_ns":[10,11,12],"peak_memory_bytes":2048,"memory_kind":"host_rss","recompiles":0}
+)";
+        Run run = replayStream(stream);
+        const auto share = walkFraction(run, 65000);
+        QVERIFY(share);
+        QCOMPARE(*share, 0.5);
+        QCOMPARE(describeProgress(run, 65000),
+                 std::string("batch-size walk: 2 size(s) measured, last batch 2; 60 s of the "
+                             "120 s budget"));
+        QCOMPARE(*walkFraction(run, 500000), 0.99); // never full while it runs
+        // A listed walk: its sizes.
+        run.scaling->requested = {1, 2, 4, 8};
+        QCOMPARE(*walkFraction(run, 65000), 0.5);
+        QCOMPARE(describeProgress(run, 65000),
+                 std::string("batch-size walk: 2 size(s) measured, last batch 2"));
+        // Outside a walk, the calls tell the progress.
+        QVERIFY(!walkFraction(Run{}, 65000));
+    }
+
     void okRunIsOk() {
         Run run = runFake("ok");
         QCOMPARE(status(run), QString("ok"));
