@@ -92,6 +92,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::inputsChangedRule(input, findings);
     advice::unsettledRule(input, findings);
     advice::scalingRule(input, findings);
+    advice::warmStartRule(input, findings);
     advice::kernelRule(input, findings);
     advice::exportRule(input, findings);
     std::vector<Finding> unexplained;

@@ -36,6 +36,8 @@ void inheritedEnvironmentRule(const AdviceInput& input, std::vector<Finding>& ou
 void noGainRule(const AdviceInput& input, std::vector<Finding>& out);
 // Warmup not paid back within the calls the program makes.
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out);
+// A cold-start table whose portable cache artifacts saved nothing on CPU.
+void warmStartRule(const AdviceInput& input, std::vector<Finding>& out);
 // A first call that compiles for longer than the set time: its dominant phase and the levers.
 void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out);
 // A Python loop Dynamo unrolled into one of run's graphs (UnrolledLoop), for

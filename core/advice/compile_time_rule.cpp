@@ -5,6 +5,7 @@
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
+#include "core/advice/perf_scope.h"
 #include "core/advice/shape_guard.h"
 #include "core/analysis/comparison.h"
 #include "core/analysis/repeated_blocks.h"
@@ -60,6 +61,23 @@ double headerBuildSeconds(const Run& run) {
 
 // Regional compilation pays where one block makes up this much of the graphs.
 constexpr double kBlockShare = 0.3;
+
+// torch's portable cache artifacts carry built Triton kernels on CUDA, but
+// only the C++ source on CPU, which a fresh cache builds again (measured:
+// warm_start.artifacts); a run of unknown device gets both readings.
+std::string artifactsLever(const Run& run) {
+    const std::string ship = "ship the compiled artifacts: torch.compiler.save_cache_artifacts() "
+                             "after a run, torch.compiler.load_cache_artifacts() before the next";
+    if (onCuda(run))
+        return ship;
+    const std::string cpu = "on CPU, keep Inductor's cache directory (TORCHINDUCTOR_CACHE_DIR on a "
+                            "disk that outlives the process) rather than torch's portable cache "
+                            "artifacts, which carry the kernels' C++ and build it again in a "
+                            "fresh cache";
+    if (run.probe.device.rfind("cpu", 0) == 0)
+        return cpu;
+    return ship + " (on CUDA; " + cpu + ")";
+}
 
 } // namespace
 
@@ -134,8 +152,7 @@ void compileTimeRule(const AdviceInput& input, std::vector<Finding>& out) {
                 ? "The warm cache did not cut it enough"
                 : "Keep Inductor's caches between starts (measure a warm start with "
                   "--warm-cache)",
-            "ship the compiled artifacts: torch.compiler.save_cache_artifacts() after a run, "
-            "torch.compiler.load_cache_artifacts() before the next"};
+            artifactsLever(run)};
         // Only where a shape changed: a recompile on a value or a dict key is
         // not one dynamic=True would spare.
         if (std::any_of(run.recompiles.begin(), run.recompiles.end(),

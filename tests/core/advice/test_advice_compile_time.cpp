@@ -23,7 +23,9 @@ Run longCompile() {
 }
 
 TEST(AdviceCompileTime, LongFirstCallNamesTheDominantPhaseAndTheLevers) {
-    const auto findings = withRule(advise(reportOf({longCompile()}), {}), "perf.compile_time");
+    cs::core::Run run = longCompile();
+    run.probe.device.clear(); // an imported log's: of unknown device
+    const auto findings = withRule(advise(reportOf({run}), {}), "perf.compile_time");
     ASSERT_EQ(findings.size(), 1u);
     const Finding& f = findings.front();
     EXPECT_EQ(f.severity, Severity::Warning);
@@ -36,6 +38,9 @@ TEST(AdviceCompileTime, LongFirstCallNamesTheDominantPhaseAndTheLevers) {
     for (const char* lever :
          {"--warm-cache", "torch.compiler.save_cache_artifacts", "load_cache_artifacts"})
         EXPECT_NE(f.remedy.find(lever), std::string::npos) << lever << " in " << f.remedy;
+    // Of unknown device: the artifacts for CUDA, the cache directory for CPU.
+    EXPECT_NE(f.remedy.find("(on CUDA; on CPU, keep Inductor's cache directory"), std::string::npos)
+        << f.remedy;
     // Neither recompiles nor a repeated block in the graphs: those levers are left out.
     EXPECT_EQ(f.remedy.find("dynamic=True"), std::string::npos) << f.remedy;
     EXPECT_EQ(f.remedy.find("regional"), std::string::npos) << f.remedy;
@@ -183,3 +188,20 @@ TEST(AdviceCompileTime, EagerIsNeverJudged) {
 }
 
 } // namespace
+
+// On CPU the portable artifacts carry C++ source that a fresh cache builds
+// again (warm_start.artifacts): not offered as a lever there; on CUDA they are.
+TEST(AdviceCompileTime, TheArtifactsLeverFollowsTheDevice) {
+    cs::core::Run cpu = longCompile();
+    cpu.probe.device = "cpu";
+    const auto onCpu = withRule(advise(reportOf({cpu}), {}), "perf.compile_time");
+    ASSERT_EQ(onCpu.size(), 1u);
+    EXPECT_EQ(onCpu[0].remedy.find("save_cache_artifacts"), std::string::npos) << onCpu[0].remedy;
+    EXPECT_NE(onCpu[0].remedy.find("TORCHINDUCTOR_CACHE_DIR"), std::string::npos);
+    cs::core::Run cuda = longCompile();
+    cuda.probe.device = "cuda:0";
+    const auto onCuda = withRule(advise(reportOf({cuda}), {}), "perf.compile_time");
+    ASSERT_EQ(onCuda.size(), 1u);
+    EXPECT_NE(onCuda[0].remedy.find("save_cache_artifacts"), std::string::npos);
+    EXPECT_EQ(onCuda[0].remedy.find("on CPU"), std::string::npos) << onCuda[0].remedy;
+}
