@@ -35,6 +35,13 @@ constexpr size_t kLostLines = 3;
 constexpr double kSlowerModuleRatio = 1.25;
 // Eager ops at or above this share of a compiled setting's ops: it barely compiled.
 constexpr double kMostlyUncompiled = 0.5;
+// A median whose 95% interval is wider than this share of it was measured too
+// unevenly for overlapping intervals to mean "no gain" (a disturbed run).
+constexpr double kSettledSpread = 0.25;
+
+bool unsettledMedian(const LatencyStats& s) {
+    return s.median > 0 && s.medianCiHigh - s.medianCiLow > kSettledSpread * s.median;
+}
 
 std::string medianText(const LatencyStats& s) {
     return formatDuration(s.median) + " (95% CI " + formatDuration(s.medianCiLow) + "–" +
@@ -304,6 +311,37 @@ void slowerModule(const AdviceInput& input, const Run& eager, const Run& run,
     out.push_back(std::move(f));
 }
 
+// Overlapping intervals of which one is wide: the measurement cannot tell a
+// gain from none. Told as such rather than "no faster": gpt2 (2 layers) on a
+// CPU shared with a build measured 3.42x (0.46x-4.19x) and read "no faster
+// than eager: leave this model eager".
+Finding inconclusive(const std::string& label, const ComparisonRow& row, const LatencyStats& stats,
+                     const LatencyStats& eager, const Speedup& sp) {
+    Finding f;
+    f.rule = "perf.inconclusive";
+    f.severity = Severity::Warning;
+    f.title = label + " against eager: measured too unevenly to tell (" + formatRatio(sp.value) +
+              ", anywhere from " + formatRatio(sp.low) + " to " + formatRatio(sp.high) + ")";
+    f.tab = EvidenceTab::Compare;
+    f.run = row.run;
+    f.setting = label;
+    f.evidence.push_back("median " + medianText(stats) + " vs eager " + medianText(eager) +
+                         " (Compare tab)");
+    for (const auto& [name, s] :
+         {std::pair{label, &stats}, std::pair{std::string("eager"), &eager}})
+        if (unsettledMedian(*s))
+            f.evidence.push_back(name + "'s interval spans " +
+                                 formatPercent((s->medianCiHigh - s->medianCiLow) / s->median) +
+                                 " of its median: its calls did not take one steady time "
+                                 "(Latency tab)");
+    f.remedy = "Measure again before deciding: on a quiet machine (close other work, pin the "
+               "threads with --threads N or taskset -c), with more calls (--iters), or over "
+               "several probes (--repeat 3). The measurement findings say what disturbed this "
+               "run.";
+    f.confidence = 0.7;
+    return f;
+}
+
 } // namespace
 
 void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -327,6 +365,10 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
             continue;
         }
         const std::string label = run.setting.label();
+        if (!sp.significant && (unsettledMedian(*row.stats) || unsettledMedian(*base->stats))) {
+            out.push_back(inconclusive(label, row, *row.stats, *base->stats, sp));
+            continue;
+        }
         Finding f;
         f.rule = "perf.no_gain";
         f.severity = Severity::Warning;

@@ -136,6 +136,31 @@ TEST(AdviceNoGain, FewSamplesLowerTheConfidence) {
     EXPECT_LE(f[0].confidence, 0.5);
 }
 
+// gpt2 (2 layers) measured while the CPU built C++: default's calls took
+// either ~1.6 ms or ~5 ms, so its median's interval spans most of both.
+TEST(AdviceNoGain, AnUnevenlyMeasuredSettingIsInconclusiveNotNoFaster) {
+    std::vector<int64_t> uneven;
+    for (int i = 0; i < 20; ++i)
+        uneven.push_back(i % 2 ? 1600 * kUs : 5000 * kUs + i * kUs);
+    auto compiled = timedRun("default", {3000 * kUs}, uneven);
+    const auto all = advise(reportOf({eagerRun(5000 * kUs, 20), compiled}), {});
+    EXPECT_TRUE(withRule(all, "perf.no_gain").empty());
+    const auto f = withRule(all, "perf.inconclusive");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].title.rfind("default against eager: measured too unevenly to tell (", 0), 0u)
+        << f[0].title;
+    EXPECT_EQ(f[0].run, 1);
+    ASSERT_EQ(f[0].evidence.size(), 2u);
+    EXPECT_EQ(f[0].evidence[1].rfind("default's interval spans ", 0), 0u) << f[0].evidence[1];
+    EXPECT_NE(f[0].remedy.find("--repeat"), std::string::npos);
+    // A steady setting with the same overlap is "no faster", as before.
+    const auto steady = advise(
+        reportOf({eagerRun(5000 * kUs, 20), timedRun("default", {1}, constant(20, 5000 * kUs))}),
+        {});
+    EXPECT_EQ(withRule(steady, "perf.no_gain").size(), 1u);
+    EXPECT_TRUE(withRule(steady, "perf.inconclusive").empty());
+}
+
 // ---- rule 4: warmup outweighs savings ----
 
 struct WarmupCase {
