@@ -66,17 +66,19 @@ constexpr double kBlockShare = 0.3;
 // only the C++ source on CPU, which a fresh cache builds again (measured:
 // warm_start.artifacts); a run of unknown device gets both readings.
 std::string artifactsLever(const Run& run) {
-    const std::string ship = "ship the compiled artifacts: torch.compiler.save_cache_artifacts() "
-                             "after a run, torch.compiler.load_cache_artifacts() before the next";
+    constexpr const char* ship =
+        "ship the compiled artifacts: torch.compiler.save_cache_artifacts() "
+        "after a run, torch.compiler.load_cache_artifacts() before the next";
     if (onCuda(run))
         return ship;
-    const std::string cpu = "on CPU, keep Inductor's cache directory (TORCHINDUCTOR_CACHE_DIR on a "
-                            "disk that outlives the process) rather than torch's portable cache "
-                            "artifacts, which carry the kernels' C++ and build it again in a "
-                            "fresh cache";
+    constexpr const char* cpu =
+        "on CPU, keep Inductor's cache directory (TORCHINDUCTOR_CACHE_DIR on a "
+        "disk that outlives the process) rather than torch's portable cache "
+        "artifacts, which carry the kernels' C++ and build it again in a "
+        "fresh cache";
     if (run.probe.device.rfind("cpu", 0) == 0)
         return cpu;
-    return ship + " (on CUDA; " + cpu + ")";
+    return std::string(ship) + " (on CUDA; " + cpu + ")";
 }
 
 } // namespace
