@@ -3,6 +3,7 @@
 // runs out of memory while another fits, where throughput stops growing,
 // and below which size a call is mostly fixed overhead.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/advice/advice_rules.h"
@@ -145,14 +146,14 @@ void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<F
                                 " or larger with this setting; for smaller batches eager "
                                 "costs no compile and runs as fast or faster."
                           : "Compile pays for batches up to " + std::to_string(edge.batchSize) +
-                                " (its gain there is per-call overhead it removes); serving "
-                                "larger batches, eager runs as fast or faster and costs no "
-                                "compile.";
+                                " (at small batches its gain is mostly the fixed cost per call it "
+                                "removes); serving larger batches, eager runs as fast or faster "
+                                "and costs no compile.";
         f.gain = formatRatio(edge.speedup.value) + " over eager at " + batch(edge.batchSize);
         out.push_back(std::move(f));
         return;
     }
-    std::vector<const Judged*> byVerdict[3];
+    std::array<std::vector<const Judged*>, 3> byVerdict; // by Verdict's order
     for (const auto& j : judged)
         byVerdict[static_cast<int>(j.verdict)].push_back(&j);
     f.title = curve.label + ": its gain over eager comes and goes with the batch size";

@@ -477,9 +477,10 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         std::string text = "batch-size walk: " + std::to_string(done) + " size(s) measured";
         if (run.scaling && !run.scaling->points.empty())
             text += ", last batch " + std::to_string(run.scaling->points.back().batchSize);
+        // The budget, not the time spent: that is the progress bar's (a count
+        // in the text would print a line a second to a log: app/cli_progress.cpp).
         if (run.scaling && run.scaling->requested.empty() && run.scaling->budgetSeconds > 0)
-            text += "; " + std::to_string(walkElapsedMs(run, *open, elapsedMs) / 1000) +
-                    " s of the " + formatDuration(run.scaling->budgetSeconds * 1e9) + " budget";
+            text += " (budget " + formatDuration(run.scaling->budgetSeconds * 1e9) + ")";
         return text;
     }
     return open->name;
