@@ -574,6 +574,22 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
     const auto unprofiled = withRule(advise(reportOf({eager, slower})), "perf.no_gain");
     ASSERT_EQ(unprofiled.size(), 1U);
     EXPECT_FALSE(anyEvidence(unprofiled.front(), "cost more per call"));
+
+    // A window that ran far slower than the measured calls (290 µs of ops a call
+    // against a median of 150): disturbed, said so, and no line is read from it.
+    eager = profiledEager(400'000);
+    eager.kernelProfile.eager = {{{kFile, 20, "forward", "self.fc(x)", true}, 300'000},
+                                 {{kFile, 22, "forward", "idx = y.nonzero()", true}, 100'000}};
+    cs::core::Run disturbed = slower;
+    for (auto& k : disturbed.kernelProfile.kernels)
+        k.ns *= 3;
+    const auto noisy = withRule(advise(reportOf({eager, disturbed})), "perf.no_gain");
+    ASSERT_EQ(noisy.size(), 1U);
+    EXPECT_FALSE(anyEvidence(noisy.front(), "cost more per call"));
+    EXPECT_TRUE(anyEvidence(noisy.front(), "default's profiled window (the calls after the "
+                                           "measured ones) took 290 µs per call in its ops "
+                                           "against a median of 150 µs: disturbed"))
+        << ::testing::PrintToString(noisy.front().evidence);
 }
 
 // A slower setting that compiled a graph but ran most of its ops outside it
@@ -678,6 +694,15 @@ TEST(KernelRule, AFasterSettingNamesAModuleThatRanSlowerThanUnderEager) {
         ASSERT_EQ(seq.size(), 1U);
         EXPECT_EQ(seq.front().title,
                   "default: model[0] runs slower compiled than eager (20.0 µs → 30.0 µs per call)");
+    }
+
+    {
+        // The window after the measured calls ran at 3x their median (the CPU shared with
+        // a build): its modules' times say nothing against eager's.
+        cs::core::Run disturbed = faster;
+        for (auto& k : disturbed.kernelProfile.kernels)
+            k.ns *= 3;
+        EXPECT_TRUE(withRule(advise(reportOf({eager, disturbed})), "perf.slower_module").empty());
     }
 
     // Within a quarter of eager's time: noise for a short window, not a finding.
