@@ -66,12 +66,19 @@ struct Judged {
     Verdict verdict = Verdict::Even;
 };
 
-std::vector<Judged> judge(const ScaleCurve& eager, const ScaleCurve& curve) {
+// The sizes measured on both sides, judged; a size where either median is
+// unsettled is left out and listed in `unsettled` instead.
+std::vector<Judged> judge(const ScaleCurve& eager, const ScaleCurve& curve,
+                          std::vector<int64_t>& unsettled) {
     std::vector<Judged> out;
     for (const auto& row : curve.rows) {
         const ScaleRow* e = rowAt(eager, row.batchSize);
         if (!e || !e->latency || !row.latency)
             continue;
+        if (!solid(row) || !solid(*e)) {
+            unsettled.push_back(row.batchSize);
+            continue;
+        }
         auto sp = computeSpeedup(*e->latency, *row.latency);
         if (!sp)
             continue;
@@ -111,12 +118,24 @@ std::string sizesText(const std::vector<const Judged*>& sizes) {
     return out;
 }
 
+// The evidence line for the sizes left unjudged; "" for none.
+std::string unsettledText(const std::vector<int64_t>& sizes, const std::string& label) {
+    if (sizes.empty())
+        return {};
+    std::string out = sizes.size() == 1 ? "not judged at batch " : "not judged at batches ";
+    for (size_t i = 0; i < sizes.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == sizes.size() ? " and " : ", ") + std::to_string(sizes[i]);
+    return out + ": eager's median there or " + label +
+           "'s has a 95% interval wider than a quarter of it";
+}
+
 // Where compile pays along the walk. Faster at the larger sizes only: "from
 // batch N on"; at the smaller only: "up to batch N"; faster on both sides of
 // sizes where it is not: the gain changes with the size, told size by size.
 // Faster everywhere or nowhere: no finding (the table says it).
 void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<Finding>& out) {
-    const auto judged = judge(eager, curve);
+    std::vector<int64_t> unsettled;
+    const auto judged = judge(eager, curve, unsettled);
     size_t faster = 0;
     for (const auto& j : judged)
         faster += j.verdict == Verdict::Faster;
@@ -150,6 +169,8 @@ void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<F
                                 "removes); serving larger batches, eager runs as fast or faster "
                                 "and costs no compile.";
         f.gain = formatRatio(edge.speedup.value) + " over eager at " + batch(edge.batchSize);
+        if (const std::string note = unsettledText(unsettled, curve.label); !note.empty())
+            f.evidence.push_back(note);
         out.push_back(std::move(f));
         return;
     }
@@ -171,6 +192,8 @@ void compilePays(const ScaleCurve& eager, const ScaleCurve& curve, std::vector<F
                "around it.";
     f.gain = formatRatio(best->speedup.value) + " over eager at " + batch(best->batchSize);
     f.confidence = 0.6;
+    if (const std::string note = unsettledText(unsettled, curve.label); !note.empty())
+        f.evidence.push_back(note);
     out.push_back(std::move(f));
 }
 
