@@ -116,8 +116,10 @@ std::string scalingTable(const Report& report) {
         }
         if (curve.stop && curve.stop->reason != "done")
             out += "    " + curve.label + " stopped (" + curve.stop->reason +
-                   (curve.stop->batchSize > 0 ? " at batch " + std::to_string(curve.stop->batchSize)
-                                              : std::string()) +
+                   (curve.stop->batchSize <= 0 ? std::string()
+                    : curve.stop->reason == "budget"
+                        ? ", before batch " + std::to_string(curve.stop->batchSize)
+                        : " at batch " + std::to_string(curve.stop->batchSize)) +
                    ")" + (curve.stop->message.empty() ? "" : ": " + curve.stop->message) + "\n";
         else if (!curve.stop)
             out += "    " + curve.label + ": the walk did not finish (the probe ended first)\n";

@@ -27,10 +27,12 @@ std::string stopText(const ScaleCurve& curve) {
         return "every size measured";
     std::string text = s.reason == "oom"          ? "out of memory"
                        : s.reason == "memory_cap" ? "host-memory cap reached"
-                       : s.reason == "budget"     ? "time budget spent"
+                       : s.reason == "budget"     ? "time budget"
                                                   : s.reason;
+    // A budget stop is decided before the size begins (docs/measuring.md).
     if (s.batchSize > 0)
-        text += " at batch " + std::to_string(s.batchSize);
+        text +=
+            (s.reason == "budget" ? " before batch " : " at batch ") + std::to_string(s.batchSize);
     if (!s.message.empty())
         text += ": " + s.message;
     return text;

@@ -26,11 +26,14 @@ QString stopText(const core::ScaleCurve& curve) {
         return QObject::tr("every size measured");
     QString text = s.reason == "oom"          ? QObject::tr("out of memory")
                    : s.reason == "memory_cap" ? QObject::tr("host-memory cap reached")
-                   : s.reason == "budget"     ? QObject::tr("time budget spent")
+                   : s.reason == "budget"     ? QObject::tr("time budget")
                    : s.reason == "error"      ? QObject::tr("failed")
                                               : QString::fromStdString(s.reason);
+    // A budget stop is decided before the size begins (docs/measuring.md).
     if (s.batchSize > 0)
-        text += QObject::tr(" at batch %1").arg(s.batchSize);
+        text +=
+            (s.reason == "budget" ? QObject::tr(" before batch %1") : QObject::tr(" at batch %1"))
+                .arg(s.batchSize);
     if (!s.message.empty())
         text += ": " + QString::fromStdString(s.message);
     return text;

@@ -238,3 +238,13 @@ TEST(Scaling, ASizeWithAnUnsettledMedianIsNotJudged) {
     EXPECT_EQ(pays[0].evidence[3], "not judged at batch 4: eager's median there or default's has "
                                    "a 95% interval wider than a quarter of it");
 }
+
+TEST(Scaling, ABudgetStopIsToldAsBeforeTheSizeItDidNotBegin) {
+    const Report r = report(
+        {walk("eager", {{1, 100}, {2, 190}}, {"budget", 4, "batch 4 would take about 9.0 s"})});
+    EXPECT_NE(scalingTable(r).find("eager stopped (budget, before batch 4): batch 4 would take"),
+              std::string::npos)
+        << scalingTable(r);
+    EXPECT_NE(writeReportHtml(r).find("time budget before batch 4: batch 4 would take"),
+              std::string::npos);
+}

@@ -175,6 +175,18 @@ class ScalingTabTest : public QObject {
         QVERIFY(child<QLabel>(tab, "scalingSummary")->text().contains("dimension 0"));
     }
 
+    void aBudgetStopSaysTheSizeItDidNotBegin() {
+        widgets::ReportDocument document;
+        core::Report report = threeWalks();
+        report.runs[0].scaling->stop =
+            core::ScaleStop{"budget", 64, "batch 64 would take about 9.0 s"};
+        document.showReport(report);
+        widgets::ScalingTab tab(&document);
+        const QString stops = child<QLabel>(tab, "scalingStops")->text();
+        QVERIFY2(stops.contains("time budget before batch 64: batch 64 would take"),
+                 qPrintable(stops));
+    }
+
     void tableHoldsTheSameFigures() {
         widgets::ReportDocument document;
         document.showReport(threeWalks());
