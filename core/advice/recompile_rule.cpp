@@ -634,6 +634,16 @@ bool perModuleAttribute(const Run& run, const FunctionRecompiles& fr, const Valu
            modulesOfFrame(run, fr).size() >= 2;
 }
 
+// A number on the module that differed between compiles of a frame that no
+// event places (an imported log: no calls, no modules): each module of the
+// class may hold its own, or one module's may have changed between calls.
+bool unplacedModuleAttribute(const FunctionRecompiles& fr, const ValueChange& v) {
+    const bool unplaced = std::all_of(fr.events.begin(), fr.events.end(), [](const Recompile* rc) {
+        return rc->phase.empty() && rc->callIndex < 0;
+    });
+    return unplaced && moduleAttribute(v) && !isModeFlag(v) && !isText(v) && v.clock.empty();
+}
+
 // "a, b, c and 6 more"; four or fewer all named.
 std::string modulesText(const std::vector<std::string>& modules) {
     constexpr size_t kShown = 3;
@@ -1707,12 +1717,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                          !isText(main) && !isModeFlag(main) && main.clock.empty() &&
                                          compiledAsSymbol(run, fr.function, main.name);
                 const bool perModule = !symbolAfter && perModuleAttribute(run, fr, main);
+                const bool eitherReading =
+                    !symbolAfter && !perModule && unplacedModuleAttribute(fr, main);
                 Finding f;
                 f.rule = "recompile.value";
                 // A few strings (task names), each compiled once: expected.
                 f.severity = (isText(main) && main.values.size() <= kFewTextValues) ||
                                      (isModeFlag(main) && fr.recompiles <= 2) || symbolAfter ||
-                                     (perModule && fr.recompiles == 1)
+                                     (perModule && fr.recompiles == 1) || eitherReading
                                  ? (fr.limit ? Severity::Warning : Severity::Info)
                                  : Severity::Warning;
                 f.title =
@@ -1722,7 +1734,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                 ? " because the model switched between train() and eval()"
                             : isText(main) ? ", once per value of " + main.name
                             : perModule    ? ": each module of its class holds its own " + main.name
-                                           : " because " + main.name + " changed")
+                            : eitherReading ? ": " + main.name + " differed between its compiles"
+                                            : " because " + main.name + " changed")
                          : ": torch compiled " + main.clock +
                                "'s reading in as a constant, and every call reads a new "
                                "time");
@@ -1762,8 +1775,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 }
                 f.remedy = symbolAfter ? symbolAfterRemedy(main)
                            : perModule ? perModuleRemedy(main, recompileLimit(fr))
-                                       : valueRemedy(main, fr.function);
-                f.gain = !isText(main) && !isModeFlag(main) &&
+                           : eitherReading
+                               ? "The log does not say when each compile happened, or for which "
+                                 "module, so two readings fit. If each module of this class "
+                                 "holds its own " +
+                                     main.name + " (BigBird keeps its layer's index so): " +
+                                     perModuleRemedy(main, recompileLimit(fr)) +
+                                     " If one module's value changes between calls: " +
+                                     valueRemedy(main, fr.function)
+                               : valueRemedy(main, fr.function);
+                f.gain = !isText(main) && !isModeFlag(main) && !eitherReading &&
                                  (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +
                                    std::to_string(fr.recompiles + 1) +

@@ -985,6 +985,26 @@ TEST(AdviceRecompiles, AnAttributeEachModuleHoldsItsOwnNamesTheFlagAndTheLimit) 
     ASSERT_EQ(counted.size(), 1u);
     EXPECT_NE(counted[0].title.find("because self.seed changed"), std::string::npos)
         << counted[0].title;
+
+    // An imported TORCH_TRACE (BigBird's, recorded): no call, no phase and no
+    // module per graph, so either reading fits, and both are told.
+    for (auto& rc : run.recompiles) {
+        rc.callIndex = -1;
+        rc.phase.clear();
+    }
+    for (auto& g : run.graphs)
+        g.frameModule.reset();
+    run.recompiles.resize(1); // one recompile, as BigBird's 2 layers in the trace: no limit
+    const auto imported = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(imported.size(), 1u);
+    EXPECT_NE(imported[0].title.find("recompiled 1 time: self.seed differed between its compiles"),
+              std::string::npos)
+        << imported[0].title;
+    EXPECT_EQ(imported[0].severity, Severity::Info);
+    EXPECT_NE(imported[0].remedy.find("two readings fit"), std::string::npos) << imported[0].remedy;
+    EXPECT_NE(imported[0].remedy.find("allow_unspec_int_on_nn_module"), std::string::npos);
+    EXPECT_NE(imported[0].remedy.find("update it outside the call"), std::string::npos);
+    EXPECT_TRUE(imported[0].gain.empty()) << imported[0].gain;
 }
 
 // transformers' deprecate_kwarg wrapper around BigBird's methods (recorded
