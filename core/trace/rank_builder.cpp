@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <regex>
 #include <string_view>
 
 #include "core/report/json_lenient.h"
@@ -155,7 +156,61 @@ std::string withoutConfigValues(std::string_view json) {
     return out;
 }
 
+// Python's own library and installed packages are not the user's code; nor
+// is compilescope's probe, whose harness calls the model in a trace it wrote
+// (--torch-trace).
+bool userFile(const std::string& file) {
+    if (file.empty() || file.front() == '<' || file.find("site-packages/") != std::string::npos ||
+        file.find("dist-packages/") != std::string::npos ||
+        file.find("/compilescope_probe/") != std::string::npos)
+        return false;
+    static const std::regex stdlib(R"(/lib/python3\.\d+/)");
+    return !std::regex_search(file, stdlib);
+}
+
+int innermostUserFrame(const std::vector<SourceFrame>& frames) {
+    for (size_t i = frames.size(); i-- > 0;) {
+        if (userFile(frames[i].file))
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// nn.Module's call machinery between a module and the next: not a frame of
+// anyone's model code.
+bool moduleCallFrame(const SourceFrame& frame) {
+    return frame.file.ends_with("/torch/nn/modules/module.py") &&
+           (frame.function == "_call_impl" || frame.function == "_wrapped_call_impl");
+}
+
 } // namespace
+
+void startAtCompiledFrame(GraphBreak& br, const std::string& function, const std::string& file,
+                          int defLine) {
+    auto& frames = br.frames;
+    // The compiled function's frame: of its name and file, the one whose line
+    // lies nearest below its def line (two modules' forward in one file).
+    auto from = frames.end();
+    for (auto it = frames.begin(); it != frames.end(); ++it) {
+        if (function.empty() || it->function != function || it->file != file || it->line < defLine)
+            continue;
+        if (from == frames.end() || it->line < from->line)
+            from = it;
+    }
+    // A compiled frame torch's traceback leaves out (a decorator's wrapper):
+    // at least the probe's own frames go, in a trace it wrote.
+    if (from == frames.end()) {
+        const auto probe = std::find_if(frames.rbegin(), frames.rend(), [](const SourceFrame& f) {
+            return f.file.find("/compilescope_probe/") != std::string::npos;
+        });
+        from = probe == frames.rend() ? frames.begin() : probe.base();
+    }
+    frames.erase(frames.begin(), from);
+    if (!frames.empty())
+        frames.erase(std::remove_if(frames.begin(), frames.end() - 1, moduleCallFrame),
+                     frames.end() - 1);
+    br.userFrame = innermostUserFrame(frames);
+}
 
 GraphBreak parseBreakText(const std::string& text) {
     GraphBreak br;
@@ -172,7 +227,10 @@ GraphBreak parseBreakText(const std::string& text) {
                                                         : userAt - reasonAt - kReason.size());
     // "Encountered graph break when attempting to trace CALL: ...:" then a blank
     // line, then torch's break type and its explanation.
-    if (reason.rfind("Encountered graph break", 0) == 0) {
+    // "Failed to handle graph break gracefully. Skipping the function ...
+    // Graph break encountered:" (the frame runs eagerly), the same way.
+    if (reason.rfind("Encountered graph break", 0) == 0 ||
+        reason.rfind("Failed to handle graph break gracefully", 0) == 0) {
         if (const size_t blank = reason.find("\n\n"); blank != std::string_view::npos)
             reason = reason.substr(blank + 2);
     }
@@ -216,7 +274,7 @@ GraphBreak parseBreakText(const std::string& text) {
             }
         }
     }
-    br.userFrame = br.frames.empty() ? -1 : static_cast<int>(br.frames.size()) - 1;
+    br.userFrame = innermostUserFrame(br.frames);
     return br;
 }
 
@@ -353,6 +411,12 @@ void RankBuilder::addArtifact(const TraceRecord& record, const json& envelope) {
     const std::string key = compileKey(envelope);
     if (name == "dynamo_graph_break_reason") {
         GraphBreak br = parseBreakText(record.payload);
+        const auto start = starts_.find(key);
+        if (start == starts_.end())
+            startAtCompiledFrame(br, {}, {}, 0);
+        else
+            startAtCompiledFrame(br, start->second.function, start->second.file,
+                                 start->second.line);
         br.index = static_cast<int>(run_.graphBreaks.size());
         run_.graphBreaks.push_back(std::move(br));
         breakCompiles_.push_back(key);

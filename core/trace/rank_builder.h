@@ -18,6 +18,14 @@ namespace cs::core::trace {
 // A break's payload (dynamo_graph_break_reason) read into a GraphBreak.
 GraphBreak parseBreakText(const std::string& text);
 
+// A break's stack as the live probe sends it: from the compiled frame (the
+// function dynamo_start named, defined at defLine) inward, without nn.Module's call machinery;
+// torch's traceback starts at the program's entry. The user frame is then
+// the innermost one outside Python's library, installed packages and the
+// probe.
+void startAtCompiledFrame(GraphBreak& br, const std::string& function, const std::string& file,
+                          int defLine);
+
 class RankBuilder {
   public:
     explicit RankBuilder(const std::string& path, int rank);

@@ -492,5 +492,67 @@ TEST(BreakText, ReadsTypeIdAndUserFrames) {
     EXPECT_EQ(bare.frames[0].line, 12);
 }
 
+TEST(BreakText, AFrameSkippedForABreakIsReadByTheBreaksOwnType) {
+    // torch 2.15's record when a break inside an inlined call skips the frame.
+    const GraphBreak br = parseBreakText(
+        "Graph break in user code at /lib/site-packages/t/o.py:239\n"
+        "Graph Break Reason: Failed to handle graph break gracefully. Skipping the function and "
+        "falling back to eager. Graph break encountered:\n\n"
+        "Unsupported context manager\n  Explanation: a lock\n\n"
+        "User code traceback:\n"
+        "  File \"/lib/site-packages/t/o.py\", line 239, in hooks\n    with lock:\n");
+    EXPECT_EQ(br.gbType, "Unsupported context manager");
+    EXPECT_EQ(br.userFrame, -1); // installed code only
+}
+
+SourceFrame at(const std::string& file, int line, const std::string& function) {
+    SourceFrame f;
+    f.file = file;
+    f.line = line;
+    f.function = function;
+    return f;
+}
+
+TEST(BreakText, AStackStartsAtTheCompiledFrameAsTheLiveProbesDoes) {
+    const std::string mm = "/venv/lib/python3.11/site-packages/torch/nn/modules/module.py";
+    const std::string lib = "/venv/lib/python3.11/site-packages/transformers/seg.py";
+    GraphBreak br;
+    br.frames = {at("<frozen runpy>", 198, "_run_module_as_main"),
+                 at("/opt/cs/probe/compilescope_probe/main.py", 784, "call"),
+                 at("/opt/cs/probe/compilescope_probe/harness.py", 21, "__call__"),
+                 at(mm, 1787, "_wrapped_call_impl"),
+                 at(mm, 1798, "_call_impl"),
+                 at(lib, 578, "forward"),
+                 at(mm, 1798, "_call_impl"),
+                 at(lib, 355, "wrapper"),
+                 at("/usr/lib/python3.11/threading.py", 90, "__enter__")};
+    GraphBreak compiled = br;
+    startAtCompiledFrame(compiled, "forward", lib, 570);
+    ASSERT_EQ(compiled.frames.size(), 3U);
+    EXPECT_EQ(compiled.frames[0].line, 578);
+    EXPECT_EQ(compiled.frames[1].line, 355); // module.py's call machinery left out
+    EXPECT_EQ(compiled.userFrame, -1);       // the library's, and Python's own
+    // A compiled frame the traceback leaves out: at least the probe's frames go.
+    GraphBreak unnamed = br;
+    startAtCompiledFrame(unnamed, "wrapper", "/other.py", 1);
+    ASSERT_EQ(unnamed.frames.size(), 3U);
+    EXPECT_EQ(unnamed.frames[0].line, 578);
+
+    // A user's own program: two forwards in one file, told apart by the def line.
+    GraphBreak own;
+    own.frames = {at("/home/u/train.py", 50, "<module>"), at(mm, 1798, "_call_impl"),
+                  at("/home/u/model.py", 19, "forward"), at(mm, 1798, "_call_impl"),
+                  at("/home/u/model.py", 8, "forward")};
+    GraphBreak inner = own;
+    startAtCompiledFrame(inner, "forward", "/home/u/model.py", 7);
+    ASSERT_EQ(inner.frames.size(), 1U);
+    EXPECT_EQ(inner.frames[0].line, 8);
+    EXPECT_EQ(inner.userFrame, 0);
+    startAtCompiledFrame(own, "forward", "/home/u/model.py", 18);
+    ASSERT_EQ(own.frames.size(), 2U);
+    EXPECT_EQ(own.frames[0].line, 19);
+    EXPECT_EQ(own.userFrame, 1);
+}
+
 } // namespace
 } // namespace cs::core::trace
