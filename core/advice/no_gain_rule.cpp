@@ -14,6 +14,7 @@
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/page_faults.h"
 #include "core/analysis/run_summary.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -35,10 +36,6 @@ constexpr size_t kLostLines = 3;
 constexpr double kSlowerModuleRatio = 1.25;
 // Eager ops at or above this share of a compiled setting's ops: it barely compiled.
 constexpr double kMostlyUncompiled = 0.5;
-// A median whose 95% interval is wider than this share of it was measured too
-// unevenly for overlapping intervals to mean "no gain" (a disturbed run).
-constexpr double kSettledSpread = 0.25;
-
 // A compiled setting's profiled window whose ops took more than this many
 // times its timed median per call ran slower than the measured calls did: a
 // disturbed window, from which no comparison with eager's is drawn. Over 30
@@ -57,10 +54,6 @@ std::string disturbedWindowText(const std::string& label, const CostBreakdown& c
            formatDuration(cost.opsNsPerCall) + " per call in its ops against a median of " +
            formatDuration(medianNs) +
            ": disturbed, so where it lost time against eager is not read from it";
-}
-
-bool unsettledMedian(const LatencyStats& s) {
-    return s.median > 0 && s.medianCiHigh - s.medianCiLow > kSettledSpread * s.median;
 }
 
 std::string medianText(const LatencyStats& s) {
@@ -351,8 +344,7 @@ Finding inconclusive(const std::string& label, const ComparisonRow& row, const L
     for (const auto& [name, s] :
          {std::pair{label, &stats}, std::pair{std::string("eager"), &eager}})
         if (unsettledMedian(*s))
-            f.evidence.push_back(name + "'s interval spans " +
-                                 formatPercent((s->medianCiHigh - s->medianCiLow) / s->median) +
+            f.evidence.push_back(name + "'s interval spans " + formatPercent(medianSpread(*s)) +
                                  " of its median: its calls did not take one steady time "
                                  "(Latency tab)");
     f.remedy = "Measure again before deciding: on a quiet machine (close other work, pin the "

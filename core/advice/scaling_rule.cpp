@@ -9,6 +9,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/analysis/scaling.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
 namespace cs::core::advice {
@@ -21,14 +22,9 @@ constexpr double kKneeGain = 1.10;
 // fixed overhead, not work that grows with the batch.
 constexpr double kOverheadGrowth = 1.25;
 
-// A median whose 95% interval is wider than this share of it is too unsettled
-// to draw a curve's shape from (a loaded machine): no finding rests on it.
-constexpr double kSolidSpread = 0.25;
-
+// No finding rests on an unsettled median (stats.h).
 bool solid(const ScaleRow& row) {
-    return row.latency && row.latency->median > 0 &&
-           row.latency->medianCiHigh - row.latency->medianCiLow <=
-               kSolidSpread * row.latency->median;
+    return row.latency && row.latency->median > 0 && !unsettledMedian(*row.latency);
 }
 
 std::string batch(int64_t n) {
@@ -102,17 +98,16 @@ std::string verdictText(const Judged& j) {
 }
 
 std::string sizesText(const std::vector<const Judged*>& sizes) {
-    std::string out = sizes.size() == 1 ? "batch " : "batches ";
+    std::vector<std::string> numbers;
     double low = sizes.front()->speedup.value;
     double high = low;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-        if (i)
-            out += i + 1 == sizes.size() ? " and " : ", ";
-        out += std::to_string(sizes[i]->batchSize);
-        low = std::min(low, sizes[i]->speedup.value);
-        high = std::max(high, sizes[i]->speedup.value);
+    for (const Judged* j : sizes) {
+        numbers.push_back(std::to_string(j->batchSize));
+        low = std::min(low, j->speedup.value);
+        high = std::max(high, j->speedup.value);
     }
-    out += ": " + formatRatio(low);
+    std::string out =
+        (sizes.size() == 1 ? "batch " : "batches ") + joinWords(numbers) + ": " + formatRatio(low);
     if (sizes.size() > 1 && formatRatio(high) != formatRatio(low))
         out += "–" + formatRatio(high);
     return out;
@@ -122,10 +117,11 @@ std::string sizesText(const std::vector<const Judged*>& sizes) {
 std::string unsettledText(const std::vector<int64_t>& sizes, const std::string& label) {
     if (sizes.empty())
         return {};
-    std::string out = sizes.size() == 1 ? "not judged at batch " : "not judged at batches ";
-    for (size_t i = 0; i < sizes.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == sizes.size() ? " and " : ", ") + std::to_string(sizes[i]);
-    return out + ": eager's median there or " + label +
+    std::vector<std::string> numbers;
+    for (const int64_t n : sizes)
+        numbers.push_back(std::to_string(n));
+    return (sizes.size() == 1 ? "not judged at batch " : "not judged at batches ") +
+           joinWords(numbers) + ": eager's median there or " + label +
            "'s has a 95% interval wider than a quarter of it";
 }
 

@@ -24,6 +24,20 @@ struct LatencyStats {
     size_t outliers = 0; // outside Tukey's fences (1.5 IQR beyond the quartiles)
 };
 
+// A median whose 95% interval is wider than this share of it came from calls
+// that did not take one steady time (a loaded machine): the advice draws no
+// verdict and no curve's shape from it.
+inline constexpr double kSettledSpread = 0.25;
+
+// The median's 95% interval as a share of the median; 0 without a median.
+inline double medianSpread(const LatencyStats& s) {
+    return s.median > 0 ? (s.medianCiHigh - s.medianCiLow) / s.median : 0;
+}
+
+inline bool unsettledMedian(const LatencyStats& s) {
+    return medianSpread(s) > kSettledSpread;
+}
+
 // Percentile by linear interpolation between order statistics (Hyndman-Fan
 // type 7, what numpy.percentile does by default). `sorted` must be ascending.
 double percentileSorted(const std::vector<double>& sorted, double fraction);
