@@ -1274,7 +1274,9 @@ NoneChange noneChange(const FunctionRecompiles& fr) {
 // graphs instead of 6, and its forward no longer recompiled.
 std::string noneRemedy(const FunctionRecompiles& fr, const std::string& fn, const Graph* graph) {
     const NoneGuardFailure& main = fr.nones.front();
-    const std::string package = graph ? installedPackage(graph->file) : std::string();
+    // A frame that compiled no graph (its forward breaks at once) is placed
+    // by the guard's own file.
+    const std::string package = installedPackage(graph ? graph->file : main.file);
     switch (noneChange(fr)) {
     case NoneChange::FirstCallSet:
         return (package.empty() ? std::string("Your code") : package + "'s code") + " sets " +
@@ -1342,10 +1344,44 @@ Finding noneFinding(const FunctionRecompiles& fr, const std::string& fn, const s
                                                   : " (" + fr.noneEvents.front()->phase + ")") +
             ", after the first call had set it");
     f.remedy = noneRemedy(fr, fn, graph);
+    if (!graph && !main.file.empty()) {
+        f.file = main.file;
+        f.line = main.line;
+        f.code = main.code;
+    }
     f.gain = change == NoneChange::WithinFirstCall || change == NoneChange::Unplaced
                  ? std::string()
                  : "one compile of " + fn + " instead of " + std::to_string(recompiles + 1);
     f.confidence = 0.8;
+    return f;
+}
+
+// A library frame's one recompile on sizes its package made, which
+// dynamic=auto made symbolic: its finding, and the line that tells it among
+// its package's others.
+struct OnceInLibrary {
+    Finding finding;
+    std::string sizes; // "nms (boxes.py:20): dimension 0 of boxes took 2 sizes: 450 and 600"
+};
+
+Finding onceInLibraryFinding(const std::string& package, std::vector<OnceInLibrary>& frames) {
+    Finding f = std::move(frames.front().finding); // placed at the first frame's graph
+    const long long count = static_cast<long long>(frames.size());
+    f.title = package + "'s code made new sizes itself: " + std::to_string(count) +
+              " of its functions recompiled once each";
+    f.evidence = {plural(count, "recompile", "recompiles") + " in " + f.setting +
+                  (f.tab == EvidenceTab::Breaks ? " (Breaks tab)" : " (Compare tab)")};
+    for (const auto& frame : frames)
+        f.evidence.push_back(frame.sizes);
+    f.evidence.push_back("dynamic=auto: after each one's first change torch compiled the "
+                         "dimension as a symbol and later sizes reused that graph");
+    f.remedy = "These functions are " + package +
+               "'s code, and every call passed the same inputs: " + package +
+               " made the new sizes itself, where mark_dynamic before the first call cannot "
+               "reach them. Each cost one extra compile, paid once, after which dynamic=auto "
+               "made the dimension symbolic; torch.compile(..., dynamic=True) would skip these " +
+               std::to_string(count) + " recompiles too.";
+    f.gain.clear();
     return f;
 }
 
@@ -1497,6 +1533,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
         }
 
         foldLibraryFrames(run, functions);
+        // Frames of one package's code that each recompiled once on sizes
+        // the package made, which dynamic=auto then made symbolic: one
+        // finding per package, not one per frame (torchvision's detection
+        // post-processing: nms, batched_nms, remove_small_boxes, …).
+        std::map<std::string, std::vector<OnceInLibrary>> onceInLibrary;
 
         for (const auto& fr : functions) {
             if (fr.foldedIntoCaller)
@@ -1708,7 +1749,16 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                            : std::string("(3) keeps the faster kernels."));
                 }
                 f.confidence = 0.9;
-                out.push_back(std::move(f));
+                if (onlyAutomatic && !builder.empty() && changing == 1 && !isKvCache(main.tensor) &&
+                    fr.resumed.empty() && !dynamic) {
+                    onceInLibrary[builder].push_back(
+                        {std::move(f),
+                         fn + where + ": " + dimName(main) + " took " +
+                             plural(static_cast<long long>(main.sizes.size()), "size", "sizes") +
+                             ": " + sizesText(main.sizes)});
+                } else {
+                    out.push_back(std::move(f));
+                }
             }
             if (fr.dims.empty() && !fr.values.empty() && fr.recompiles > 0) {
                 const ValueChange& main = fr.values.front();
@@ -2048,6 +2098,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.confidence = 0.95;
                 out.push_back(std::move(f));
             }
+        }
+        for (auto& [package, frames] : onceInLibrary) {
+            if (frames.size() == 1)
+                out.push_back(std::move(frames.front().finding));
+            else
+                out.push_back(onceInLibraryFinding(package, frames));
         }
     }
 }

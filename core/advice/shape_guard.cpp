@@ -5,6 +5,8 @@
 #include <charconv>
 #include <regex>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "core/report/text_lines.h"
 
@@ -53,6 +55,21 @@ void preferUserFrame(const std::string& reason, std::string& code, std::string& 
         code = userCode;
         where = userWhere;
     }
+}
+
+// The whole path of the guard's line ("poolers.py:309 in forward"), from the
+// user stack trace torch adds below the guard; empty when it has none.
+std::pair<std::string, int> guardFile(const std::string& reason, const std::string& where) {
+    static const std::regex frame(R"re(File "([^"\n]+)", line (\d+), in (\w+))re");
+    for (auto it = std::sregex_iterator(reason.begin(), reason.end(), frame);
+         it != std::sregex_iterator(); ++it) {
+        const std::string file = (*it)[1].str();
+        const size_t slash = file.rfind('/');
+        const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
+        if (name + ":" + (*it)[2].str() + " in " + (*it)[3].str() == where)
+            return {file, std::stoi((*it)[2].str())};
+    }
+    return {};
 }
 
 // A module global as the guard reads it: "G['__import___main__'].stats" and
@@ -216,6 +233,7 @@ std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason) {
     out.name = globalName(modulePath(m[1].str()));
     out.compiledNone = !m[2].matched;
     guardSource(bounded, out.code, out.where);
+    std::tie(out.file, out.line) = guardFile(bounded, out.where);
     return out;
 }
 

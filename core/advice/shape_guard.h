@@ -79,6 +79,8 @@ struct NoneGuardFailure {
     bool compiledNone = false; // the graph took it as None
     std::string code;          // the source line torch names for the guard; empty when none
     std::string where;         // "poolers.py:309 in forward"; empty when none
+    std::string file;          // that line's whole path, from torch's user stack trace
+    int line = 0;
 };
 std::optional<NoneGuardFailure> parseNoneGuard(const std::string& reason);
 

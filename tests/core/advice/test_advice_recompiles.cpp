@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "core/advice/shape_guard.h"
 #include "core/analysis/comparison.h"
@@ -1082,6 +1083,36 @@ TEST(AdviceRecompiles, AnAttributeTheFirstCallSetsSaysToCallOnceBeforeCompiling)
     EXPECT_EQ(found[0].gain, "one compile of forward instead of 2");
 }
 
+// The same frame with no graph of its own (its forward breaks at once), as
+// torch 2.15 recorded it on fasterrcnn_mobilenet_v3_large_320_fpn: placed at
+// the guard's line from the user stack trace, which names torchvision.
+TEST(AdviceRecompiles, ANoneGuardInALibraryFrameWithoutAGraphIsPlacedByItsStackTrace) {
+    auto run = timedRun("default", {}, {});
+    const std::string file = "/venv/lib/python3.11/site-packages/torchvision/ops/poolers.py";
+    run.recompiles.push_back(
+        {"forward",
+         "16/0: self.scales is None   # if self.scales is None or self.map_levels is None:  # "
+         "torchvision/ops/poolers.py:309 in forward\nUser stack trace:\n  File \"" +
+             file +
+             "\", line 309, in forward\n    if self.scales is None or self.map_levels is None:",
+         2, "", false, 8, "", "warmup", 1});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.none");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].file, file);
+    EXPECT_EQ(found[0].line, 309);
+    EXPECT_EQ(found[0].code, "if self.scales is None or self.map_levels is None:");
+    EXPECT_EQ(found[0].remedy.rfind("torchvision's code sets self.scales", 0), 0u)
+        << found[0].remedy;
+
+    // Without the stack trace nothing places it, and nothing names a library.
+    run.recompiles[0].reason =
+        run.recompiles[0].reason.substr(0, run.recompiles[0].reason.find("\nUser stack trace"));
+    found = withRule(advise(reportOf({run}), {}), "recompile.none");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_TRUE(found[0].file.empty()) << found[0].file;
+    EXPECT_EQ(found[0].remedy.rfind("Your code sets self.scales", 0), 0u) << found[0].remedy;
+}
+
 // SwitchTransformers' attention (recorded reason): the first layer computes
 // position_bias, the later ones are handed it, within the first call.
 TEST(AdviceRecompiles, AnArgumentNoneInOneLayerAndSetInTheNextIsInfoWithNothingToChange) {
@@ -1187,6 +1218,60 @@ TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByIts
     ASSERT_EQ(shape.size(), 1u);
     EXPECT_NE(shape[0].remedy.find("mark_dynamic(input_ids, 1"), std::string::npos)
         << shape[0].remedy;
+}
+
+// torchvision's detection post-processing (torch 2.15 on
+// fasterrcnn_mobilenet_v3_large_320_fpn): nms, batched_nms and
+// remove_small_boxes each recompiled once on the boxes the RPN kept.
+TEST(AdviceRecompiles, LibraryFramesRecompilingOnceOnSizesTheLibraryMadeShareOneFinding) {
+    auto run = timedRun("default", {}, {});
+    run.setting.dynamic = "auto";
+    const std::string boxes = "/venv/lib/python3.11/site-packages/torchvision/ops/boxes.py";
+    const std::vector<std::tuple<std::string, int, std::string>> frames = {
+        {"remove_small_boxes", 129, "boxes"}, {"batched_nms", 57, "idxs"}, {"nms", 20, "boxes"}};
+    for (const auto& [function, line, tensor] : frames) {
+        cs::core::Graph g;
+        g.function = function;
+        g.file = boxes;
+        g.line = line;
+        g.compileId = std::to_string(run.graphs.size()) + "/0";
+        run.graphs.push_back(g);
+        run.recompiles.push_back({function,
+                                  g.compileId.substr(0, g.compileId.find('/')) + "/0: tensor '" +
+                                      tensor +
+                                      "' size mismatch at index 0. expected 450, actual 600",
+                                  2, "", false, 8, "", "compile", 0});
+    }
+    auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_EQ(shape[0].severity, Severity::Info);
+    EXPECT_EQ(shape[0].title,
+              "torchvision's code made new sizes itself: 3 of its functions recompiled once each");
+    EXPECT_EQ(shape[0].file, boxes);
+    const auto& evidence = shape[0].evidence;
+    EXPECT_EQ(evidence.front(), "3 recompiles in default (Compare tab)");
+    EXPECT_NE(std::find(evidence.begin(), evidence.end(),
+                        "batched_nms (boxes.py:57): dimension 0 of idxs took 2 sizes: 450 and 600"),
+              evidence.end())
+        << evidence.size();
+    EXPECT_NE(shape[0].remedy.find("dynamic=True) would skip these 3 recompiles"),
+              std::string::npos)
+        << shape[0].remedy;
+
+    // A frame that recompiled twice keeps its own finding; the rest stay together.
+    run.recompiles.push_back(
+        {"nms", "2/1: tensor 'boxes' size mismatch at index 0. expected 600, actual 700", 3, "",
+         false, 8, "", "warmup", 1});
+    shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 2u);
+    const bool nmsAlone = std::any_of(shape.begin(), shape.end(), [](const auto& f) {
+        return f.title.rfind("nms (boxes.py:20) recompiled 2 times", 0) == 0;
+    });
+    EXPECT_TRUE(nmsAlone);
+    const bool pair = std::any_of(shape.begin(), shape.end(), [](const auto& f) {
+        return f.title.find("2 of its functions recompiled once each") != std::string::npos;
+    });
+    EXPECT_TRUE(pair);
 }
 
 TEST(AdviceRecompiles, SilentWithoutRecompilesOrOnGuardsItCannotRead) {
