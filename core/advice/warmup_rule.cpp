@@ -33,6 +33,46 @@ std::string aheadOfTimeEvidence(const AdviceInput& input, const ComparisonRow& a
                              : std::string());
 }
 
+// The same setting started another way (warmstart's fresh compile, warm
+// Inductor cache and portable cache artifacts).
+bool otherStartOf(const Setting& setting, const Setting& other) {
+    Setting same = other;
+    same.start = setting.start;
+    return other.start != setting.start && same == setting;
+}
+
+// Whether a row's warmup outweighs its saving over the program's calls.
+bool paysBackLate(const AdviceInput& input, const ComparisonRow& row, int calls) {
+    const Run& run = input.report.runs[static_cast<size_t>(row.run)];
+    return !row.isBaseline && judgedForSpeed(run) && row.speedup && row.speedup->significant &&
+           !row.noSignificantGain() && row.saves && row.breakEven && row.warmupNs && row.stats &&
+           *row.breakEven > calls;
+}
+
+// "default warm (a warm Inductor cache): pays back after 1,142 calls, first
+// call 2.07 s": another start of the setting, measured in this report.
+std::string otherStartText(const Run& run, const ComparisonRow& row, double eagerWarmupNs,
+                           int calls) {
+    const std::string how = run.setting.warmCache() ? "a warm Inductor cache"
+                            : run.setting.cacheArtifacts()
+                                ? "torch's portable cache artifacts loaded first"
+                                : "a fresh compile";
+    std::string text = run.setting.label() + " (" + how + "): ";
+    if (!row.stats || !row.speedup || !row.speedup->significant || row.noSignificantGain() ||
+        !row.saves)
+        text += "no significant saving per call";
+    else if (!row.breakEven || *row.breakEven <= 0)
+        text += "costs no more warmup than eager";
+    else
+        text +=
+            "pays back after " + callsText(*row.breakEven) +
+            (*row.breakEven <= calls ? ", within the " + formatCount(calls) + " the program makes"
+                                     : std::string());
+    if (row.warmupNs)
+        text += ", warmup " + formatDuration(*row.warmupNs - eagerWarmupNs) + " more than eager's";
+    return text;
+}
+
 } // namespace
 
 void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -48,6 +88,20 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
             row.noSignificantGain() || !row.saves || !row.breakEven || !row.warmupNs || !row.stats)
             continue;
         if (*row.breakEven <= calls)
+            continue;
+        // The same setting's other starts in this report: a start other than
+        // fresh is told in the fresh compile's finding when that has one.
+        std::vector<const ComparisonRow*> otherStarts;
+        bool toldByFresh = false;
+        for (const auto& other : input.comparison.rows) {
+            const Run& otherRun = input.report.runs[static_cast<size_t>(other.run)];
+            if (other.isBaseline || !otherStartOf(run.setting, otherRun.setting))
+                continue;
+            otherStarts.push_back(&other);
+            toldByFresh = toldByFresh || (otherRun.setting.start == kStartFresh &&
+                                          paysBackLate(input, other, calls));
+        }
+        if (toldByFresh)
             continue;
         const std::string label = run.setting.label();
         const double extra = *row.warmupNs - *base->warmupNs;
@@ -69,10 +123,31 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.evidence.push_back("break-even after " + formatCount(*row.breakEven) +
                              " calls, above the " + formatCount(calls) +
                              " calls set in the advice options");
+        const ComparisonRow* warm = nullptr;
+        for (const ComparisonRow* other : otherStarts) {
+            const Run& otherRun = input.report.runs[static_cast<size_t>(other->run)];
+            f.evidence.push_back(otherStartText(otherRun, *other, *base->warmupNs, calls) +
+                                 " (Warmup tab)");
+            if (otherRun.setting.warmCache())
+                warm = other;
+        }
         std::string remedy = "Compile only where a process makes more than " +
-                             formatCount(*row.breakEven) +
-                             " calls; otherwise keep it eager. To cut the warmup, keep Inductor's "
-                             "caches between starts (measure it with --warm-cache)";
+                             formatCount(*row.breakEven) + " calls; otherwise keep it eager. ";
+        if (run.setting.warmCache())
+            remedy += "This start had Inductor's caches warm already: what it still pays is "
+                      "Dynamo's tracing and loading the kernels";
+        else if (warm && warm->breakEven && *warm->breakEven <= calls)
+            remedy += "Keep Inductor's caches between starts: with them warm it paid back after " +
+                      callsText(*warm->breakEven) + " here";
+        else if (warm && warm->breakEven && *warm->breakEven > 0)
+            remedy += "Even with Inductor's caches warm it paid back only after " +
+                      callsText(*warm->breakEven) + " here";
+        else if (warm)
+            remedy += "Keeping Inductor's caches between starts is measured here as " +
+                      input.report.runs[static_cast<size_t>(warm->run)].setting.label();
+        else
+            remedy += "To cut the warmup, keep Inductor's caches between starts (measure it "
+                      "with --warm-cache)";
         if (run.setting.mode == "max-autotune" || run.setting.mode == "max-autotune-no-cudagraphs")
             remedy += ", or use mode default, which skips autotuning";
         if (run.setting.mode != "aoti") {

@@ -311,6 +311,37 @@ TEST(AdviceWarmup, WithoutAnAotiRunItSaysHowToMeasureOne) {
     EXPECT_EQ(f[0].remedy.find("aoti"), std::string::npos) << f[0].remedy;
 }
 
+// warmstart's report: the fresh compile, a warm Inductor cache and the
+// portable artifacts of one setting. One finding, on the fresh compile,
+// tells the other starts as measured; the warm start pays back here.
+TEST(AdviceWarmup, OtherStartsOfTheSettingAreToldInTheFreshCompilesFinding) {
+    auto warm = timedRun("default", {90 * kUs + 500 * kUs, 90 * kUs}, constant(30, 90 * kUs));
+    warm.setting.start = cs::core::kStartWarmCache;
+    auto artifacts = slowWarmup();
+    artifacts.setting.start = cs::core::kStartCacheArtifacts;
+    auto f = withRule(advise(reportOf({eagerRun(), slowWarmup(), warm, artifacts})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].run, 1);
+    EXPECT_TRUE(hasLine(f[0].evidence, "default warm (a warm Inductor cache): pays back after 50 "
+                                       "calls, within the 1,000 the program makes, warmup 500 "
+                                       "µs more than eager's (Warmup tab)"))
+        << ::testing::PrintToString(f[0].evidence) << f[0].remedy;
+    EXPECT_NE(f[0].remedy.find("Keep Inductor's caches between starts: with them warm it paid "
+                               "back after 50 calls here"),
+              std::string::npos)
+        << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("--warm-cache"), std::string::npos) << f[0].remedy;
+
+    // A warm start alone (run --warm-cache) is not told to warm the cache.
+    warm = slowWarmup();
+    warm.setting.start = cs::core::kStartWarmCache;
+    f = withRule(advise(reportOf({eagerRun(), warm})), "perf.warmup");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_NE(f[0].remedy.find("This start had Inductor's caches warm already"), std::string::npos)
+        << f[0].remedy;
+    EXPECT_EQ(f[0].remedy.find("--warm-cache"), std::string::npos) << f[0].remedy;
+}
+
 TEST(AdviceWarmup, ARecompilingSettingIsToldToExportDynamicShapes) {
     auto compiled = slowWarmup();
     cs::core::Recompile rc;
