@@ -204,6 +204,43 @@ TEST(KernelRule, AFallbackWithoutALineNamesItsModules) {
         << ::testing::PrintToString(found.front().evidence);
 }
 
+// A fallback in a library's code is not the user's line to rewrite; in
+// transformers' MoE experts (grouped_mm: histc, sort, cumsum on the routed
+// tokens) the remedy is the batched_mm implementation.
+TEST(KernelRule, AFallbackInALibrarysLineSaysWhoseCodeItIs) {
+    cs::core::Run run = profiledRun(450'000, 100'000, 450'000, "fallback");
+    const std::string moe = "/venv/lib/python3.11/site-packages/transformers/integrations/moe.py";
+    auto inFile = [&](const std::string& file) {
+        for (auto& n : run.graphs[0].nodes)
+            n.file = file;
+        for (auto& k : run.code[0].kernels)
+            for (auto& l : k.lines)
+                l.file = file;
+        return withRule(advise(reportOf({run})), "kernel.fallback");
+    };
+    auto found = inFile(moe);
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found[0].file, moe);
+    EXPECT_NE(found[0].remedy.find("The line is transformers's code, not the model file's"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("experts_implementation=\"batched_mm\""), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("Express the line"), std::string::npos) << found[0].remedy;
+
+    // Another file of the package: whose code it is, no MoE advice.
+    found = inFile("/venv/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("transformers's code"), std::string::npos) << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("batched_mm"), std::string::npos) << found[0].remedy;
+
+    // The model file's own line: rewrite it.
+    found = inFile(kFile);
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("Express the line with ops Inductor lowers"), std::string::npos)
+        << found[0].remedy;
+}
+
 // Ops on complex tensors (a spectral layer's einsum, its FFTs) are fallbacks
 // because Inductor writes no code for complex dtypes: "try a newer torch, or
 // express the line with ops Inductor lowers" misled there.
