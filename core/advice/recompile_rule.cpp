@@ -346,6 +346,26 @@ bool isKvCache(const std::string& tensor) {
     return std::regex_search(tensor, cache);
 }
 
+// The state of a Hugging Face cache object itself, not its tensors
+// ("cache.layers[0].is_initialized", a layer's lazy set-up on its first update).
+bool isKvCacheObject(const std::string& name) {
+    return !isKvCache(name) &&
+           (name.rfind("cache.", 0) == 0 || name.rfind("past_key_values.", 0) == 0);
+}
+
+// Checked with torch 2.15 and transformers 5.25 on a 2-layer Qwen2-MoE with
+// experts_implementation="eager" (its experts' nonzero breaks the graph, so
+// each decoder layer is a frame): its forward recompiled on
+// cache.layers[0].is_initialized in the first call; with use_cache=False not.
+std::string kvCacheStateRemedy(const ValueChange& v) {
+    return v.name +
+           " is the state of Hugging Face's KV cache, which each call builds empty and fills "
+           "layer by layer, so a frame run for every layer sees it set up and not. It costs one "
+           "extra compile on the first call, and nothing after. A model called once per input "
+           "(no decoding) needs no cache: call it with use_cache=False (add \"use_cache\": False "
+           "to get_inputs()), which leaves the cache and this recompile out.";
+}
+
 // Decoding with a DynamicCache grows its tensors by a position per token.
 std::string kvCacheRemedy(const DimChange& d) {
     return "This is Hugging Face's KV cache (a DynamicCache), which grows by one position per "
@@ -1769,12 +1789,21 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const bool perModule = !symbolAfter && perModuleAttribute(run, fr, main);
                 const bool eitherReading =
                     !symbolAfter && !perModule && unplacedModuleAttribute(fr, main);
+                // Every recompile inside the model's first call: the value
+                // changed between two calls of the frame within it.
+                const bool firstCallOnly =
+                    !symbolAfter && !perModule && !eitherReading && !fr.limit &&
+                    main.clock.empty() && !isText(main) && !isModeFlag(main) &&
+                    std::all_of(fr.events.begin(), fr.events.end(),
+                                [](const Recompile* rc) { return rc->phase == "compile"; });
+                const bool cacheState = firstCallOnly && isKvCacheObject(main.name);
                 Finding f;
                 f.rule = "recompile.value";
                 // A few strings (task names), each compiled once: expected.
                 f.severity = (isText(main) && main.values.size() <= kFewTextValues) ||
                                      (isModeFlag(main) && fr.recompiles <= 2) || symbolAfter ||
-                                     (perModule && fr.recompiles == 1) || eitherReading
+                                     (perModule && fr.recompiles == 1) || eitherReading ||
+                                     firstCallOnly
                                  ? (fr.limit ? Severity::Warning : Severity::Info)
                                  : Severity::Warning;
                 f.title =
@@ -1785,6 +1814,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                             : isText(main) ? ", once per value of " + main.name
                             : perModule    ? ": each module of its class holds its own " + main.name
                             : eitherReading ? ": " + main.name + " differed between its compiles"
+                            : firstCallOnly ? " within the model's first call, because " +
+                                                  main.name + " changed inside it"
                                             : " because " + main.name + " changed")
                          : ": torch compiled " + main.clock +
                                "'s reading in as a constant, and every call reads a new "
@@ -1816,6 +1847,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                   " failed their guard `" + v.name +
                                   " == …` on a call with another value, which compiled its own" +
                                   sourceText(v)
+                        // A guard names the value compiled for: with one, no
+                        // other value was seen.
+                        : v.values.size() == 1
+                            ? v.name + " was " + v.values.front() +
+                                  " when torch compiled it, and a call where it was not "
+                                  "failed the guard `" +
+                                  v.name + " == " + v.values.front() +
+                                  "` and compiled another graph" + sourceText(v)
                             : v.name + " took " +
                                   plural(static_cast<long long>(v.values.size()), "value",
                                          "values") +
@@ -1823,8 +1862,21 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                   "; each new one failed the guard `" + v.name +
                                   " == …` and compiled another graph" + sourceText(v));
                 }
-                f.remedy = symbolAfter ? symbolAfterRemedy(main)
-                           : perModule ? perModuleRemedy(main, recompileLimit(fr))
+                if (firstCallOnly)
+                    f.evidence.push_back(
+                        "every recompile came within the model's first call (its compile "
+                        "phase): " +
+                        fn + " ran more than once inside that call, and " + main.name +
+                        " changed between those runs; the calls after it reused the graphs");
+                f.remedy = symbolAfter  ? symbolAfterRemedy(main)
+                           : perModule  ? perModuleRemedy(main, recompileLimit(fr))
+                           : cacheState ? kvCacheStateRemedy(main)
+                           : firstCallOnly
+                               ? "One extra graph per value, paid once, on the first call; the "
+                                 "calls after it run the graphs compiled then. Nothing to change "
+                                 "unless the first call's time matters; then keep " +
+                                     main.name + " the same for every run of " + fn +
+                                     " within a call, or out of the compiled code."
                            : eitherReading
                                ? "The log does not say when each compile happened, or for which "
                                  "module, so two readings fit. If each module of this class "
@@ -1835,6 +1887,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      valueRemedy(main, fr.function)
                                : valueRemedy(main, fr.function);
                 f.gain = !isText(main) && !isModeFlag(main) && !eitherReading &&
+                                 (!firstCallOnly || cacheState) &&
                                  (fr.values.size() == 1 || !main.clock.empty())
                              ? "one compile of " + fn + " instead of " +
                                    std::to_string(fr.recompiles + 1) +

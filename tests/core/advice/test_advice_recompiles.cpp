@@ -783,7 +783,10 @@ TEST(AdviceRecompiles, ATrainEvalSwitchIsOneGraphPerModeAsInfo) {
     EXPECT_NE(found[0].title.find("because the model switched between train() and eval()"),
               std::string::npos)
         << found[0].title;
-    EXPECT_TRUE(hasLine(found[0].evidence, "self.drop.training took 1 value: True"))
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "self.drop.training was True when torch compiled it, and a "
+                        "call where it was not failed the guard "
+                        "`self.drop.training == True`"))
         << ::testing::PrintToString(found[0].evidence);
     EXPECT_NE(found[0].remedy.find("call model.eval() before torch.compile"), std::string::npos)
         << found[0].remedy;
@@ -928,8 +931,46 @@ TEST(AdviceRecompiles, ForwardsOfTwoModulesAreTwoFrames) {
         << shape[0].title;
     const auto value = withRule(findings, "recompile.value");
     ASSERT_EQ(value.size(), 1u);
-    EXPECT_NE(value[0].title.find("recompiled 1 time because self.mode changed"), std::string::npos)
+    EXPECT_NE(value[0].title.find("recompiled 1 time within the model's first call, because "
+                                  "self.mode changed inside it"),
+              std::string::npos)
         << value[0].title;
+    EXPECT_EQ(value[0].severity, Severity::Info);
+    EXPECT_TRUE(value[0].gain.empty()) << value[0].gain;
+    EXPECT_NE(value[0].remedy.find("paid once, on the first call"), std::string::npos)
+        << value[0].remedy;
+}
+
+// transformers' KV cache sets each layer up on its first update, so a decoder
+// layer's frame, run for every layer, recompiled on the cache's own state
+// within the first call (recorded with torch 2.15 on a 2-layer Qwen2-MoE whose
+// experts break the graph); with use_cache=False the recompile was gone.
+TEST(AdviceRecompiles, TheKvCachesOwnStateWithinTheFirstCallIsToldToLeaveTheCacheOut) {
+    auto run = timedRun("default", {}, {});
+    run.recompiles.push_back(
+        {"forward",
+         "12/0: cache.layers[0].is_initialized == False                  # if not "
+         "self.is_initialized:  # mp/sp/site-packages/transformers/cache_utils.py:133 in update",
+         2, "", false, 8, "", "compile", 0});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_TRUE(hasLine(found[0].evidence,
+                        "cache.layers[0].is_initialized was False when torch compiled it"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_TRUE(hasLine(found[0].evidence, "every recompile came within the model's first call"))
+        << ::testing::PrintToString(found[0].evidence);
+    EXPECT_NE(found[0].remedy.find("use_cache=False"), std::string::npos) << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("as a tensor"), std::string::npos) << found[0].remedy;
+    EXPECT_EQ(found[0].gain, "one compile of forward instead of 2");
+
+    // At a later call the value changed between calls: the old finding.
+    run.recompiles[0].phase = "warmup";
+    run.recompiles[0].callIndex = 1;
+    found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Warning);
+    EXPECT_EQ(found[0].remedy.find("use_cache=False"), std::string::npos) << found[0].remedy;
 }
 
 // BigBird (recorded reasons): each layer's attention holds its index as
