@@ -362,12 +362,18 @@ class OutputsCheck:
             second = self.call(model, inputs, SECOND_SEED)
         compiled = self.call(fn, inputs, FIRST_SEED)
         modules = fast_path_modules(self.torch, model)
+
+        def first_seed_again() -> Any:
+            with self.eager():
+                return self.call(model, inputs, FIRST_SEED)
+
         return self.judge(
             first,
             second,
             compiled,
             lambda: self.float64_call(model, inputs),
             (modules, lambda: self.plain_call(model, inputs)) if modules else None,
+            first_seed_again,
         )
 
     def plain_call(self, model: Any, inputs: tuple) -> Any:
@@ -398,6 +404,7 @@ class OutputsCheck:
         compiled: Any,
         float64: Callable[[], Any] | None,
         fast_path: tuple[list[str], Callable[[], Any]] | None = None,
+        first_seed_again: Callable[[], Any] | None = None,
     ) -> dict:
         eager_leaves, eager_spec = leaves(first)
         second_leaves, _ = leaves(second)
@@ -414,11 +421,9 @@ class OutputsCheck:
         if varying:
             fields.update(
                 status="varies",
-                message=(
-                    f"eager's outputs changed between two calls at the same inputs "
-                    f"({varying[0]['path']}): the model draws random numbers, keeps state "
-                    f"between calls or changes its inputs in place, so there is no one "
-                    f"result to hold the compiled one to"
+                message=_varies_message(
+                    varying[0]["path"],
+                    _repeats_under_seed(eager_leaves, first_seed_again, tolerance / 10),
                 ),
             )
             return fields
@@ -490,6 +495,44 @@ class OutputsCheck:
             except Exception as e:  # the verdict stands without it
                 fields["float64_note"] = f"no float64 reference: {exc_summary(e)}"
         return fields
+
+
+def _repeats_under_seed(
+    first: list[tuple[str, Any]], again: Callable[[], Any] | None, tolerance: float
+) -> bool | None:
+    """Whether eager called again under the first call's seed gives its
+    outputs: the variation then came from the random numbers it draws. None
+    when that call is not made or raises."""
+    if again is None:
+        return None
+    try:
+        repeat, _ = leaves(again())
+    except Exception:  # the verdict stands without it
+        return None
+    return not any(e["differs"] for e in _compare_all(first, repeat, tolerance))
+
+
+def _varies_message(path: str, seeded: bool | None) -> str:
+    if seeded:
+        # ViTMAE's random masking (torch.rand in forward): one seed, one result.
+        return (
+            f"eager's outputs change with the random seed ({path}) and repeat under the same "
+            f"one: the model draws random numbers in forward (a torch.rand, a dropout it applies "
+            f"itself), and a compiled graph draws its own (Inductor has its own generator), so "
+            f"there is no one result to hold the compiled one to; with "
+            f"torch._inductor.config.fallback_random = True Inductor draws as eager does"
+        )
+    if seeded is False:
+        return (
+            f"eager's outputs changed between two calls at the same inputs, also under the same "
+            f"random seed ({path}): the model keeps state between calls or changes its inputs "
+            f"in place, so there is no one result to hold the compiled one to"
+        )
+    return (
+        f"eager's outputs changed between two calls at the same inputs ({path}): the model "
+        f"draws random numbers, keeps state between calls or changes its inputs in place, so "
+        f"there is no one result to hold the compiled one to"
+    )
 
 
 def _fast_path_verdict(
