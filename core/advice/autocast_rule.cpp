@@ -59,6 +59,77 @@ std::pair<double, int> conversionKernels(const CostBreakdown& costs) {
     return {ns, count};
 }
 
+// Eager under autocast slower than eager without, where no compiled setting
+// under that autocast has its twin without (which the finding above would
+// tell, eager's figures included): README's "eager,eager:autocast=bf16,
+// default:autocast=bf16" measured bf16 slower and said nothing of it.
+void eagerAutocastRule(const AdviceInput& input, std::vector<Finding>& out) {
+    const auto& runs = input.report.runs;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const Run& run = runs[r];
+        const ComparisonRow* row = input.comparison.row(static_cast<int>(r));
+        if (run.setting.mode != "eager" || run.setting.autocast == "none" || !row || !row->stats)
+            continue;
+        const Measured mine{&run, &*row->stats};
+        Setting plain = run.setting;
+        plain.autocast = "none";
+        const Measured twin = find(input, [&](const Setting& s) { return s == plain; });
+        const auto speedup = twin ? speedupOf(twin, mine) : std::nullopt;
+        if (!speedup || speedup->value >= 1)
+            continue;
+        const std::string type = run.setting.autocast;
+        // The compiled settings under this autocast, and whether one has its twin.
+        std::vector<const Run*> compiled;
+        bool twinned = false;
+        for (const auto& other : runs) {
+            if (other.setting.mode == "eager" || other.setting.autocast != type ||
+                other.setting.device != run.setting.device || !judgedForSpeed(other))
+                continue;
+            compiled.push_back(&other);
+            Setting otherPlain = other.setting;
+            otherPlain.autocast = "none";
+            twinned = twinned || find(input, [&](const Setting& s) { return s == otherPlain; });
+        }
+        if (twinned)
+            continue;
+        const std::string label = run.setting.label();
+        Finding f;
+        f.rule = "perf.autocast";
+        f.severity = Severity::Warning;
+        f.tab = EvidenceTab::Compare;
+        f.run = static_cast<int>(r);
+        f.setting = label;
+        f.title = label + " is " + formatRatio(1 / speedup->value) + " slower than " +
+                  twin.run->setting.label() + ": autocast to " + type +
+                  " costs more than it saves here";
+        f.evidence.push_back("median " + medianOf(mine) + " under autocast against " +
+                             medianOf(twin) + " without (Compare tab)");
+        std::vector<std::string> untwinned;
+        for (const Run* other : compiled)
+            untwinned.push_back(other->setting.label());
+        if (!untwinned.empty())
+            f.evidence.push_back(joinWords(untwinned) + (untwinned.size() == 1 ? " was" : " were") +
+                                 " not measured without autocast here, so what " + type +
+                                 " does to the compiled graph is not known");
+        std::string withPlain; // "default,default:autocast=bf16"
+        for (const Run* other : compiled)
+            withPlain +=
+                "," + other->setting.mode + "," + other->setting.mode + ":autocast=" + type;
+        f.remedy =
+            "Autocast casts the fp32 weights to " + type +
+            " again on every call, which this model's ops do not earn back here: keep "
+            "eager without autocast on this device" +
+            (withPlain.empty()
+                 ? std::string(".")
+                 : ". Before choosing " + type +
+                       " for a compiled setting, measure it beside the same setting "
+                       "without autocast (--settings eager" +
+                       withPlain + "): the compiled graph can fuse the casts, or pay them too.");
+        f.confidence = 0.7;
+        out.push_back(std::move(f));
+    }
+}
+
 } // namespace
 
 void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -119,7 +190,17 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
 
         const CostBreakdown& mineCosts = input.costOf(run);
         const CostBreakdown& twinCosts = input.costOf(*twin.run);
-        if (mineCosts.profiled && twinCosts.profiled) {
+        // A disturbed window's kernel times say nothing of the autocast.
+        const bool disturbed = disturbedWindow(mineCosts, mine.stats->median) ||
+                               disturbedWindow(twinCosts, twin.stats->median);
+        if (disturbed)
+            for (const Measured& m : {mine, twin}) {
+                const CostBreakdown& costs = input.costOf(*m.run);
+                if (disturbedWindow(costs, m.stats->median))
+                    f.evidence.push_back(disturbedWindowText(
+                        m.run->setting.label(), costs, m.stats->median, "what the casts cost"));
+            }
+        if (mineCosts.profiled && twinCosts.profiled && !disturbed) {
             const auto [castNs, casts] = conversionKernels(mineCosts);
             if (casts > 0)
                 f.evidence.push_back(
@@ -170,6 +251,7 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.confidence = 0.75;
         out.push_back(std::move(f));
     }
+    eagerAutocastRule(input, out);
 }
 
 } // namespace cs::core::advice

@@ -36,26 +36,6 @@ constexpr size_t kLostLines = 3;
 constexpr double kSlowerModuleRatio = 1.25;
 // Eager ops at or above this share of a compiled setting's ops: it barely compiled.
 constexpr double kMostlyUncompiled = 0.5;
-// A compiled setting's profiled window whose ops took more than this many
-// times its timed median per call ran slower than the measured calls did: a
-// disturbed window, from which no comparison with eager's is drawn. Over 30
-// quiet runs of Hugging Face, timm and torchvision models on the 2-core VM,
-// compiled windows took 0.8-1.35x the median; t5 (2 layers) while the CPU
-// built C++ took 12.6x, and layer 0's wi was told as 2.5x slower compiled.
-constexpr double kWindowInflation = 1.5;
-
-bool disturbedWindow(const CostBreakdown& cost, double medianNs) {
-    return cost.profiled && medianNs > 0 && cost.opsNsPerCall > kWindowInflation * medianNs;
-}
-
-std::string disturbedWindowText(const std::string& label, const CostBreakdown& cost,
-                                double medianNs) {
-    return label + "'s profiled window (the calls after the measured ones) took " +
-           formatDuration(cost.opsNsPerCall) + " per call in its ops against a median of " +
-           formatDuration(medianNs) +
-           ": disturbed, so where it lost time against eager is not read from it";
-}
-
 std::string medianText(const LatencyStats& s) {
     return formatDuration(s.median) + " (95% CI " + formatDuration(s.medianCiLow) + "–" +
            formatDuration(s.medianCiHigh) + ")";
@@ -398,7 +378,8 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
         f.evidence.insert(f.evidence.end(), why.begin(), why.end());
         if (const CostBreakdown& mine = input.costOf(run);
             disturbedWindow(mine, row.stats->median)) {
-            f.evidence.push_back(disturbedWindowText(label, mine, row.stats->median));
+            f.evidence.push_back(disturbedWindowText(label, mine, row.stats->median,
+                                                     "where it lost time against eager"));
         } else {
             const auto lost = lossEvidence(input.costOf(*eager), mine, base->stats->median);
             f.evidence.insert(f.evidence.end(), lost.begin(), lost.end());

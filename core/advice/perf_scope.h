@@ -1,7 +1,12 @@
 // Which runs the performance rules judge: compiled with Inductor (the backend
-// meant to be faster; aot_eager and eager are for debugging) and finished.
+// meant to be faster; aot_eager and eager are for debugging) and finished;
+// and whether a run's profiled window can be compared with another's.
 #pragma once
 
+#include <string>
+
+#include "core/analysis/kernel_cost.h"
+#include "core/analysis/units.h"
 #include "core/report/session.h"
 
 namespace cs::core::advice {
@@ -17,6 +22,26 @@ inline bool onCuda(const Run& run) {
 
 inline bool usesCudaGraphs(const std::string& mode) {
     return mode == "reduce-overhead" || mode == "max-autotune";
+}
+
+// A compiled setting's profiled window whose ops took more than this many
+// times its timed median per call ran slower than the measured calls did: a
+// disturbed window, from which no comparison with eager's is drawn. Over 30
+// quiet runs of Hugging Face, timm and torchvision models on the 2-core VM,
+// compiled windows took 0.8-1.35x the median; t5 (2 layers) while the CPU
+// built C++ took 12.6x, and layer 0's wi was told as 2.5x slower compiled.
+inline constexpr double kWindowInflation = 1.5;
+
+inline bool disturbedWindow(const CostBreakdown& cost, double medianNs) {
+    return cost.profiled && medianNs > 0 && cost.opsNsPerCall > kWindowInflation * medianNs;
+}
+
+// "…: disturbed, so `unread` is not read from it".
+inline std::string disturbedWindowText(const std::string& label, const CostBreakdown& cost,
+                                       double medianNs, const std::string& unread) {
+    return label + "'s profiled window (the calls after the measured ones) took " +
+           formatDuration(cost.opsNsPerCall) + " per call in its ops against a median of " +
+           formatDuration(medianNs) + ": disturbed, so " + unread + " is not read from it";
 }
 
 } // namespace cs::core::advice

@@ -629,6 +629,34 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
         << ::testing::PrintToString(noisy.front().evidence);
 }
 
+// perf.autocast reads the casts' kernels from both windows, unless one ran far
+// slower than its measured calls (a build beside default's window: 11.4 ms of
+// ops a call against a median of 603 µs had read as "the kernels take 861 µs
+// per call in all against 10.8 ms without autocast").
+TEST(KernelRule, AutocastsCastsAreNotReadFromADisturbedWindow) {
+    const cs::core::Run plain = timedProfiledRun(100'000, 400'000, 300'000, 200'000);
+    cs::core::Run bf16 = timedProfiledRun(200'000, 800'000, 400'000, 300'000);
+    bf16.setting.autocast = "bf16";
+    bf16.kernelProfile.kernels[2].name = "cpp_fused__to_copy_relu_0";
+    bf16.code[0].kernels[2].name = "cpp_fused__to_copy_relu_0";
+    auto found = withRule(advise(reportOf({plain, bf16})), "perf.autocast");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_TRUE(anyEvidence(found.front(), "1 kernel converts dtypes"))
+        << ::testing::PrintToString(found.front().evidence);
+
+    cs::core::Run disturbed = plain;
+    for (auto& k : disturbed.kernelProfile.kernels)
+        k.ns *= 3;
+    found = withRule(advise(reportOf({disturbed, bf16})), "perf.autocast");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_FALSE(anyEvidence(found.front(), "converts dtypes"));
+    EXPECT_TRUE(anyEvidence(found.front(), "default's profiled window (the calls after the "
+                                           "measured ones) took 270 µs per call in its ops "
+                                           "against a median of 100 µs: disturbed, so what the "
+                                           "casts cost is not read from it"))
+        << ::testing::PrintToString(found.front().evidence);
+}
+
 // A slower setting that compiled a graph but ran most of its ops outside it
 // (a break under an nn.Sequential): the breaks, not a batch or a mode.
 TEST(KernelRule, ASlowerSettingThatMostlyRanUncompiledPointsAtTheBreaks) {
