@@ -61,7 +61,7 @@ std::pair<double, int> conversionKernels(const CostBreakdown& costs) {
 
 // Eager under autocast slower than eager without, where no compiled setting
 // under that autocast has its twin without (which the finding above would
-// tell, eager's figures included): README's "eager,eager:autocast=bf16,
+// tell, eager's figures included): the README's old "eager,eager:autocast=bf16,
 // default:autocast=bf16" measured bf16 slower and said nothing of it.
 void eagerAutocastRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;

@@ -500,7 +500,7 @@ TEST(AdviceAutocast, SilentWhenAutocastGainsOrHasNoTwin) {
     EXPECT_TRUE(f.empty());
 }
 
-// README's "eager,eager:autocast=bf16,default:autocast=bf16" on a 2-layer
+// The README's old "eager,eager:autocast=bf16,default:autocast=bf16" on a 2-layer
 // Llama on CPU: eager 1.60× slower under bf16 had no finding, and nothing
 // measured default without autocast.
 TEST(AdviceAutocast, EagerSlowerUnderAutocastIsToldWhenNoCompiledSettingHasItsTwin) {
