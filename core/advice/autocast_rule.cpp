@@ -4,6 +4,9 @@
 // saves. Where the report measured eager both ways or a frozen twin, say what
 // they showed; where both settings profiled their kernels, the conversions'
 // share.
+#include <set>
+#include <string>
+
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/perf_scope.h"
@@ -59,11 +62,12 @@ std::pair<double, int> conversionKernels(const CostBreakdown& costs) {
     return {ns, count};
 }
 
-// Eager under autocast slower than eager without, where no compiled setting
-// under that autocast has its twin without (which the finding above would
-// tell, eager's figures included): the README's old "eager,eager:autocast=bf16,
-// default:autocast=bf16" measured bf16 slower and said nothing of it.
-void eagerAutocastRule(const AdviceInput& input, std::vector<Finding>& out) {
+// Eager under autocast slower than eager without, where no compiled
+// setting's finding under that autocast told it already (with eager's
+// figures): the README's old "eager,eager:autocast=bf16,default:autocast=bf16"
+// measured bf16 slower and said nothing of it.
+void eagerAutocastRule(const AdviceInput& input, const std::set<std::string>& told,
+                       std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
@@ -74,24 +78,22 @@ void eagerAutocastRule(const AdviceInput& input, std::vector<Finding>& out) {
         Setting plain = run.setting;
         plain.autocast = "none";
         const Measured twin = find(input, [&](const Setting& s) { return s == plain; });
-        const auto speedup = twin ? speedupOf(twin, mine) : std::nullopt;
+        const std::string type = run.setting.autocast;
+        if (!twin || told.count(type))
+            continue;
+        const auto speedup = speedupOf(twin, mine);
         if (!speedup || speedup->value >= 1)
             continue;
-        const std::string type = run.setting.autocast;
-        // The compiled settings under this autocast, and whether one has its twin.
+        // The compiled settings under this autocast not measured without it.
         std::vector<const Run*> compiled;
-        bool twinned = false;
         for (const auto& other : runs) {
-            if (other.setting.mode == "eager" || other.setting.autocast != type ||
-                other.setting.device != run.setting.device || !judgedForSpeed(other))
-                continue;
-            compiled.push_back(&other);
             Setting otherPlain = other.setting;
             otherPlain.autocast = "none";
-            twinned = twinned || find(input, [&](const Setting& s) { return s == otherPlain; });
+            if (other.setting.mode != "eager" && other.setting.autocast == type &&
+                other.setting.device == run.setting.device && judgedForSpeed(other) &&
+                !find(input, [&](const Setting& s) { return s == otherPlain; }))
+                compiled.push_back(&other);
         }
-        if (twinned)
-            continue;
         const std::string label = run.setting.label();
         Finding f;
         f.rule = "perf.autocast";
@@ -134,6 +136,7 @@ void eagerAutocastRule(const AdviceInput& input, std::vector<Finding>& out) {
 
 void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
     const auto& runs = input.report.runs;
+    std::set<std::string> told; // the autocast types a compiled setting's finding told
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
         const ComparisonRow* row = input.comparison.row(static_cast<int>(r));
@@ -250,8 +253,9 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
         }
         f.confidence = 0.75;
         out.push_back(std::move(f));
+        told.insert(type);
     }
-    eagerAutocastRule(input, out);
+    eagerAutocastRule(input, told, out);
 }
 
 } // namespace cs::core::advice

@@ -41,7 +41,8 @@ bool otherStartOf(const Setting& setting, const Setting& other) {
     return other.start != setting.start && same == setting;
 }
 
-// Whether a row's warmup outweighs its saving over the program's calls.
+// Whether a row's warmup outweighs its saving over the program's calls. Only
+// a real, significant saving has a break-even; no saving is rule 3's.
 bool paysBackLate(const AdviceInput& input, const ComparisonRow& row, int calls) {
     const Run& run = input.report.runs[static_cast<size_t>(row.run)];
     return !row.isBaseline && judgedForSpeed(run) && row.speedup && row.speedup->significant &&
@@ -49,8 +50,8 @@ bool paysBackLate(const AdviceInput& input, const ComparisonRow& row, int calls)
            *row.breakEven > calls;
 }
 
-// "default warm (a warm Inductor cache): pays back after 1,142 calls, first
-// call 2.07 s": another start of the setting, measured in this report.
+// "default warm (a warm Inductor cache): pays back after 1,142 calls, warmup
+// 2.06 s more than eager's": another start of the setting, measured here.
 std::string otherStartText(const Run& run, const ComparisonRow& row, double eagerWarmupNs,
                            int calls) {
     const std::string how = run.setting.warmCache() ? "a warm Inductor cache"
@@ -83,11 +84,7 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
     const int calls = input.options.expectedCalls;
     for (const auto& row : input.comparison.rows) {
         const Run& run = input.report.runs[static_cast<size_t>(row.run)];
-        // Only a real, significant saving has a break-even; no saving is rule 3's.
-        if (row.isBaseline || !judgedForSpeed(run) || !row.speedup || !row.speedup->significant ||
-            row.noSignificantGain() || !row.saves || !row.breakEven || !row.warmupNs || !row.stats)
-            continue;
-        if (*row.breakEven <= calls)
+        if (!paysBackLate(input, row, calls))
             continue;
         // The same setting's other starts in this report: a start other than
         // fresh is told in the fresh compile's finding when that has one.
@@ -136,6 +133,9 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (run.setting.warmCache())
             remedy += "This start had Inductor's caches warm already: what it still pays is "
                       "Dynamo's tracing and loading the kernels";
+        else if (warm && warm->breakEven && *warm->breakEven <= 0)
+            remedy += "Keep Inductor's caches between starts: with them warm it cost no more "
+                      "warmup than eager here";
         else if (warm && warm->breakEven && *warm->breakEven <= calls)
             remedy += "Keep Inductor's caches between starts: with them warm it paid back after " +
                       callsText(*warm->breakEven) + " here";

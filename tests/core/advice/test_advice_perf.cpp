@@ -518,6 +518,17 @@ TEST(AdviceAutocast, EagerSlowerUnderAutocastIsToldWhenNoCompiledSettingHasItsTw
     EXPECT_NE(f[0].remedy.find("(--settings eager,default,default:autocast=bf16)"),
               std::string::npos)
         << f[0].remedy;
+    // default measured both ways, bf16 the faster: eager's slowdown is still told.
+    f = withRule(
+        advise(reportOf({timed("eager", 100 * kUs), withAutocast(timed("eager", 200 * kUs), "bf16"),
+                         timed("default", 80 * kUs),
+                         withAutocast(timed("default", 60 * kUs), "bf16")}),
+               {}),
+        "perf.autocast");
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].run, 1);
+    EXPECT_FALSE(hasLine(f[0].evidence, "not measured without autocast"))
+        << ::testing::PrintToString(f[0].evidence);
     // Eager alone under autocast: told, with nothing to measure beside.
     f = withRule(advise(reportOf({timed("eager", 100 * kUs),
                                   withAutocast(timed("eager", 200 * kUs), "bf16")}),
