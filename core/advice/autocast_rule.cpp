@@ -62,6 +62,22 @@ std::pair<double, int> conversionKernels(const CostBreakdown& costs) {
     return {ns, count};
 }
 
+// A setting under autocast measurably slower than its twin without.
+Finding slowerFinding(int run, const Measured& mine, const Measured& twin, const Speedup& speedup) {
+    Finding f;
+    f.rule = "perf.autocast";
+    f.severity = Severity::Warning;
+    f.tab = EvidenceTab::Compare;
+    f.run = run;
+    f.setting = mine.run->setting.label();
+    f.title = f.setting + " is " + formatRatio(1 / speedup.value) + " slower than " +
+              twin.run->setting.label() + ": autocast to " + mine.run->setting.autocast +
+              " costs more than it saves here";
+    f.evidence.push_back("median " + medianOf(mine) + " under autocast against " + medianOf(twin) +
+                         " without (Compare tab)");
+    return f;
+}
+
 // Eager under autocast slower than eager without, where no compiled
 // setting's finding under that autocast told it already (with eager's
 // figures): the README's old "eager,eager:autocast=bf16,default:autocast=bf16"
@@ -94,18 +110,7 @@ void eagerAutocastRule(const AdviceInput& input, const std::set<std::string>& to
                 !find(input, [&](const Setting& s) { return s == otherPlain; }))
                 compiled.push_back(&other);
         }
-        const std::string label = run.setting.label();
-        Finding f;
-        f.rule = "perf.autocast";
-        f.severity = Severity::Warning;
-        f.tab = EvidenceTab::Compare;
-        f.run = static_cast<int>(r);
-        f.setting = label;
-        f.title = label + " is " + formatRatio(1 / speedup->value) + " slower than " +
-                  twin.run->setting.label() + ": autocast to " + type +
-                  " costs more than it saves here";
-        f.evidence.push_back("median " + medianOf(mine) + " under autocast against " +
-                             medianOf(twin) + " without (Compare tab)");
+        Finding f = slowerFinding(static_cast<int>(r), mine, twin, *speedup);
         std::vector<std::string> untwinned;
         for (const Run* other : compiled)
             untwinned.push_back(other->setting.label());
@@ -151,20 +156,9 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
         const auto speedup = speedupOf(twin, mine);
         if (!speedup || speedup->value >= 1)
             continue;
-        const std::string label = run.setting.label();
         const std::string type = run.setting.autocast;
         const std::string torchType = type == "bf16" ? "torch.bfloat16" : "torch.float16";
-        Finding f;
-        f.rule = "perf.autocast";
-        f.severity = Severity::Warning;
-        f.tab = EvidenceTab::Compare;
-        f.run = static_cast<int>(r);
-        f.setting = label;
-        f.title = label + " is " + formatRatio(1 / speedup->value) + " slower than " +
-                  twin.run->setting.label() + ": autocast to " + type +
-                  " costs more than it saves here";
-        f.evidence.push_back("median " + medianOf(mine) + " under autocast against " +
-                             medianOf(twin) + " without (Compare tab)");
+        Finding f = slowerFinding(static_cast<int>(r), mine, twin, *speedup);
 
         // Eager on the same device and environment, without and with this autocast.
         auto eagerUnder = [&](const std::string& autocast) {
