@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -50,6 +51,18 @@ std::string joinWords(const std::vector<std::string>& words) {
         out += words[i];
     }
     return out;
+}
+
+std::optional<int64_t> number(const std::string& digits, int64_t limit) {
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc() || end == digits.data() || value > limit)
+        return std::nullopt;
+    return value;
+}
+
+int lineNumber(const std::string& digits) {
+    return static_cast<int>(number(digits, std::numeric_limits<int>::max()).value_or(0));
 }
 
 bool containsText(const std::string& text, const std::string& part) {

@@ -1,6 +1,9 @@
 // Small wording helpers shared by the advice rules.
 #pragma once
 
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,13 @@ std::string plural(long long count, const std::string& one, const std::string& m
 std::string formatRatio(double ratio);
 // "a, b and c"
 std::string joinWords(const std::vector<std::string>& words);
+// A run of digits read from a report: nullopt past `limit`, never a throw
+// (std::stoi throws on a number too long to hold).
+std::optional<int64_t> number(const std::string& digits,
+                              int64_t limit = std::numeric_limits<int64_t>::max());
+// A source line's number; 0 (no line) when it cannot be one.
+int lineNumber(const std::string& digits);
+
 bool containsText(const std::string& text, const std::string& part); // case-sensitive
 bool containsNoCase(const std::string& text, const std::string& part);
 // A failed guard without torch's source comment and hint after it:

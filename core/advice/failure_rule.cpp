@@ -54,7 +54,7 @@ std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::strin
     forEachRegexLine(error.message, [&](const std::string& text) {
         std::smatch m;
         if (found.first.empty() && std::regex_search(text, m, compiling))
-            found = {m[1].str(), std::stoi(m[2].str())};
+            found = {m[1].str(), lineNumber(m[2].str())};
     });
     if (!found.first.empty() || modelFile.empty())
         return found;
@@ -62,7 +62,7 @@ std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::strin
     forEachRegexLine(error.traceback, [&](const std::string& text) {
         std::smatch m;
         if (std::regex_search(text, m, frame) && m[1].str() == modelFile)
-            found = {m[1].str(), std::stoi(m[2].str())};
+            found = {m[1].str(), lineNumber(m[2].str())};
     });
     return found;
 }
@@ -103,7 +103,7 @@ std::string functionAt(const std::string& traceback, const std::string& file, in
     forEachRegexLine(traceback, [&](const std::string& text) {
         std::smatch m;
         if (std::regex_search(text, m, frame) && m[1].str() == file &&
-            std::stoi(m[2].str()) == line)
+            lineNumber(m[2].str()) == line)
             found = m[3].str();
     });
     return found;
@@ -243,7 +243,7 @@ std::pair<std::string, int> failureLocation(const ErrorInfo& e, const std::strin
     const std::string head = regexInput(firstLine(e.message));
     std::smatch m;
     if (std::regex_search(head, m, named))
-        found = {m[1].str(), std::stoi(m[2].str())};
+        found = {m[1].str(), lineNumber(m[2].str())};
     return found;
 }
 

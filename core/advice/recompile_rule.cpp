@@ -769,7 +769,7 @@ void placeAtGuard(Finding& f, const ValueChange& v) {
     if (f.file.empty() || v.code.empty() || !std::regex_search(v.where, m, at) ||
         baseName(f.file) != m[1].str())
         return;
-    f.line = std::stoi(m[2].str());
+    f.line = lineNumber(m[2].str());
     f.code = v.code;
 }
 

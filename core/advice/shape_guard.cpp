@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
+#include <optional>
 #include <regex>
 #include <set>
 #include <tuple>
 #include <utility>
 
+#include "core/advice/advice_text.h"
 #include "core/report/text_lines.h"
 
 namespace cs::core::advice {
@@ -67,7 +70,7 @@ std::pair<std::string, int> guardFile(const std::string& reason, const std::stri
         const size_t slash = file.rfind('/');
         const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
         if (name + ":" + (*it)[2].str() + " in " + (*it)[3].str() == where)
-            return {file, std::stoi((*it)[2].str())};
+            return {file, lineNumber((*it)[2].str())};
     }
     return {};
 }
@@ -90,14 +93,22 @@ std::optional<ShapeGuardFailure> parseShapeGuard(const std::string& reason) {
         R"(tensor '(.+?)' (size|stride) mismatch at index (\d+)\. expected (\d+), actual (\d+))");
     std::smatch m;
     if (std::regex_search(bounded, m, mismatch)) {
-        return ShapeGuardFailure{m[1].str(), m[2].str(), std::stoi(m[3].str()),
-                                 std::stoll(m[4].str()), std::stoll(m[5].str())};
+        const auto dim = number(m[3].str(), std::numeric_limits<int>::max());
+        const auto expected = number(m[4].str());
+        const auto actual = number(m[5].str());
+        if (!dim || !expected || !actual)
+            return std::nullopt;
+        return ShapeGuardFailure{m[1].str(), m[2].str(), static_cast<int>(*dim), *expected,
+                                 *actual};
     }
     // Older guards print the failed check: "L['x'].size()[1] == 32".
     static const std::regex check(R"((\w+\['[^'\n]+'\])\.(size|stride)\(\)\[(\d+)\] == (\d+))");
     if (std::regex_search(bounded, m, check)) {
-        return ShapeGuardFailure{m[1].str(), m[2].str(), std::stoi(m[3].str()),
-                                 std::stoll(m[4].str()), -1};
+        const auto dim = number(m[3].str(), std::numeric_limits<int>::max());
+        const auto expected = number(m[4].str());
+        if (!dim || !expected)
+            return std::nullopt;
+        return ShapeGuardFailure{m[1].str(), m[2].str(), static_cast<int>(*dim), *expected, -1};
     }
     return std::nullopt;
 }
@@ -278,7 +289,10 @@ std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
     std::smatch m;
     LengthGuardFailure out;
     if (std::regex_search(bounded, m, length)) {
-        out.length = std::stoll(m[2].str());
+        const auto count = number(m[2].str());
+        if (!count)
+            return std::nullopt;
+        out.length = *count;
     } else if (std::regex_search(bounded, m, empty) && m[1].str().rfind("___", 0) != 0) {
         out.emptiness = true;
     } else {
@@ -291,7 +305,7 @@ std::optional<LengthGuardFailure> parseLengthGuard(const std::string& reason) {
     for (auto it = std::sregex_iterator(bounded.begin(), bounded.end(), frame);
          it != std::sregex_iterator(); ++it) {
         out.file = (*it)[1].str();
-        out.line = std::stoi((*it)[2].str());
+        out.line = lineNumber((*it)[2].str());
     }
     return out;
 }

@@ -1315,6 +1315,27 @@ TEST(AdviceRecompiles, LibraryFramesRecompilingOnceOnSizesTheLibraryMadeShareOne
     EXPECT_TRUE(pair);
 }
 
+// A report is user input: a number too long for an int (std::stoi threw on
+// it) makes no guard and no line, never an exception.
+TEST(AdviceRecompiles, NumbersTooLongToHoldAreNotRead) {
+    const std::string huge = "99999999999999999999999";
+    EXPECT_FALSE(
+        parseShapeGuard("tensor 'x' size mismatch at index " + huge + ". expected 1, actual 2"));
+    EXPECT_FALSE(
+        parseShapeGuard("tensor 'x' size mismatch at index 0. expected " + huge + ", actual 2"));
+    EXPECT_FALSE(parseLengthGuard("0/1: len(self.log) == " + huge));
+    const auto none = parseNoneGuard("0/1: self.s is None  # if self.s is None:  # m.py:" + huge +
+                                     " in forward\nUser stack trace:\n  File \"/p/m.py\", line " +
+                                     huge + ", in forward\n    if self.s is None:");
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->line, 0);
+    auto run = timedRun("default", {}, {});
+    run.recompiles.push_back(
+        {"forward", "0/1: self.calls == 7  # self.calls += 1  # m.py:" + huge + " in forward", 2,
+         "", false, 8, "", "warmup", 1});
+    EXPECT_NO_THROW(advise(reportOf({run}), {}));
+}
+
 TEST(AdviceRecompiles, SilentWithoutRecompilesOrOnGuardsItCannotRead) {
     EXPECT_TRUE(advise(reportOf({sweptRun("false", {})}), {}).empty());
     auto run = sweptRun("false", {});
