@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -126,25 +127,50 @@ std::string disableText(const Run& run, const GraphBreak* entry) {
 }
 
 // Which calls a library function is seen reached through: the (file,
-// function) of each frame below another, with the caller's file:line.
-using CallSites = std::multimap<std::pair<std::string, std::string>, std::pair<std::string, int>>;
+// function) of each frame below another, with its caller's frame.
+using FunctionKey = std::pair<std::string, std::string>; // (file, function)
+using CallSites = std::multimap<FunctionKey, const SourceFrame*>;
 
 CallSites callSitesOf(const std::vector<const GraphBreak*>& breaks) {
     CallSites sites;
     for (const GraphBreak* gb : breaks)
         for (size_t j = 1; j < gb->frames.size(); ++j)
-            sites.emplace(std::make_pair(gb->frames[j].file, gb->frames[j].function),
-                          std::make_pair(gb->frames[j - 1].file, gb->frames[j - 1].line));
+            sites.emplace(FunctionKey{gb->frames[j].file, gb->frames[j].function},
+                          &gb->frames[j - 1]);
     return sites;
+}
+
+// Whether a function that a stack starts in runs under the entry's call. The
+// frame the call is made from does not; a function seen reached only through
+// that call, or through functions that themselves run under it, does
+// (torchvision's batched_nms reaching _batched_nms_vanilla through Dynamo's
+// polyfill, all below the skipped postprocessing); one of unknown caller is
+// taken to (torchvision's NMS, compiled on its own as the skipped
+// postprocessing ran it eagerly). `seen` stops a recursive library's cycle,
+// which decides nothing by itself.
+bool runsUnderCall(const FunctionKey& function, const GraphBreak& entry, const CallSites& sites,
+                   std::set<FunctionKey>& seen) {
+    const SourceFrame& caller = entry.frames[callerIndex(entry)];
+    const SourceFrame& callee = entry.frames[callerIndex(entry) + 1];
+    const SourceFrame& compiled = entry.frames.front();
+    if (function == FunctionKey{compiled.file, compiled.function})
+        return false;
+    // Only the call tells one forward from another in the same file.
+    if (function == FunctionKey{callee.file, callee.function} && callee.function != "forward")
+        return true;
+    if (!seen.insert(function).second)
+        return true;
+    const auto [first, last] = sites.equal_range(function);
+    return std::all_of(first, last, [&](const auto& site) {
+        const SourceFrame& from = *site.second;
+        return (from.file == caller.file && from.line == caller.line) ||
+               runsUnderCall({from.file, from.function}, entry, sites, seen);
+    });
 }
 
 // Whether disabling the function the entry's call reaches takes this break
 // with it: its stack runs through that call, or through the function itself
-// (a frame of it torch resumed). A stack that starts in the frame the call is
-// made from, or in a function seen reached through another call, is not
-// under it; one that starts in a function of unknown caller is taken to be
-// (torchvision's NMS, compiled on its own as the skipped postprocessing ran
-// it eagerly).
+// (a frame of it torch resumed), or starts in a function that runs under it.
 bool underCall(const GraphBreak& gb, const GraphBreak& entry, const CallSites& sites) {
     const SourceFrame& caller = entry.frames[callerIndex(entry)];
     const SourceFrame& callee = entry.frames[callerIndex(entry) + 1];
@@ -154,18 +180,11 @@ bool underCall(const GraphBreak& gb, const GraphBreak& entry, const CallSites& s
             continue;
         if (j > 0 && gb.frames[j - 1].file == caller.file && gb.frames[j - 1].line == caller.line)
             return true;
-        // Only the call tells one forward from another in the same file.
         if (callee.function != "forward")
             return true;
     }
-    const SourceFrame& top = gb.frames.front();
-    const SourceFrame& compiled = entry.frames.front();
-    if (top.file == compiled.file && top.function == compiled.function)
-        return false;
-    const auto [first, last] = sites.equal_range({top.file, top.function});
-    return std::none_of(first, last, [&](const auto& site) {
-        return site.second != std::make_pair(caller.file, caller.line);
-    });
+    std::set<FunctionKey> seen;
+    return runsUnderCall({gb.frames.front().file, gb.frames.front().function}, entry, sites, seen);
 }
 
 // " The other 2 breaks (at modeling_longformer.py:1175 in forward) are not under that call."
