@@ -312,12 +312,14 @@ std::string libraryFrameRemedy(const std::string& fn, const std::string& package
     if (ownCall) {
         text += "Your file's own call, " + ownCompileText(*ownCall) + "," +
                 " already compiles only the forward, and the code that calls it passes the new "
-                "sizes. Choose one: (1) dynamic=True in that call: every size symbolic from the "
-                "first compile";
-        if (package == "transformers" && decoding)
-            text += "; (2) generate(..., cache_implementation=\"static\"): the cache keeps one "
-                    "shape, so the decoding steps after the first share one graph";
-        return text + ".";
+                "sizes. ";
+        if (package != "transformers" || !decoding)
+            return text + "Pass dynamic=True in that call: every size symbolic from the first "
+                          "compile.";
+        return text + "Choose one: (1) dynamic=True in that call: every size symbolic from the "
+                      "first compile; (2) generate(..., cache_implementation=\"static\"): the "
+                      "cache keeps one shape, so the decoding steps after the first share one "
+                      "graph.";
     }
     // A module of the model (an MoE expert given the tokens routed to it):
     // no code around the forward to leave out of the compile.
@@ -339,9 +341,12 @@ std::string libraryFrameRemedy(const std::string& fn, const std::string& package
 // "past_key_values.layers[0].keys", "cache.layers[3].values", or the older
 // "past_key_values.key_cache[0]".
 bool isKvCache(const std::string& tensor) {
-    // Also as a keyword argument of a wrapper: "kwargs['cache'].layers[0].keys".
+    // Also as a keyword argument of a wrapper: "kwargs['cache'].layers[0].keys",
+    // and an encoder-decoder's pair of caches (T5, Whisper):
+    // "kwargs['cache'].self_attention_cache.layers[0].keys".
     static const std::regex cache(
         R"(^(past_key_values|cache|kwargs\['(past_key_values|cache)'\])\.)"
+        R"(((self_attention|cross_attention)_cache\.)?)"
         R"((layers\[\d+\]\.(keys|values)|key_cache|value_cache)\b)");
     return std::regex_search(tensor, cache);
 }

@@ -859,6 +859,13 @@ TEST(AdviceRecompiles, AGrowingKvCacheSaysStaticCache) {
     ASSERT_EQ(shape.size(), 1u);
     EXPECT_NE(shape[0].remedy.find("cache_implementation=\"static\""), std::string::npos)
         << shape[0].remedy;
+    // An encoder-decoder's pair of caches (T5's generate, its forward compiled alone).
+    run.recompiles[0].reason = "0/1: tensor 'kwargs['cache'].self_attention_cache.layers[0].keys' "
+                               "size mismatch at index 2. expected 1, actual 2";
+    shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_NE(shape[0].remedy.find("cache_implementation=\"static\""), std::string::npos)
+        << shape[0].remedy;
     // Any other tensor keeps the mark_dynamic fix.
     run.recompiles[0].reason =
         "0/0: tensor 'past_values' size mismatch at index 2. expected 8, actual 9";
@@ -1438,7 +1445,9 @@ TEST(AdviceRecompiles, AForwardCompiledAloneIsNotToldToCompileTheForwardAlone) {
                             "torch.compile(model.lm.forward"),
               std::string::npos)
         << f.remedy;
-    EXPECT_NE(f.remedy.find("(1) dynamic=True in that call"), std::string::npos) << f.remedy;
+    // Not decoding with generate: the one lever, not a choice of one.
+    EXPECT_NE(f.remedy.find("Pass dynamic=True in that call"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.remedy.find("Choose one"), std::string::npos) << f.remedy;
     EXPECT_TRUE(hasLine(f.evidence, "compiled with dynamic=False")); // the call's, not auto's
     // Under another setting the file's call was undone: compiling the forward alone is news.
     setting.mode = "default";
