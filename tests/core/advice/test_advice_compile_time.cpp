@@ -160,6 +160,21 @@ TEST(AdviceCompileTime, RecordedResidualBlocksAreTheRegionalBlock) {
     EXPECT_NE(findings.front().remedy.find("reuses it for all 2"), std::string::npos);
 }
 
+// torchvision's RAFT (torch 2.15, CPU): C++ compile was the largest phase at
+// 47% of a 122 s first call, which is not "most of it".
+TEST(AdviceCompileTime, ALargestPhaseUnderHalfIsNotMostOfIt) {
+    cs::core::Run run = longCompile();
+    run.compilePhases = {
+        {"dynamo_tracing", 100}, {"aot_autograd", 80}, {"cpp_triton_compile", 220}, {"other", 80}};
+    const auto findings = withRule(advise(reportOf({run}), {}), "perf.compile_time");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings.front().title.find("the largest part in C++/Triton compile"),
+              std::string::npos)
+        << findings.front().title;
+    EXPECT_EQ(findings.front().title.find("most of it"), std::string::npos)
+        << findings.front().title;
+}
+
 // torch's precompiled header is built once per machine: it does not make a
 // compile long, and it is never the phase the title blames.
 TEST(AdviceCompileTime, TheOnceAMachineHeaderBuildIsSaidNotCounted) {
