@@ -229,6 +229,24 @@ std::string failureWords(const ErrorInfo& e, const std::string& at) {
         return "it ran out of memory";
     if (e.kind == "internal")
         return "the probe itself failed";
+    // Kinds of compilescope's own steps: a title of their code alone
+    // ("did not finish: no_batch_dimension") told the user nothing.
+    if (e.kind == "no_batch_dimension")
+        return "the batch size cannot be scaled for these inputs";
+    if (e.kind == "bad_arguments")
+        return containsText(head, "Mode as-written")
+                   ? "the model file makes no torch.compile call for as-written to keep"
+                   : "the probe refused its arguments";
+    if (e.kind == "package_failed")
+        return "AOTInductor could not package the exported model";
+    if (e.kind == "no_aoti_runner")
+        return "the AOTInductor runner was not found";
+    if (e.kind == "aoti_runner_mismatch")
+        return "the AOTInductor runner was built for another torch";
+    if (e.kind == "aoti_runner_build_failed")
+        return "the AOTInductor runner could not be built for this torch";
+    if (e.kind == "aoti_runner_failed")
+        return "the AOTInductor runner failed";
     return "";
 }
 

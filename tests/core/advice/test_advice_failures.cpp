@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "tests/core/advice_reports.h"
 
@@ -307,6 +308,33 @@ TEST(AdviceFailures, DifferentFailuresAreFindingsOfTheirOwn) {
     EXPECT_EQ(failures[1]->title, "default did not finish: crashed");
     EXPECT_EQ(failures[1]->tab, EvidenceTab::Console);
     EXPECT_NE(failures[1]->remedy.find("without compilescope"), std::string::npos);
+}
+
+// compilescope's own steps failing: the title says what, not the kind's code.
+TEST(AdviceFailures, ItsOwnStepsFailingAreNamedInWords) {
+    const std::tuple<const char*, const char*, const char*> cases[] = {
+        {"no_batch_dimension",
+         "The batch size cannot be scaled for the inputs [3, 16], [2, 3, 32, 32]: compilescope "
+         "scales dimension 0 of every tensor input, and their dimension 0 differs. Define "
+         "get_inputs(batch_size) in the model file, returning the inputs for that batch size.",
+         "default did not finish: the batch size cannot be scaled for these inputs"},
+        {"bad_arguments",
+         "Mode as-written runs the model with its own torch.compile calls, and /m/model.py makes "
+         "none (no compiled model from get_model()). Run mode eager instead.",
+         "default did not finish: the model file makes no torch.compile call for as-written to "
+         "keep"},
+        {"package_failed",
+         "AOTInductor could not package the exported model: CppCompileError: g++ failed.",
+         "default did not finish: AOTInductor could not package the exported model"},
+        {"aoti_runner_failed", "compilescope-aoti-runner exited with code 134. It said:\nabort",
+         "default did not finish: the AOTInductor runner failed"},
+    };
+    for (const auto& [kind, message, title] : cases) {
+        const auto f = advise(reportOf({failed("default", kind, message)}), {});
+        ASSERT_EQ(f.size(), 1u) << kind;
+        EXPECT_EQ(f[0].title, title);
+        EXPECT_EQ(f[0].title.find(kind), std::string::npos) << f[0].title;
+    }
 }
 
 TEST(AdviceFailures, AModelFilesFunctionsAreNamedByWhatIsWrongWithThem) {
