@@ -220,6 +220,11 @@ std::string resumedFrameRemedy(const std::string& function, const DimChange& d) 
 // Every call passed the same inputs: no input sweep, and the model did not
 // change its own inputs between calls.
 bool inputsNeverChanged(const Run& run) {
+    // An imported trace made no calls of ours: whether its inputs changed is
+    // not known (a Whisper traced over an input sweep had been told that
+    // transformers made the decoder's new lengths itself).
+    if (run.status == RunStatus::Imported)
+        return false;
     return std::none_of(run.logs.begin(), run.logs.end(), [](const LogLine& line) {
         return line.code == "sweep_inputs" || line.code == "inputs_changed";
     });

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <limits>
 #include <regex>
+#include <set>
 #include <string_view>
 
 #include "core/report/json_lenient.h"
@@ -302,8 +304,9 @@ bool RankBuilder::wantPayload(const TraceRecord& record) const {
     if (record.kind != "artifact")
         return false;
     // The artifact's name is in the envelope; only a few are read.
-    for (std::string_view name : {"\"dynamo_graph_break_reason\"", "\"recompile_reasons\"",
-                                  "\"torch_version\"", "cache_bypass\""}) {
+    for (std::string_view name :
+         {"\"dynamo_graph_break_reason\"", "\"recompile_reasons\"", "\"torch_version\"",
+          "cache_bypass\"", "\"compilescope_keyword_call\""}) {
         if (record.json.find(name) != std::string::npos)
             return true;
     }
@@ -431,6 +434,10 @@ void RankBuilder::addArtifact(const TraceRecord& record, const json& envelope) {
         run_.recompiles.push_back(std::move(recompile));
         return;
     }
+    if (name == "compilescope_keyword_call") {
+        addKeywordCall(record.payload);
+        return;
+    }
     if (name == "torch_version") {
         const json payload = json::parse(record.payload, nullptr, false);
         if (payload.is_object())
@@ -459,6 +466,62 @@ void RankBuilder::addArtifact(const TraceRecord& record, const json& envelope) {
         run_.cacheLookups.push_back(std::move(lookup));
         return;
     }
+}
+
+void RankBuilder::addKeywordCall(const std::string& payload) {
+    const json body = json::parse(payload, nullptr, false);
+    if (!body.is_object() || stringAt(body, "wrapper_file").empty())
+        return;
+    KeywordCall call;
+    call.wrapperFile = stringAt(body, "wrapper_file");
+    if (const auto names = body.find("input_names"); names != body.end() && names->is_array())
+        for (const auto& name : *names)
+            call.names.push_back(name.is_string() ? name.get<std::string>() : std::string());
+    if (const auto root = body.find("root"); root != body.end() && root->is_object())
+        call.root = {stringAt(*root, "function"), stringAt(*root, "file"), intAt(*root, "line")};
+    keywordCall_ = std::move(call);
+}
+
+// The probe's keyword wrapper told as the live probe tells it: its graphs,
+// compiles and recompiles are the model's forward's, and the guards' values[i]
+// the keyword names (breaks already start past the probe's frames).
+void RankBuilder::nameKeywordCall() {
+    if (!keywordCall_)
+        return;
+    const KeywordCall& call = *keywordCall_;
+    const bool rooted = !call.root.function.empty();
+    std::set<std::string> wrapped; // compile keys of the wrapper's frame
+    for (const auto& [key, where] : starts_)
+        if (where.file == call.wrapperFile)
+            wrapped.insert(key);
+    for (auto& g : run_.graphs)
+        if (g.file == call.wrapperFile && rooted)
+            g.function = call.root.function, g.file = call.root.file, g.line = call.root.line;
+    static const std::regex value(R"((?:L\[')?\bvalues(?:'\])?\[(\d+)\])");
+    const auto named = [&](const std::string& text) {
+        std::string out;
+        auto at = text.cbegin();
+        for (std::sregex_iterator it(text.begin(), text.end(), value), end; it != end; ++it) {
+            const auto& m = *it;
+            const std::string digits = m[1].str();
+            size_t i = call.names.size(); // a number past size_t names nothing
+            std::from_chars(digits.data(), digits.data() + digits.size(), i);
+            out.append(at, m[0].first);
+            out += i < call.names.size() && !call.names[i].empty() ? call.names[i] : m[0].str();
+            at = m[0].second;
+        }
+        return out.append(at, text.cend());
+    };
+    for (auto& c : run_.compiles) {
+        if (c.file != call.wrapperFile)
+            continue;
+        c.recompileReason = named(c.recompileReason);
+        if (rooted)
+            c.function = call.root.function, c.file = call.root.file, c.line = call.root.line;
+    }
+    for (size_t i = 0; i < run_.recompiles.size() && i < recompileCompiles_.size(); ++i)
+        if (wrapped.count(recompileCompiles_[i]))
+            run_.recompiles[i].reason = named(run_.recompiles[i].reason);
 }
 
 void RankBuilder::addMetrics(const json& metrics) {
@@ -544,6 +607,7 @@ Run RankBuilder::finish(const TraceReader::Summary& summary) {
                             ": record kinds this version does not read, kept as counts: " + kinds);
     }
 
+    nameKeywordCall();
     // Join what arrived before the compile it belongs to was summed up.
     std::map<std::string, CompileRecord*> byId;
     for (auto& c : run_.compiles)

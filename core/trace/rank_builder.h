@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,7 +47,18 @@ class RankBuilder {
         int line = 0;
     };
 
+    // What compilescope's probe wrote of its keyword wrapper (KeywordCall,
+    // around a model called by keyword): its frames are the model's forward
+    // (root) to the user, and its values[i] the input names[i].
+    struct KeywordCall {
+        std::string wrapperFile;
+        std::vector<std::string> names;
+        Where root;
+    };
+
     static std::string compileKey(const nlohmann::json& envelope);
+    void addKeywordCall(const std::string& payload);
+    void nameKeywordCall();
     void addArtifact(const TraceRecord& record, const nlohmann::json& envelope);
     void addGraph(const TraceRecord& record, const nlohmann::json& envelope);
     void addMetrics(const nlohmann::json& metrics);
@@ -61,6 +73,7 @@ class RankBuilder {
     std::vector<std::string> breakCompiles_;     // compile key of each graph break
     std::vector<std::string> recompileCompiles_; // compile key of each recompile
     std::vector<std::string> warnings_;
+    std::optional<KeywordCall> keywordCall_;
     std::string torch_;
     int64_t lastRecordLine_ = 0;
     bool lastRecordBroken_ = false;

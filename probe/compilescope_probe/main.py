@@ -37,7 +37,7 @@ from .frames import FrameClassifier
 from .host_memory import MallocHeld, RssSampler, held_window, mem_available_bytes
 from .hostinfo import cpu_name, hello_fields, torch_environment
 from .settings import BadArguments, Settings, build_parser, parse
-from .torch_trace import TorchTrace, prepare_trace_dir
+from .torch_trace import TorchTrace, note_keyword_call, prepare_trace_dir
 
 
 def protocol_version() -> int:
@@ -655,6 +655,10 @@ class Probe:
             list(keyword_names) if wrapped else _input_names(model),
             wrapper_file=loader.__file__ if wrapped else None,
         )
+        if wrapped and self.torch_trace is not None:
+            note_keyword_call(
+                type(model).forward.__code__.co_filename, list(keyword_names), self.capture.root
+            )
         self.capture.set_model(_users_model(model))
         self.capture.install()
         if inductor:

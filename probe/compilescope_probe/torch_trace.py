@@ -11,6 +11,7 @@ Standard library only until torch is already imported."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -80,3 +81,30 @@ class TorchTrace:
         if isinstance(path, str) and os.path.dirname(path) == self.directory:
             return path
         return None
+
+
+# The artifact that tells an importer of this trace what the probe's keyword
+# wrapper hides (compilescope-cli import, core/trace/rank_builder.cpp).
+KEYWORD_CALL_ARTIFACT = "compilescope_keyword_call"
+
+
+def note_keyword_call(wrapper_file: str, names: list[str], root: tuple | None) -> None:
+    """Writes into torch's trace that frames of wrapper_file are the probe's
+    KeywordCall: to the user they are the model's forward (root: name, file,
+    line), and its values[i] the keyword input names[i]. Without it an
+    imported trace of a model called by keyword named `forward (loader.py)`
+    and told to mark_dynamic(values[1], 1)."""
+    payload = {"wrapper_file": wrapper_file, "input_names": list(names)}
+    if root is not None:
+        payload["root"] = {"function": root[0], "file": root[1], "line": root[2]}
+    try:
+        from torch._logging import trace_structured
+
+        trace_structured(
+            "artifact",
+            metadata_fn=lambda: {"name": KEYWORD_CALL_ARTIFACT, "encoding": "json"},
+            payload_fn=lambda: json.dumps(payload),
+            expect_trace_id=False,
+        )
+    except Exception as e:  # a torch without it: the import names the wrapper, as before
+        fallbacks.missing("torch._logging.trace_structured (--torch-trace input names)", e)

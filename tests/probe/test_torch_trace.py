@@ -5,9 +5,10 @@ once and the run goes on without it."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 
-from conftest import PROBE_PATH, assert_well_formed, gallery, run_probe
+from conftest import PROBE_PATH, assert_well_formed, fixture_model, gallery, run_probe
 
 # aot_eager: Dynamo traces (and torch logs dynamo_start) without Inductor's compile time.
 FAST = ("--backend", "aot_eager", "--warmup", "1", "--iters", "2")
@@ -69,3 +70,29 @@ def test_unwritable_directory_is_said_and_the_run_goes_on(tmp_path):
     assert str(directory) in errors[0]["message"]
     assert len(run.calls()) == 3  # one warmup call, two measured
     assert not _trace_files(blocker.parent)
+
+
+def test_a_model_called_by_keyword_says_what_the_probes_wrapper_hides(tmp_path):
+    # Its dict inputs go through the probe's KeywordCall: the trace names the
+    # wrapper's file, the keyword names and the model's forward, so that an
+    # import tells values[1] as src_key_padding_mask (core/trace/rank_builder.cpp).
+    directory = tmp_path / "traces"
+    run = run_probe(fixture_model("padded_encoder"), *FAST, "--torch-trace", str(directory))
+    _assert_traced(run, directory)
+    with open(_trace_files(directory)[0], encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    at = [i for i, line in enumerate(lines) if '"name": "compilescope_keyword_call"' in line]
+    assert len(at) == 1, "the artifact is written once"
+    payload = json.loads(lines[at[0] + 1].strip())
+    assert payload["input_names"] == ["src", "src_key_padding_mask"]
+    assert payload["wrapper_file"].endswith(os.path.join("compilescope_probe", "loader.py"))
+    assert payload["root"]["function"] == "TransformerEncoder.forward"
+    assert payload["root"]["file"].endswith("transformer.py")
+
+
+def test_a_model_called_by_position_writes_no_keyword_call(tmp_path):
+    directory = tmp_path / "traces"
+    run = run_probe(gallery("mlp"), *FAST, "--torch-trace", str(directory))
+    _assert_traced(run, directory)
+    with open(_trace_files(directory)[0], encoding="utf-8") as f:
+        assert "compilescope_keyword_call" not in f.read()

@@ -768,6 +768,31 @@ TEST(AdviceRecompiles, AStringGuardInAnImportedTracePointsAtTheUsersLine) {
         << ::testing::PrintToString(found[0].evidence);
 }
 
+// A trace compilescope's probe wrote (tests/fixtures/trace/keyword_call:
+// --torch-trace on model.py.txt, whose dict inputs the probe passes through
+// its KeywordCall wrapper): the import names the model's forward and its
+// inputs as the live run does, not `forward (loader.py:147)` and values[0].
+TEST(AdviceRecompiles, AnImportedTraceOfTheProbesKeywordWrapperNamesTheModelsInputs) {
+    const auto imported = cs::core::trace::importTrace(
+        (std::filesystem::path(COMPILESCOPE_FIXTURES) / "trace" / "keyword_call").string());
+    ASSERT_TRUE(imported.error.empty()) << imported.error;
+    const cs::core::Run& run = imported.report.runs.at(0);
+    ASSERT_FALSE(run.graphs.empty());
+    EXPECT_EQ(run.graphs[0].function, "Pool.forward");
+    EXPECT_EQ(run.graphs[0].file, "/tmp/kw_model.py");
+    ASSERT_FALSE(run.recompiles.empty());
+    EXPECT_NE(run.recompiles[0].reason.find("tensor 'tokens' size mismatch at index 1"),
+              std::string::npos)
+        << run.recompiles[0].reason;
+    const auto found = withRule(advise(imported.report, {}), "recompile.shape");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_NE(found[0].title.find("Pool.forward (kw_model.py:"), std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].title.find("dimension 1 of tokens"), std::string::npos) << found[0].title;
+    EXPECT_NE(found[0].remedy.find("mark_dynamic(tokens, 1"), std::string::npos) << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("values["), std::string::npos) << found[0].remedy;
+}
+
 // A model switched to eval() and back (torch 2.15's guard text): one graph
 // per mode, told as info, not "hold it in a tensor".
 TEST(AdviceRecompiles, ATrainEvalSwitchIsOneGraphPerModeAsInfo) {
@@ -1250,6 +1275,17 @@ TEST(AdviceRecompiles, ALibrarysOwnFrameRecompilingOnFixedInputsIsNotMarkedByIts
     EXPECT_NE(shape[0].remedy.find("dynamic=auto made the dimension symbolic after this one "
                                    "recompile"),
               std::string::npos)
+        << shape[0].remedy;
+
+    // An imported trace says nothing of its calls' inputs: no claim that they
+    // stayed the same.
+    auto imported = run;
+    imported.status = cs::core::RunStatus::Imported;
+    shape = withRule(advise(reportOf({imported}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    EXPECT_EQ(shape[0].remedy.find("every call passed the same inputs"), std::string::npos)
+        << shape[0].remedy;
+    EXPECT_NE(shape[0].remedy.find("mark_dynamic(input_ids, 1"), std::string::npos)
         << shape[0].remedy;
 
     // With an input sweep the sizes may be the model's own inputs': marking
