@@ -1,6 +1,7 @@
 // Rule 2: recompiles because an input dimension changed, and the recompile
 // limit after which torch runs the function eagerly.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <set>
@@ -93,6 +94,8 @@ struct FunctionRecompiles {
     std::vector<const Recompile*> noneEvents; // its recompiles on them
     std::vector<std::string> states;          // global state it was called under: "grad_mode"
     int stateRecompiles = 0;                  // its recompiles on those
+    // Its recompiles on guards computed from a symbolic size, one per recompile.
+    std::vector<DerivedSizeGuardFailure> derived;
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -556,6 +559,67 @@ std::string padText(const DimChange& d, const std::vector<Companion>& with, bool
                 plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
                 std::to_string(d.sizes.size()) + ")";
     return text;
+}
+
+// The recompiles among `derived` on guards computed from dimension d's size.
+std::vector<const DerivedSizeGuardFailure*>
+derivedFrom(const std::vector<DerivedSizeGuardFailure>& derived, const DimChange& d) {
+    std::vector<const DerivedSizeGuardFailure*> out;
+    for (const auto& g : derived)
+        if (g.tensor == d.tensor && g.dim == d.dim && d.what == "size")
+            out.push_back(&g);
+    return out;
+}
+
+// "3 recompiles came on guards computed from its size, …: `…` and 2 more
+// guards, from vmap.py:72 in f and modeling_mamba.py:288 in combine_fn":
+// every place named, since torch's own frame often comes first.
+std::string derivedText(const std::vector<const DerivedSizeGuardFailure*>& derived) {
+    std::vector<std::string> expressions;
+    std::vector<std::string> places;
+    for (const auto* g : derived) {
+        if (std::find(expressions.begin(), expressions.end(), g->expression) == expressions.end())
+            expressions.push_back(g->expression);
+        if (!g->where.empty() && std::find(places.begin(), places.end(), g->where) == places.end())
+            places.push_back(g->where);
+    }
+    std::string text = plural(static_cast<long long>(derived.size()), "recompile", "recompiles") +
+                       " came on guards computed from its size, with the dimension symbolic "
+                       "already: the code branches on such values, and each branch is a graph "
+                       "of its own: `" +
+                       expressions.front() + "`";
+    if (expressions.size() > 1)
+        text += " and " +
+                plural(static_cast<long long>(expressions.size() - 1), "more guard", "more guards");
+    if (!places.empty())
+        text += ", from " + joinWords(places);
+    return text;
+}
+
+// Padding, since a symbolic size keeps the branches: transformers' Mamba
+// (torch 2.15, CPU) scanned its sequence with associative_scan and
+// recompiled 4 times over 5 lengths under dynamic=auto and dynamic=True alike.
+// `measured`: how the report's dynamic=True run showed it, or "".
+std::string derivedSizeRemedy(const SizesSeen& seen, const std::vector<Companion>& with,
+                              const std::string& measured) {
+    std::string pad = padText(seen.dim, with, seen.complete);
+    pad[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(pad[0])));
+    return "Marking the dimension dynamic does not keep one graph here: the code branches on "
+           "values computed from its size, and torch compiles a graph for each branch" +
+           measured + ". " + pad +
+           " and compile with dynamic=False: one compile per padded size, with specialised "
+           "kernels. Where the branching code is yours, computing it without the size takes "
+           "these recompiles away.";
+}
+
+// "3 graphs instead of 5, padded to 16, 32 and 64"; "" without every size
+// the calls took, or where padding saves none.
+std::string paddedGain(const SizesSeen& seen) {
+    const auto padded = paddedSizes(seen.dim.sizes);
+    if (!seen.complete || padded.size() >= seen.dim.sizes.size())
+        return {};
+    return plural(static_cast<long long>(padded.size()), "graph", "graphs") + " instead of " +
+           std::to_string(seen.dim.sizes.size()) + ", padded to " + sizesText(padded);
 }
 
 std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete) {
@@ -1530,6 +1594,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                             std::find(k->values.begin(), k->values.end(), value) == k->values.end())
                             k->values.push_back(value);
                     }
+                } else if (auto derived = parseDerivedSizeGuard(rc.reason);
+                           derived && !rc.limitHit) {
+                    fr.derived.push_back(std::move(*derived));
                 }
                 continue;
             }
@@ -1682,6 +1749,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 else if (onlyAutomatic)
                     f.evidence.push_back("dynamic=auto: after the first change torch compiled the "
                                          "dimension as a symbol and later sizes reused that graph");
+                const auto derived = derivedFrom(fr.derived, main);
+                if (!derived.empty())
+                    f.evidence.push_back(derivedText(derived));
                 if (const PhaseSpan* sweep = run.phase("sweep");
                     sweep && sweep->endNs > sweep->beginNs)
                     f.evidence.push_back(
@@ -1747,13 +1817,27 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const RunSummary theirs = dynamic ? summarizeRun(*dynamic) : RunSummary{};
                 if (dynamic)
                     f.gain = "dynamic=True, " + measuredDynamicGain(run, *dynamic, mine, theirs);
+                // Branches on values computed from the symbolic size: marking
+                // it dynamic keeps them, padding bounds them.
+                const bool branches = !derived.empty() && !isKvCache(main.tensor) &&
+                                      fr.resumed.empty() && fr.following.empty();
+                if (branches) {
+                    f.remedy = derivedSizeRemedy(
+                        seen, with,
+                        dynamic && theirs.recompiles > 0
+                            ? " (" + dynamic->setting.label() +
+                                  ", compiled with dynamic=True, recompiled " +
+                                  plural(theirs.recompiles, "time", "times") + " too)"
+                            : std::string());
+                    f.gain = paddedGain(seen);
+                }
                 // Symbolic sizes can make slower kernels; padding keeps the
                 // specialised ones. Two probes can differ by more than their
                 // intervals on a shared machine (docs/measuring.md), so the
                 // remedy names the trade and asks for a second measurement.
                 const auto speedup =
                     dynamic ? dynamicSpeedup(run, *dynamic, mine, theirs) : std::nullopt;
-                if (speedup && speedup->value < 1 && canMark) {
+                if (speedup && speedup->value < 1 && canMark && !branches) {
                     const std::string measured =
                         dynamic->setting.label() + "'s median " +
                         formatDuration(theirs.latency->median) + " against " +
@@ -1789,6 +1873,37 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 } else {
                     out.push_back(std::move(f));
                 }
+            }
+            // Every recompile on a guard computed from a size that was symbolic
+            // from the start (dynamic=True): no size guard names the dimension.
+            if (fr.dims.empty() && !fr.derived.empty() &&
+                static_cast<int>(fr.derived.size()) == fr.recompiles) {
+                const DerivedSizeGuardFailure& first = fr.derived.front();
+                const DimChange dim{first.tensor, "size", first.dim, {}};
+                const auto derived = derivedFrom(fr.derived, dim);
+                const SizesSeen seen = sizesSeen(run, dim, false);
+                Finding f;
+                f.rule = "recompile.shape";
+                f.severity = Severity::Warning;
+                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                          " on values computed from " + dimName(dim);
+                locate(f);
+                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
+                                     fn + " in " + label + tabNote);
+                if (!seen.dim.sizes.empty())
+                    f.evidence.push_back(
+                        "the calls passed " +
+                        plural(static_cast<long long>(seen.dim.sizes.size()), "size", "sizes") +
+                        " of it (the measured inputs and the input sweep): " +
+                        sizesText(seen.dim.sizes));
+                if (dynamicMode == "true")
+                    f.evidence.push_back("compiled with dynamic=True: the dimension was "
+                                         "symbolic from the first compile");
+                f.evidence.push_back(derivedText(derived));
+                f.remedy = derivedSizeRemedy(seen, {}, "");
+                f.gain = paddedGain(seen);
+                f.confidence = 0.8;
+                out.push_back(std::move(f));
             }
             if (fr.dims.empty() && !fr.values.empty() && fr.recompiles > 0) {
                 const ValueChange& main = fr.values.front();

@@ -373,4 +373,27 @@ NamedInputs parseModelInputs(const std::vector<std::string>& inputs) {
     return out;
 }
 
+std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& reason) {
+    const std::string line = firstLine(regexInput(reason));
+    static const std::regex prefix(kGuardPrefix);
+    std::smatch p;
+    const std::string body =
+        std::regex_search(line, p, prefix) ? line.substr(static_cast<size_t>(p.length(0))) : line;
+    const std::string expression = body.substr(0, body.find('#'));
+    static const std::regex size(R"((?:L\['(\w+)'\]|([A-Za-z_]\w*))\.size\(\)\[(\d+)\])");
+    std::smatch m;
+    if (!std::regex_search(expression, m, size))
+        return std::nullopt;
+    DerivedSizeGuardFailure out;
+    out.tensor = m[1].matched ? m[1].str() : m[2].str();
+    out.dim = static_cast<int>(number(m[3].str(), std::numeric_limits<int>::max()).value_or(-1));
+    if (out.dim < 0)
+        return std::nullopt;
+    const size_t last = expression.find_last_not_of(' ');
+    out.expression = expression.substr(0, last == std::string::npos ? 0 : last + 1);
+    std::string code;
+    guardSource(line, code, out.where);
+    return out;
+}
+
 } // namespace cs::core::advice

@@ -100,6 +100,19 @@ struct TypeGuardFailure {
 };
 std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason);
 
+// A guard on an expression of an input's symbolic size, which torch adds
+// when code branches on a value computed from it:
+// "(((-1) + (input_ids.size()[1] // 4)) // 2) == 1  # ...  # vmap.py:72 in f"
+// (transformers' Mamba scanning its sequence). The dimension is symbolic
+// already: marking it dynamic does not take the branch away.
+struct DerivedSizeGuardFailure {
+    std::string tensor;     // "input_ids"
+    int dim = -1;           // 1
+    std::string expression; // the guard before torch's "# source" comment
+    std::string where;      // "vmap.py:72 in _validate_and_get_batch_size"; empty when none
+};
+std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& reason);
+
 // "L['self']._modules['stages']._modules['0'].attn" → "self.stages[0].attn".
 std::string modulePath(const std::string& name);
 

@@ -104,6 +104,82 @@ TEST(AdviceRecompiles, StaticSweepNamesTheDimensionCountAndChoices) {
         << f.remedy;
 }
 
+// transformers' Mamba on CPU (torch 2.15) scans its sequence with
+// associative_scan, whose code branches on values computed from the length:
+// over 5 lengths it recompiled 4 times under dynamic=auto and dynamic=True
+// alike (guards as torch wrote them). Marking the dimension dynamic is no
+// remedy; padding is.
+TEST(AdviceRecompiles, BranchesOnValuesComputedFromASymbolicSizeArePaddedNotMarked) {
+    const std::vector<std::string> derived{
+        "0/1: (((-1) + (tokens.size()[1] // 4)) // 2) == 1  # if batch_sizes and any(size != "
+        "batch_sizes[0] for size in batch_sizes):  # _functorch/vmap.py:72 in "
+        "_validate_and_get_batch_size (_dynamo/variables/tensor.py:3083 in evaluate_expr)",
+        "0/2: 24 <= tokens.size()[1] <= 31  # return a_left * a_right, a_right * b_left + "
+        "b_right  # mp/sp/site-packages/transformers/models/mamba/modeling_mamba.py:288 in "
+        "combine_fn (_prims_common/__init__.py:620 in ge)",
+        "0/3: (((-1) + (tokens.size()[1] // 4)) // 2) == 4  # if batch_sizes and any(size != "
+        "batch_sizes[0] for size in batch_sizes):  # _functorch/vmap.py:72 in "
+        "_validate_and_get_batch_size (_dynamo/variables/tensor.py:3083 in evaluate_expr)"};
+    const auto addDerived = [&](cs::core::Run& run) {
+        for (const auto& reason : derived) {
+            cs::core::Recompile r;
+            r.function = "forward";
+            r.reason = reason;
+            run.recompiles.push_back(r);
+        }
+    };
+    auto automatic = sweptRun("auto", {{32, 16}});
+    addDerived(automatic);
+    automatic.model.inputs = {"tokens: int64[2, 32]"};
+    for (const char* shapes : {"[2, 16]", "[2, 24]", "[2, 40]", "[2, 48]"})
+        automatic.logs.push_back({0, "info", "sweep …", "sweep_inputs", shapes});
+    auto dyn = sweptRun("true", {});
+    dyn.model.inputs = automatic.model.inputs;
+    dyn.logs = automatic.logs;
+    {
+        cs::core::Recompile first;
+        first.function = "forward";
+        first.reason = "0/0: (16 % (8*(tokens.size()[1] // 8))) != 0  # return a_left * "
+                       "a_right  # mp/sp/site-packages/transformers/models/mamba/"
+                       "modeling_mamba.py:288 in combine_fn";
+        dyn.recompiles.push_back(first);
+    }
+    addDerived(dyn);
+
+    const auto shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 2u);
+    const Finding& f = shape[0];
+    EXPECT_EQ(f.setting, "default");
+    EXPECT_TRUE(hasLine(f.evidence, "3 recompiles came on guards computed from its size"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_TRUE(hasLine(f.evidence, "`(((-1) + (tokens.size()[1] // 4)) // 2) == 1` and 2 more "
+                                    "guards, from vmap.py:72 in _validate_and_get_batch_size and "
+                                    "modeling_mamba.py:288 in combine_fn"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_EQ(f.remedy.find("mark_dynamic"), std::string::npos) << f.remedy;
+    EXPECT_NE(f.remedy.find("Marking the dimension dynamic does not keep one graph here"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("(default dyn, compiled with dynamic=True, recompiled 4 times too)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("Pad dimension 1 of tokens to a few fixed sizes (16, 32 and 64 would "
+                            "compile 3 graphs instead of 5) and compile with dynamic=False"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.gain, "3 graphs instead of 5, padded to 16, 32 and 64");
+
+    // The dynamic=True run: no size guard names the dimension, every guard is
+    // computed from it.
+    const Finding& d = shape[1];
+    EXPECT_EQ(d.setting, "default dyn");
+    EXPECT_EQ(d.title, "forward (variable_length.py:30) recompiled 4 times on values computed "
+                       "from dimension 1 of tokens");
+    EXPECT_EQ(d.remedy.find("mark_dynamic"), std::string::npos) << d.remedy;
+    EXPECT_NE(d.remedy.find("Pad dimension 1 of tokens"), std::string::npos) << d.remedy;
+    EXPECT_EQ(d.gain, "3 graphs instead of 5, padded to 16, 32 and 64");
+}
+
 // Under dynamic=auto the sizes after the symbolic recompile compile nothing,
 // so the guards miss them; the probe's sweep_inputs lines give every size the
 // calls passed, and padding is counted over those (BERT with sizes 17 to 90
