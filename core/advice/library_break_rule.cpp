@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/break_cause.h"
 #include "core/analysis/function_name.h"
+#include "core/analysis/python_names.h"
 #include "core/analysis/rank_divergence.h"
 
 namespace cs::core::advice {
@@ -187,6 +189,64 @@ bool underCall(const GraphBreak& gb, const GraphBreak& entry, const CallSites& s
     return runsUnderCall({gb.frames.front().file, gb.frames.front().function}, entry, sites, seen);
 }
 
+// Whether the compiled frame the entry's call is made from holds ops of its
+// own in a graph; false where the run's graphs are known and none is that
+// frame's (a forward that only returns self.t5.generate(...): every graph
+// lies in the code the call reaches, so disabling it leaves nothing compiled).
+bool compiledFrameHasGraph(const Run& run, const GraphBreak& entry) {
+    if (run.graphs.empty())
+        return true; // not known
+    const SourceFrame& frame = entry.frames.front();
+    return std::any_of(run.graphs.begin(), run.graphs.end(), [&](const Graph& g) {
+        const bool named = g.function == frame.function ||
+                           (g.function.size() > frame.function.size() &&
+                            g.function.compare(g.function.size() - frame.function.size() - 1,
+                                               std::string::npos, "." + frame.function) == 0);
+        return named && g.file == frame.file &&
+               std::any_of(g.nodes.begin(), g.nodes.end(), [](const GraphNode& n) {
+                   return n.op == "call_function" || n.op == "call_method" || n.op == "call_module";
+               });
+    });
+}
+
+// The remedy where disabling the call would leave nothing compiled: compile
+// what the call reaches instead. transformers' generate() calls the model's
+// forward once per token: `self.t5.forward = torch.compile(self.t5.forward)`.
+std::string nothingLeftText(const Report& report, const Run& run, const GraphBreak& entry) {
+    const SourceFrame& caller = entry.frames[callerIndex(entry)];
+    const SourceFrame& compiled = entry.frames.front();
+    const std::string text = "Wrapping the call at " + shortLocation(caller.file, caller.line) +
+                             " in torch.compiler.disable would leave nothing compiled: " +
+                             functionLabel(compiled.function) +
+                             " puts no ops of its own in a graph, and every one of " + "the " +
+                             plural(static_cast<long long>(run.graphs.size()), "graph", "graphs") +
+                             " lies in the code that call reaches. ";
+    static const std::regex generate(R"(([A-Za-z_][\w.]*)\.generate\()");
+    std::smatch m;
+    if (!std::regex_search(caller.code, m, generate))
+        return text + "Compile the modules that do the work instead "
+                      "(torch.compile(model.backbone)), rather than the function that calls into "
+                      "the library.";
+    const std::string model = m[1].str();
+    const std::string forward = text +
+                                "Compile the model's forward instead, which generate() calls once "
+                                "per token, and leave generate's loop eager: " +
+                                model + ".forward = torch.compile(" + model +
+                                ".forward), with generate(..., cache_implementation=\"static\") "
+                                "so that every decoding step has the same shapes.";
+    // A file that compiles a forward itself: mode as-written runs it so.
+    for (const auto& call : report.model.ownCompiles) {
+        const std::string& at = call.where;
+        const bool aForward =
+            at == "forward" ||
+            (at.size() > 8 && at.compare(at.size() - 8, std::string::npos, ".forward") == 0);
+        if (call.how == "attribute" && aForward)
+            return forward + " Your file's own " + ownCompileText(call) +
+                   " does that: setting as-written runs it (--settings ...,as-written).";
+    }
+    return forward;
+}
+
 // " The other 2 breaks (at modeling_longformer.py:1175 in forward) are not under that call."
 std::string notUnderText(const std::vector<const GraphBreak*>& outside) {
     std::vector<std::string> where;
@@ -325,7 +385,12 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                                        "(torch.compile(model.backbone)) instead of the whole "
                                        "model.";
         const std::string rest = outside.empty() ? "" : notUnderText(outside);
-        if (forwardInLibrary && !entry)
+        const bool nothingLeft =
+            entry && entry->userFrame >= 0 && !compiledFrameHasGraph(run, *entry);
+        if (nothingLeft)
+            f.remedy = "These breaks are in " + package + "'s code, not in the model file. " +
+                       nothingLeftText(input.report, run, *entry) + orLevers;
+        else if (forwardInLibrary && !entry)
             f.remedy = "These breaks are in " + package +
                        "'s code, and so is the code torch compiled around them (the model's "
                        "forward is the library's): no line of your file leads into them, so "
@@ -343,7 +408,7 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         } else
             f.remedy = intro + "keep that code out of the graph on purpose. " +
                        disableText(run, entry) + rest + submodules + orLevers;
-        if (under > 1 && entry && wrapRank(run, *entry) > 0) // the breaks under it become one
+        if (under > 1 && entry && wrapRank(run, *entry) > 0 && !nothingLeft) // they become one
             f.gain = "from the " +
                      plural(static_cast<long long>(run.graphBreaks.size()), "graph break",
                             "graph breaks") +

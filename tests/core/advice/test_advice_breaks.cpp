@@ -740,6 +740,75 @@ TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
     EXPECT_EQ(cs::core::advice::libraryPackage(gb), "transformers");
 }
 
+// A module whose forward only returns self.t5.generate(...), compiled whole
+// (a 2-layer T5, torch 2.15): all 11 graphs lie in transformers' generation
+// code, none in the forward. Disabling the call would leave nothing compiled;
+// compiling the model's forward is the lever.
+TEST(AdviceBreaks, DisablingACallThatHoldsEveryGraphIsNotOffered) {
+    const std::string tf = "/v/lib/python3.11/site-packages/transformers/";
+    const std::string call = "return self.t5.generate(input_ids=input_ids, max_new_tokens=6)";
+    GraphBreak gb = makeBreak("Data-dependent branching",
+                              "Data-dependent branching\n  Explanation: Detected data-dependent "
+                              "branching (e.g. `if my_tensor.sum() > 0:`).",
+                              "/m/t5_gen.py", 11, call);
+    gb.frames.push_back(
+        {tf + "utils/deprecation.py", 178, "wrapped_func", "return func(*args, **kwargs)", false});
+    gb.frames.push_back(
+        {tf + "generation/utils.py", 2850, "generate", "self._prepare_special_tokens(", false});
+    gb.frames.push_back({tf + "generation/utils.py", 2413, "_prepare_special_tokens",
+                         "if eos_token_tensor is not None and torch.isin(a, b).any():", false});
+    gb.userFrame = 0;
+    GraphBreak again = gb;
+    again.frames.erase(again.frames.begin());
+    again.userFrame = -1;
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    run.graphBreaks = {gb, again};
+    cs::core::GraphNode op;
+    op.op = "call_function";
+    for (const char* function : {"_prepare_special_tokens", "_sample"}) {
+        cs::core::Graph g;
+        g.function = function;
+        g.file = tf + "generation/utils.py";
+        g.nodes = {op};
+        run.graphs.push_back(g);
+    }
+    auto found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found[0].remedy.find("here the call at"), std::string::npos) << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("Wrapping the call at t5_gen.py:11 in torch.compiler.disable "
+                                   "would leave nothing compiled: forward puts no ops of its own "
+                                   "in a graph"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("self.t5.forward = torch.compile(self.t5.forward)"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_TRUE(found[0].gain.empty()) << found[0].gain;
+    EXPECT_EQ(found[0].remedy.find("as-written"), std::string::npos) << found[0].remedy;
+    // A file that compiles that forward itself: as-written runs it so.
+    Report withOwn = reportOf({run});
+    withOwn.model.ownCompiles.push_back(
+        {"t5.forward", "attribute", "inductor", "default", "auto", false, "torch.compile()"});
+    found = withRule(advise(withOwn), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("Your file's own model.t5.forward = "
+                                   "torch.compile(model.t5.forward) does that: setting as-written "
+                                   "runs it"),
+              std::string::npos)
+        << found[0].remedy;
+
+    // A forward with ops of its own in a graph keeps the wrap.
+    cs::core::Graph own;
+    own.function = "Gen.forward";
+    own.file = "/m/t5_gen.py";
+    own.nodes = {op};
+    run.graphs.push_back(own);
+    found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("here the call at t5_gen.py:11"), std::string::npos)
+        << found[0].remedy;
+}
+
 TEST(AdviceText, InstalledPackageIsTheFolderAfterSitePackages) {
     EXPECT_EQ(installedPackage("/v/lib/python3.11/site-packages/torchvision/ops/boxes.py"),
               "torchvision");
