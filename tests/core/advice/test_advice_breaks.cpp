@@ -692,18 +692,17 @@ TEST(AdviceBreaks, BreaksWhollyInLibraryCodeAreOneFindingThatKeepsTheCodeOutOfTh
     EXPECT_TRUE(withRule(findings, "graph_break.other").empty());
 }
 
-// A function of the model file calling transformers' generate, as the probe
-// reported it: the branch is in the library, reached from the user's line,
-// which holds no branch to rewrite. It is the library's break, and the call
-// to wrap is the user's line (generate runs as its deprecation wrapper).
-TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
+// A line of the model file calling transformers' generate, whose branch
+// breaks in the library, as the probe reported it (generate runs as its
+// deprecation wrapper), and the same break in the frame torch resumed in.
+cs::core::Run generateBreaks(const std::string& file, const std::string& function,
+                             const std::string& call) {
     const std::string tf = "/v/lib/python3.11/site-packages/transformers/";
-    const std::string call = "return model.generate(ids, max_new_tokens=6)";
     GraphBreak gb = makeBreak("Data-dependent branching",
                               "Data-dependent branching\n  Explanation: Detected data-dependent "
                               "branching (e.g. `if my_tensor.sum() > 0:`).",
-                              "/m/gen.py", 11, call);
-    gb.frames[0].function = "generate";
+                              file, 11, call);
+    gb.frames[0].function = function;
     gb.frames.push_back(
         {tf + "utils/deprecation.py", 178, "wrapped_func", "return func(*args, **kwargs)", false});
     gb.frames.push_back(
@@ -711,12 +710,22 @@ TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
     gb.frames.push_back({tf + "generation/utils.py", 2413, "_prepare_special_tokens",
                          "if eos_token_tensor is not None and torch.isin(a, b).any():", false});
     gb.userFrame = 0;
-    // The same break again, in the frame torch resumed in: wholly the library's.
     GraphBreak again = gb;
     again.frames.erase(again.frames.begin());
     again.userFrame = -1;
     cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
     run.graphBreaks = {gb, again};
+    return run;
+}
+
+// A function of the model file calling transformers' generate, as the probe
+// reported it: the branch is in the library, reached from the user's line,
+// which holds no branch to rewrite. It is the library's break, and the call
+// to wrap is the user's line (generate runs as its deprecation wrapper).
+TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
+    const std::string call = "return model.generate(ids, max_new_tokens=6)";
+    const cs::core::Run run = generateBreaks("/m/gen.py", "generate", call);
+    const GraphBreak& gb = run.graphBreaks.front();
     const auto findings = advise(reportOf({run}));
     EXPECT_TRUE(withRule(findings, "graph_break.branch").empty()) << "no rewrite at gen.py:11";
     const auto found = withRule(findings, "graph_break.library");
@@ -746,23 +755,9 @@ TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
 // compiling the model's forward is the lever.
 TEST(AdviceBreaks, DisablingACallThatHoldsEveryGraphIsNotOffered) {
     const std::string tf = "/v/lib/python3.11/site-packages/transformers/";
-    const std::string call = "return self.t5.generate(input_ids=input_ids, max_new_tokens=6)";
-    GraphBreak gb = makeBreak("Data-dependent branching",
-                              "Data-dependent branching\n  Explanation: Detected data-dependent "
-                              "branching (e.g. `if my_tensor.sum() > 0:`).",
-                              "/m/t5_gen.py", 11, call);
-    gb.frames.push_back(
-        {tf + "utils/deprecation.py", 178, "wrapped_func", "return func(*args, **kwargs)", false});
-    gb.frames.push_back(
-        {tf + "generation/utils.py", 2850, "generate", "self._prepare_special_tokens(", false});
-    gb.frames.push_back({tf + "generation/utils.py", 2413, "_prepare_special_tokens",
-                         "if eos_token_tensor is not None and torch.isin(a, b).any():", false});
-    gb.userFrame = 0;
-    GraphBreak again = gb;
-    again.frames.erase(again.frames.begin());
-    again.userFrame = -1;
-    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
-    run.graphBreaks = {gb, again};
+    cs::core::Run run =
+        generateBreaks("/m/t5_gen.py", "forward",
+                       "return self.t5.generate(input_ids=input_ids, max_new_tokens=6)");
     cs::core::GraphNode op;
     op.op = "call_function";
     for (const char* function : {"_prepare_special_tokens", "_sample"}) {
