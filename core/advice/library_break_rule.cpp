@@ -228,12 +228,12 @@ std::string nothingLeftText(const Report& report, const Run& run, const GraphBre
                       "(torch.compile(model.backbone)), rather than the function that calls into "
                       "the library.";
     const std::string model = m[1].str();
-    const std::string forward = text +
-                                "Compile the model's forward instead, which generate() calls once "
-                                "per token, and leave generate's loop eager: " +
-                                model + ".forward = torch.compile(" + model +
-                                ".forward), with generate(..., cache_implementation=\"static\") "
-                                "so that every decoding step has the same shapes.";
+    std::string forward = text +
+                          "Compile the model's forward instead, which generate() calls once "
+                          "per token, and leave generate's loop eager: " +
+                          model + ".forward = torch.compile(" + model +
+                          ".forward), with generate(..., cache_implementation=\"static\") "
+                          "so that every decoding step has the same shapes.";
     // A file that compiles a forward itself: mode as-written runs it so.
     for (const auto& call : report.model.ownCompiles) {
         const std::string& at = call.where;
