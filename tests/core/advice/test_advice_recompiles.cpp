@@ -178,6 +178,15 @@ TEST(AdviceRecompiles, BranchesOnValuesComputedFromASymbolicSizeArePaddedNotMark
     EXPECT_EQ(d.remedy.find("mark_dynamic"), std::string::npos) << d.remedy;
     EXPECT_NE(d.remedy.find("Pad dimension 1 of tokens"), std::string::npos) << d.remedy;
     EXPECT_EQ(d.gain, "3 graphs instead of 5, padded to 16, 32 and 64");
+
+    // torch's own 0/1 specialization (a size of 1 after the dimension went
+    // symbolic, torch 2.15's words) is no branch of the code.
+    EXPECT_FALSE(cs::core::advice::parseDerivedSizeGuard(
+        "0/0: 2 <= x.size()[1]  # def f(x): return x * 2 + 1  # mp/g1.py:4 in f (user code shown "
+        "is first use of this value--the guard itself is not due user code but due to 0/1 "
+        "specialization in the framework; to avoid specialization try "
+        "torch._dynamo.decorators.mark_unbacked(tensor, dim))"));
+    EXPECT_TRUE(cs::core::advice::parseDerivedSizeGuard(derived[1]));
 }
 
 // Under dynamic=auto the sizes after the symbolic recompile compile nothing,
