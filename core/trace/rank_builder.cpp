@@ -497,14 +497,15 @@ void RankBuilder::nameKeywordCall() {
     for (auto& g : run_.graphs)
         if (g.file == call.wrapperFile && rooted)
             g.function = call.root.function, g.file = call.root.file, g.line = call.root.line;
-    static const std::regex value(R"((?:L\[')?\bvalues(?:'\])?\[(\d+)\])");
+    // Bounded: std::regex recurses once per character a match spans.
+    static const std::regex value(R"((?:L\[')?\bvalues(?:'\])?\[(\d{1,9})\])");
     const auto named = [&](const std::string& text) {
         std::string out;
         auto at = text.cbegin();
         for (std::sregex_iterator it(text.begin(), text.end(), value), end; it != end; ++it) {
             const auto& m = *it;
             const std::string digits = m[1].str();
-            size_t i = call.names.size(); // a number past size_t names nothing
+            size_t i = call.names.size();
             std::from_chars(digits.data(), digits.data() + digits.size(), i);
             out.append(at, m[0].first);
             out += i < call.names.size() && !call.names[i].empty() ? call.names[i] : m[0].str();
