@@ -223,7 +223,8 @@ std::string nothingLeftText(const Report& report, const Run& run, const GraphBre
                              " lies in the code that call reaches. ";
     static const std::regex generate(R"(([A-Za-z_][\w.]*)\.generate\()");
     std::smatch m;
-    if (!std::regex_search(caller.code, m, generate))
+    const std::string code = regexInput(caller.code);
+    if (!std::regex_search(code, m, generate))
         return text + "Compile the modules that do the work instead "
                       "(torch.compile(model.backbone)), rather than the function that calls into "
                       "the library.";
