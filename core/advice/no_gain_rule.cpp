@@ -508,12 +508,15 @@ void noGainRule(const AdviceInput& input, std::vector<Finding>& out) {
                 remedy +=
                     "Try mode reduce-overhead: CUDA graphs remove the per-kernel launch cost. ";
             const std::string freeze = freezingLever(input, run);
-            // Measured faster: the first thing to do.
-            remedy = freeze.rfind("Freeze", 0) == 0 ? freeze + remedy : remedy + freeze;
-            remedy += "A larger batch gives the compiled kernels more work per call; otherwise "
-                      "leave this model eager and save the compile time.";
+            // Measured faster: the thing to do, and "stay eager" no longer holds.
+            if (freeze.rfind("Freeze", 0) == 0)
+                remedy = freeze + remedy;
+            else
+                remedy += freeze + "A larger batch gives the compiled kernels more work per "
+                                   "call; otherwise leave this model eager and save the compile "
+                                   "time.";
         }
-        f.remedy = remedy;
+        f.remedy = remedy.substr(0, remedy.find_last_not_of(' ') + 1);
         const size_t n = std::min(row.stats->count, base->stats->count);
         f.confidence = n >= kSolidSamples ? (slower ? 0.9 : 0.8) : 0.5;
         out.push_back(std::move(f));

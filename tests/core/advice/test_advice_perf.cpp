@@ -125,6 +125,8 @@ TEST(AdviceNoGain, OnCpuFreezingIsOfferedAndItsMeasuredTwinCited) {
                                      0),
               0u)
         << noGain[0].remedy;
+    EXPECT_EQ(noGain[0].remedy.find("leave this model eager"), std::string::npos)
+        << noGain[0].remedy;
     EXPECT_TRUE(hasLine(noGain[0].evidence, "measured here as default TORCHINDUCTOR_FREEZING=1: "
                                             "median 18.0 ms"))
         << ::testing::PrintToString(noGain[0].evidence);
