@@ -18,8 +18,6 @@ namespace cs::core::advice {
 
 namespace {
 
-const char* kFreezing = "TORCHINDUCTOR_FREEZING";
-
 // A run with its measured calls' stats, as the Compare tab computed them.
 struct Measured {
     const Run* run = nullptr;
@@ -208,9 +206,8 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
                     formatDuration(twinCosts.compiledNsPerCall) + " without autocast (Code tab)");
         }
 
-        const auto freezing = run.setting.environment.find(kFreezing);
-        const bool frozen = freezing != run.setting.environment.end() && freezing->second == "1";
-        if (!frozen) {
+        const bool isFrozen = frozen(run.setting);
+        if (!isFrozen) {
             Setting frozenSetting = run.setting;
             frozenSetting.environment[kFreezing] = "1";
             if (const Measured frozenTwin =
@@ -232,7 +229,7 @@ void autocastRule(const AdviceInput& input, std::vector<Finding>& out) {
                        " natively (bf16 needs compute capability 8.0 or "
                        "later); casting the model itself (model.to(" +
                        torchType + ")) saves the casts autocast adds on every call.";
-        } else if (frozen) {
+        } else if (isFrozen) {
             f.remedy = "Freezing is on and " + type + " is still slower: keep " + plainLabel +
                        " without autocast on this CPU.";
         } else {

@@ -198,11 +198,7 @@ bool compiledFrameHasGraph(const Run& run, const GraphBreak& entry) {
         return true; // not known
     const SourceFrame& frame = entry.frames.front();
     return std::any_of(run.graphs.begin(), run.graphs.end(), [&](const Graph& g) {
-        const bool named = g.function == frame.function ||
-                           (g.function.size() > frame.function.size() &&
-                            g.function.compare(g.function.size() - frame.function.size() - 1,
-                                               std::string::npos, "." + frame.function) == 0);
-        return named && g.file == frame.file &&
+        return namesFunction(g.function, frame.function) && g.file == frame.file &&
                std::any_of(g.nodes.begin(), g.nodes.end(), [](const GraphNode& n) {
                    return n.op == "call_function" || n.op == "call_method" || n.op == "call_module";
                });
@@ -237,11 +233,7 @@ std::string nothingLeftText(const Report& report, const Run& run, const GraphBre
                           "so that every decoding step has the same shapes.";
     // A file that compiles a forward itself: mode as-written runs it so.
     for (const auto& call : report.model.ownCompiles) {
-        const std::string& at = call.where;
-        const bool aForward =
-            at == "forward" ||
-            (at.size() > 8 && at.compare(at.size() - 8, std::string::npos, ".forward") == 0);
-        if (call.how == "attribute" && aForward)
+        if (call.how == "attribute" && namesFunction(call.where, "forward"))
             return forward + " Your file's own " + ownCompileText(call) +
                    " does that: setting as-written runs it (--settings ...,as-written).";
     }

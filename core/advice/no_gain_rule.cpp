@@ -36,13 +36,6 @@ constexpr size_t kLostLines = 3;
 constexpr double kSlowerModuleRatio = 1.25;
 // Eager ops at or above this share of a compiled setting's ops: it barely compiled.
 constexpr double kMostlyUncompiled = 0.5;
-constexpr const char* kFreezing = "TORCHINDUCTOR_FREEZING";
-
-bool frozen(const Setting& setting) {
-    const auto it = setting.environment.find(kFreezing);
-    return it != setting.environment.end() && it->second == "1";
-}
-
 // The same setting with TORCHINDUCTOR_FREEZING=1, measured in this report.
 const ComparisonRow* frozenTwin(const AdviceInput& input, const Run& run) {
     Setting wanted = run.setting;

@@ -20,6 +20,14 @@ inline bool onCuda(const Run& run) {
     return run.probe.device.rfind("cuda", 0) == 0;
 }
 
+// Inductor's freezing for inference, as a setting turns it on (:env=...).
+inline constexpr const char* kFreezing = "TORCHINDUCTOR_FREEZING";
+
+inline bool frozen(const Setting& setting) {
+    const auto it = setting.environment.find(kFreezing);
+    return it != setting.environment.end() && it->second == "1";
+}
+
 inline bool usesCudaGraphs(const std::string& mode) {
     return mode == "reduce-overhead" || mode == "max-autotune";
 }

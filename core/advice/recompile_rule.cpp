@@ -102,10 +102,7 @@ struct FunctionRecompiles {
 // its class ("LongformerModel.forward", the probe's name for the model's
 // forward reached through a library's wrapper, for the graph "forward").
 bool namesGraph(const std::string& function, const Graph& g) {
-    const std::string qualified = "." + g.function;
-    return function == g.function ||
-           (function.size() > qualified.size() &&
-            function.compare(function.size() - qualified.size(), qualified.size(), qualified) == 0);
+    return namesFunction(function, g.function);
 }
 
 const Graph* graphOf(const Run& run, const std::string& function) {

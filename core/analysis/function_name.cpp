@@ -61,6 +61,12 @@ std::string functionName(std::string_view raw) {
     return userFunction(raw).name;
 }
 
+bool namesFunction(std::string_view name, std::string_view function) {
+    return name == function ||
+           (name.size() > function.size() && name[name.size() - function.size() - 1] == '.' &&
+            name.substr(name.size() - function.size()) == function);
+}
+
 std::string frameId(const std::string& reason) {
     const size_t colon = reason.find(':');
     const size_t slash = reason.find('/');

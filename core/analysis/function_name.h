@@ -23,6 +23,10 @@ std::string functionLabel(std::string_view raw);
 // "forward": the user's name alone, for sentences that already say where.
 std::string functionName(std::string_view raw);
 
+// Whether `name` is `function` or qualifies it with its class or owner:
+// "LongformerModel.forward" and "t5.forward" name "forward".
+bool namesFunction(std::string_view name, std::string_view function);
+
 // "0/7: ..." → "0", the frame a guard failure is about (frame 0: the first
 // the call compiled, the model's forward); empty when the reason has no compile id.
 std::string frameId(const std::string& reason);
