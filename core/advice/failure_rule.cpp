@@ -3,6 +3,8 @@
 // a function torch refuses to trace; and every other failure (failure.run),
 // so that no failed setting goes without a finding.
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <regex>
 
 #include "core/advice/advice_rules.h"
@@ -203,10 +205,6 @@ std::string failureWords(const ErrorInfo& e, const std::string& at) {
     }
     if (e.kind == "model_syntax_error")
         return "the model file has a syntax error" + at;
-    if (e.kind == "model_import_error")
-        return "the model file cannot be imported";
-    if (e.kind == "model_not_found")
-        return "the model file is not there";
     if (e.kind == "missing_get_model" || e.kind == "missing_get_inputs") {
         // The kinds also cover what those functions returned or need.
         static const std::regex undefined(R"(does not define (\w+\(\)))");
@@ -221,33 +219,29 @@ std::string failureWords(const ErrorInfo& e, const std::string& at) {
         return e.kind == "missing_get_model" ? "the model file gives no model to run"
                                              : "the model gives no example inputs to run on";
     }
-    if (e.kind == "no_torch")
-        return "the interpreter has no torch";
-    if (e.kind == "no_cuda")
-        return "CUDA was asked for and there is none";
-    if (e.kind == "out_of_memory")
-        return "it ran out of memory";
-    if (e.kind == "internal")
-        return "the probe itself failed";
-    // Kinds of compilescope's own steps: a title of their code alone
-    // ("did not finish: no_batch_dimension") told the user nothing.
-    if (e.kind == "no_batch_dimension")
-        return "the batch size cannot be scaled for these inputs";
     if (e.kind == "bad_arguments")
         return containsText(head, "Mode as-written")
                    ? "the model file makes no torch.compile call for as-written to keep"
                    : "the probe refused its arguments";
-    if (e.kind == "package_failed")
-        return "AOTInductor could not package the exported model";
-    if (e.kind == "no_aoti_runner")
-        return "the AOTInductor runner was not found";
-    if (e.kind == "aoti_runner_mismatch")
-        return "the AOTInductor runner was built for another torch";
-    if (e.kind == "aoti_runner_build_failed")
-        return "the AOTInductor runner could not be built for this torch";
-    if (e.kind == "aoti_runner_failed")
-        return "the AOTInductor runner failed";
-    return "";
+    // Kinds whose words need nothing from the message. compilescope's own
+    // steps are among them: a title of their code alone ("did not finish:
+    // no_batch_dimension") told the user nothing.
+    static const std::map<std::string, std::string, std::less<>> plainWords{
+        {"model_import_error", "the model file cannot be imported"},
+        {"model_not_found", "the model file is not there"},
+        {"no_torch", "the interpreter has no torch"},
+        {"no_cuda", "CUDA was asked for and there is none"},
+        {"out_of_memory", "it ran out of memory"},
+        {"internal", "the probe itself failed"},
+        {"no_batch_dimension", "the batch size cannot be scaled for these inputs"},
+        {"package_failed", "AOTInductor could not package the exported model"},
+        {"no_aoti_runner", "the AOTInductor runner was not found"},
+        {"aoti_runner_mismatch", "the AOTInductor runner was built for another torch"},
+        {"aoti_runner_build_failed", "the AOTInductor runner could not be built for this torch"},
+        {"aoti_runner_failed", "the AOTInductor runner failed"},
+    };
+    const auto plain = plainWords.find(e.kind);
+    return plain == plainWords.end() ? std::string() : plain->second;
 }
 
 // Where the model's file failed: the traceback's frame in it, else the first
