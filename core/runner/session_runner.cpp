@@ -409,6 +409,24 @@ int64_t walkElapsedMs(const Run& run, const PhaseSpan& scale, int64_t elapsedMs)
     return std::max<int64_t>(0, elapsedMs - (scale.beginNs - run.firstEventNs) / 1'000'000);
 }
 
+// "input sweep 3/5: inputs (2, 3, 112, 112), 2 recompiles so far": each new
+// size can recompile, and a silent "input sweep" for ten minutes (Swin, each
+// size a fresh CPU compile) looked hung.
+std::string sweepProgress(const Run& run) {
+    std::string text = "input sweep";
+    const auto item = std::find_if(run.logs.rbegin(), run.logs.rend(),
+                                   [](const LogLine& l) { return l.code == "sweep_inputs"; });
+    constexpr std::string_view prefix = "sweep ";
+    if (item != run.logs.rend() && item->message.rfind(prefix, 0) == 0)
+        text += " " + item->message.substr(prefix.size());
+    const auto recompiles = std::count_if(run.recompiles.begin(), run.recompiles.end(),
+                                          [](const Recompile& r) { return r.phase == "sweep"; });
+    if (recompiles > 0)
+        text += ", " + std::to_string(recompiles) +
+                (recompiles == 1 ? " recompile" : " recompiles") + " so far";
+    return text;
+}
+
 } // namespace
 
 std::optional<double> walkFraction(const Run& run, int64_t elapsedMs) {
@@ -471,7 +489,7 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
     if (open->name == "outputs")
         return "comparing the outputs with eager's";
     if (open->name == "sweep")
-        return "input sweep";
+        return sweepProgress(run);
     if (open->name == "scale") {
         const size_t done = run.scaling ? run.scaling->points.size() : 0;
         std::string text = "batch-size walk: " + std::to_string(done) + " size(s) measured";

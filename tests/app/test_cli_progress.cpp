@@ -112,6 +112,33 @@ class TestCliProgress : public QObject {
         }
     }
 
+    // Which sweep item runs and how many of them recompiled: a long sweep
+    // (each new size a fresh compile) had read a bare "input sweep" for minutes.
+    void theSweepSaysWhichInputAndItsRecompiles() {
+        core::Setting setting;
+        setting.mode = "default";
+        const std::string head =
+            "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+            "{\"type\":\"recompile\",\"t_ns\":2,\"function\":\"forward\",\"reason\":\"r\"}\n"
+            "{\"type\":\"phase\",\"t_ns\":3,\"name\":\"sweep\",\"edge\":\"begin\"}\n"
+            "{\"type\":\"log\",\"t_ns\":4,\"level\":\"info\",\"message\":\"sweep 1/3: inputs "
+            "(2, 16)\",\"code\":\"sweep_inputs\",\"detail\":\"(2, 16)\"}\n"
+            "{\"type\":\"log\",\"t_ns\":5,\"level\":\"info\",\"message\":\"sweep 2/3: inputs "
+            "(2, 64)\",\"code\":\"sweep_inputs\",\"detail\":\"(2, 64)\"}\n";
+        const auto second = core::replayStream(head, setting);
+        // The recompile before the sweep (the warmup's) is not the sweep's.
+        QCOMPARE(QString::fromStdString(core::describeProgress(second, 1'000)),
+                 QString("input sweep 2/3: inputs (2, 64)"));
+        const std::string recompile =
+            "{\"type\":\"recompile\",\"t_ns\":6,\"function\":\"forward\",\"reason\":\"r\"}\n";
+        QCOMPARE(QString::fromStdString(
+                     core::describeProgress(core::replayStream(head + recompile, setting), 1'000)),
+                 QString("input sweep 2/3: inputs (2, 64), 1 recompile so far"));
+        QCOMPARE(QString::fromStdString(core::describeProgress(
+                     core::replayStream(head + recompile + recompile, setting), 1'000)),
+                 QString("input sweep 2/3: inputs (2, 64), 2 recompiles so far"));
+    }
+
     void eagerHasNoCompileWords() {
         core::Run run = compilingRun(true);
         run.setting.mode = "eager";
