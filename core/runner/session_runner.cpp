@@ -409,6 +409,16 @@ int64_t walkElapsedMs(const Run& run, const PhaseSpan& scale, int64_t elapsedMs)
     return std::max<int64_t>(0, elapsedMs - (scale.beginNs - run.firstEventNs) / 1'000'000);
 }
 
+// ", compiling (tracing)" while torch compiles after the first call (a new
+// size, or a frame first reached now): the probe sends the stage, and "" when
+// the frame's compile ends. aoti's stages are its package's and runner's
+// build, done before its calls.
+std::string compilingNow(const Run& run) {
+    if (run.compileStage.empty() || run.setting.mode == "aoti" || run.setting.mode == "eager")
+        return {};
+    return ", compiling (" + run.compileStage + ")";
+}
+
 // "input sweep 3/5: inputs (2, 3, 112, 112), 2 recompiles so far": each new
 // size can recompile, and a silent "input sweep" for ten minutes (Swin, each
 // size a fresh CPU compile) looked hung.
@@ -424,7 +434,7 @@ std::string sweepProgress(const Run& run) {
     if (recompiles > 0)
         text += ", " + std::to_string(recompiles) +
                 (recompiles == 1 ? " recompile" : " recompiles") + " so far";
-    return text;
+    return text + compilingNow(run);
 }
 
 } // namespace
@@ -479,9 +489,11 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return text;
     }
     if (open->name == "warmup")
-        return "warmup " + std::to_string(warmupDone) + "/" + std::to_string(run.setting.warmup);
+        return "warmup " + std::to_string(warmupDone) + "/" + std::to_string(run.setting.warmup) +
+               compilingNow(run);
     if (open->name == "measure")
-        return "measuring " + std::to_string(measured) + "/" + std::to_string(run.setting.iters);
+        return "measuring " + std::to_string(measured) + "/" + std::to_string(run.setting.iters) +
+               compilingNow(run);
     if (open->name == "crosscheck")
         return "cross-checking the median with timed blocks of calls";
     if (open->name == "profile")

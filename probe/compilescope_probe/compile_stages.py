@@ -3,8 +3,9 @@
 torch's structured trace ("torch.__trace") logs a `chromium_event` envelope at
 the start ("B") and end ("E") of each `dynamo_timed` region. The probe maps the
 region names it knows to a few stages a user recognises and emits
-`compile_progress` {"stage": ...} when the stage changes. Unknown names keep the
-current stage, so a torch that renames its regions shows less, never wrong."""
+`compile_progress` {"stage": ...} when the stage changes, and {"stage": ""} when
+a frame's compile ends. Unknown names keep the current stage, so a torch that
+renames its regions shows less, never wrong."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ AOT = "AOT autograd"
 CODEGEN = "Inductor codegen"
 BACKEND_COMPILE = "C++/Triton compile"
 
+# The region around one frame's whole compile; its end ends the stage.
+FRAME_COMPILE = "entire_frame_compile"
+
 # Region name (or its prefix, ending in ".") -> stage.
 _STAGES = {
-    "entire_frame_compile": TRACING,
+    FRAME_COMPILE: TRACING,
     "bytecode_tracing": TRACING,
     "create_aot_dispatcher_function": AOT,
     "aot_collect_metadata": AOT,
@@ -79,9 +83,19 @@ class StageWatcher(logging.Handler):
             payload: Any = getattr(record, "payload", None)
             if isinstance(payload, str):
                 payload = json.loads(payload)
-            if not isinstance(payload, dict) or payload.get("ph") != "B":
+            if not isinstance(payload, dict):
                 return
-            stage = stage_of(str(payload.get("name", "")))
+            name = str(payload.get("name", ""))
+            if payload.get("ph") == "E" and name == FRAME_COMPILE:
+                # A frame's compile ended: "" says torch compiles nothing now,
+                # so a recompile in the sweep is told from running calls.
+                if self.stage is not None:
+                    self.stage = None
+                    self._emit("compile_progress", stage="")
+                return
+            if payload.get("ph") != "B":
+                return
+            stage = stage_of(name)
             if stage is not None and stage != self.stage:
                 self.stage = stage
                 self._emit("compile_progress", stage=stage)

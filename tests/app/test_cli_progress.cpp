@@ -137,6 +137,36 @@ class TestCliProgress : public QObject {
         QCOMPARE(QString::fromStdString(core::describeProgress(
                      core::replayStream(head + recompile + recompile, setting), 1'000)),
                  QString("input sweep 2/3: inputs (2, 64), 2 recompiles so far"));
+        // While torch compiles the new size: its stage, until the frame's end ("").
+        const std::string stage =
+            "{\"type\":\"compile_progress\",\"t_ns\":7,\"stage\":\"tracing\"}\n";
+        QCOMPARE(QString::fromStdString(core::describeProgress(
+                     core::replayStream(head + recompile + stage, setting), 1'000)),
+                 QString("input sweep 2/3: inputs (2, 64), 1 recompile so far, compiling "
+                         "(tracing)"));
+        const std::string ended = "{\"type\":\"compile_progress\",\"t_ns\":8,\"stage\":\"\"}\n";
+        QCOMPARE(QString::fromStdString(core::describeProgress(
+                     core::replayStream(head + recompile + stage + ended, setting), 1'000)),
+                 QString("input sweep 2/3: inputs (2, 64), 1 recompile so far"));
+    }
+
+    // A recompile while warming up or measuring says so, and what it is doing.
+    void aRecompileInWarmupIsTold() {
+        core::Setting setting;
+        setting.mode = "default";
+        setting.warmup = 5;
+        const std::string stream =
+            "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+            "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"warmup\",\"edge\":\"begin\"}\n"
+            "{\"type\":\"compile_progress\",\"t_ns\":3,\"stage\":\"Inductor codegen\"}\n";
+        QCOMPARE(QString::fromStdString(
+                     core::describeProgress(core::replayStream(stream, setting), 1'000)),
+                 QString("warmup 0/5, compiling (Inductor codegen)"));
+        // aoti's stages were its package's build, before its calls.
+        setting.mode = "aoti";
+        QCOMPARE(QString::fromStdString(
+                     core::describeProgress(core::replayStream(stream, setting), 1'000)),
+                 QString("warmup 0/5"));
     }
 
     void eagerHasNoCompileWords() {

@@ -44,9 +44,14 @@ def test_the_watcher_emits_once_per_change_of_stage():
         ("Scheduler.codegen", "B"),
         ("unknown_region", "B"),
         ("compile_file", "B"),
+        ("compile_file", "E"),
+        ("entire_frame_compile", "E"),
+        ("entire_frame_compile", "E"),
+        ("bytecode_tracing", "B"),
     ]:
         record(name, ph)
-    assert [s for _, s in events] == [TRACING, AOT, CODEGEN, BACKEND_COMPILE]
+    # The frame's end is told once, and the next compile's stage again.
+    assert [s for _, s in events] == [TRACING, AOT, CODEGEN, BACKEND_COMPILE, "", TRACING]
     assert {t for t, _ in events} == {"compile_progress"}
 
 
@@ -58,6 +63,10 @@ def test_the_probe_reports_stages_while_compiling():
     stages = [e["stage"] for e in run.of("compile_progress")]
     assert TRACING in stages, stages
     assert CODEGEN in stages, stages
-    # Every stage comes while the first call compiles, before measuring starts.
+    # Every stage comes while the first call compiles, before measuring
+    # starts, and the compile's end is told before its first call's time.
     order = [e["type"] for e in run.events]
     assert order.index("compile_progress") < order.index("iteration")
+    assert stages[-1] == "", stages
+    last = max(i for i, e in enumerate(run.events) if e["type"] == "compile_progress")
+    assert last < order.index("iteration")
