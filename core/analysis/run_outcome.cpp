@@ -1,6 +1,8 @@
 #include "core/analysis/run_outcome.h"
 
+#include <algorithm>
 #include <csignal>
+#include <string_view>
 
 namespace cs::core {
 
@@ -17,20 +19,56 @@ std::string torchImport(const Run& run) {
                                         : "torch's import";
 }
 
+// "; it was in the input sweep, at 2/5: inputs [2, 3, 128, 128], while torch
+// compiled it (AOT autograd)": each new size can compile for minutes.
+std::string inTheSweep(const Run& run) {
+    std::string text = "; it was in the input sweep";
+    if (const std::string item = lastSweepItem(run); !item.empty())
+        text += ", at " + item;
+    if (!run.compileStage.empty())
+        text += ", while torch compiled it (" + run.compileStage + ")";
+    return text;
+}
+
+std::string openPhase(const Run& run) {
+    const PhaseSpan* open = run.openPhase();
+    return open ? open->name : std::string();
+}
+
 std::string progressSoFar(const Run& run) {
     const auto measured = run.measuredLatencies().size();
     const auto warmup = run.warmupLatencies().size();
     std::string text = std::to_string(warmup) + " warmup and " + std::to_string(measured) +
                        " measured iterations were read and are kept";
-    if (const PhaseSpan* open = run.openPhase())
+    const std::string phase = openPhase(run);
+    if (phase == "sweep")
+        text += inTheSweep(run);
+    else if (!phase.empty())
         // The probe's "compile" phase is the first call, which eager compiles nothing in.
-        text += open->name != "compile"       ? "; it was in the " + open->name + " phase"
+        text += phase != "compile"            ? "; it was in the " + phase + " phase"
                 : run.setting.mode == "eager" ? std::string("; it was in the model's first call")
                                               : std::string("; it was in the first call, which "
                                                             "compiles");
     if (importingTorch(run))
         text += "; it was still importing torch, before the model was loaded";
     return text;
+}
+
+// What to change where the time ran out: the iteration count shortens only
+// the calls, not a compile.
+std::string timeoutRemedy(const Run& run) {
+    constexpr const char* raise = "raise the limit (--timeout, or the time limit)";
+    const std::string phase = openPhase(run);
+    if (phase == "sweep")
+        return std::string("The measured calls had finished before the sweep, but a setting that "
+                           "timed out is not compared: run again without the input sweep "
+                           "(--no-sweep, or untick it), or ") +
+               raise + " for its compiles.";
+    if (phase == "compile" && run.setting.mode != "eager" && run.setting.mode != "aoti")
+        return "Make the first compile shorter (smaller inputs, or --backend aot_eager, which "
+               "finds the graphs and breaks without Inductor's code generation), or " +
+               std::string(raise) + ".";
+    return "Lower the iteration count, or " + std::string(raise) + ".";
 }
 
 std::string signalName(int signal) {
@@ -52,6 +90,15 @@ std::string signalName(int signal) {
 
 } // namespace
 
+std::string lastSweepItem(const Run& run) {
+    const auto item = std::find_if(run.logs.rbegin(), run.logs.rend(),
+                                   [](const LogLine& l) { return l.code == "sweep_inputs"; });
+    constexpr std::string_view prefix = "sweep ";
+    if (item == run.logs.rend() || item->message.rfind(prefix, 0) != 0)
+        return {};
+    return item->message.substr(prefix.size());
+}
+
 void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail) {
     switch (end) {
     case ProcessEnd::Cancelled:
@@ -62,11 +109,11 @@ void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail
         return;
     case ProcessEnd::TimedOut:
         run.status = RunStatus::Timeout;
-        run.error = ErrorInfo{"timeout",
-                              "The probe did not finish within its time limit (" + detail +
-                                  " s) and was stopped; " + progressSoFar(run) +
-                                  ". Raise the limit or lower the iteration count.",
-                              ""};
+        run.error =
+            ErrorInfo{"timeout",
+                      "The probe did not finish within its time limit (" + detail +
+                          " s) and was stopped; " + progressSoFar(run) + ". " + timeoutRemedy(run),
+                      ""};
         return;
     case ProcessEnd::FailedToStart:
         run.status = RunStatus::Failed;

@@ -20,4 +20,8 @@ enum class ProcessEnd {
 // TimedOut, otherwise free text appended to crash messages.
 void settleRun(Run& run, ProcessEnd end, int exitCode, const std::string& detail = {});
 
+// The input-sweep item the probe started last ("2/5: inputs [2, 3, 128, 128]"),
+// from its sweep_inputs lines; "" before the sweep.
+std::string lastSweepItem(const Run& run);
+
 } // namespace cs::core

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "core/analysis/run_outcome.h"
 #include "core/analysis/units.h"
 #include "core/events/protocol_generated.h"
 #include "core/report/text_lines.h"
@@ -424,11 +425,8 @@ std::string compilingNow(const Run& run) {
 // size a fresh CPU compile) looked hung.
 std::string sweepProgress(const Run& run) {
     std::string text = "input sweep";
-    const auto item = std::find_if(run.logs.rbegin(), run.logs.rend(),
-                                   [](const LogLine& l) { return l.code == "sweep_inputs"; });
-    constexpr std::string_view prefix = "sweep ";
-    if (item != run.logs.rend() && item->message.rfind(prefix, 0) == 0)
-        text += " " + item->message.substr(prefix.size());
+    if (const std::string item = lastSweepItem(run); !item.empty())
+        text += " " + item;
     const auto recompiles = std::count_if(run.recompiles.begin(), run.recompiles.end(),
                                           [](const Recompile& r) { return r.phase == "sweep"; });
     if (recompiles > 0)

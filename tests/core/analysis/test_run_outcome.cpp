@@ -55,6 +55,40 @@ TEST(RunOutcome, AStopInTheFirstCallSaysSoByMode) {
         << compiled.error->message;
 }
 
+// Where the time ran out decides the remedy: fewer iterations shorten the
+// calls, not a compile, and a sweep's compiles come after the measured calls.
+TEST(RunOutcome, ATimeoutSaysWhatToChangeWhereItHappened) {
+    const std::string hello = "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n";
+    cs::core::Run sweeping = withEvents(
+        hello + "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"sweep\",\"edge\":\"begin\"}\n"
+                "{\"type\":\"log\",\"t_ns\":3,\"level\":\"info\",\"message\":\"sweep 2/5: "
+                "inputs [2, 3, 128, 128]\",\"code\":\"sweep_inputs\"}\n"
+                "{\"type\":\"compile_progress\",\"t_ns\":4,\"stage\":\"AOT autograd\"}\n");
+    sweeping.setting.mode = "default";
+    settleRun(sweeping, ProcessEnd::TimedOut, -1, "900");
+    const std::string& sweep = sweeping.error->message;
+    EXPECT_NE(sweep.find("; it was in the input sweep, at 2/5: inputs [2, 3, 128, 128], while "
+                         "torch compiled it (AOT autograd)."),
+              std::string::npos)
+        << sweep;
+    EXPECT_NE(sweep.find("--no-sweep"), std::string::npos) << sweep;
+    EXPECT_EQ(sweep.find("iteration count"), std::string::npos) << sweep;
+
+    cs::core::Run compiling = withEvents(
+        hello + "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"compile\",\"edge\":\"begin\"}\n");
+    compiling.setting.mode = "default";
+    settleRun(compiling, ProcessEnd::TimedOut, -1, "900");
+    EXPECT_NE(compiling.error->message.find("--backend aot_eager"), std::string::npos)
+        << compiling.error->message;
+    EXPECT_EQ(compiling.error->message.find("iteration count"), std::string::npos);
+
+    cs::core::Run measuring = withEvents(
+        hello + "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"measure\",\"edge\":\"begin\"}\n");
+    settleRun(measuring, ProcessEnd::TimedOut, -1, "900");
+    EXPECT_NE(measuring.error->message.find("Lower the iteration count"), std::string::npos)
+        << measuring.error->message;
+}
+
 TEST(RunOutcome, ProbeErrorIsKeptOnCrash) {
     cs::core::Run run = withEvents(
         std::string(kHelloAndTwoIters) +
