@@ -328,7 +328,7 @@ int runCommand(QCoreApplication& app, const QStringList& arguments, RunKind kind
     const QCommandLineOption exportStrict("export-strict",
                                           "aoti: torch.export with strict=True (Dynamo tracing)");
     const QCommandLineOption timeout("timeout", "seconds per setting before it is stopped", "s",
-                                     "900");
+                                     QString::number(kDefaultProbeTimeoutSeconds));
     const QCommandLineOption noCupti("no-cupti", "do not start the CUPTI collector");
     const QCommandLineOption noCode(
         "no-code",

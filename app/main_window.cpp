@@ -420,6 +420,7 @@ void MainWindow::startSession(const std::vector<core::Setting>& settings) {
     request.placement = placement;
     request.settings = settings;
     request.repeat = settings_->repeat();
+    request.timeoutSeconds = settings_->timeoutSeconds();
     request.probe.python = settings_->python().toStdString();
     request.probe.probeRoot = core::probeRoot();
     request.probe.cuptiLibrary = core::cuptiLibraryPath();

@@ -17,11 +17,14 @@
 
 namespace cs::core {
 
+// A probe still running after this long is stopped (per probe, --timeout).
+inline constexpr int kDefaultProbeTimeoutSeconds = 900;
+
 struct SessionRequest {
     std::string modelSpec;
     std::vector<Setting> settings;
     ProbeOptions probe;
-    int timeoutSeconds = 900; // per setting
+    int timeoutSeconds = kDefaultProbeTimeoutSeconds;
     // Probes per setting (--repeat): after every setting's first, each that
     // measured is probed again, round by round, so that the rounds interleave
     // and a change in the machine falls on every setting alike.

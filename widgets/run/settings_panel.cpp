@@ -30,6 +30,7 @@
 #include "core/runner/app_paths.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_command.h"
+#include "core/runner/session_runner.h"
 #include "core/runner/ssh_target.h"
 
 namespace cs::widgets {
@@ -42,6 +43,7 @@ const char* kOther = "Other…";
 enum TargetKind { kThisComputer, kConfigHost, kAddedHost, kAddHost };
 constexpr int kSpecRole = Qt::UserRole;
 constexpr int kKindRole = Qt::UserRole + 1;
+constexpr int kDefaultTimeLimitMinutes = core::kDefaultProbeTimeoutSeconds / 60;
 
 QString qs(const std::string& text) {
     return QString::fromStdString(text);
@@ -259,6 +261,16 @@ SettingsPanel::SettingsPanel(core::InterpreterProbe* interpreters, QWidget* pare
                            "than their own intervals, so each speedup is judged over every "
                            "round"));
     form->addRow(tr("probes"), repeat_);
+    timeLimit_ = new QSpinBox(settingsBox);
+    timeLimit_->setObjectName("timeLimit");
+    timeLimit_->setRange(1, 24 * 60);
+    timeLimit_->setValue(kDefaultTimeLimitMinutes);
+    timeLimit_->setSuffix(tr(" min per probe"));
+    timeLimit_->setToolTip(
+        tr("A probe still running after this long is stopped and what it measured is kept "
+           "(--timeout): raise it for a model whose compile, or whose input sweep's "
+           "recompiles, take longer on this machine"));
+    form->addRow(tr("time limit"), timeLimit_);
     threads_ = new QSpinBox(settingsBox);
     threads_->setObjectName("threads");
     threads_->setRange(0, 1024);
@@ -1036,6 +1048,10 @@ int SettingsPanel::repeat() const {
     return repeat_->value();
 }
 
+int SettingsPanel::timeoutSeconds() const {
+    return timeLimit_->value() * 60;
+}
+
 void SettingsPanel::setRepeat(int probes) {
     repeat_->setValue(probes);
 }
@@ -1084,6 +1100,7 @@ void SettingsPanel::saveState() const {
     settings.setValue("warmup", warmup_->value());
     settings.setValue("iters", iters_->value());
     settings.setValue("repeat", repeat_->value());
+    settings.setValue("timeLimitMinutes", timeLimit_->value());
     settings.setValue("warmCache", warmCache_->isChecked());
     settings.setValue("strictExport", strictExport_->isChecked());
     settings.setValue("keepCode", keepCode_->isChecked());
@@ -1124,6 +1141,7 @@ void SettingsPanel::restoreState() {
     warmup_->setValue(settings.value("warmup", warmup_->value()).toInt());
     iters_->setValue(settings.value("iters", iters_->value()).toInt());
     repeat_->setValue(settings.value("repeat", 1).toInt());
+    timeLimit_->setValue(settings.value("timeLimitMinutes", kDefaultTimeLimitMinutes).toInt());
     warmCache_->setChecked(settings.value("warmCache", false).toBool());
     strictExport_->setChecked(settings.value("strictExport", false).toBool());
     keepCode_->setChecked(settings.value("keepCode", true).toBool());

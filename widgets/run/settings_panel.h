@@ -80,6 +80,8 @@ class SettingsPanel : public QWidget {
     void setRunning(bool running);
     // Probe processes per setting, in rounds (--repeat).
     int repeat() const;
+    // Each probe's time limit (--timeout).
+    int timeoutSeconds() const;
 
     void saveState() const; // QSettings
     void restoreState();
@@ -137,6 +139,7 @@ class SettingsPanel : public QWidget {
     QSpinBox* warmup_;
     QSpinBox* iters_;
     QSpinBox* repeat_;
+    QSpinBox* timeLimit_;
     QSpinBox* threads_;
     QLineEdit* environment_;
     QLabel* environmentError_;

@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,6 +27,7 @@
 #include "core/report/session.h"
 #include "core/runner/interpreter_probe.h"
 #include "core/runner/probe_command.h"
+#include "core/runner/session_runner.h"
 #include "tests/widgets/find_child.h"
 #include "tests/widgets/qt_warning_guard.h"
 #include "widgets/run/settings_panel.h"
@@ -244,6 +246,25 @@ class SettingsPanelTest : public QObject {
         panel.restoreState();
         QCOMPARE(panel.torchTraceDir(), QString("/tmp/kept-traces"));
         QVERIFY(child<QLineEdit>(panel, "torchTraceDir")->isEnabled());
+    }
+
+    // The GUI's --timeout: a compile longer than the default limit had no
+    // remedy in the GUI, whose timeout message says to raise the limit.
+    void timeLimitIsMinutesAndSurvivesARestart() {
+        {
+            core::InterpreterProbe interpreters;
+            widgets::SettingsPanel panel(&interpreters);
+            QCOMPARE(panel.timeoutSeconds(), core::kDefaultProbeTimeoutSeconds);
+            child<QSpinBox>(panel, "timeLimit")->setValue(40);
+            QCOMPARE(panel.timeoutSeconds(), 2400);
+            panel.saveState();
+        }
+        core::InterpreterProbe interpreters;
+        widgets::SettingsPanel panel(&interpreters);
+        panel.restoreState();
+        QCOMPARE(panel.timeoutSeconds(), 2400);
+        child<QSpinBox>(panel, "timeLimit")->setValue(15);
+        panel.saveState();
     }
 
     void targetPickerListsTheConfigsHosts() {
