@@ -15,6 +15,7 @@ so in one capture_warning per missing piece, see fallbacks.py):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -271,6 +272,68 @@ class _LimitHandler(logging.Handler):
             fallbacks.missing("the recompile-limit warning of torch._dynamo", e)
 
 
+@dataclasses.dataclass(frozen=True)
+class WrappedTarget:
+    """The function a library decorator's wrapper calls: its qualified name
+    and place, and the wrapper's args[i] as its parameter names."""
+
+    function: str
+    file: str
+    line: int
+    args_names: list[str]
+
+
+def wrapped_target(code: Any, closure: tuple) -> WrappedTarget | None:
+    """The __wrapped__ of the function whose code and closure these are (the
+    wrapper functools.wraps made); None when it has none. gc finds the
+    function: Dynamo's frame holds its code and cells, not the function."""
+    import gc
+    import inspect
+    import types
+
+    for f in gc.get_referrers(code):
+        if not isinstance(f, types.FunctionType) or f.__code__ is not code:
+            continue
+        cells = f.__closure__ or ()
+        if len(cells) != len(closure) or any(a is not b for a, b in zip(cells, closure)):
+            continue
+        inner = getattr(f, "__wrapped__", None)
+        target_code = getattr(inspect.unwrap(inner), "__code__", None) if inner else None
+        if target_code is None:
+            return None
+        # The wrapper's own named positionals come before its *args:
+        # wrapper(self, *args) passes args[0] as the target's second parameter.
+        parameters = list(target_code.co_varnames[: target_code.co_argcount])
+        named = code.co_argcount if code.co_flags & inspect.CO_VARARGS else len(parameters)
+        return WrappedTarget(
+            function=getattr(inner, "__qualname__", target_code.co_name),
+            file=target_code.co_filename,
+            line=target_code.co_firstlineno,
+            args_names=parameters[named:],
+        )
+    return None
+
+
+def _as_wrapped_entry(entry: dict, target: WrappedTarget, user_names: Callable) -> dict:
+    """A recompile of a decorator's wrapper, told as the function it wraps."""
+    out = dict(entry)
+    out["wrapper_frame"] = {
+        "function": entry.get("function"),
+        "file": entry.get("file"),
+        "line": entry.get("line"),
+    }
+    out.update(function=target.function, file=target.file, line=target.line)
+    reason = entry.get("reason")
+    if isinstance(reason, str):
+        named = user_names(reason, _ARGS_RE, target.args_names)
+        if named != reason:
+            out["raw_reason"] = reason
+            out["reason"] = named
+    if isinstance(entry.get("reasons"), list):
+        out["reasons"] = [user_names(str(r), _ARGS_RE, target.args_names) for r in entry["reasons"]]
+    return out
+
+
 class Capture:
     def __init__(
         self,
@@ -309,6 +372,9 @@ class Capture:
         self._call_inputs = ""
         self._call_index: int | None = None
         self._frames: dict[str, tuple[Any, Any, Any]] = {}  # torch's frame id -> code
+        # compile id -> the function a decorator's wrapper compiled there calls
+        self._wrapped: dict[str, WrappedTarget] = {}
+        self._wrapped_of_closure: dict[tuple, WrappedTarget | None] = {}
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
         self.module_paths: dict[int, str] = {}  # the user's model: id(module) -> path
@@ -505,6 +571,13 @@ class Capture:
         elif self._library_entry(file, compile_id):
             graph_extra["library_frame"] = {"function": function, "file": file, "line": line}
             function, file, line = self.root
+        elif (target := self._wrapped_target(tx)) is not None:
+            # A library decorator's wrapper (transformers' @deprecate_kwarg on
+            # hundreds of functions): told as the library function it wraps.
+            graph_extra["wrapper_frame"] = {"function": function, "file": file, "line": line}
+            function, file, line = target.function, target.file, target.line
+            if compile_id is not None:
+                self._wrapped[compile_id] = target
         if function is None and reason is not None and getattr(reason, "user_stack", None):
             fs = reason.user_stack[0]
             function, file, line = fs.name, fs.filename, fs.lineno
@@ -593,13 +666,40 @@ class Capture:
             return False  # the forward itself lies in a library (torchvision:resnet18)
         return compile_id is None or str(compile_id).split("/")[0] in ("0", "[0")
 
-    def _user_names(self, text: str, positions: re.Pattern = _ARGS_RE) -> str:
+    def _wrapped_target(self, tx: Any) -> WrappedTarget | None:
+        """The function that the frame Dynamo compiles calls, where that frame
+        is a decorator's wrapper in library code (functools.wraps sets
+        __wrapped__ on it); None for any other frame."""
+        code = getattr(tx, "f_code", None)
+        closure = getattr(tx, "closure", None)
+        if code is None or not closure or self.classifier.is_user(code.co_filename):
+            return None
+        key = (code, *(id(cell) for cell in closure))
+        if key in self._wrapped_of_closure:
+            return self._wrapped_of_closure[key]
+        target = None
+        try:
+            target = wrapped_target(code, tuple(closure))
+        except Exception as e:  # never disturb torch's compile
+            fallbacks.missing("the function a decorator's wrapper calls (__wrapped__)", e)
+        # A user's function under a library wrapper keeps the wrapper's name
+        # (the model's forward is told as the root above): the advice reads
+        # a library frame as the library's.
+        if target is not None and self.classifier.is_user(target.file):
+            target = None
+        self._wrapped_of_closure[key] = target
+        return target
+
+    def _user_names(
+        self, text: str, positions: re.Pattern = _ARGS_RE, names: list[str] | None = None
+    ) -> str:
         """A wrapper's args[i] (or the keyword wrapper's values[i]) and
-        kwargs['x'] as the forward's parameter names."""
+        kwargs['x'] as the forward's parameter names (or `names`)."""
+        names = self.input_names if names is None else names
 
         def positional(m: re.Match) -> str:
             i = int(m.group(1))
-            return self.input_names[i] if i < len(self.input_names) else m.group(0)
+            return names[i] if i < len(names) else m.group(0)
 
         return _KWARGS_RE.sub(lambda m: m.group(1), positions.sub(positional, text))
 
@@ -610,7 +710,8 @@ class Capture:
         without a library_frame: it is not the user's program."""
         wrapper = self.root is not None and self._is_wrapper(entry.get("file"))
         if not wrapper and not self._library_entry(entry.get("file"), compile_id):
-            return entry
+            target = self._wrapped.get(compile_id or "")
+            return entry if target is None else _as_wrapped_entry(entry, target, self._user_names)
         function, file, line = self.root  # type: ignore[misc]
         out = dict(entry)
         if not wrapper:

@@ -156,6 +156,30 @@ def test_library_wrapper_is_named_as_the_models_forward():
     assert all(g["library_frame"]["function"] == "wrapper" for g in graphs)
 
 
+def test_a_library_function_under_a_decorators_wrapper_is_named_by_itself():
+    # fakelib's stand-in for transformers' @deprecate_kwarg, called from a
+    # loop that breaks the graph: torch compiles the wrapper (wrapped_func,
+    # args[0]) as a frame of its own; the report names prepare_inputs and
+    # its input_ids, as the user reads them in the library's source.
+    path = fixture_model("wrapped_library_call")
+    run = run_probe(
+        path, "--backend", "eager", "--dynamic", "false", "--sweep", "--warmup", "1", "--iters", "1"
+    )
+    assert_well_formed(run)
+    assert run.events[-1]["status"] == "ok", run.describe()
+    recompiles = [e for e in run.events if e["type"] == "recompile"]
+    assert len(recompiles) == 1, run.describe()
+    rc = recompiles[0]
+    assert rc["function"] == "prepare_inputs" and rc["file"].endswith("fakelib/deprecation.py")
+    assert rc["wrapper_frame"]["function"] == "wrapped_func", rc
+    assert "library_frame" not in rc, "not a wrapper around the model's forward"
+    assert "tensor 'input_ids' size mismatch at index 1" in rc["reason"], rc["reason"]
+    assert "args[0]" in rc["raw_reason"]
+    graphs = [e for e in run.events if e["type"] == "graph"]
+    assert graphs and all(g["function"] == "prepare_inputs" for g in graphs), graphs
+    assert all(g["wrapper_frame"]["function"] == "wrapped_func" for g in graphs)
+
+
 def test_a_submodule_compiled_alone_keeps_its_library_frames_name():
     # Mode as-written on a file that compiles only a submodule's forward,
     # wrapped by a library decorator: its recompile is on the one-token slice
