@@ -619,6 +619,37 @@ std::string paddedGain(const SizesSeen& seen) {
            std::to_string(seen.dim.sizes.size()) + ", padded to " + sizesText(padded);
 }
 
+// Size 1 among a dimension's sizes (0/1 specialization), checked on torch
+// 2.15: an MLP called with batches 1, 4, 8, 1 and 16 compiled 2 graphs
+// under dynamic=True and with mark_dynamic(x, 0), 1 graph with
+// mark_unbacked(x, 0) on the first call's input (Inductor, dynamic=True,
+// auto and False alike).
+std::string zeroOneEvidence(const DimChange& d, const std::string& dynamicMode,
+                            const Run* dynamicSibling, const RunSummary& theirs) {
+    std::string text = dimName(d) + " took size 1: torch specialises sizes 0 and 1 even for a "
+                                    "dynamic dimension (0/1 specialization), so size 1 compiles a "
+                                    "graph apart from the other sizes";
+    if (dynamicMode == "true")
+        text += ", as here under dynamic=True";
+    else if (dynamicSibling && theirs.recompiles > 0)
+        text += ", as " + dynamicSibling->setting.label() + " (dynamic=True) did here, with " +
+                plural(theirs.recompiles, "recompile", "recompiles");
+    return text;
+}
+
+std::string zeroOneRemedy(const DimChange& d) {
+    const std::string where = d.tensor + ", " + std::to_string(d.dim);
+    return "Sizes 0 and 1 stay specialised in a dynamic dimension, so "
+           "torch._dynamo.mark_dynamic(" +
+           where +
+           ") and dynamic=True leave size 1 a graph of its own. For one graph, mark the dimension "
+           "unbacked on the first call's input: torch._dynamo.decorators.mark_unbacked(" +
+           where +
+           "), which drops that specialization (a branch on the size can then no longer be "
+           "decided while compiling: it breaks the graph or raises). Else two graphs, one for "
+           "size 1 and one for the rest, are the least: dynamic=True compiles no more.";
+}
+
 std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete) {
     // Bounds from sizes that may not be all of them would refuse the others.
     std::string text = "Choose one: (1) " + markCalls(d, with, complete) + " before the first call";
@@ -1828,6 +1859,19 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                             : std::string());
                     f.gain = paddedGain(seen);
                 }
+                // A size of 1 (or 0) of one tensor: torch specialises it even
+                // for a dynamic dimension, so mark_dynamic and dynamic=True
+                // leave it a graph of its own; an unbacked size has none.
+                const bool sizeOne = canMark && !branches && with.empty() &&
+                                     !isKvCache(main.tensor) && fr.resumed.empty() &&
+                                     fr.following.empty() && main.what == "size" &&
+                                     (seen.dim.sizes.count(0) > 0 || seen.dim.sizes.count(1) > 0);
+                if (sizeOne) {
+                    f.evidence.push_back(zeroOneEvidence(main, dynamicMode, dynamic, theirs));
+                    f.remedy = zeroOneRemedy(main);
+                    f.gain = "one compile of " + fn + " instead of " +
+                             std::to_string(fr.recompiles + 1) + " with mark_unbacked";
+                }
                 // Symbolic sizes can make slower kernels; padding keeps the
                 // specialised ones. Two probes can differ by more than their
                 // intervals on a shared machine (docs/measuring.md), so the
@@ -1845,7 +1889,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         (onlyAutomatic ? "; under dynamic=auto every size after the first runs "
                                          "such a graph too"
                                        : ""));
-                    if (!isKvCache(main.tensor)) // a StaticCache needs neither way
+                    if (!isKvCache(main.tensor) && !sizeOne) // a StaticCache needs neither way
                         f.remedy +=
                             " This report measured dynamic kernels slower, though (" + measured +
                             (speedup->rounds > 1

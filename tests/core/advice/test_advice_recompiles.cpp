@@ -86,6 +86,52 @@ cs::core::Run sweptRun(const std::string& dynamic,
     return run;
 }
 
+// A first call with a batch of 1, then larger ones: torch specialises size 1
+// even under dynamic=True (0/1 specialization), so neither mark_dynamic nor
+// dynamic=True gives one graph, which had been promised; mark_unbacked does.
+TEST(AdviceRecompiles, SizeOneKeepsAGraphOfItsOwnUnlessUnbacked) {
+    auto dyn = sweptRun("true", {{1, 4}});
+    dyn.model.inputs = {"tokens: int64[1, 4]"};
+    for (const char* shapes : {"[1, 4]", "[4, 4]", "[8, 4]", "[1, 4]", "[16, 4]"})
+        dyn.logs.push_back({0, "info", "sweep …", "sweep_inputs", shapes});
+    for (auto& r : dyn.recompiles)
+        r.reason = "0/0: tensor 'tokens' size mismatch at index 0. expected 1, actual 4";
+    auto automatic = dyn;
+    automatic.setting.dynamic = "auto";
+
+    const auto shape = withRule(advise(reportOf({automatic, dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 2u);
+    for (const Finding& f : shape) {
+        EXPECT_NE(f.remedy.find("torch._dynamo.decorators.mark_unbacked(tokens, 0)"),
+                  std::string::npos)
+            << f.remedy;
+        EXPECT_NE(f.remedy.find("leave size 1 a graph of its own"), std::string::npos) << f.remedy;
+        EXPECT_EQ(f.remedy.find("one graph for every size"), std::string::npos) << f.remedy;
+        EXPECT_EQ(f.remedy.find("skip the first, specialised compile"), std::string::npos)
+            << f.remedy;
+        EXPECT_EQ(f.gain, "one compile of forward instead of 2 with mark_unbacked");
+    }
+    const auto byLabel = [&](const std::string& label) {
+        return *std::find_if(shape.begin(), shape.end(),
+                             [&](const Finding& f) { return f.setting == label; });
+    };
+    EXPECT_TRUE(hasLine(byLabel("default dyn").evidence,
+                        "dimension 0 of tokens took size 1: torch specialises sizes 0 and 1 even "
+                        "for a dynamic dimension (0/1 specialization), so size 1 compiles a graph "
+                        "apart from the other sizes, as here under dynamic=True"));
+    EXPECT_TRUE(hasLine(byLabel("default").evidence, "as default dyn (dynamic=True) did here"));
+
+    // Without a size of 1 the choices stand.
+    auto wide = sweptRun("true", {{2, 4}});
+    wide.model.inputs = dyn.model.inputs;
+    for (auto& r : wide.recompiles)
+        r.reason = "0/0: tensor 'tokens' size mismatch at index 0. expected 2, actual 4";
+    const auto plain = withRule(advise(reportOf({wide}), {}), "recompile.shape");
+    ASSERT_EQ(plain.size(), 1u);
+    EXPECT_EQ(plain.front().remedy.find("mark_unbacked"), std::string::npos)
+        << plain.front().remedy;
+}
+
 TEST(AdviceRecompiles, StaticSweepNamesTheDimensionCountAndChoices) {
     const auto findings = advise(reportOf({sweptRun("false", {{32, 16}, {16, 48}, {48, 64}})}), {});
     ASSERT_EQ(findings.size(), 1u);
