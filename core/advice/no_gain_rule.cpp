@@ -36,18 +36,6 @@ constexpr size_t kLostLines = 3;
 constexpr double kSlowerModuleRatio = 1.25;
 // Eager ops at or above this share of a compiled setting's ops: it barely compiled.
 constexpr double kMostlyUncompiled = 0.5;
-// The same setting with TORCHINDUCTOR_FREEZING=1, measured in this report.
-const ComparisonRow* frozenTwin(const AdviceInput& input, const Run& run) {
-    Setting wanted = run.setting;
-    wanted.environment[kFreezing] = "1";
-    for (const auto& row : input.comparison.rows) {
-        const Run& other = input.report.runs[static_cast<size_t>(row.run)];
-        if (other.status == RunStatus::Ok && row.stats && row.speedup && other.setting == wanted)
-            return &row;
-    }
-    return nullptr;
-}
-
 // On CPU, Inductor takes the weights as inputs unless frozen; frozen, it
 // folds them into the graph and prepacks the convolutions' and matmuls'
 // weights. torchvision's deeplabv3_mobilenet_v3_large (2-core VM, torch

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/advice/advice_input.h"
 #include "core/analysis/kernel_cost.h"
 #include "core/analysis/units.h"
 #include "core/report/session.h"
@@ -26,6 +27,19 @@ inline constexpr const char* kFreezing = "TORCHINDUCTOR_FREEZING";
 inline bool frozen(const Setting& setting) {
     const auto it = setting.environment.find(kFreezing);
     return it != setting.environment.end() && it->second == "1";
+}
+
+// The same setting with TORCHINDUCTOR_FREEZING=1, measured in this report;
+// null where none finished with a speedup.
+inline const ComparisonRow* frozenTwin(const AdviceInput& input, const Run& run) {
+    Setting wanted = run.setting;
+    wanted.environment[kFreezing] = "1";
+    for (const auto& row : input.comparison.rows) {
+        const Run& other = input.report.runs[static_cast<size_t>(row.run)];
+        if (other.status == RunStatus::Ok && row.stats && row.speedup && other.setting == wanted)
+            return &row;
+    }
+    return nullptr;
 }
 
 inline bool usesCudaGraphs(const std::string& mode) {

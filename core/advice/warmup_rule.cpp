@@ -150,6 +150,21 @@ void warmupRule(const AdviceInput& input, std::vector<Finding>& out) {
                       "with --warm-cache)";
         if (run.setting.mode == "max-autotune" || run.setting.mode == "max-autotune-no-cudagraphs")
             remedy += ", or use mode default, which skips autotuning";
+        // On CPU the frozen twin's faster calls pay its warmup back sooner.
+        if (const ComparisonRow* twin = frozenTwin(input, run);
+            twin && !frozen(run.setting) && twin->breakEven && *twin->breakEven > 0 &&
+            *twin->breakEven < *row.breakEven) {
+            const std::string& twinLabel =
+                input.report.runs[static_cast<size_t>(twin->run)].setting.label();
+            f.evidence.push_back("measured here as " + twinLabel + ": median " +
+                                 formatDuration(twin->stats->median) + " (" +
+                                 formatRatio(twin->speedup->value) + "), pays back after " +
+                                 callsText(*twin->breakEven) + " (Compare tab)");
+            remedy += ". Freeze the weights for inference (torch._inductor.config.freezing = "
+                      "True, or " +
+                      std::string(kFreezing) + "=1): " + twinLabel + " paid back after " +
+                      callsText(*twin->breakEven) + " here";
+        }
         if (run.setting.mode != "aoti") {
             if (const ComparisonRow* aoti = input.deployableAoti(calls)) {
                 f.evidence.push_back(aheadOfTimeEvidence(input, *aoti));
