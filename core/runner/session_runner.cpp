@@ -482,8 +482,10 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
                                ? "compiling (first call)"
                                : "compiling (first call: " + run.compileStage + ")";
         if (elapsedMs > kLongCompileMs)
-            text += " — a long compile: try smaller inputs, dynamic=True, --backend aot_eager "
-                    "(finds breaks without codegen), or a longer --timeout";
+            // Not dynamic=True: symbolic shapes make a first compile longer
+            // (torchvision's swin_t on CPU: 55 s static, over 11 min dynamic).
+            text += " — a long compile: try smaller inputs, --backend aot_eager (finds breaks "
+                    "without codegen), or a longer --timeout";
         return text;
     }
     if (open->name == "warmup")
