@@ -4,9 +4,17 @@ against a count of compiles made by torch itself in this process."""
 from __future__ import annotations
 
 import runpy
+from pathlib import Path
 
 import pytest
-from conftest import assert_well_formed, fixture_model, gallery, run_probe, run_probes
+from conftest import (
+    ProbeRun,
+    assert_well_formed,
+    fixture_model,
+    gallery,
+    run_probe,
+    run_probes,
+)
 
 
 def _torch_compile_count(path, dynamic):
@@ -134,16 +142,21 @@ def test_symbolic_sizes_under_dynamic_true():
     assert len(dims) == 2 and all(d.startswith("s") for d in dims), tokens[0]["shape"]
 
 
-def test_library_wrapper_is_named_as_the_models_forward():
-    # forward wrapped by a decorator in site-packages (like transformers'
-    # can_return_tuple): torch compiles the wrapper and guards on its args[0].
-    path = fixture_model("wrapped_forward")
+def _static_sweep(name: str) -> tuple[Path, ProbeRun, list[dict]]:
+    """The fixture run once over its sweep, static and uncompiled by Inductor."""
+    path = fixture_model(name)
     run = run_probe(
         path, "--backend", "eager", "--dynamic", "false", "--sweep", "--warmup", "1", "--iters", "1"
     )
     assert_well_formed(run)
     assert run.events[-1]["status"] == "ok", run.describe()
-    recompiles = [e for e in run.events if e["type"] == "recompile"]
+    return path, run, [e for e in run.events if e["type"] == "recompile"]
+
+
+def test_library_wrapper_is_named_as_the_models_forward():
+    # forward wrapped by a decorator in site-packages (like transformers'
+    # can_return_tuple): torch compiles the wrapper and guards on its args[0].
+    path, run, recompiles = _static_sweep("wrapped_forward")
     assert len(recompiles) == 2, run.describe()
     for rc in recompiles:
         assert rc["function"] == "TinyLM.forward" and rc["file"] == str(path)
@@ -161,13 +174,7 @@ def test_a_library_function_under_a_decorators_wrapper_is_named_by_itself():
     # loop that breaks the graph: torch compiles the wrapper (wrapped_func,
     # args[0]) as a frame of its own; the report names prepare_inputs and
     # its input_ids, as the user reads them in the library's source.
-    path = fixture_model("wrapped_library_call")
-    run = run_probe(
-        path, "--backend", "eager", "--dynamic", "false", "--sweep", "--warmup", "1", "--iters", "1"
-    )
-    assert_well_formed(run)
-    assert run.events[-1]["status"] == "ok", run.describe()
-    recompiles = [e for e in run.events if e["type"] == "recompile"]
+    _, run, recompiles = _static_sweep("wrapped_library_call")
     assert len(recompiles) == 1, run.describe()
     rc = recompiles[0]
     assert rc["function"] == "prepare_inputs" and rc["file"].endswith("fakelib/deprecation.py")
