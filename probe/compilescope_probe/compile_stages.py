@@ -3,9 +3,10 @@
 torch's structured trace ("torch.__trace") logs a `chromium_event` envelope at
 the start ("B") and end ("E") of each `dynamo_timed` region. The probe maps the
 region names it knows to a few stages a user recognises and emits
-`compile_progress` {"stage": ...} when the stage changes, and {"stage": ""} when
-a frame's compile ends. Unknown names keep the current stage, so a torch that
-renames its regions shows less, never wrong."""
+`compile_progress` {"stage": ...} when the stage changes: the stage of the
+innermost region open, so a region's end returns to the one around it, and
+{"stage": ""} when a frame's compile ends. Unknown names keep the current
+stage, so a torch that renames its regions shows less, never wrong."""
 
 from __future__ import annotations
 
@@ -59,6 +60,10 @@ class StageWatcher(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self._emit = emit
         self.stage: str | None = None
+        # The stages of the regions open now, innermost last: a region's end
+        # returns to the stage around it (Inductor compiles a kernel's C++
+        # while its codegen goes on).
+        self._open: list[tuple[str, str]] = []
         self._logger: logging.Logger | None = None
         self._old_level: int | None = None
 
@@ -86,18 +91,23 @@ class StageWatcher(logging.Handler):
             if not isinstance(payload, dict):
                 return
             name = str(payload.get("name", ""))
-            if payload.get("ph") == "E" and name == FRAME_COMPILE:
-                # A frame's compile ended: "" says torch compiles nothing now,
-                # so a recompile in the sweep is told from running calls.
-                if self.stage is not None:
-                    self.stage = None
-                    self._emit("compile_progress", stage="")
+            phase = payload.get("ph")
+            if phase == "B" and (stage := stage_of(name)) is not None:
+                self._open.append((name, stage))
+            elif phase == "E" and name == FRAME_COMPILE:
+                self._open.clear()  # a frame's compile ended: nothing compiles now
+            elif phase == "E":
+                for i in range(len(self._open) - 1, -1, -1):
+                    if self._open[i][0] == name:
+                        del self._open[i]
+                        break
+            else:
                 return
-            if payload.get("ph") != "B":
-                return
-            stage = stage_of(name)
-            if stage is not None and stage != self.stage:
+            # "" says torch compiles nothing now, so a recompile in the sweep
+            # is told from running calls.
+            stage = self._open[-1][1] if self._open else None
+            if stage != self.stage:
                 self.stage = stage
-                self._emit("compile_progress", stage=stage)
+                self._emit("compile_progress", stage=stage or "")
         except Exception as e:  # never disturb torch's compile
             fallbacks.missing("torch's chromium_event trace records (compile stages)", e)
