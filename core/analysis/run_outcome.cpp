@@ -64,10 +64,20 @@ std::string timeoutRemedy(const Run& run) {
                            "timed out is not compared: run again without the input sweep "
                            "(--no-sweep, or untick it), or ") +
                raise + " for its compiles.";
-    if (phase == "compile" && run.setting.mode != "eager" && run.setting.mode != "aoti")
-        return "Make the first compile shorter (smaller inputs, or --backend aot_eager, which "
-               "finds the graphs and breaks without Inductor's code generation), or " +
+    if (phase == "compile" && run.setting.mode != "eager" && run.setting.mode != "aoti") {
+        // Symbolic shapes lengthen a compile: torchvision's swin_t on CPU
+        // compiled in 55 s static and did not finish in 25 minutes under
+        // dynamic=True (torch 2.15, sympy in Inductor's CPU codegen).
+        const std::string staticShapes =
+            run.setting.dynamic == "true"
+                ? "compile with dynamic=False (or auto): symbolic shapes can make a compile many "
+                  "times longer; "
+                : "";
+        return "Make the first compile shorter (" + staticShapes +
+               "smaller inputs, or --backend aot_eager, which finds the graphs and breaks without "
+               "Inductor's code generation), or " +
                std::string(raise) + ".";
+    }
     return "Lower the iteration count, or " + std::string(raise) + ".";
 }
 

@@ -81,6 +81,17 @@ TEST(RunOutcome, ATimeoutSaysWhatToChangeWhereItHappened) {
     EXPECT_NE(compiling.error->message.find("--backend aot_eager"), std::string::npos)
         << compiling.error->message;
     EXPECT_EQ(compiling.error->message.find("iteration count"), std::string::npos);
+    EXPECT_EQ(compiling.error->message.find("dynamic=False"), std::string::npos);
+    // Under dynamic=True, static shapes are the first lever.
+    cs::core::Run symbolic = withEvents(
+        hello + "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"compile\",\"edge\":\"begin\"}\n");
+    symbolic.setting.mode = "default";
+    symbolic.setting.dynamic = "true";
+    settleRun(symbolic, ProcessEnd::TimedOut, -1, "1500");
+    EXPECT_NE(symbolic.error->message.find("Make the first compile shorter (compile with "
+                                           "dynamic=False (or auto)"),
+              std::string::npos)
+        << symbolic.error->message;
 
     cs::core::Run measuring = withEvents(
         hello + "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"measure\",\"edge\":\"begin\"}\n");
