@@ -219,6 +219,17 @@ std::string failureWords(const ErrorInfo& e, const std::string& at) {
         return e.kind == "missing_get_model" ? "the model file gives no model to run"
                                              : "the model gives no example inputs to run on";
     }
+    if (e.kind == "timeout") {
+        // Where the time ran out, as the runner's message says it.
+        std::string where;
+        if (containsText(e.message, "it was in the input sweep"))
+            where = " in the input sweep";
+        else if (containsText(e.message, "it was in the first call, which compiles"))
+            where = " while compiling the first call";
+        else if (containsText(e.message, "still importing torch"))
+            where = " while importing torch";
+        return "it ran past its time limit" + where;
+    }
     if (e.kind == "bad_arguments")
         return containsText(head, "Mode as-written")
                    ? "the model file makes no torch.compile call for as-written to keep"

@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <utility>
 
+#include "core/analysis/run_outcome.h"
+#include "core/events/event_parser.h"
 #include "tests/core/advice_reports.h"
 
 using namespace advice_test;
@@ -287,6 +291,26 @@ TEST(AdviceFailures, TheModelsOwnErrorInEverySettingIsOneFindingAtItsLine) {
     EXPECT_TRUE(hasEvidence(f[0], "eager fails the same way"));
     EXPECT_EQ(f[0].remedy,
               "It fails without torch.compile too: fix the model or its inputs (get_inputs()).");
+}
+
+// The title says where the time ran out, from the runner's own message.
+TEST(AdviceFailures, ATimeoutIsTitledByWhereTheTimeRanOut) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"sweep", "default did not finish: it ran past its time limit in the input sweep"},
+        {"compile", "default did not finish: it ran past its time limit while compiling the "
+                    "first call"},
+        {"measure", "default did not finish: it ran past its time limit"}};
+    for (const auto& [phase, title] : cases) {
+        auto run =
+            cs::core::replayStream(std::string("{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+                                               "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"") +
+                                       phase + "\",\"edge\":\"begin\"}\n",
+                                   timedRun("default", {}, {}).setting);
+        cs::core::settleRun(run, cs::core::ProcessEnd::TimedOut, -1, "240");
+        const auto f = withRule(advise(reportOf({run}), {}), "failure.run");
+        ASSERT_EQ(f.size(), 1u) << phase;
+        EXPECT_EQ(f[0].title, title);
+    }
 }
 
 TEST(AdviceFailures, DifferentFailuresAreFindingsOfTheirOwn) {
