@@ -622,8 +622,11 @@ std::string paddedGain(const SizesSeen& seen) {
 // Size 1 among a dimension's sizes (0/1 specialization), checked on torch
 // 2.15: an MLP called with batches 1, 4, 8, 1 and 16 compiled 2 graphs
 // under dynamic=True and with mark_dynamic(x, 0), 1 graph with
-// mark_unbacked(x, 0) on the first call's input (Inductor, dynamic=True,
-// auto and False alike).
+// mark_unbacked(x, 0) on the first call's input (Inductor; under
+// dynamic=True, auto and False alike); a 2-layer Qwen2 called by keyword
+// with (batch, length) 1x20, 4x20, 1x33 and 4x48 compiled 2 graphs under
+// dynamic=True, 1 with mark_unbacked on dimension 0 of input_ids and of
+// attention_mask as well.
 std::string zeroOneEvidence(const DimChange& d, const std::string& dynamicMode,
                             const Run* dynamicSibling, const RunSummary& theirs) {
     std::string text = dimName(d) + " took size 1: torch specialises sizes 0 and 1 even for a "
@@ -637,15 +640,22 @@ std::string zeroOneEvidence(const DimChange& d, const std::string& dynamicMode,
     return text;
 }
 
-std::string zeroOneRemedy(const DimChange& d) {
+std::string zeroOneRemedy(const DimChange& d, const std::vector<Companion>& with, bool otherDims) {
     const std::string where = d.tensor + ", " + std::to_string(d.dim);
+    std::vector<std::string> unbacked{"torch._dynamo.decorators.mark_unbacked(" + where + ")"};
+    for (const auto& c : with)
+        unbacked.push_back("torch._dynamo.decorators.mark_unbacked(" + c.tensor + ", " +
+                           std::to_string(c.dim) + ")");
+    // With other dimensions changing too, dynamic=True makes them symbolic.
     return "Sizes 0 and 1 stay specialised in a dynamic dimension, so "
            "torch._dynamo.mark_dynamic(" +
-           where +
-           ") and dynamic=True leave size 1 a graph of its own. For one graph, mark the dimension "
-           "unbacked on the first call's input: torch._dynamo.decorators.mark_unbacked(" +
-           where +
-           "), which drops that specialization (a branch on the size can then no longer be "
+           where + ") and dynamic=True leave size 1 of " + dimName(d) +
+           " a graph of its own. For one graph, " +
+           (otherDims ? "compile with dynamic=True and " : "") + "mark " +
+           (with.empty() ? "the dimension" : "it and the dimensions that change with it") +
+           " unbacked on the first call's " + (with.empty() ? "input" : "inputs") + ": " +
+           joinWords(unbacked) +
+           ", which drops that specialization (a branch on the size can then no longer be "
            "decided while compiling: it breaks the graph or raises). Else two graphs, one for "
            "size 1 and one for the rest, are the least: dynamic=True compiles no more.";
 }
@@ -1859,16 +1869,27 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                             : std::string());
                     f.gain = paddedGain(seen);
                 }
-                // A size of 1 (or 0) of one tensor: torch specialises it even
-                // for a dynamic dimension, so mark_dynamic and dynamic=True
-                // leave it a graph of its own; an unbacked size has none.
-                const bool sizeOne = canMark && !branches && with.empty() &&
-                                     !isKvCache(main.tensor) && fr.resumed.empty() &&
-                                     fr.following.empty() && main.what == "size" &&
-                                     (seen.dim.sizes.count(0) > 0 || seen.dim.sizes.count(1) > 0);
+                // A dimension that took size 1 (or 0): torch specialises it
+                // even when dynamic, so mark_dynamic and dynamic=True leave it
+                // a graph of its own; an unbacked size has none.
+                const DimChange* one = nullptr;
+                if (canMark && !branches && !isKvCache(main.tensor) && fr.resumed.empty() &&
+                    fr.following.empty()) {
+                    for (const auto& d : fr.dims) {
+                        std::set<int64_t> sizes = &d == &main ? seen.dim.sizes : d.sizes;
+                        if (&d != &main)
+                            sizes.merge(sizesCalled(run, d));
+                        if (d.what == "size" && (sizes.count(0) > 0 || sizes.count(1) > 0)) {
+                            one = &d;
+                            break;
+                        }
+                    }
+                }
+                const bool sizeOne = one != nullptr;
                 if (sizeOne) {
-                    f.evidence.push_back(zeroOneEvidence(main, dynamicMode, dynamic, theirs));
-                    f.remedy = zeroOneRemedy(main);
+                    const auto together = one == &main ? with : changedWith(run, fr.function, *one);
+                    f.evidence.push_back(zeroOneEvidence(*one, dynamicMode, dynamic, theirs));
+                    f.remedy = zeroOneRemedy(*one, together, changing > 1);
                     f.gain = "one compile of " + fn + " instead of " +
                              std::to_string(fr.recompiles + 1) + " with mark_unbacked";
                 }

@@ -105,7 +105,10 @@ TEST(AdviceRecompiles, SizeOneKeepsAGraphOfItsOwnUnlessUnbacked) {
         EXPECT_NE(f.remedy.find("torch._dynamo.decorators.mark_unbacked(tokens, 0)"),
                   std::string::npos)
             << f.remedy;
-        EXPECT_NE(f.remedy.find("leave size 1 a graph of its own"), std::string::npos) << f.remedy;
+        EXPECT_NE(f.remedy.find("leave size 1 of dimension 0 of tokens a graph of its own"),
+                  std::string::npos)
+            << f.remedy;
+        EXPECT_EQ(f.remedy.find("compile with dynamic=True and"), std::string::npos) << f.remedy;
         EXPECT_EQ(f.remedy.find("one graph for every size"), std::string::npos) << f.remedy;
         EXPECT_EQ(f.remedy.find("skip the first, specialised compile"), std::string::npos)
             << f.remedy;
@@ -1753,6 +1756,47 @@ TEST(AdviceRecompiles, InputsThatChangeTogetherAreMarkedTogether) {
                                   "torch._dynamo.mark_dynamic(attention_mask, 1)"),
               std::string::npos)
         << once[0].remedy;
+}
+
+// A causal LM called by keyword with a batch of 1 first, then 4, and a
+// longer prompt (a 2-layer Qwen2 over 1x20, 4x20, 1x33 and 4x48): the batch
+// dimension of both inputs keeps size 1 apart under dynamic=True, so both
+// are marked unbacked, and with the length changing too, under dynamic=True.
+TEST(AdviceRecompiles, SizeOneOfInputsThatChangeTogetherIsUnbackedInBoth) {
+    const auto lmRun = [](const std::string& dynamic) {
+        cs::core::Run run = timedRun("default", {}, {});
+        run.setting.dynamic = dynamic;
+        run.model.inputs = {"input_ids: int64[1, 20]", "attention_mask: int64[1, 20]"};
+        cs::core::Recompile batch;
+        batch.function = "Qwen2ForCausalLM.forward";
+        batch.reason = "0/0: tensor 'input_ids' size mismatch at index 0. expected 1, actual 4";
+        batch.inputShapes = "[4, 20], [4, 20]";
+        run.recompiles.push_back(batch);
+        if (dynamic == "auto") {
+            cs::core::Recompile length = batch;
+            length.reason =
+                "0/1: tensor 'input_ids' size mismatch at index 1. expected 20, actual 33";
+            length.inputShapes = "[1, 33], [1, 33]";
+            run.recompiles.push_back(length);
+        }
+        return run;
+    };
+    for (const char* dynamic : {"true", "auto"}) {
+        const auto findings = withRule(advise(reportOf({lmRun(dynamic)}), {}), "recompile.shape");
+        ASSERT_EQ(findings.size(), 1u) << dynamic;
+        const Finding& f = findings.front();
+        EXPECT_NE(f.remedy.find("unbacked on the first call's inputs: "
+                                "torch._dynamo.decorators.mark_unbacked(input_ids, 0) and "
+                                "torch._dynamo.decorators.mark_unbacked(attention_mask, 0)"),
+                  std::string::npos)
+            << f.remedy;
+        EXPECT_EQ(f.remedy.find("one graph for every size"), std::string::npos) << f.remedy;
+        const bool otherDims = std::string(dynamic) == "auto";
+        EXPECT_EQ(f.remedy.find("For one graph, compile with dynamic=True and mark it and the "
+                                "dimensions that change with it unbacked") != std::string::npos,
+                  otherDims)
+            << f.remedy;
+    }
 }
 
 TEST(AdviceRecompiles, RealStreamOfTwoPositionalInputsChangingTogether) {
