@@ -1910,7 +1910,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         (onlyAutomatic ? "; under dynamic=auto every size after the first runs "
                                          "such a graph too"
                                        : ""));
-                    if (!isKvCache(main.tensor) && !sizeOne) // a StaticCache needs neither way
+                    if (!isKvCache(main.tensor)) // a StaticCache needs neither way
                         f.remedy +=
                             " This report measured dynamic kernels slower, though (" + measured +
                             (speedup->rounds > 1
@@ -1919,10 +1919,14 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                    "a shared machine, so measure the pair again (--repeat 3) "
                                    "before relying on it") +
                             "): where that holds and most calls come in a few sizes, " +
-                            (onlyAutomatic ? padText(seen.dim, with, seen.complete) +
-                                                 " and compile with dynamic=False instead: "
-                                                 "specialised kernels, one compile per size."
-                                           : std::string("(3) keeps the faster kernels."));
+                            (sizeOne ? std::string("an unbacked size runs such kernels too, and "
+                                                   "padding to a few fixed sizes with "
+                                                   "dynamic=False keeps specialised ones, one "
+                                                   "compile per size.")
+                             : onlyAutomatic ? padText(seen.dim, with, seen.complete) +
+                                                   " and compile with dynamic=False instead: "
+                                                   "specialised kernels, one compile per size."
+                                             : std::string("(3) keeps the faster kernels."));
                 }
                 f.confidence = 0.9;
                 if (onlyAutomatic && !builder.empty() && changing == 1 && !isKvCache(main.tensor) &&

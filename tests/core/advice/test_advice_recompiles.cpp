@@ -112,6 +112,7 @@ TEST(AdviceRecompiles, SizeOneKeepsAGraphOfItsOwnUnlessUnbacked) {
         EXPECT_EQ(f.remedy.find("one graph for every size"), std::string::npos) << f.remedy;
         EXPECT_EQ(f.remedy.find("skip the first, specialised compile"), std::string::npos)
             << f.remedy;
+        EXPECT_EQ(f.remedy.find("(3)"), std::string::npos) << "no choice (3) to refer to";
         EXPECT_EQ(f.gain, "one compile of forward instead of 2 with mark_unbacked");
     }
     const auto byLabel = [&](const std::string& label) {
