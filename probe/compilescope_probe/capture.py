@@ -374,7 +374,8 @@ class Capture:
         self._frames: dict[str, tuple[Any, Any, Any]] = {}  # torch's frame id -> code
         # compile id -> the function a decorator's wrapper compiled there calls
         self._wrapped: dict[str, WrappedTarget] = {}
-        self._wrapped_of_closure: dict[tuple, WrappedTarget | None] = {}
+        # (code, cell ids) -> (the cells, kept so that their ids stay theirs; target)
+        self._wrapped_of_closure: dict[tuple, tuple[tuple, WrappedTarget | None]] = {}
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
         self.module_paths: dict[int, str] = {}  # the user's model: id(module) -> path
@@ -676,7 +677,7 @@ class Capture:
             return None
         key = (code, *(id(cell) for cell in closure))
         if key in self._wrapped_of_closure:
-            return self._wrapped_of_closure[key]
+            return self._wrapped_of_closure[key][1]
         target = None
         try:
             target = wrapped_target(code, tuple(closure))
@@ -687,7 +688,7 @@ class Capture:
         # a library frame as the library's.
         if target is not None and self.classifier.is_user(target.file):
             target = None
-        self._wrapped_of_closure[key] = target
+        self._wrapped_of_closure[key] = (tuple(closure), target)
         return target
 
     def _user_names(
