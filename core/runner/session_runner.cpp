@@ -420,9 +420,9 @@ std::string compilingNow(const Run& run) {
     return ", compiling (" + run.compileStage + ")";
 }
 
-// "input sweep 3/5: inputs (2, 3, 112, 112), 2 recompiles so far": each new
-// size can recompile, and a silent "input sweep" for ten minutes (Swin, each
-// size a fresh CPU compile) looked hung.
+// "input sweep 3/5: inputs [2, 3, 112, 112], 2 recompiles so far": each new
+// size can recompile, and a bare "input sweep" for twelve minutes (swin_t's
+// second size compiling with symbolic shapes) looked hung.
 std::string sweepProgress(const Run& run) {
     std::string text = "input sweep";
     if (const std::string item = lastSweepItem(run); !item.empty())
@@ -483,7 +483,8 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
                                : "compiling (first call: " + run.compileStage + ")";
         if (elapsedMs > kLongCompileMs)
             // Not dynamic=True: symbolic shapes make a first compile longer
-            // (torchvision's swin_t on CPU: 55 s static, over 11 min dynamic).
+            // (torchvision's swin_t on CPU: 55 s static, unfinished after 25
+            // minutes under dynamic=True).
             text += " — a long compile: try smaller inputs, --backend aot_eager (finds breaks "
                     "without codegen), or a longer --timeout";
         return text;
