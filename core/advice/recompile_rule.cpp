@@ -1891,7 +1891,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back(zeroOneEvidence(*one, dynamicMode, dynamic, theirs));
                     f.remedy = zeroOneRemedy(*one, together, changing > 1);
                     f.gain = "one compile of " + fn + " instead of " +
-                             std::to_string(fr.recompiles + 1) + " with mark_unbacked";
+                             std::to_string(fr.recompiles + 1) + " with " +
+                             (changing > 1 ? "dynamic=True and " : "") + "mark_unbacked";
                 }
                 // Symbolic sizes can make slower kernels; padding keeps the
                 // specialised ones. Two probes can differ by more than their
