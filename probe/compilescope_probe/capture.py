@@ -314,26 +314,6 @@ def wrapped_target(code: Any, closure: tuple) -> WrappedTarget | None:
     return None
 
 
-def _as_wrapped_entry(entry: dict, target: WrappedTarget, user_names: Callable) -> dict:
-    """A recompile of a decorator's wrapper, told as the function it wraps."""
-    out = dict(entry)
-    out["wrapper_frame"] = {
-        "function": entry.get("function"),
-        "file": entry.get("file"),
-        "line": entry.get("line"),
-    }
-    out.update(function=target.function, file=target.file, line=target.line)
-    reason = entry.get("reason")
-    if isinstance(reason, str):
-        named = user_names(reason, _ARGS_RE, target.args_names)
-        if named != reason:
-            out["raw_reason"] = reason
-            out["reason"] = named
-    if isinstance(entry.get("reasons"), list):
-        out["reasons"] = [user_names(str(r), _ARGS_RE, target.args_names) for r in entry["reasons"]]
-    return out
-
-
 class Capture:
     def __init__(
         self,
@@ -708,27 +688,47 @@ class Capture:
         """A recompile (or limit) of a library wrapper, told as the model's
         forward and its parameter names; the raw names stay in library_frame
         and raw_reason. The probe's own keyword wrapper is told the same way,
-        without a library_frame: it is not the user's program."""
+        without a library_frame: it is not the user's program. A decorator's
+        wrapper around a library function is told as that function, the
+        wrapper in wrapper_frame."""
         wrapper = self.root is not None and self._is_wrapper(entry.get("file"))
-        if not wrapper and not self._library_entry(entry.get("file"), compile_id):
-            target = self._wrapped.get(compile_id or "")
-            return entry if target is None else _as_wrapped_entry(entry, target, self._user_names)
-        function, file, line = self.root  # type: ignore[misc]
+        if wrapper:
+            return self._renamed(entry, None, self.root, _VALUES_RE)  # type: ignore[arg-type]
+        if self._library_entry(entry.get("file"), compile_id):
+            return self._renamed(entry, "library_frame", self.root, _ARGS_RE)  # type: ignore[arg-type]
+        target = self._wrapped.get(compile_id or "")
+        if target is None:
+            return entry
+        place = (target.function, target.file, target.line)
+        return self._renamed(entry, "wrapper_frame", place, _ARGS_RE, target.args_names)
+
+    def _renamed(
+        self,
+        entry: dict,
+        frame_key: str | None,
+        place: tuple[str, str, int],
+        positions: re.Pattern,
+        names: list[str] | None = None,
+    ) -> dict:
+        """The entry at `place`, its reasons in `names` (the forward's by
+        default); the frame torch compiled under `frame_key`, and the reason
+        as torch wrote it in raw_reason."""
         out = dict(entry)
-        if not wrapper:
-            out["library_frame"] = {
+        if frame_key is not None:
+            out[frame_key] = {
                 "function": entry.get("function"),
                 "file": entry.get("file"),
                 "line": entry.get("line"),
             }
-        out.update(function=function, file=file, line=line)
-        positions = _VALUES_RE if wrapper else _ARGS_RE
+        out.update(function=place[0], file=place[1], line=place[2])
         reason = entry.get("reason")
-        if isinstance(reason, str) and self._user_names(reason, positions) != reason:
-            out["raw_reason"] = reason
-            out["reason"] = self._user_names(reason, positions)
+        if isinstance(reason, str):
+            named = self._user_names(reason, positions, names)
+            if named != reason:
+                out["raw_reason"] = reason
+                out["reason"] = named
         if isinstance(entry.get("reasons"), list):
-            out["reasons"] = [self._user_names(str(r), positions) for r in entry["reasons"]]
+            out["reasons"] = [self._user_names(str(r), positions, names) for r in entry["reasons"]]
         return out
 
     def _take_artifact(self, compile_id: str | None) -> dict | None:
