@@ -113,6 +113,7 @@ class Probe:
     # -- set-up ----------------------------------------------------------------
     def setup_cache(self) -> None:
         # Before `import torch`: Inductor and Triton read these at import.
+        _confine_temp_files(os.environ.get("COMPILESCOPE_CACHE_ROOT"))
         if self.s.cache_dir:
             self.cache_dir = os.path.abspath(os.path.expanduser(self.s.cache_dir))
             os.makedirs(self.cache_dir, exist_ok=True)
@@ -472,7 +473,9 @@ class Probe:
         self.classifier.add_library_root(os.path.dirname(torch.__file__))
         # Inductor's generated wrappers are torch's code, not the user's, though
         # they live in a temporary folder (the profile window's eager lines).
-        for root in (self.cache_dir, _inductor_cache_dir()):
+        inductor_dir = _inductor_cache_dir()
+        # torch's own folder may be reached through the scratch folder's link
+        for root in (self.cache_dir, inductor_dir, inductor_dir and os.path.realpath(inductor_dir)):
             if root:
                 self.classifier.add_library_root(root)
         self.device = self.resolve_device()
@@ -1253,6 +1256,44 @@ class Probe:
                     e.message = f"sweep input {i + 1} ({shapes_text(item)}): {e.message}"
                     self.error(e)
                     return
+
+
+def _torch_user_folder_name() -> str:
+    """torch's name for its per-user folder of the temporary directory
+    (`default_cache_dir` in torch/_inductor/runtime/cache_dir_utils.py)."""
+    import getpass
+    import re
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, ModuleNotFoundError, OSError):
+        user = f"uid_{os.getuid()}"
+    return "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user)
+
+
+def _confine_temp_files(root: str | None) -> None:
+    """Sends the temporary files of this probe and of its compiler workers into
+    `root`, the scratch folder the runner removes however the probe ends: torch
+    makes folders there (`tempfile.TemporaryDirectory` while it preprocesses
+    its C++ header) that a SIGKILL would leave in the system's temp directory.
+    torch's per-user folder there stays shared through a link, for it holds
+    caches meant to outlive a run: the precompiled header, and the Inductor
+    cache of --warm-cache."""
+    if not root or not os.path.isdir(root):
+        return
+    name = _torch_user_folder_name()
+    shared = os.path.join(tempfile.gettempdir(), name)
+    confined = os.path.join(root, "tmp")
+    link = os.path.join(confined, name)
+    try:
+        os.makedirs(shared, exist_ok=True)
+        os.makedirs(confined, exist_ok=True)
+        if not os.path.islink(link):
+            os.symlink(shared, link, target_is_directory=True)
+    except OSError:
+        return  # no link here: torch's folders stay where they were
+    os.environ["TMPDIR"] = confined  # the compiler workers read it
+    tempfile.tempdir = confined
 
 
 def _inductor_cache_dir() -> str | None:

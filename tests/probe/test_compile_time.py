@@ -207,10 +207,18 @@ def test_a_header_build_is_its_own_phase_taken_out_of_inductor():
 def test_only_the_first_compile_on_a_machine_builds_the_header(tmp_path):
     """torch keeps its precompiled header in gettempdir()/torchinductor_USER
     whatever cache folder a run gets: a private TMPDIR stands for a fresh
-    machine, and its second run finds the header there."""
-    env = {"TMPDIR": str(tmp_path)}
-    args = ("--mode", "default", "--warmup", "1", "--iters", "2", "--profile-calls", "0")
-    runs = [run_probe(gallery("mlp"), *args, env=env) for _ in range(2)]
+    machine, and its second run finds the header there, though each run sends
+    its own temporary files into its own scratch folder, as under the app."""
+    system_tmp = tmp_path / "tmp"
+    system_tmp.mkdir()
+    runs = []
+    for i in range(2):
+        scratch = tmp_path / f"scratch{i}"
+        scratch.mkdir()
+        env = {"TMPDIR": str(system_tmp), "COMPILESCOPE_CACHE_ROOT": str(scratch)}
+        args = ("--mode", "default", "--warmup", "1", "--iters", "2", "--profile-calls", "0")
+        runs.append(run_probe(gallery("mlp"), *args, env=env))
+    tmp_path = system_tmp
     for run in runs:
         assert run.events[-1]["status"] == "ok", run.describe()
     first, second = (
