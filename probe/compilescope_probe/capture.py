@@ -338,6 +338,10 @@ class Capture:
         self.root_compiled = True
         # The forward's positional parameters: a wrapper's args[0] is input_ids.
         self.input_names = input_names or []
+        # The named positionals of the library wrapper torch compiles around
+        # the forward, before its *args: 1 for wrapper(self, *args), 0 for
+        # wrapped_func(*args), whose args[0] is self.
+        self.library_wrapper_positionals = 1
         self.classifier = classifier
         self.registry = _Registry()
         self.graph_count = 0
@@ -528,7 +532,7 @@ class Capture:
         index = self.graph_count
         self.graph_count += 1
         reason = getattr(gm, "compile_subgraph_reason", None)
-        function = file = None
+        function = file = code = None
         line = 0
         tx = None
         try:
@@ -552,6 +556,8 @@ class Capture:
         elif self._library_entry(file, compile_id):
             graph_extra["library_frame"] = {"function": function, "file": file, "line": line}
             function, file, line = self.root
+            if code is not None:
+                self.library_wrapper_positionals = code.co_argcount
         elif (target := self._wrapped_target(tx)) is not None:
             # A library decorator's wrapper (transformers' @deprecate_kwarg on
             # hundreds of functions): told as the library function it wraps.
@@ -695,7 +701,8 @@ class Capture:
         if wrapper:
             return self._renamed(entry, None, self.root, _VALUES_RE)  # type: ignore[arg-type]
         if self._library_entry(entry.get("file"), compile_id):
-            return self._renamed(entry, "library_frame", self.root, _ARGS_RE)  # type: ignore[arg-type]
+            names = ["self", *self.input_names][self.library_wrapper_positionals :]
+            return self._renamed(entry, "library_frame", self.root, _ARGS_RE, names)  # type: ignore[arg-type]
         target = self._wrapped.get(compile_id or "")
         if target is None:
             return entry

@@ -169,6 +169,19 @@ def test_library_wrapper_is_named_as_the_models_forward():
     assert all(g["library_frame"]["function"] == "wrapper" for g in graphs)
 
 
+def test_a_library_wrapper_taking_self_in_its_args_names_the_forwards_inputs():
+    # transformers' @deprecate_kwarg on BloomForCausalLM.forward: wrapped_func(*args,
+    # **kwargs) guards on args[1], which is input_ids, not the forward's second
+    # parameter (cache).
+    _, run, recompiles = _static_sweep("wrapped_forward_all_args")
+    assert len(recompiles) == 2, run.describe()
+    for rc in recompiles:
+        assert rc["function"] == "TinyLM.forward"
+        assert rc["library_frame"]["function"] == "wrapped_func"
+        assert "tensor 'input_ids' size mismatch at index 1" in rc["reason"], rc["reason"]
+        assert "args[1]" in rc["raw_reason"], rc["raw_reason"]
+
+
 def test_a_library_function_under_a_decorators_wrapper_is_named_by_itself():
     # fakelib's stand-in for transformers' @deprecate_kwarg, called from a
     # loop that breaks the graph: torch compiles the wrapper (wrapped_func,
