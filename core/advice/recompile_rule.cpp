@@ -627,11 +627,22 @@ std::string paddedGain(const SizesSeen& seen) {
 // with (batch, length) 1x20, 4x20, 1x33 and 4x48 compiled 2 graphs under
 // dynamic=True, 1 with mark_unbacked on dimension 0 of input_ids and of
 // attention_mask as well.
-std::string zeroOneEvidence(const DimChange& d, const std::string& dynamicMode,
-                            const Run* dynamicSibling, const RunSummary& theirs) {
-    std::string text = dimName(d) + " took size 1: torch specialises sizes 0 and 1 even for a "
-                                    "dynamic dimension (0/1 specialization), so size 1 compiles a "
-                                    "graph apart from the other sizes";
+// "size 0", "size 1" or "sizes 0 and 1": those among the dimension's sizes.
+std::string zeroOneSizes(const std::set<int64_t>& sizes) {
+    const bool zero = sizes.count(0) > 0;
+    const bool one = sizes.count(1) > 0;
+    return zero && one ? "sizes 0 and 1" : zero ? "size 0" : "size 1";
+}
+
+std::string zeroOneEvidence(const DimChange& d, const std::string& special,
+                            const std::string& dynamicMode, const Run* dynamicSibling,
+                            const RunSummary& theirs) {
+    std::string text = dimName(d) + " took " + special +
+                       ": torch specialises sizes 0 and 1 even for a dynamic dimension (0/1 "
+                       "specialization), so " +
+                       special +
+                       (special.starts_with("sizes") ? " compile graphs" : " compiles a graph") +
+                       " apart from the other sizes";
     if (dynamicMode == "true")
         text += ", as here under dynamic=True";
     else if (dynamicSibling && theirs.recompiles > 0)
@@ -640,7 +651,8 @@ std::string zeroOneEvidence(const DimChange& d, const std::string& dynamicMode,
     return text;
 }
 
-std::string zeroOneRemedy(const DimChange& d, const std::vector<Companion>& with, bool otherDims) {
+std::string zeroOneRemedy(const DimChange& d, const std::string& special,
+                          const std::vector<Companion>& with, bool otherDims) {
     const std::string where = d.tensor + ", " + std::to_string(d.dim);
     std::vector<std::string> unbacked{"torch._dynamo.decorators.mark_unbacked(" + where + ")"};
     for (const auto& c : with)
@@ -649,15 +661,16 @@ std::string zeroOneRemedy(const DimChange& d, const std::vector<Companion>& with
     // With other dimensions changing too, dynamic=True makes them symbolic.
     return "Sizes 0 and 1 stay specialised in a dynamic dimension, so "
            "torch._dynamo.mark_dynamic(" +
-           where + ") and dynamic=True leave size 1 of " + dimName(d) +
-           " a graph of its own. For one graph, " +
-           (otherDims ? "compile with dynamic=True and " : "") + "mark " +
+           where + ") and dynamic=True leave " + special + " of " + dimName(d) +
+           (special.starts_with("sizes") ? " graphs of their own" : " a graph of its own") +
+           ". For one graph, " + (otherDims ? "compile with dynamic=True and " : "") + "mark " +
            (with.empty() ? "the dimension" : "it and the dimensions that change with it") +
            " unbacked on the first call's " + (with.empty() ? "input" : "inputs") + ": " +
            joinWords(unbacked) +
            ", which drops that specialization (a branch on the size can then no longer be "
-           "decided while compiling: it breaks the graph or raises). Else two graphs, one for "
-           "size 1 and one for the rest, are the least: dynamic=True compiles no more.";
+           "decided while compiling: it breaks the graph or raises). Else a graph for " +
+           (special.starts_with("sizes") ? "each of " : "") + special +
+           " and one for the rest are the least: dynamic=True compiles no more.";
 }
 
 std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete) {
@@ -1873,6 +1886,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 // even when dynamic, so mark_dynamic and dynamic=True leave it
                 // a graph of its own; an unbacked size has none.
                 const DimChange* one = nullptr;
+                std::string special;
                 if (canMark && !branches && !isKvCache(main.tensor) && fr.resumed.empty() &&
                     fr.following.empty()) {
                     for (const auto& d : fr.dims) {
@@ -1881,6 +1895,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                             sizes.merge(sizesCalled(run, d));
                         if (d.what == "size" && (sizes.count(0) > 0 || sizes.count(1) > 0)) {
                             one = &d;
+                            special = zeroOneSizes(sizes);
                             break;
                         }
                     }
@@ -1888,8 +1903,9 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const bool sizeOne = one != nullptr;
                 if (sizeOne) {
                     const auto together = one == &main ? with : changedWith(run, fr.function, *one);
-                    f.evidence.push_back(zeroOneEvidence(*one, dynamicMode, dynamic, theirs));
-                    f.remedy = zeroOneRemedy(*one, together, changing > 1);
+                    f.evidence.push_back(
+                        zeroOneEvidence(*one, special, dynamicMode, dynamic, theirs));
+                    f.remedy = zeroOneRemedy(*one, special, together, changing > 1);
                     f.gain = "one compile of " + fn + " instead of " +
                              std::to_string(fr.recompiles + 1) + " with " +
                              (changing > 1 ? "dynamic=True and " : "") + "mark_unbacked";

@@ -125,6 +125,26 @@ TEST(AdviceRecompiles, SizeOneKeepsAGraphOfItsOwnUnlessUnbacked) {
                         "apart from the other sizes, as here under dynamic=True"));
     EXPECT_TRUE(hasLine(byLabel("default").evidence, "as default dyn (dynamic=True) did here"));
 
+    // Size 0 is told as such, and with size 1 as both.
+    for (const auto& [first, told] : {std::pair{"[0, 4]", "size 0"}, {"[1, 4]", "sizes 0 and 1"}}) {
+        auto empty = dyn;
+        empty.logs.clear();
+        for (const char* shapes : {first, "[4, 4]", "[0, 4]", "[16, 4]"})
+            empty.logs.push_back({0, "info", "sweep …", "sweep_inputs", shapes});
+        empty.model.inputs = {std::string("tokens: int64") + first};
+        for (auto& r : empty.recompiles)
+            r.reason = std::string("0/0: tensor 'tokens' size mismatch at index 0. expected ") +
+                       first[1] + ", actual 4";
+        const auto found = withRule(advise(reportOf({empty}), {}), "recompile.shape");
+        ASSERT_EQ(found.size(), 1u);
+        EXPECT_TRUE(hasLine(found.front().evidence,
+                            std::string("dimension 0 of tokens took ") + told + ": torch"))
+            << found.front().evidence.front();
+        EXPECT_NE(found.front().remedy.find(std::string("leave ") + told + " of dimension 0"),
+                  std::string::npos)
+            << found.front().remedy;
+    }
+
     // Without a size of 1 the choices stand.
     auto wide = sweptRun("true", {{2, 4}});
     wide.model.inputs = dyn.model.inputs;
