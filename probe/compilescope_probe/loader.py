@@ -524,6 +524,38 @@ def load(
     return load_py(path, classifier, batch_size)
 
 
+# Modules that compute differently in training mode, by their base classes.
+_MODE_DEPENDENT = (
+    ("torch.nn.modules.dropout", "_DropoutNd"),
+    ("torch.nn.modules.batchnorm", "_NormBase"),  # batch and instance norm
+)
+# Kinds named in the warning.
+MAX_MODE_KINDS = 4
+
+
+def mode_dependent_kinds(model: Any) -> list[str]:
+    """The class names of `model`'s modules in training mode that act
+    otherwise in eval mode (Dropout, BatchNorm2d...), first seen first; none
+    where the model is not an nn.Module or is in eval mode."""
+    import importlib
+
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        return []
+    bases = []
+    for module_name, class_name in _MODE_DEPENDENT:
+        base = getattr(importlib.import_module(module_name), class_name, None)
+        if base is not None:
+            bases.append(base)
+    kinds: list[str] = []
+    for module in model.modules():
+        name = type(module).__name__
+        if module.training and isinstance(module, tuple(bases)) and name not in kinds:
+            kinds.append(name)
+    return kinds
+
+
 def move_to(value: Any, device: Any) -> Any:
     import torch
 

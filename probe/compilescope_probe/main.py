@@ -492,6 +492,7 @@ class Probe:
             try:
                 if isinstance(model, torch.nn.Module) and not s.model.endswith(".pt2"):
                     model = model.to(self.device)
+                    self.warn_training_mode(model)
                     model.eval()  # inference: dropout off, batch norm uses running stats
                 inputs = loader.move_to(loaded.inputs, self.device)
                 sweep = (
@@ -753,6 +754,25 @@ class Probe:
             self.torch.compiler.set_stance("force_eager")
         except Exception as e:
             fallbacks.missing('torch.compiler.set_stance("force_eager")', e)
+
+    def warn_training_mode(self, model: Any) -> None:
+        """A model get_model() left in training mode is measured in eval mode;
+        a program that runs it so for inference gets other outputs."""
+        from .loader import MAX_MODE_KINDS, mode_dependent_kinds
+
+        kinds = mode_dependent_kinds(model)
+        if not kinds:
+            return
+        named = ", ".join(kinds[:MAX_MODE_KINDS]) + (", ..." if len(kinds) > MAX_MODE_KINDS else "")
+        self.log(
+            "warning",
+            f"get_model() returned the model in training mode, where its {named} act otherwise: "
+            "compilescope measures it in eval mode, as inference runs (dropout off, batch norm "
+            "on its running statistics). If your program runs it for inference, call "
+            "model.eval() there too, or its outputs change from call to call.",
+            "training_mode",
+            ", ".join(kinds),
+        )
 
     def make_timer(self) -> Any:
         from .harness import CpuTimer, CudaTimer
