@@ -536,6 +536,20 @@ bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis) {
     return diagnosis.cause != BreakCause::CompilerDisabled && !libraryPackage(b).empty();
 }
 
+bool isTheRunsFailure(const Run& run, const GraphBreak& b) {
+    if (!run.error || b.frames.empty() || b.rootType() != "Observed exception")
+        return false;
+    static const std::regex frame(R"re(File "([^"\n]+)", line (\d+))re");
+    const SourceFrame& raised = b.frames.back();
+    bool onPath = false;
+    forEachRegexLine(run.error->traceback, [&](const std::string& text) {
+        std::smatch m;
+        if (!onPath && std::regex_search(text, m, frame))
+            onPath = m[1].str() == raised.file && lineNumber(m[2].str()) == raised.line;
+    });
+    return onPath;
+}
+
 Finding breakFinding(const std::vector<Run>& runs, int run, int graphBreak, const std::string& file,
                      int line, const std::string& code) {
     const Run& r = runs[static_cast<size_t>(run)];

@@ -85,16 +85,24 @@ std::string libraryPackage(const GraphBreak& b);
 // not one the user asked for with torch.compiler.disable.
 bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis);
 
+// Whether the break is the exception the run failed with, as Dynamo met it
+// on its way out of each compiled frame ("Observed exception" at a line of
+// the failure's traceback): the failure, not a break to fix.
+bool isTheRunsFailure(const Run& run, const GraphBreak& b);
+
 // Calls visit(run, index into run.graphBreaks, break) for every break the
 // break rules weigh: a run that failed on fullgraph=True is left out (the
-// failure rule reports its break, as the reason the setting failed).
+// failure rule reports its break, as the reason the setting failed), and so
+// are the breaks that are a failed run's exception.
 template <typename Visit> void forEachAdvisedBreak(const std::vector<Run>& runs, Visit visit) {
     for (size_t r = 0; r < runs.size(); ++r) {
         const Run& run = runs[r];
         if (run.error && run.error->kind == "fullgraph_break")
             continue;
-        for (size_t b = 0; b < run.graphBreaks.size(); ++b)
-            visit(static_cast<int>(r), static_cast<int>(b), run.graphBreaks[b]);
+        for (size_t b = 0; b < run.graphBreaks.size(); ++b) {
+            if (!isTheRunsFailure(run, run.graphBreaks[b]))
+                visit(static_cast<int>(r), static_cast<int>(b), run.graphBreaks[b]);
+        }
     }
 }
 

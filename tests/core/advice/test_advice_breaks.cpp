@@ -969,3 +969,54 @@ TEST(AdviceBreaks, APrintInAForwardHookIsToldAsTheHookOfItsModule) {
         << line[0].remedy;
     EXPECT_EQ(line[0].remedy.find("lets Dynamo compile"), std::string::npos) << line[0].remedy;
 }
+
+// torchvision's RAFT given images too small raises in build_pyramid; Dynamo
+// records an "Observed exception" break as the exception leaves each compiled
+// frame (3 on torch 2.15). They are the failure, which failure.run reports,
+// not breaks to fix; a break elsewhere in the run still is.
+TEST(AdviceBreaks, TheExceptionAFailedRunRaisedIsNotABreakToFix) {
+    const std::string raft = "/venv/site-packages/torchvision/models/optical_flow/raft.py";
+    const std::string observed =
+        "Observed exception\n  Explanation: Dynamo found no exception handler at the top-level "
+        "compiled function when encountering an exception.";
+    cs::core::Run run = timedRun("default", {}, {});
+    run.status = RunStatus::Failed;
+    run.error = ErrorInfo("model_raised", "The model raised ValueError: Feature maps are too small",
+                          "Traceback (most recent call last):\n"
+                          "  File \"/m/flow.py\", line 11, in forward\n"
+                          "    return self.raft(a, b, num_flow_updates=4)[-1]\n"
+                          "  File \"" +
+                              raft +
+                              "\", line 497, in forward\n"
+                              "    self.corr_block.build_pyramid(fmap1, fmap2)\n"
+                              "  File \"" +
+                              raft +
+                              "\", line 378, in build_pyramid\n"
+                              "    raise ValueError(\n"
+                              "ValueError: Feature maps are too small\n");
+    for (int depth = 0; depth < 3; ++depth) {
+        GraphBreak gb = makeBreak("Observed exception", observed, raft, 378, "raise ValueError(",
+                                  -1, depth == 2 ? -1 : 0);
+        gb.frames.front().user = false;
+        gb.frames.front().function = "build_pyramid";
+        gb.userFrame = -1;
+        run.graphBreaks.push_back(gb);
+    }
+    run.graphBreaks.push_back(makeBreak("Dynamic shape operator",
+                                        "Dynamic shape operator\n  Explanation: Operator "
+                                        "`aten.nonzero.default`'s output shape depends on input "
+                                        "data.",
+                                        "/m/flow.py", 9, "idx = y.nonzero()"));
+
+    const auto findings = advise(reportOf({run}));
+    EXPECT_TRUE(withRule(findings, "graph_break.library").empty());
+    const auto own = withRule(findings, "graph_break.dynamic_output");
+    ASSERT_EQ(own.size(), 1U);
+    EXPECT_EQ(own.front().line, 9);
+
+    // Raised by code the run got past (a caller caught it): a break like any.
+    cs::core::Run caught = run;
+    caught.status = RunStatus::Ok;
+    caught.error.reset();
+    EXPECT_EQ(withRule(advise(reportOf({caught})), "graph_break.library").size(), 1U);
+}
