@@ -96,6 +96,8 @@ struct FunctionRecompiles {
     int stateRecompiles = 0;                  // its recompiles on those
     // Its recompiles on guards computed from a symbolic size, one per recompile.
     std::vector<DerivedSizeGuardFailure> derived;
+    // Its recompiles on two dimensions duck sizing gave one symbol, one each.
+    std::vector<DuckSizeGuardFailure> ducks;
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -671,6 +673,55 @@ std::string zeroOneRemedy(const DimChange& d, const std::string& special,
            "decided while compiling: it breaks the graph or raises). Else a graph for " +
            (special.starts_with("sizes") ? "each of " : "") + special +
            " and one for the rest are the least: dynamic=True compiles no more.";
+}
+
+// Recompiles on an equality duck sizing added: two dimensions of one size in
+// the first compile shared a symbol. Checked on torch 2.15 under
+// dynamic=True: a convolution net over 64x64, 64x96, 96x64, 128x128 and
+// 80x120 images compiled 3 graphs, 2 with use_duck_shape = False and 2 with
+// both dimensions marked dynamic (the other graph, its convolution's size
+// guard); SegFormer over 64x64, 64x96, 96x64 and 128x128: 4 graphs, 3 without
+// duck sizing.
+Finding duckSizeFinding(const FunctionRecompiles& fr, const std::string& fnWhere,
+                        const std::string& inRun, const std::string& dynamicMode) {
+    const DuckSizeGuardFailure& d = fr.ducks.front();
+    const bool oneTensor = d.tensor == d.otherTensor;
+    const int low = std::min(d.dim, d.otherDim);
+    const int high = std::max(d.dim, d.otherDim);
+    const std::string dims = oneTensor ? "dimensions " + std::to_string(low) + " and " +
+                                             std::to_string(high) + " of " + d.tensor
+                                       : "dimension " + std::to_string(d.dim) + " of " + d.tensor +
+                                             " and dimension " + std::to_string(d.otherDim) +
+                                             " of " + d.otherTensor;
+    const int count = static_cast<int>(fr.ducks.size());
+    Finding f;
+    f.rule = "recompile.shape";
+    f.severity = Severity::Warning;
+    f.title = fnWhere + " recompiled " + plural(count, "time", "times") + " because " + dims +
+              ", one size in the first compile, differed";
+    f.evidence.push_back(plural(count, "recompile", "recompiles") + " of " +
+                         functionLabel(fr.function) + " in " + inRun);
+    f.evidence.push_back(
+        "the first compile saw " + dims +
+        (d.size >= 0 ? " both of size " + std::to_string(d.size) : std::string(" of one size")) +
+        ", so torch gave them one symbol (duck sizing) and guarded on their equality, `" +
+        d.expression + "`: a call where they differ failed the guard and compiled again");
+    if (dynamicMode == "true")
+        f.evidence.push_back("compiled with dynamic=True: both were symbolic from the first "
+                             "compile, and still one symbol");
+    const auto mark = [](const std::string& tensor, int dim) {
+        return "torch._dynamo.mark_dynamic(" + tensor + ", " + std::to_string(dim) + ")";
+    };
+    f.remedy = "Before compiling, set torch.fx.experimental._config.use_duck_shape = False: "
+               "dimensions of one size then get a symbol each, and one graph serves both equal "
+               "and unequal sizes. Or mark both dynamic on the first call's input (" +
+               (oneTensor ? mark(d.tensor, low) + " and " + mark(d.tensor, high)
+                          : mark(d.tensor, d.dim) + " and " + mark(d.otherTensor, d.otherDim)) +
+               "), which torch does not duck-size, or make the first call's sizes differ.";
+    f.gain = plural(count, "compile", "compiles") + " of " + functionLabel(fr.function) +
+             " fewer (" + (count == 1 ? "its recompile" : "its recompiles") + " on this equality)";
+    f.confidence = 0.85;
+    return f;
 }
 
 std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete) {
@@ -1645,6 +1696,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                             std::find(k->values.begin(), k->values.end(), value) == k->values.end())
                             k->values.push_back(value);
                     }
+                } else if (auto duck = parseDuckSizeGuard(rc.reason); duck && !rc.limitHit) {
+                    fr.ducks.push_back(std::move(*duck));
                 } else if (auto derived = parseDerivedSizeGuard(rc.reason);
                            derived && !rc.limitHit) {
                     fr.derived.push_back(std::move(*derived));
@@ -1986,6 +2039,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.remedy = derivedSizeRemedy(seen, {}, "");
                 f.gain = paddedGain(seen);
                 f.confidence = 0.8;
+                out.push_back(std::move(f));
+            }
+            if (fr.dims.empty() && !fr.ducks.empty()) {
+                Finding f = duckSizeFinding(fr, fn + where, label + tabNote, dynamicMode);
+                locate(f);
                 out.push_back(std::move(f));
             }
             if (fr.dims.empty() && !fr.values.empty() && fr.recompiles > 0) {

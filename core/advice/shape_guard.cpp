@@ -23,6 +23,8 @@ namespace {
 // what it guards: "self.calls", "L['scale']", a module global "G['STEP']", a
 // submodule's "self._modules['drop'].training".
 constexpr const char* kGuardPrefix = R"(^(?:\[?\d+/\d+\]?: )?)";
+// torch's comment on a duck-sizing guard (torch 2.15's words).
+constexpr const char* kDuckSizing = "duck sizing added this equality";
 constexpr const char* kGuardedName =
     R"((?:[A-Za-z_]\w*|[LG]\['[^'\n]+'\])(?:\.\w+|\[(?:'[^'\n]*'|\d+)\])*)";
 
@@ -373,11 +375,43 @@ NamedInputs parseModelInputs(const std::vector<std::string>& inputs) {
     return out;
 }
 
+std::optional<DuckSizeGuardFailure> parseDuckSizeGuard(const std::string& reason) {
+    const std::string line = firstLine(regexInput(reason));
+    if (line.find(kDuckSizing) == std::string::npos)
+        return std::nullopt;
+    static const std::regex prefix(kGuardPrefix);
+    std::smatch p;
+    const std::string body =
+        std::regex_search(line, p, prefix) ? line.substr(static_cast<size_t>(p.length(0))) : line;
+    std::string expression = body.substr(0, body.find('#'));
+    expression.erase(expression.find_last_not_of(' ') + 1);
+    static const std::regex equality(
+        R"(^(?:L\['(\w+)'\]|([A-Za-z_][\w.\[\]']*))\.size\(\)\[(\d+)\] == )"
+        R"((?:L\['(\w+)'\]|([A-Za-z_][\w.\[\]']*))\.size\(\)\[(\d+)\]$)");
+    std::smatch m;
+    if (!std::regex_match(expression, m, equality))
+        return std::nullopt;
+    DuckSizeGuardFailure out;
+    out.tensor = m[1].matched ? m[1].str() : m[2].str();
+    out.dim = static_cast<int>(number(m[3].str(), std::numeric_limits<int>::max()).value_or(-1));
+    out.otherTensor = m[4].matched ? m[4].str() : m[5].str();
+    out.otherDim =
+        static_cast<int>(number(m[6].str(), std::numeric_limits<int>::max()).value_or(-1));
+    if (out.dim < 0 || out.otherDim < 0)
+        return std::nullopt;
+    static const std::regex size(R"(had the same size (\d+))");
+    if (std::regex_search(line, m, size))
+        out.size = number(m[1].str(), std::numeric_limits<int64_t>::max()).value_or(-1);
+    out.expression = expression;
+    return out;
+}
+
 std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& reason) {
     const std::string line = firstLine(regexInput(reason));
     // "2 <= x.size()[1]  # ... due to 0/1 specialization in the framework":
     // torch's own, not a branch of the code (torch 2.15's words).
-    if (line.find("0/1 specialization") != std::string::npos)
+    if (line.find("0/1 specialization") != std::string::npos ||
+        line.find(kDuckSizing) != std::string::npos)
         return std::nullopt;
     static const std::regex prefix(kGuardPrefix);
     std::smatch p;

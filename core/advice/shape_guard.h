@@ -101,7 +101,8 @@ struct TypeGuardFailure {
 std::optional<TypeGuardFailure> parseTypeGuard(const std::string& reason);
 
 // A guard on an expression of an input's symbolic size, which torch adds
-// when code branches on a value computed from it:
+// when code branches on a value computed from it (not torch's own 0/1
+// specialization or duck sizing):
 // "(((-1) + (input_ids.size()[1] // 4)) // 2) == 1  # ...  # vmap.py:72 in f"
 // (transformers' Mamba scanning its sequence). The dimension is symbolic
 // already: marking it dynamic does not take the branch away.
@@ -112,6 +113,21 @@ struct DerivedSizeGuardFailure {
     std::string where;      // "vmap.py:72 in _validate_and_get_batch_size"; empty when none
 };
 std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& reason);
+
+// A guard torch adds under dynamic shapes where two dimensions had one size
+// in the first compile and it gave them one symbol (duck sizing):
+// "pixel_values.size()[3] == pixel_values.size()[2]  # duck sizing added this
+// equality because these variables had the same size 64 (...)". A call where
+// they differ compiles again (SegFormer's first image square, a later one not).
+struct DuckSizeGuardFailure {
+    std::string tensor; // "pixel_values"
+    int dim = -1;       // 3
+    std::string otherTensor;
+    int otherDim = -1; // 2
+    int64_t size = -1; // 64; -1 when torch does not say
+    std::string expression;
+};
+std::optional<DuckSizeGuardFailure> parseDuckSizeGuard(const std::string& reason);
 
 // "L['self']._modules['stages']._modules['0'].attn" → "self.stages[0].attn".
 std::string modulePath(const std::string& name);

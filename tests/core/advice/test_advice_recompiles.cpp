@@ -259,6 +259,58 @@ TEST(AdviceRecompiles, BranchesOnValuesComputedFromASymbolicSizeArePaddedNotMark
     EXPECT_TRUE(cs::core::advice::parseDerivedSizeGuard(derived[1]));
 }
 
+// SegFormer under dynamic=True, its first image 64x64 and the next 64x96
+// (torch 2.15's words): torch gave height and width one symbol (duck
+// sizing). The equality is no branch of the code to pad around: turning duck
+// sizing off, or marking both dimensions, keeps one graph.
+TEST(AdviceRecompiles, TwoDimensionsOfOneSizeInTheFirstCompileAreDuckSizing) {
+    const std::string duck =
+        "0/0: pixel_values.size()[3] == pixel_values.size()[2]  # duck sizing added this "
+        "equality because these variables had the same size 64 (to avoid this specialization, "
+        "set torch.fx.experimental._config.use_duck_shape = False)";
+    auto dyn = sweptRun("true", {});
+    dyn.model.inputs = {"pixel_values: float32[1, 3, 64, 64]"};
+    cs::core::Recompile r;
+    r.function = "forward";
+    r.reason = duck;
+    dyn.recompiles.push_back(r);
+
+    const auto shape = withRule(advise(reportOf({dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    const Finding& f = shape.front();
+    EXPECT_EQ(f.title, "forward (variable_length.py:30) recompiled 1 time because dimensions 2 "
+                       "and 3 of pixel_values, one size in the first compile, differed");
+    EXPECT_TRUE(hasLine(f.evidence, "both of size 64, so torch gave them one symbol (duck "
+                                    "sizing) and guarded on their equality, "
+                                    "`pixel_values.size()[3] == pixel_values.size()[2]`"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_NE(f.remedy.find("torch.fx.experimental._config.use_duck_shape = False"),
+              std::string::npos);
+    EXPECT_NE(f.remedy.find("torch._dynamo.mark_dynamic(pixel_values, 2) and "
+                            "torch._dynamo.mark_dynamic(pixel_values, 3)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.remedy.find("Pad"), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.gain, "1 compile of forward fewer (its recompile on this equality)");
+
+    EXPECT_FALSE(cs::core::advice::parseDerivedSizeGuard(duck));
+    const auto parsed = cs::core::advice::parseDuckSizeGuard(duck);
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(parsed->tensor, "pixel_values");
+    EXPECT_EQ(parsed->dim, 3);
+    EXPECT_EQ(parsed->otherDim, 2);
+    EXPECT_EQ(parsed->size, 64);
+    // Two tensors, as a wrapper's arguments.
+    const auto two = cs::core::advice::parseDuckSizeGuard(
+        "1/0: L['x'].size()[1] == L['mask'].size()[1]  # duck sizing added this equality "
+        "because these variables had the same size 20 (...)");
+    ASSERT_TRUE(two);
+    EXPECT_EQ(two->tensor, "x");
+    EXPECT_EQ(two->otherTensor, "mask");
+    EXPECT_FALSE(cs::core::advice::parseDuckSizeGuard(
+        "0/1: 3*args[0].size()[2]*args[0].size()[3] <= 20480  # return F.conv2d("));
+}
+
 // Under dynamic=auto the sizes after the symbolic recompile compile nothing,
 // so the guards miss them; the probe's sweep_inputs lines give every size the
 // calls passed, and padding is counted over those (BERT with sizes 17 to 90
