@@ -478,11 +478,16 @@ std::string markCall(const std::string& tensor, int dim, const std::set<int64_t>
     return text + ")";
 }
 
-// Every mark the fix needs: the guarded dimension's and its companions'.
-std::string markCalls(const DimChange& d, const std::vector<Companion>& with, bool bounds) {
+// Every mark the fix needs: the guarded dimension's and its companions', and
+// those of the other dimensions that changed on their own (an image's height
+// beside its width), each with its own sizes.
+std::string markCalls(const DimChange& d, const std::vector<Companion>& with, bool bounds,
+                      const std::vector<DimChange>& others = {}) {
     std::vector<std::string> calls{markCall(d.tensor, d.dim, d.sizes, bounds)};
     for (const auto& c : with)
         calls.push_back(markCall(c.tensor, c.dim, d.sizes, bounds));
+    for (const auto& o : others)
+        calls.push_back(markCall(o.tensor, o.dim, o.sizes, bounds));
     return joinWords(calls);
 }
 
@@ -724,16 +729,25 @@ Finding duckSizeFinding(const FunctionRecompiles& fr, const std::string& fnWhere
     return f;
 }
 
-std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete) {
+std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bool complete,
+                      const std::vector<DimChange>& others = {}) {
     // Bounds from sizes that may not be all of them would refuse the others.
-    std::string text = "Choose one: (1) " + markCalls(d, with, complete) + " before the first call";
+    std::string text =
+        "Choose one: (1) " + markCalls(d, with, complete, others) + " before the first call";
     if (!with.empty())
         text += std::string(" (") + kMarkAll + ")";
     text += std::string(": one graph for every size of ") +
-            (with.empty() ? "that dimension" : "them") +
+            (with.empty() && others.empty() ? "that dimension" : "them") +
             "; (2) torch.compile(..., dynamic=True): all sizes symbolic from the first compile; ";
-    return text + "(3) " + padText(d, with, complete) +
-           ": specialised kernels, one compile per size.";
+    if (others.empty())
+        return text + "(3) " + padText(d, with, complete) +
+               ": specialised kernels, one compile per size.";
+    std::vector<std::string> dims{dimName(d)};
+    for (const auto& o : others)
+        dims.push_back(dimName(o));
+    return text + "(3) pad " + joinWords(dims) +
+           " to a few fixed sizes each: specialised kernels, one compile per combination of "
+           "sizes.";
 }
 
 // The guard itself: its first line, with the padding before torch's "# source"
@@ -1834,6 +1848,20 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 }
                 // Under dynamic=false each size compiled, until the limit.
                 const SizesSeen seen = sizesSeen(run, main, dynamicMode == "false" && !fr.limit);
+                // The other dimensions that changed on their own, with the
+                // sizes the calls passed: marking the main one alone leaves
+                // their recompiles.
+                std::vector<DimChange> others;
+                for (const auto& d : fr.dims) {
+                    const bool companion = std::any_of(with.begin(), with.end(), [&](auto& c) {
+                        return c.tensor == d.tensor && c.dim == d.dim;
+                    });
+                    if (&d == &main || companion || d.what != "size" ||
+                        !markable(run, fr.function, d))
+                        continue;
+                    others.push_back(d);
+                    others.back().sizes.merge(sizesCalled(run, d));
+                }
                 if (seen.uncompiled > 0)
                     f.evidence.push_back(
                         "the calls passed " +
@@ -1881,7 +1909,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const std::string builder = packageBuildingSizes(run, graph, fr.libraryFrame);
                 const bool canMark = builder.empty() && markable(run, fr.function, main);
                 f.remedy =
-                    canMark ? remedyFor(seen.dim, with, seen.complete)
+                    canMark ? remedyFor(seen.dim, with, seen.complete, others)
                     : !builder.empty()
                         ? libraryFrameRemedy(fn, builder, main, onlyAutomatic, ownCall,
                                              decodesWithGenerate(run), submoduleForward(graph, fr))
@@ -1889,7 +1917,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 if (onlyAutomatic && canMark)
                     f.remedy = "Mark the dimension dynamic up front to skip the first, specialised "
                                "compile: " +
-                               markCalls(main, with, false) +
+                               markCalls(main, with, false, others) +
                                (with.empty() ? std::string() : std::string(" (") + kMarkAll + ")") +
                                ".";
                 if (isKvCache(main.tensor))

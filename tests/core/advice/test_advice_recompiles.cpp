@@ -259,6 +259,39 @@ TEST(AdviceRecompiles, BranchesOnValuesComputedFromASymbolicSizeArePaddedNotMark
     EXPECT_TRUE(cs::core::advice::parseDerivedSizeGuard(derived[1]));
 }
 
+// SegFormer under dynamic=False over 64x64, 64x96, 96x64 and 128x128 images:
+// width and height changed each on its own, and marking the width alone
+// would leave the height's recompiles, so the remedy marks and pads both.
+TEST(AdviceRecompiles, AnotherDimensionThatChangedOnItsOwnIsMarkedToo) {
+    auto run = sweptRun("false", {});
+    run.model.inputs = {"pixel_values: float32[1, 3, 64, 64]"};
+    for (const char* reason :
+         {"0/0: tensor 'pixel_values' size mismatch at index 3. expected 64, actual 96",
+          "0/1: tensor 'pixel_values' size mismatch at index 2. expected 64, actual 96",
+          "0/2: tensor 'pixel_values' size mismatch at index 2. expected 64, actual 128"}) {
+        cs::core::Recompile r;
+        r.function = "forward";
+        r.reason = reason;
+        run.recompiles.push_back(r);
+    }
+    for (const char* shapes : {"[1, 3, 64, 96]", "[1, 3, 96, 64]", "[1, 3, 128, 128]"})
+        run.logs.push_back({0, "info", "sweep …", "sweep_inputs", shapes});
+
+    const auto shape = withRule(advise(reportOf({run}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    const Finding& f = shape.front();
+    EXPECT_NE(f.remedy.find("(1) torch._dynamo.mark_dynamic(pixel_values, 3, min=64, max=128) and "
+                            "torch._dynamo.mark_dynamic(pixel_values, 2, min=64, max=128) before "
+                            "the first call: one graph for every size of them"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("(3) pad dimension 3 of pixel_values and dimension 2 of pixel_values "
+                            "to a few fixed sizes each"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.gain, "") << "no one compile where two dimensions change";
+}
+
 // SegFormer under dynamic=True, its first image 64x64 and the next 64x96
 // (torch 2.15's words): torch gave height and width one symbol (duck
 // sizing). The equality is no branch of the code to pad around: turning duck
