@@ -688,7 +688,7 @@ std::string zeroOneRemedy(const DimChange& d, const std::string& special,
 // guard); SegFormer over 64x64, 64x96, 96x64 and 128x128: 4 graphs, 3 without
 // duck sizing.
 Finding duckSizeFinding(const FunctionRecompiles& fr, const std::string& fnWhere,
-                        const std::string& inRun, const std::string& dynamicMode) {
+                        const std::string& inRun, const std::string& dynamicMode, bool canMark) {
     const DuckSizeGuardFailure& d = fr.ducks.front();
     const bool oneTensor = d.tensor == d.otherTensor;
     const int low = std::min(d.dim, d.otherDim);
@@ -717,12 +717,17 @@ Finding duckSizeFinding(const FunctionRecompiles& fr, const std::string& fnWhere
     const auto mark = [](const std::string& tensor, int dim) {
         return "torch._dynamo.mark_dynamic(" + tensor + ", " + std::to_string(dim) + ")";
     };
-    f.remedy = "Before compiling, set torch.fx.experimental._config.use_duck_shape = False: "
-               "dimensions of one size then get a symbol each, and one graph serves both equal "
-               "and unequal sizes. Or mark both dynamic on the first call's input (" +
-               (oneTensor ? mark(d.tensor, low) + " and " + mark(d.tensor, high)
-                          : mark(d.tensor, d.dim) + " and " + mark(d.otherTensor, d.otherDim)) +
-               "), which torch does not duck-size, or make the first call's sizes differ.";
+    f.remedy =
+        "Before compiling, set torch.fx.experimental._config.use_duck_shape = False: "
+        "dimensions of one size then get a symbol each, and one graph serves both equal "
+        "and unequal sizes. " +
+        (canMark
+             ? "Or mark both dynamic on the first call's input (" +
+                   (oneTensor ? mark(d.tensor, low) + " and " + mark(d.tensor, high)
+                              : mark(d.tensor, d.dim) + " and " + mark(d.otherTensor, d.otherDim)) +
+                   "), which torch does not duck-size, or make"
+             : std::string("Or make")) +
+        " the first call's sizes differ.";
     f.gain = plural(count, "compile", "compiles") + " of " + functionLabel(fr.function) +
              " fewer (" + (count == 1 ? "its recompile" : "its recompiles") + " on this equality)";
     f.confidence = 0.85;
@@ -2070,7 +2075,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 out.push_back(std::move(f));
             }
             if (fr.dims.empty() && !fr.ducks.empty()) {
-                Finding f = duckSizeFinding(fr, fn + where, label + tabNote, dynamicMode);
+                const DuckSizeGuardFailure& duck = fr.ducks.front();
+                const bool canMark =
+                    markable(run, fr.function, {duck.tensor, "size", duck.dim, {}}) &&
+                    markable(run, fr.function, {duck.otherTensor, "size", duck.otherDim, {}});
+                Finding f = duckSizeFinding(fr, fn + where, label + tabNote, dynamicMode, canMark);
                 locate(f);
                 out.push_back(std::move(f));
             }

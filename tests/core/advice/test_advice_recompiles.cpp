@@ -326,6 +326,17 @@ TEST(AdviceRecompiles, TwoDimensionsOfOneSizeInTheFirstCompileAreDuckSizing) {
     EXPECT_EQ(f.remedy.find("Pad"), std::string::npos) << f.remedy;
     EXPECT_EQ(f.gain, "1 compile of forward fewer (its recompile on this equality)");
 
+    // A value carried across a break is no input the caller can mark.
+    auto carried = dyn;
+    carried.recompiles.front().reason =
+        "11/0: ___stack0.size()[3] == ___stack0.size()[2]  # duck sizing added this equality "
+        "because these variables had the same size 16 (...)";
+    const auto across = withRule(advise(reportOf({carried}), {}), "recompile.shape");
+    ASSERT_EQ(across.size(), 1u);
+    EXPECT_EQ(across.front().remedy.find("mark_dynamic"), std::string::npos)
+        << across.front().remedy;
+    EXPECT_NE(across.front().remedy.find("use_duck_shape = False"), std::string::npos);
+
     EXPECT_FALSE(cs::core::advice::parseDerivedSizeGuard(duck));
     const auto parsed = cs::core::advice::parseDuckSizeGuard(duck);
     ASSERT_TRUE(parsed);
