@@ -686,7 +686,8 @@ std::string zeroOneRemedy(const DimChange& d, const std::string& special,
 // 80x120 images compiled 3 graphs, 2 with use_duck_shape = False and 2 with
 // both dimensions marked dynamic (the other graph, its convolution's size
 // guard); SegFormer over 64x64, 64x96, 96x64 and 128x128: 4 graphs, 3 without
-// duck sizing.
+// duck sizing; DINOv2 over 112x112, 112x168, 168x112 and 224x224: 2 graphs
+// either way, its own code branching on height == width.
 Finding duckSizeFinding(const FunctionRecompiles& fr, const std::string& fnWhere,
                         const std::string& inRun, const std::string& dynamicMode, bool canMark) {
     const DuckSizeGuardFailure& d = fr.ducks.front();
@@ -727,9 +728,11 @@ Finding duckSizeFinding(const FunctionRecompiles& fr, const std::string& fnWhere
                               : mark(d.tensor, d.dim) + " and " + mark(d.otherTensor, d.otherDim)) +
                    "), which torch does not duck-size, or make"
              : std::string("Or make")) +
-        " the first call's sizes differ.";
-    f.gain = plural(count, "compile", "compiles") + " of " + functionLabel(fr.function) +
-             " fewer (" + (count == 1 ? "its recompile" : "its recompiles") + " on this equality)";
+        " the first call's sizes differ. Where the model's own code compares the two sizes (a "
+        "square image taking a path of its own), the recompile stays, then on that line's "
+        "guard.";
+    // No gain claimed: DINOv2 (transformers 5.25) recompiled as often without
+    // duck sizing, on its interpolate_pos_encoding's `height == width`.
     f.confidence = 0.85;
     return f;
 }
@@ -747,10 +750,15 @@ std::string remedyFor(const DimChange& d, const std::vector<Companion>& with, bo
     if (others.empty())
         return text + "(3) " + padText(d, with, complete) +
                ": specialised kernels, one compile per size.";
-    std::vector<std::string> dims{dimName(d)};
+    // "dimensions 3 and 2 of pixel_values" where they are one tensor's.
+    const bool oneTensor = std::all_of(others.begin(), others.end(),
+                                       [&](const DimChange& o) { return o.tensor == d.tensor; });
+    std::vector<std::string> dims{oneTensor ? std::to_string(d.dim) : dimName(d)};
     for (const auto& o : others)
-        dims.push_back(dimName(o));
-    return text + "(3) pad " + joinWords(dims) +
+        dims.push_back(oneTensor ? std::to_string(o.dim) : dimName(o));
+    const std::string padded =
+        oneTensor ? "dimensions " + joinWords(dims) + " of " + d.tensor : joinWords(dims);
+    return text + "(3) pad " + padded +
            " to a few fixed sizes each: specialised kernels, one compile per combination of "
            "sizes.";
 }
