@@ -551,7 +551,9 @@ def mode_dependent_kinds(model: Any) -> list[str]:
     kinds: list[str] = []
     for module in model.modules():
         name = type(module).__name__
-        if module.training and isinstance(module, tuple(bases)) and name not in kinds:
+        # A dropout of p=0 (many Hugging Face configs) drops nothing in either mode.
+        inert = getattr(module, "p", None) == 0
+        if module.training and isinstance(module, tuple(bases)) and not inert and name not in kinds:
             kinds.append(name)
     return kinds
 

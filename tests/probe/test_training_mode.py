@@ -37,3 +37,4 @@ def test_kinds_are_the_modules_in_training_mode():
     assert mode_dependent_kinds(model) == ["InstanceNorm2d"]
     assert mode_dependent_kinds(model.eval()) == []
     assert mode_dependent_kinds(torch.sin) == []
+    assert mode_dependent_kinds(nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.0))) == []
