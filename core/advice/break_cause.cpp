@@ -381,7 +381,8 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
                     what + " turns a tensor into a Python number and breaks the graph",
                     "Keep the value a tensor (e.g. x / x.abs().max() instead of dividing by "
                     ".item()), or set torch._dynamo.config.capture_scalar_outputs = True so the "
-                    "scalar stays in the graph.",
+                    "scalar stays in the graph. " +
+                        std::string(kScalarBranchCaveat),
                     sure);
     }
     if (containsText(gb, "Data-dependent branching") || reason.rfind("generic_jump", 0) == 0) {

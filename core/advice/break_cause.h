@@ -85,6 +85,17 @@ std::string libraryPackage(const GraphBreak& b);
 // not one the user asked for with torch.compiler.disable.
 bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis);
 
+// What capture_scalar_outputs does not do: a Python branch on the number
+// still breaks. Checked on transformers' Longformer with torch 2.15: with it,
+// the .item() break at `is_global_attn = ....item()` moved to `if
+// is_global_attn:`, inside the encoder's loop over its layers, and torch
+// skipped the encoder's forward (run eagerly).
+inline constexpr const char* kScalarBranchCaveat =
+    "That helps where the number feeds tensor math: code that branches on it (if flag:) breaks "
+    "there instead, and inside a loop torch then runs the whole function eagerly (transformers' "
+    "Longformer: the break moved to `if is_global_attn:`, and its encoder's forward ran "
+    "eagerly).";
+
 // Whether the break is the exception the run failed with, as Dynamo met it
 // on its way out of each compiled frame ("Observed exception" at a line of
 // the failure's traceback): the failure, not a break to fix.

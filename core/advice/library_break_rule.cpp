@@ -362,8 +362,8 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             levers.push_back("let Dynamo trace the data-dependent ops: "
                              "torch._dynamo.config.capture_dynamic_output_shape_ops = True");
         if (lib.scalar)
-            levers.push_back(
-                "let Dynamo trace .item(): torch._dynamo.config.capture_scalar_outputs = True");
+            levers.push_back("let Dynamo trace .item() where no code branches on the number: "
+                             "torch._dynamo.config.capture_scalar_outputs = True");
         // Checked on transformers' Longformer with torch 2.15: its padding
         // warning's breaks go, the .item() ones stay.
         if (!lib.loggingMethod.empty())

@@ -38,7 +38,7 @@ const BreakCase kCases[] = {
      "logging.Logger method ...", "log.info(x)", "graph_break.print", "ignore_logging_functions"},
     {"item", "Unsupported Tensor.item() call with capture_scalar_outputs=False",
      "Unsupported Tensor.item() call with capture_scalar_outputs=False\n  Hint: Set ...",
-     "peak = h.abs().max().item()", "graph_break.item", "capture_scalar_outputs"},
+     "peak = h.abs().max().item()", "graph_break.item", "code that branches on it (if flag:)"},
     {"tolist int", "Data dependent operator",
      "Data dependent operator\n  Explanation: Operator `aten._local_scalar_dense.default` has a "
      "non-Tensor output",
@@ -920,7 +920,8 @@ TEST(AdviceBreaks, ALibraryCallEveryLayerMakesIsNotTheFirstThingToDisable) {
     ASSERT_EQ(found.size(), 1U);
     const Finding& f = found.front();
     EXPECT_EQ(f.remedy.find("These breaks are in transformers's code, not in the model file: "
-                            "rather than edit the library, let Dynamo trace .item(): "
+                            "rather than edit the library, let Dynamo trace .item() where no "
+                            "code branches on the number: "
                             "torch._dynamo.config.capture_scalar_outputs = True."),
               0U)
         << f.remedy;
