@@ -98,6 +98,9 @@ struct FunctionRecompiles {
     std::vector<DerivedSizeGuardFailure> derived;
     // Its recompiles on two dimensions duck sizing gave one symbol, one each.
     std::vector<DuckSizeGuardFailure> ducks;
+    // Its recompiles where torch's convolution changed algorithm with the
+    // input's size, one each.
+    std::vector<DerivedSizeGuardFailure> convolutions;
 };
 
 // Whether a recompile's function names a graph's: the same, or qualified by
@@ -678,6 +681,40 @@ std::string zeroOneRemedy(const DimChange& d, const std::string& special,
            "decided while compiling: it breaks the graph or raises). Else a graph for " +
            (special.starts_with("sizes") ? "each of " : "") + special +
            " and one for the rest are the least: dynamic=True compiles no more.";
+}
+
+// "1 recompile came where torch's convolution changes algorithm with the
+// input's size: `…` (conv.py:560 in _conv_forward)".
+std::string convolutionText(const std::vector<DerivedSizeGuardFailure>& guards) {
+    const DerivedSizeGuardFailure& g = guards.front();
+    return plural(static_cast<long long>(guards.size()), "recompile", "recompiles") +
+           " came where torch's convolution picks its CPU algorithm by the input's size: `" +
+           g.expression + "`" + (g.where.empty() ? std::string() : " (" + g.where + ")") +
+           ", torch's guard, not a branch of the model's code: inputs on either side of that "
+           "size compile a graph each, once";
+}
+
+// A frame whose every recompile is torch's convolution choosing its algorithm
+// by the input's size under symbolic sizes (a conv net under dynamic=True
+// over 64x80 to 128x128 images, torch 2.15: `3*H*W <= 20480`, 2 graphs, the
+// same with duck sizing off and with both dimensions marked): the least
+// there is, nothing to change.
+Finding convolutionFinding(const FunctionRecompiles& fr, const std::string& fnWhere,
+                           const std::string& inRun) {
+    const int count = static_cast<int>(fr.convolutions.size());
+    Finding f;
+    f.rule = "recompile.shape";
+    f.severity = Severity::Info;
+    f.title = fnWhere + " recompiled " + plural(count, "time", "times") +
+              " where torch's convolution changes algorithm with the input's size";
+    f.evidence.push_back(plural(count, "recompile", "recompiles") + " of " +
+                         functionLabel(fr.function) + " in " + inRun);
+    f.evidence.push_back(convolutionText(fr.convolutions));
+    f.remedy = "Nothing to change: the sizes stay symbolic, and a graph for each side of "
+               "torch's size thresholds is the least a dynamic compile of this model takes. "
+               "Padding to fixed sizes with dynamic=False would compile a graph per size instead.";
+    f.confidence = 0.8;
+    return f;
 }
 
 // Recompiles on an equality duck sizing added: two dimensions of one size in
@@ -1727,7 +1764,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     fr.ducks.push_back(std::move(*duck));
                 } else if (auto derived = parseDerivedSizeGuard(rc.reason);
                            derived && !rc.limitHit) {
-                    fr.derived.push_back(std::move(*derived));
+                    (derived->convolutionBackend ? fr.convolutions : fr.derived)
+                        .push_back(std::move(*derived));
                 }
                 continue;
             }
@@ -1897,6 +1935,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 const auto derived = derivedFrom(fr.derived, main);
                 if (!derived.empty())
                     f.evidence.push_back(derivedText(derived));
+                if (!fr.convolutions.empty())
+                    f.evidence.push_back(convolutionText(fr.convolutions));
                 if (const PhaseSpan* sweep = run.phase("sweep");
                     sweep && sweep->endNs > sweep->beginNs)
                     f.evidence.push_back(
@@ -2080,6 +2120,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.remedy = derivedSizeRemedy(seen, {}, "");
                 f.gain = paddedGain(seen);
                 f.confidence = 0.8;
+                out.push_back(std::move(f));
+            }
+            if (fr.dims.empty() && !fr.convolutions.empty() &&
+                static_cast<int>(fr.convolutions.size()) == fr.recompiles) {
+                Finding f = convolutionFinding(fr, fn + where, label + tabNote);
+                locate(f);
                 out.push_back(std::move(f));
             }
             if (fr.dims.empty() && !fr.ducks.empty()) {

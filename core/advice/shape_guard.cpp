@@ -431,6 +431,8 @@ std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& 
     out.expression = expression.substr(0, last == std::string::npos ? 0 : last + 1);
     std::string code;
     guardSource(line, code, out.where);
+    static const std::regex convolution(R"(\(\S*_subclasses/fake_impls\.py:\d+ in conv\)\s*$)");
+    out.convolutionBackend = std::regex_search(line, convolution);
     return out;
 }
 

@@ -111,6 +111,11 @@ struct DerivedSizeGuardFailure {
     int dim = -1;           // 1
     std::string expression; // the guard before torch's "# source" comment
     std::string where;      // "vmap.py:72 in _validate_and_get_batch_size"; empty when none
+    // torch's own convolution choosing its CPU algorithm by the input's size
+    // ("3*x.size()[2]*x.size()[3] <= 20480  # return F.conv2d(  # conv.py:560
+    // in _conv_forward (_subclasses/fake_impls.py:2258 in conv)"): no branch
+    // of the model's code.
+    bool convolutionBackend = false;
 };
 std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& reason);
 

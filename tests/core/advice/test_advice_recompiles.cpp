@@ -292,6 +292,35 @@ TEST(AdviceRecompiles, AnotherDimensionThatChangedOnItsOwnIsMarkedToo) {
     EXPECT_EQ(f.gain, "") << "no one compile where two dimensions change";
 }
 
+// A conv net under dynamic=True over 64x80 to 128x128 images (torch 2.15's
+// words): torch's fake convolution picks the CPU algorithm by the input's
+// size, a guard of torch's own, no branch of the model's code to pad around.
+TEST(AdviceRecompiles, TorchsConvolutionSizeThresholdIsNothingToChange) {
+    const std::string conv =
+        "0/0: 3*input.size()[2]*input.size()[3] <= 20480  # return F.conv2d(  # "
+        "nn/modules/conv.py:560 in _conv_forward (_subclasses/fake_impls.py:2258 in conv)";
+    auto dyn = sweptRun("true", {});
+    dyn.model.inputs = {"input: float32[1, 3, 64, 80]"};
+    cs::core::Recompile r;
+    r.function = "forward";
+    r.reason = conv;
+    dyn.recompiles.push_back(r);
+    const auto shape = withRule(advise(reportOf({dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    const Finding& f = shape.front();
+    EXPECT_EQ(f.severity, Severity::Info);
+    EXPECT_EQ(f.title, "forward (variable_length.py:30) recompiled 1 time where torch's "
+                       "convolution changes algorithm with the input's size");
+    EXPECT_TRUE(hasLine(f.evidence, "`3*input.size()[2]*input.size()[3] <= 20480` (conv.py:560 "
+                                    "in _conv_forward), torch's guard"))
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_EQ(f.remedy.find("Pad "), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.gain, "");
+    const auto parsed = cs::core::advice::parseDerivedSizeGuard(conv);
+    ASSERT_TRUE(parsed);
+    EXPECT_TRUE(parsed->convolutionBackend);
+}
+
 // SegFormer under dynamic=True, its first image 64x64 and the next 64x96
 // (torch 2.15's words): torch gave height and width one symbol (duck
 // sizing). The equality is no branch of the code to pad around: turning duck
