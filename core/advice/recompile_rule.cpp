@@ -2119,6 +2119,24 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.evidence.push_back(derivedText(derived));
                 f.remedy = derivedSizeRemedy(seen, {}, "");
                 f.gain = paddedGain(seen);
+                // Padding that compiles no fewer graphs than the symbolic
+                // size did is no remedy (Gemma3's sliding window, 16 <=
+                // length: 2 graphs over 4 lengths, padding 3).
+                const size_t graphs = static_cast<size_t>(fr.recompiles) + 1;
+                if (seen.complete && paddedSizes(seen.dim.sizes).size() >= graphs) {
+                    f.severity = Severity::Info;
+                    f.remedy =
+                        "With the dimension symbolic, " + fn + " compiled " +
+                        plural(static_cast<long long>(graphs), "graph", "graphs") + " for " +
+                        plural(static_cast<long long>(seen.dim.sizes.size()), "size", "sizes") +
+                        ", a graph per branch: fewer than padding to fixed sizes would "
+                        "compile (" +
+                        sizesText(paddedSizes(seen.dim.sizes)) +
+                        "), so nothing to change for the compiles. Where the branching "
+                        "code is yours, computing it without the size takes these "
+                        "recompiles away.";
+                    f.gain.clear();
+                }
                 f.confidence = 0.8;
                 out.push_back(std::move(f));
             }

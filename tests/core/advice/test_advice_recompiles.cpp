@@ -292,6 +292,33 @@ TEST(AdviceRecompiles, AnotherDimensionThatChangedOnItsOwnIsMarkedToo) {
     EXPECT_EQ(f.gain, "") << "no one compile where two dimensions change";
 }
 
+// Gemma3 under dynamic=True over lengths 40, 12, 24 and 64 (transformers
+// 5.25, torch 2.15): its sliding-window mask branches on 16 <= length, one
+// recompile. Two graphs for four lengths: padding (16, 32, 64) would compile
+// more, so it is no remedy.
+TEST(AdviceRecompiles, ABranchOnTheSizeThatCompiledFewerGraphsThanPaddingIsLeftAsIs) {
+    auto dyn = sweptRun("true", {});
+    dyn.model.inputs = {"tokens: int64[1, 40]"};
+    for (const char* shapes : {"[1, 12]", "[1, 24]", "[1, 64]"})
+        dyn.logs.push_back({0, "info", "sweep …", "sweep_inputs", shapes});
+    cs::core::Recompile r;
+    r.function = "forward";
+    r.reason = "0/0: 16 <= tokens.size()[1]  # if kv_length <= sliding_window:  # "
+               "mp/sp/site-packages/transformers/masking_utils.py:286 in "
+               "_ignore_causal_mask_sdpa (_dynamo/variables/tensor.py:3083 in evaluate_expr)";
+    dyn.recompiles.push_back(r);
+    const auto shape = withRule(advise(reportOf({dyn}), {}), "recompile.shape");
+    ASSERT_EQ(shape.size(), 1u);
+    const Finding& f = shape.front();
+    EXPECT_EQ(f.severity, Severity::Info);
+    EXPECT_NE(f.remedy.find("forward compiled 2 graphs for 4 sizes, a graph per branch: fewer "
+                            "than padding to fixed sizes would compile (16, 32 and 64)"),
+              std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.remedy.find("Pad "), std::string::npos) << f.remedy;
+    EXPECT_EQ(f.gain, "");
+}
+
 // A conv net under dynamic=True over 64x80 to 128x128 images (torch 2.15's
 // words): torch's fake convolution picks the CPU algorithm by the input's
 // size, a guard of torch's own, no branch of the model's code to pad around.
