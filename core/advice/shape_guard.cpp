@@ -37,6 +37,13 @@ void guardSource(const std::string& reason, std::string& code, std::string& wher
     }
 }
 
+// guardExpression without torch's compile id: "16 <= tokens.size()[1]".
+std::string guardCondition(const std::string& line) {
+    static const std::regex prefix(kGuardPrefix);
+    return std::regex_replace(guardExpression(line), prefix, "",
+                              std::regex_constants::format_first_only);
+}
+
 // Where the guard comes from in the user's code: torch names the innermost
 // frame ("nn/modules/container.py:561 in __getitem__" for self.heads[task]),
 // while the user stack trace's innermost frame outside installed packages
@@ -379,12 +386,7 @@ std::optional<DuckSizeGuardFailure> parseDuckSizeGuard(const std::string& reason
     const std::string line = firstLine(regexInput(reason));
     if (line.find(kDuckSizing) == std::string::npos)
         return std::nullopt;
-    static const std::regex prefix(kGuardPrefix);
-    std::smatch p;
-    const std::string body =
-        std::regex_search(line, p, prefix) ? line.substr(static_cast<size_t>(p.length(0))) : line;
-    std::string expression = body.substr(0, body.find('#'));
-    expression.erase(expression.find_last_not_of(' ') + 1);
+    const std::string expression = guardCondition(line);
     static const std::regex equality(
         R"(^(?:L\['(\w+)'\]|([A-Za-z_][\w.\[\]']*))\.size\(\)\[(\d+)\] == )"
         R"((?:L\['(\w+)'\]|([A-Za-z_][\w.\[\]']*))\.size\(\)\[(\d+)\]$)");
@@ -413,11 +415,7 @@ std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& 
     if (line.find("0/1 specialization") != std::string::npos ||
         line.find(kDuckSizing) != std::string::npos)
         return std::nullopt;
-    static const std::regex prefix(kGuardPrefix);
-    std::smatch p;
-    const std::string body =
-        std::regex_search(line, p, prefix) ? line.substr(static_cast<size_t>(p.length(0))) : line;
-    const std::string expression = body.substr(0, body.find('#'));
+    const std::string expression = guardCondition(line);
     static const std::regex size(R"((?:L\['(\w+)'\]|([A-Za-z_]\w*))\.size\(\)\[(\d+)\])");
     std::smatch m;
     if (!std::regex_search(expression, m, size))
@@ -427,8 +425,7 @@ std::optional<DerivedSizeGuardFailure> parseDerivedSizeGuard(const std::string& 
     out.dim = static_cast<int>(number(m[3].str(), std::numeric_limits<int>::max()).value_or(-1));
     if (out.dim < 0)
         return std::nullopt;
-    const size_t last = expression.find_last_not_of(' ');
-    out.expression = expression.substr(0, last == std::string::npos ? 0 : last + 1);
+    out.expression = expression;
     std::string code;
     guardSource(line, code, out.where);
     static const std::regex convolution(R"(\(\S*_subclasses/fake_impls\.py:\d+ in conv\)\s*$)");
