@@ -2093,8 +2093,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
             }
             // Every recompile on a guard computed from a size that was symbolic
             // from the start (dynamic=True): no size guard names the dimension.
+            // torch's convolution thresholds count here too; duck sizing has
+            // its own finding below.
+            const int computed = static_cast<int>(fr.derived.size() + fr.convolutions.size());
             if (fr.dims.empty() && !fr.derived.empty() &&
-                static_cast<int>(fr.derived.size()) == fr.recompiles) {
+                computed + static_cast<int>(fr.ducks.size()) == fr.recompiles) {
                 const DerivedSizeGuardFailure& first = fr.derived.front();
                 const DimChange dim{first.tensor, "size", first.dim, {}};
                 const auto derived = derivedFrom(fr.derived, dim);
@@ -2102,11 +2105,11 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 Finding f;
                 f.rule = "recompile.shape";
                 f.severity = Severity::Warning;
-                f.title = fn + where + " recompiled " + plural(fr.recompiles, "time", "times") +
+                f.title = fn + where + " recompiled " + plural(computed, "time", "times") +
                           " on values computed from " + dimName(dim);
                 locate(f);
-                f.evidence.push_back(plural(fr.recompiles, "recompile", "recompiles") + " of " +
-                                     fn + " in " + label + tabNote);
+                f.evidence.push_back(plural(computed, "recompile", "recompiles") + " of " + fn +
+                                     " in " + label + tabNote);
                 if (!seen.dim.sizes.empty())
                     f.evidence.push_back(
                         "the calls passed " +
@@ -2117,6 +2120,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     f.evidence.push_back("compiled with dynamic=True: the dimension was "
                                          "symbolic from the first compile");
                 f.evidence.push_back(derivedText(derived));
+                if (!fr.convolutions.empty())
+                    f.evidence.push_back(convolutionText(fr.convolutions));
                 f.remedy = derivedSizeRemedy(seen, {}, "");
                 f.gain = paddedGain(seen);
                 // Padding that compiles no fewer graphs than the symbolic
@@ -2129,7 +2134,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "With the dimension symbolic, " + fn + " compiled " +
                         plural(static_cast<long long>(graphs), "graph", "graphs") + " for " +
                         plural(static_cast<long long>(seen.dim.sizes.size()), "size", "sizes") +
-                        ", a graph per branch: fewer than padding to fixed sizes would "
+                        ", a graph per branch: no more than padding to fixed sizes would "
                         "compile (" +
                         sizesText(paddedSizes(seen.dim.sizes)) +
                         "), so nothing to change for the compiles. Where the branching "
@@ -2140,8 +2145,8 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 f.confidence = 0.8;
                 out.push_back(std::move(f));
             }
-            if (fr.dims.empty() && !fr.convolutions.empty() &&
-                static_cast<int>(fr.convolutions.size()) == fr.recompiles) {
+            if (fr.dims.empty() && fr.derived.empty() && !fr.convolutions.empty() &&
+                computed + static_cast<int>(fr.ducks.size()) == fr.recompiles) {
                 Finding f = convolutionFinding(fr, fn + where, label + tabNote);
                 locate(f);
                 out.push_back(std::move(f));

@@ -311,8 +311,8 @@ TEST(AdviceRecompiles, ABranchOnTheSizeThatCompiledFewerGraphsThanPaddingIsLeftA
     ASSERT_EQ(shape.size(), 1u);
     const Finding& f = shape.front();
     EXPECT_EQ(f.severity, Severity::Info);
-    EXPECT_NE(f.remedy.find("forward compiled 2 graphs for 4 sizes, a graph per branch: fewer "
-                            "than padding to fixed sizes would compile (16, 32 and 64)"),
+    EXPECT_NE(f.remedy.find("forward compiled 2 graphs for 4 sizes, a graph per branch: no "
+                            "more than padding to fixed sizes would compile (16, 32 and 64)"),
               std::string::npos)
         << f.remedy;
     EXPECT_EQ(f.remedy.find("Pad "), std::string::npos) << f.remedy;
@@ -346,6 +346,25 @@ TEST(AdviceRecompiles, TorchsConvolutionSizeThresholdIsNothingToChange) {
     const auto parsed = cs::core::advice::parseDerivedSizeGuard(conv);
     ASSERT_TRUE(parsed);
     EXPECT_TRUE(parsed->convolutionBackend);
+
+    // Beside a branch of the model's code and a duck-sizing guard: each told,
+    // none dropped (SegFormer's frames recompiled on all three kinds).
+    auto mixed = dyn;
+    for (const char* reason :
+         {"0/1: (input.size()[2] // 4) == 16  # if h == 16:  # mp/m.py:9 in forward",
+          "0/2: input.size()[3] == input.size()[2]  # duck sizing added this equality because "
+          "these variables had the same size 64 (...)"}) {
+        cs::core::Recompile more;
+        more.function = "forward";
+        more.reason = reason;
+        mixed.recompiles.push_back(more);
+    }
+    const auto all = withRule(advise(reportOf({mixed}), {}), "recompile.shape");
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].title, "forward (variable_length.py:30) recompiled 2 times on values computed "
+                            "from dimension 2 of input");
+    EXPECT_TRUE(hasLine(all[0].evidence, "where torch's convolution picks its CPU algorithm"));
+    EXPECT_NE(all[1].title.find("because dimensions 2 and 3 of input"), std::string::npos);
 }
 
 // SegFormer under dynamic=True, its first image 64x64 and the next 64x96
