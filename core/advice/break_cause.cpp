@@ -538,7 +538,7 @@ bool isLibraryBreak(const GraphBreak& b, const BreakDiagnosis& diagnosis) {
 }
 
 bool isTheRunsFailure(const Run& run, const GraphBreak& b) {
-    if (!run.error || b.frames.empty() || b.rootType() != "Observed exception")
+    if (!run.error || b.frames.empty() || b.cause() != "Observed exception")
         return false;
     static const std::regex frame(R"re(File "([^"\n]+)", line (\d+))re");
     const SourceFrame& raised = b.frames.back();
