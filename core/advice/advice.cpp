@@ -90,6 +90,7 @@ std::vector<Finding> advise(const Report& report, const AdviceOptions& options) 
     advice::busyMachineRule(input, findings);
     advice::hostDriftRule(input, findings);
     advice::inputsChangedRule(input, findings);
+    advice::trainingModeRule(input, findings);
     advice::unsettledRule(input, findings);
     advice::scalingRule(input, findings);
     advice::warmStartRule(input, findings);

@@ -70,6 +70,8 @@ void loadCaveat(const AdviceInput& input, std::vector<Finding>& findings);
 void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out);
 // The model changed its own inputs' shapes across the probe's calls.
 void inputsChangedRule(const AdviceInput& input, std::vector<Finding>& out);
+// get_model() left the model in training mode (the probe's training_mode line).
+void trainingModeRule(const AdviceInput& input, std::vector<Finding>& out);
 // The first measured calls above the steady-state band: warmup too short.
 void unsettledRule(const AdviceInput& input, std::vector<Finding>& out);
 // Ranks of an imported TORCH_TRACE log that compiled differently from the others.

@@ -442,3 +442,21 @@ TEST(BusyMachineRule, AnAutocastVerdictOnALoadedMachineSaysSo) {
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_NE(findings[0].remedy.rfind("Measure again on a quiet machine", 0), 0u);
 }
+
+// get_model() left the model in training mode: the probe's warning becomes
+// one finding for the model, not one per setting.
+TEST(AdviceMeasurement, AModelLeftInTrainingModeIsOneFinding) {
+    auto eager = timedRun("eager", {1000}, constant(20, 100));
+    auto compiled = timedRun("default", {1000}, constant(20, 60));
+    for (auto* run : {&eager, &compiled})
+        run->logs.push_back({0, "warning", "get_model() returned the model in training mode, …",
+                             "training_mode", "BatchNorm2d, Dropout"});
+    const auto found = withRule(advise(reportOf({eager, compiled}), {}), "model.training_mode");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_TRUE(hasLine(found.front().evidence, "act otherwise in training mode: BatchNorm2d, "
+                                                "Dropout"));
+    EXPECT_NE(found.front().remedy.find("call model.eval()"), std::string::npos);
+    EXPECT_TRUE(withRule(advise(reportOf({timedRun("eager", {1000}, constant(20, 100))}), {}),
+                         "model.training_mode")
+                    .empty());
+}
