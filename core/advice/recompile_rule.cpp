@@ -629,6 +629,21 @@ std::string paddedGain(const SizesSeen& seen) {
            std::to_string(seen.dim.sizes.size()) + ", padded to " + sizesText(padded);
 }
 
+// The specialised sizes among a dimension's: "size 0", "size 1" or, both
+// of them, "sizes 0 and 1".
+struct SpecialSizes {
+    std::string text;
+    bool both = false;
+};
+
+SpecialSizes zeroOneSizes(const std::set<int64_t>& sizes) {
+    const bool zero = sizes.count(0) > 0;
+    const bool one = sizes.count(1) > 0;
+    if (zero && one)
+        return {"sizes 0 and 1", true};
+    return {zero ? "size 0" : "size 1", false};
+}
+
 // Size 1 among a dimension's sizes (0/1 specialization), checked on torch
 // 2.15: an MLP called with batches 1, 4, 8, 1 and 16 compiled 2 graphs
 // under dynamic=True and with mark_dynamic(x, 0), 1 graph with
@@ -637,21 +652,13 @@ std::string paddedGain(const SizesSeen& seen) {
 // with (batch, length) 1x20, 4x20, 1x33 and 4x48 compiled 2 graphs under
 // dynamic=True, 1 with mark_unbacked on dimension 0 of input_ids and of
 // attention_mask as well.
-// "size 0", "size 1" or "sizes 0 and 1": those among the dimension's sizes.
-std::string zeroOneSizes(const std::set<int64_t>& sizes) {
-    const bool zero = sizes.count(0) > 0;
-    const bool one = sizes.count(1) > 0;
-    return zero && one ? "sizes 0 and 1" : zero ? "size 0" : "size 1";
-}
-
-std::string zeroOneEvidence(const DimChange& d, const std::string& special,
+std::string zeroOneEvidence(const DimChange& d, const SpecialSizes& special,
                             const std::string& dynamicMode, const Run* dynamicSibling,
                             const RunSummary& theirs) {
-    std::string text = dimName(d) + " took " + special +
+    std::string text = dimName(d) + " took " + special.text +
                        ": torch specialises sizes 0 and 1 even for a dynamic dimension (0/1 "
                        "specialization), so " +
-                       special +
-                       (special.starts_with("sizes") ? " compile graphs" : " compiles a graph") +
+                       special.text + (special.both ? " compile graphs" : " compiles a graph") +
                        " apart from the other sizes";
     if (dynamicMode == "true")
         text += ", as here under dynamic=True";
@@ -661,7 +668,7 @@ std::string zeroOneEvidence(const DimChange& d, const std::string& special,
     return text;
 }
 
-std::string zeroOneRemedy(const DimChange& d, const std::string& special,
+std::string zeroOneRemedy(const DimChange& d, const SpecialSizes& special,
                           const std::vector<Companion>& with, bool otherDims) {
     const std::string where = d.tensor + ", " + std::to_string(d.dim);
     std::vector<std::string> unbacked{"torch._dynamo.decorators.mark_unbacked(" + where + ")"};
@@ -671,15 +678,15 @@ std::string zeroOneRemedy(const DimChange& d, const std::string& special,
     // With other dimensions changing too, dynamic=True makes them symbolic.
     return "Sizes 0 and 1 stay specialised in a dynamic dimension, so "
            "torch._dynamo.mark_dynamic(" +
-           where + ") and dynamic=True leave " + special + " of " + dimName(d) +
-           (special.starts_with("sizes") ? " graphs of their own" : " a graph of its own") +
-           ". For one graph, " + (otherDims ? "compile with dynamic=True and " : "") + "mark " +
+           where + ") and dynamic=True leave " + special.text + " of " + dimName(d) +
+           (special.both ? " graphs of their own" : " a graph of its own") + ". For one graph, " +
+           (otherDims ? "compile with dynamic=True and " : "") + "mark " +
            (with.empty() ? "the dimension" : "it and the dimensions that change with it") +
            " unbacked on the first call's " + (with.empty() ? "input" : "inputs") + ": " +
            joinWords(unbacked) +
            ", which drops that specialization (a branch on the size can then no longer be "
            "decided while compiling: it breaks the graph or raises). Else a graph for " +
-           (special.starts_with("sizes") ? "each of " : "") + special +
+           (special.both ? "each of " : "") + special.text +
            " and one for the rest are the least: dynamic=True compiles no more.";
 }
 
@@ -2020,7 +2027,7 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                 // even when dynamic, so mark_dynamic and dynamic=True leave it
                 // a graph of its own; an unbacked size has none.
                 const DimChange* one = nullptr;
-                std::string special;
+                SpecialSizes special;
                 if (canMark && !branches && !isKvCache(main.tensor) && fr.resumed.empty() &&
                     fr.following.empty()) {
                     for (const auto& d : fr.dims) {
