@@ -59,12 +59,44 @@ class CudaTimer:
         return time.perf_counter_ns() - t0
 
 
+# The timed loops run inside a frame this many slots (8 bytes each) large.
+# CPython 3.11 and later keep frames in 16 KiB chunks, and a call that does
+# not fit in the current chunk maps a new one, which is unmapped again when
+# that call returns. A loop whose callee's frames straddle a chunk's end pays
+# an mmap, a munmap and a page fault each time the stack crosses it (CPython
+# gh-142183, fixed by a cached chunk only in later 3.13 and 3.14 releases):
+# DeepLabV3 on the 2-core VM crossed 67 times a call and ran 10-20% slower,
+# and whether it did depended only on how deep the probe's own loop sat. A
+# frame this large never fits in what is left of the current chunk, so it
+# opens a new one sized for it plus at least 8,000 bytes, rounded up to a
+# power of two: 128 KiB, leaving about 72 KiB for the loop and the model.
+STACK_HEADROOM_SLOTS = 7200
+
+
+def _stack_headroom_trampoline(slots: int) -> Callable[..., Any]:
+    names = "=".join(f"_{i}" for i in range(slots))
+    # Assigned, not only declared, so no optimizer can drop the locals.
+    source = f"def on_fresh_stack_chunk(run, *args):\n    {names} = None\n    return run(*args)\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<compilescope stack headroom>", "exec"), namespace)
+    return namespace["on_fresh_stack_chunk"]
+
+
+# on_fresh_stack_chunk(run, *args) returns run(*args), called at the start of
+# a fresh stack chunk: what it times is the same however deep its caller is.
+on_fresh_stack_chunk = _stack_headroom_trampoline(STACK_HEADROOM_SLOTS)
+
+
 def _empty(*_args: Any) -> None:
     return None
 
 
 def harness_overhead_ns(timer: Callable, inputs: tuple, calls: int = 200) -> int:
     """Median time the loop reports for a function that does nothing."""
+    return on_fresh_stack_chunk(_harness_overhead_ns, timer, inputs, calls)
+
+
+def _harness_overhead_ns(timer: Callable, inputs: tuple, calls: int) -> int:
     for _ in range(10):
         timer(_empty, inputs)
     samples = [timer(_empty, inputs)[0] for _ in range(calls)]
@@ -126,8 +158,20 @@ def measure_calls(
     per call. `send(first, latencies, walls)` gets them in chunks, at most every
     `chunk_ns` and at the end; if a call raises, what was timed before it is
     sent first. Pass `buffer` to reach the calls from outside (a signal
-    handler). Returns the latencies."""
+    handler). Returns the latencies. The loop runs on a fresh stack chunk
+    (on_fresh_stack_chunk)."""
     buf = buffer if buffer is not None else CallBuffer(iters, send)
+    return on_fresh_stack_chunk(_measure_calls, timer, fn, inputs, iters, buf, chunk_ns)
+
+
+def _measure_calls(
+    timer: Callable,
+    fn: Callable[..., Any],
+    inputs: tuple,
+    iters: int,
+    buf: CallBuffer,
+    chunk_ns: int,
+) -> list[int]:
     latency = buf.latency
     wall = buf.wall
     clock = time.perf_counter_ns
@@ -219,13 +263,20 @@ def block_means(
     """Times blocks of calls, each long enough (>= BLOCK_MIN_NS by the per-call
     estimate) that the clock's cost vanishes, until BLOCKS_MAX blocks or
     min(BLOCKS_BUDGET_NS, budget_ns) have passed; at least BLOCKS_MIN blocks.
-    Returns (calls per block, mean ns per call of each block)."""
+    Returns (calls per block, mean ns per call of each block). The blocks
+    run on a fresh stack chunk, as the measured calls do."""
     calls = max(1, math.ceil(BLOCK_MIN_NS / max(per_call_ns, 1.0)))
     budget = min(BLOCKS_BUDGET_NS, max(budget_ns, 0))
+    return calls, on_fresh_stack_chunk(_block_means, timer, fn, inputs, calls, budget)
+
+
+def _block_means(
+    timer: Any, fn: Callable[..., Any], inputs: tuple, calls: int, budget: int
+) -> list[float]:
     means: list[float] = []
     start = time.perf_counter_ns()
     while len(means) < BLOCKS_MAX:
         means.append(timer.block(fn, inputs, calls) / calls)
         if len(means) >= BLOCKS_MIN and time.perf_counter_ns() - start >= budget:
             break
-    return calls, means
+    return means
