@@ -358,8 +358,8 @@ class Capture:
         self._frames: dict[str, tuple[Any, Any, Any]] = {}  # torch's frame id -> code
         # compile id -> the function a decorator's wrapper compiled there calls
         self._wrapped: dict[str, WrappedTarget] = {}
-        # (code, cell ids) -> (the cells, kept so that their ids stay theirs; target)
-        self._wrapped_of_closure: dict[tuple, tuple[tuple, WrappedTarget | None]] = {}
+        # (code id, cell ids) -> (the code and the cells, kept so that their ids stay theirs; target)
+        self._wrapped_of_closure: dict[tuple, tuple[Any, tuple, WrappedTarget | None]] = {}
         self._handlers: list[tuple[logging.Logger, logging.Handler, int | None]] = []
         self.metrics_seen = 0
         self.module_paths: dict[int, str] = {}  # the user's model: id(module) -> path
@@ -661,9 +661,11 @@ class Capture:
         closure = getattr(tx, "closure", None)
         if code is None or not closure or self.classifier.is_user(code.co_filename):
             return None
-        key = (code, *(id(cell) for cell in closure))
+        # Ids, each object kept alive in the value: a code object's hash
+        # takes its constants, which may hold a dict.
+        key = (id(code), *(id(cell) for cell in closure))
         if key in self._wrapped_of_closure:
-            return self._wrapped_of_closure[key][1]
+            return self._wrapped_of_closure[key][2]
         target = None
         try:
             target = wrapped_target(code, tuple(closure))
@@ -674,7 +676,7 @@ class Capture:
         # a library frame as the library's.
         if target is not None and self.classifier.is_user(target.file):
             target = None
-        self._wrapped_of_closure[key] = (tuple(closure), target)
+        self._wrapped_of_closure[key] = (code, tuple(closure), target)
         return target
 
     def _user_names(
@@ -890,10 +892,12 @@ class Capture:
     def _emit_recompiles(
         self, metrics: list[Any], locate: Callable[[Any], int | None] | None
     ) -> None:
-        by_code: dict[Any, list[str]] = {}
+        # By id(code): a code object hashes its constants, which can hold a
+        # dict in Dynamo's rewrites.
+        by_code: dict[int, tuple[Any, list[str]]] = {}
         for reason, code in self._guard_fails:
-            by_code.setdefault(code, []).append(reason)
-        done_codes = set()
+            by_code.setdefault(id(code), (code, []))[1].append(reason)
+        done_codes: set[int] = set()
         limit = recompile_limit()
         for m in metrics:
             self._remember_frame(m)
@@ -920,10 +924,10 @@ class Capture:
             file = getattr(m, "co_filename", None)
             line = getattr(m, "co_firstlineno", None)
             reasons = []
-            for code, rs in by_code.items():
+            for key, (code, rs) in by_code.items():
                 if code is not None and code.co_name == name and code.co_filename == file:
                     reasons = rs
-                    done_codes.add(code)
+                    done_codes.add(key)
                     break
             compile_id = str(getattr(m, "compile_id", "") or "")
             entry = {
@@ -943,8 +947,8 @@ class Capture:
             self.emit("recompile", **self._as_user_entry(entry, compile_id or None))
         # Without CompilationMetrics.recompile_reason (older torch), guard
         # failures are all we have: one recompile per code object.
-        for code, rs in by_code.items():
-            if code in done_codes or any(getattr(m, "recompile_reason", None) for m in metrics):
+        for key, (code, rs) in by_code.items():
+            if key in done_codes or any(getattr(m, "recompile_reason", None) for m in metrics):
                 continue
             entry = {
                 "function": getattr(code, "co_name", None),

@@ -104,14 +104,17 @@ class LineTracer:
         self.locs: list[tuple[str, int, str] | None] = []  # None: no user line
         self._old: Any = None
         self._traced: dict[str, bool] = {}
-        self._rewrites: dict[Any, bool] = {}
+        # Keyed by id(code), the code kept alive beside its answer: a code
+        # object hashes its constants, and Dynamo's rewrites can hold a dict
+        # there (transformers' BigBird: "unhashable type: 'dict'").
+        self._rewrites: dict[int, tuple[Any, bool]] = {}
         # (entry index, frame) of entries on a rewrite's def line, not yet moved
         self._pending: list[tuple[int, Any]] = []
         self.paths = {id(m): path for path, m in model.named_modules()} if model is not None else {}
         self.module_times: list[int] = []
         self.modules: list[str | None] = []
         self._module_frames: list[tuple[Any, str]] = []  # innermost last
-        self._takes_self: dict[Any, bool] = {}
+        self._takes_self: dict[int, tuple[Any, bool]] = {}
 
     def is_traced(self, filename: str) -> bool:
         hit = self._traced.get(filename)
@@ -126,10 +129,10 @@ class LineTracer:
         code = frame.f_code
         if frame.f_lineno != code.co_firstlineno:
             return False
-        hit = self._rewrites.get(code)
-        if hit is None:
-            hit = self._rewrites[code] = is_dynamo_rewrite(code)
-        return hit
+        known = self._rewrites.get(id(code))
+        if known is None:
+            known = self._rewrites[id(code)] = (code, is_dynamo_rewrite(code))
+        return known[1]
 
     def _record(self, frame: Any) -> None:
         self.times.append(time.time_ns())
@@ -145,12 +148,11 @@ class LineTracer:
     def _module_of(self, frame: Any) -> str | None:
         """The path of the model's module that is the frame's `self`, if any."""
         code = frame.f_code
-        takes_self = self._takes_self.get(code)
-        if takes_self is None:
-            takes_self = self._takes_self[code] = (
-                code.co_argcount > 0 and code.co_varnames[0] == "self"
-            )
-        if not takes_self:
+        known = self._takes_self.get(id(code))
+        if known is None:
+            takes = code.co_argcount > 0 and code.co_varnames[0] == "self"
+            known = self._takes_self[id(code)] = (code, takes)
+        if not known[1]:
             return None
         # The trace hook has copied the frame's locals already (CPython's
         # trampoline does it for every trace call): this reads that dict.

@@ -8,6 +8,8 @@ import json
 import os
 import time
 
+import pytest
+
 from compilescope_probe import cupti_records, generated_code, kernel_profile
 from compilescope_probe.cupti_records import FLAG_PHASE_END, KERNEL, PHASE, Record
 from compilescope_probe.frames import FrameClassifier
@@ -693,3 +695,27 @@ def test_line_tracer_keeps_a_rewrites_def_line_when_the_frame_returns_first():
     tracer, stamps = _traced_call(forward)
     # not this test's line, which the return records next
     assert tracer.at(stamps[0])[1:] == (1, "forward"), tracer.locs
+
+
+def test_line_tracer_takes_code_objects_that_hold_a_dict_constant():
+    # Dynamo's rewrite of a function can carry a dict among its constants,
+    # and a code object's hash takes its constants: transformers' BigBird
+    # failed the profiled window with "unhashable type: 'dict'".
+    import torch
+
+    forward = _rewritten("def forward(self, stamps): __compiled_fn_stub(stamps); return 1\n")
+    code = forward.__code__.replace(co_consts=(*forward.__code__.co_consts, {"a": 1}))
+    with pytest.raises(TypeError):
+        hash(code)
+    forward.__code__ = code
+    model = torch.nn.Linear(2, 2)
+    tracer = kernel_profile.LineTracer(FrameClassifier(__file__), model=model)
+    stamps: list[int] = []
+    tracer.start()
+    try:
+        forward(model, stamps)
+        forward(model, stamps)  # the second time from what the tracer kept
+    finally:
+        tracer.stop()
+    assert [tracer.module_at(t) for t in stamps] == ["", ""]
+    assert [tracer.at(t)[1:] for t in stamps] == [(1, "forward")] * 2, tracer.locs

@@ -354,3 +354,23 @@ def test_a_whole_traceback_as_a_breaks_stack_starts_at_the_compiled_forward():
     assert break_stack(traced) == traced
     hooks = [whole[4], traceback.FrameSummary(module, 1825, "_call_impl")]
     assert break_stack(hooks) == hooks
+
+
+def test_guard_failures_of_a_code_object_that_holds_a_dict_constant():
+    # A code object's hash takes its constants; Dynamo's rewrites may hold a
+    # dict there. The guard failures are grouped by the code all the same.
+    import types
+
+    def forward(x):
+        return x
+
+    code = forward.__code__.replace(co_consts=(*forward.__code__.co_consts, {"a": 1}))
+    events = []
+    c = capture.Capture(lambda kind, **fields: events.append((kind, fields)), None)
+    c.guard_fail_fn(types.SimpleNamespace(orig_code=code, reason="x.size()[0] == 2"))
+    c.guard_fail_fn(types.SimpleNamespace(orig_code=code, reason="x.dtype"))
+    c._emit_recompiles([], None)  # no CompilationMetrics: an older torch's path
+    recompiles = [f for kind, f in events if kind == "recompile"]
+    assert [(r["function"], r["reasons"]) for r in recompiles] == [
+        ("forward", ["x.size()[0] == 2", "x.dtype"])
+    ]
