@@ -1,5 +1,7 @@
 #include "app/cli_progress.h"
 
+#include <QRegularExpression>
+
 #include <cstdio>
 #include <unistd.h>
 
@@ -14,6 +16,24 @@ QString progressLine(double fraction, const QString& text, qint64 elapsedMs) {
         .arg(text)
         .arg(seconds / 60, 2, 10, QChar('0'))
         .arg(seconds % 60, 2, 10, QChar('0'));
+}
+
+QString progressStage(const QString& text) {
+    // "warmup 2/5, compiling (tracing)" is the warmup; "compiling (first
+    // call: tracing)" is compiling.
+    static const QRegularExpression compileWithin(QStringLiteral(R"(,\scompiling \([^)]*\))"));
+    static const QRegularExpression compileStage(QStringLiteral(R"(compiling \([^)]*\))"));
+    static const QRegularExpression trailingCounter(QStringLiteral(R"(\s\d+/\d+$)"));
+    static const QString dash = QStringLiteral(" — ");
+    QString stage = text;
+    const qsizetype first = stage.indexOf(dash);
+    const qsizetype hint = first < 0 ? -1 : stage.indexOf(dash, first + dash.size());
+    if (hint >= 0)
+        stage.truncate(hint);
+    stage.replace(compileWithin, QString());
+    stage.replace(compileStage, QStringLiteral("compiling"));
+    stage.replace(trailingCounter, QString());
+    return stage;
 }
 
 CliProgress::CliProgress(const core::SessionRunner& runner)
@@ -32,9 +52,8 @@ void CliProgress::update() {
     if (terminal_) {
         std::fprintf(stderr, "\r\033[K%s", line.toLocal8Bit().constData());
     } else {
-        // Off a terminal, print when the phase changes or every 10 s at most.
-        if (text.section(QChar(' '), 0, -2) == lastShown_.section(QChar(' '), 0, -2) &&
-            sinceLast_.elapsed() < 10000)
+        // Off a terminal, print when the stage changes or every 10 s at most.
+        if (progressStage(text) == progressStage(lastShown_) && sinceLast_.elapsed() < 10000)
             return;
         std::fprintf(stderr, "%s\n", line.toLocal8Bit().constData());
         sinceLast_.restart();

@@ -170,6 +170,36 @@ class TestCliProgress : public QObject {
                  QString("warmup 0/5"));
     }
 
+    // Off a terminal a line is printed when the stage changes: torch's
+    // compile stages and the counters change within one.
+    void theStageLeavesOutWhatChangesWithinIt() {
+        const QString compiling =
+            app::progressStage("default (2/2) — compiling (first call: tracing)");
+        QCOMPARE(compiling, QString("default (2/2) — compiling"));
+        QCOMPARE(app::progressStage("default (2/2) — compiling (first call)"), compiling);
+        QCOMPARE(app::progressStage("default (2/2) — compiling (first call: Inductor codegen) — "
+                                    "a long compile: try smaller inputs"),
+                 compiling);
+        const QString warmup = app::progressStage("default (2/2) — warmup 1/5");
+        QCOMPARE(warmup, QString("default (2/2) — warmup"));
+        QCOMPARE(app::progressStage("default (2/2) — warmup 2/5, compiling (AOT autograd)"),
+                 warmup);
+        QCOMPARE(app::progressStage("default (2/2) — measuring 37/100"),
+                 app::progressStage("default (2/2) — measuring 0/100"));
+        // Each of these is a stage of its own.
+        const QStringList distinct = {"default (2/2) — after warmup",
+                                      "default (2/2) — after measuring",
+                                      "eager (1/2) — compiling (first call: tracing)",
+                                      "default (2/2) — input sweep 1/3: inputs (2, 16)",
+                                      "default (2/2) — input sweep 2/3: inputs (2, 64)",
+                                      compiling,
+                                      warmup};
+        QSet<QString> stages;
+        for (const QString& text : distinct)
+            stages.insert(app::progressStage(text));
+        QCOMPARE(stages.size(), distinct.size());
+    }
+
     void eagerHasNoCompileWords() {
         core::Run run = compilingRun(true);
         run.setting.mode = "eager";
