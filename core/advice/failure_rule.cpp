@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <regex>
+#include <sstream>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -109,6 +111,52 @@ std::string functionAt(const std::string& traceback, const std::string& file, in
             found = m[3].str();
     });
     return found;
+}
+
+// The innermost traceback frame outside torch and compilescope's probe,
+// with its source text: where a library raised, or the line that called into
+// torch when torch raised ("The size of tensor a (32) must match ...").
+struct RaisingFrame {
+    std::string file;
+    int line = 0;
+    std::string function;
+    std::string code;
+};
+
+std::optional<RaisingFrame> raisingFrame(const std::string& traceback) {
+    static const std::regex frame(R"re(^\s*File "([^"]+)", line (\d+), in (\S+))re");
+    std::optional<RaisingFrame> found;
+    bool codeNext = false;
+    std::istringstream lines(traceback);
+    for (std::string text; std::getline(lines, text);) {
+        std::smatch m;
+        const std::string input = regexInput(text);
+        if (std::regex_search(input, m, frame)) {
+            const std::string file = m[1].str();
+            codeNext = installedPackage(file) != "torch" &&
+                       file.find("compilescope_probe/") == std::string::npos;
+            if (codeNext)
+                found = RaisingFrame{file, lineNumber(m[2].str()), m[3].str(), {}};
+            continue;
+        }
+        const size_t start = text.find_first_not_of(' ');
+        if (codeNext && start != std::string::npos && text[start] != '^' && text[start] != '~')
+            found->code = text.substr(start);
+        codeNext = false;
+    }
+    return found;
+}
+
+// "it raised in transformers's code at modeling_perceiver.py:329 in forward:
+// attention_output = ..."; "" where the traceback has no such frame.
+std::string raisedAtText(const std::string& traceback) {
+    const auto at = raisingFrame(traceback);
+    if (!at)
+        return {};
+    const std::string package = installedPackage(at->file);
+    return "it raised" + (package.empty() ? std::string() : " in " + package + "'s code") + " at " +
+           shortLocation(at->file, at->line) + " in " + at->function +
+           (at->code.empty() ? std::string() : ": " + at->code);
 }
 
 // What each of the probe's tries below the setting's backend did.
@@ -499,6 +547,12 @@ void unexplainedFailureRule(const AdviceInput& input, const std::vector<Finding>
             f.evidence.push_back(run.setting.label() + " " + toString(run.status) + " (" + e.kind +
                                  "): " + first.substr(0, first.size() - (period ? 1 : 0)) +
                                  " (Compare tab)");
+            // No line of the model's file in it: the traceback's own, so the
+            // finding still says where (a config that does not fit the inputs
+            // raises deep in the library).
+            if (file.empty())
+                if (const std::string raised = raisedAtText(e.traceback); !raised.empty())
+                    f.evidence.push_back(raised);
             const std::string rest = firstLine(e.message).substr(first.size());
             const size_t start = rest.find_first_not_of(' ');
             f.remedy = start == std::string::npos ? std::string() : rest.substr(start);

@@ -379,3 +379,52 @@ TEST(AdviceFailures, AModelFilesFunctionsAreNamedByWhatIsWrongWithThem) {
         EXPECT_EQ(f[0].title, title);
     }
 }
+
+// A model whose error rises from a library's code, no line of the model file
+// in the traceback (a transformers config that does not fit the inputs): the
+// finding still says where, past torch's and the probe's own frames.
+TEST(AdviceFailures, AnErrorRaisedInALibrarySaysWhere) {
+    const std::string message =
+        "The model raised RuntimeError: The size of tensor a (32) must match the size of tensor "
+        "b (64) at non-singleton dimension 2. It fails without torch.compile too: fix the model "
+        "or its inputs (get_inputs()).";
+    const std::string lib = "/v/lib/python3.11/site-packages/transformers/models/perceiver/";
+    const std::string traceback =
+        "Traceback (most recent call last):\n"
+        "  File \"/p/compilescope_probe/main.py\", line 811, in call\n"
+        "    latency, wall = self.timer(fn, inputs)\n"
+        "  File \"/v/lib/python3.11/site-packages/torch/nn/modules/module.py\", line 1798, in "
+        "_call_impl\n"
+        "    return forward_call(*args, **kwargs)\n"
+        "  File \"" +
+        lib +
+        "modeling_perceiver.py\", line 742, in forward\n"
+        "    encoder_outputs = self.encoder(\n"
+        "                      ^^^^^^^^^^^^^\n"
+        "  File \"" +
+        lib +
+        "modeling_perceiver.py\", line 329, in forward\n"
+        "    attention_output = attention_output + hidden_states\n"
+        "                       ~~~~~~~~~~~~~~~~~^~~~~~~~~~~~~~~\n"
+        "  File \"/v/lib/python3.11/site-packages/torch/_tensor.py\", line 40, in wrapped\n"
+        "    return f(*args, **kwargs)\n"
+        "RuntimeError: The size of tensor a (32) must match the size of tensor b (64)\n";
+    const auto f = advise(reportOf({failed("eager", "model_raised", message, traceback)}), {});
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].rule, "failure.run");
+    EXPECT_TRUE(hasEvidence(f[0], "it raised in transformers's code at modeling_perceiver.py:329 "
+                                  "in forward: attention_output = attention_output + "
+                                  "hidden_states"))
+        << f[0].evidence.back();
+    EXPECT_EQ(f[0].file, ""); // not the model file's line: no jump to it
+    // With a line of the model file, that line is the finding's and no other is added.
+    const std::string withModel = "Traceback (most recent call last):\n"
+                                  "  File \"/m/model.py\", line 8, in forward\n"
+                                  "    return self.net(x)\n"
+                                  "  File \"" +
+                                  lib + "modeling_perceiver.py\", line 329, in forward\n";
+    const auto g = advise(reportOf({failed("eager", "model_raised", message, withModel)}), {});
+    ASSERT_EQ(g.size(), 1u);
+    EXPECT_EQ(g[0].line, 8);
+    EXPECT_FALSE(hasEvidence(g[0], "it raised"));
+}
