@@ -161,7 +161,8 @@ class TimerSide:
             globals={"fn": fn, "inputs": self.inputs},
             num_threads=threads,
         )
-        sys.path.insert(0, str(ROOT / "probe"))
+        if str(ROOT / "probe") not in sys.path:
+            sys.path.insert(0, str(ROOT / "probe"))
         from compilescope_probe.harness import on_fresh_stack_chunk
 
         with self.torch.no_grad():  # the probe measures inference under no_grad too
