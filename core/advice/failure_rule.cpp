@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 #include <regex>
-#include <sstream>
+#include <vector>
 
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
@@ -52,6 +52,35 @@ std::string atLocation(const std::string& file, int line) {
     return file.empty() ? std::string() : " at " + shortLocation(file, line);
 }
 
+// A traceback's frames, outermost first, each with the source line Python
+// printed under it ("" where it printed none).
+struct TracebackFrame {
+    std::string file;
+    int line = 0;
+    std::string function;
+    std::string code;
+};
+
+std::vector<TracebackFrame> tracebackFrames(const std::string& traceback) {
+    static const std::regex frame(R"re(File "([^"]+)", line (\d+)(?:, in (\S+))?)re");
+    std::vector<TracebackFrame> frames;
+    bool codeNext = false;
+    forEachRegexLine(traceback, [&](const std::string& text) {
+        std::smatch m;
+        if (std::regex_search(text, m, frame)) {
+            frames.push_back({m[1].str(), lineNumber(m[2].str()), m[3].str(), {}});
+            codeNext = true;
+            return;
+        }
+        // The source line, not the carets under it.
+        const size_t start = text.find_first_not_of(' ');
+        if (codeNext && start != std::string::npos && text[start] != '^' && text[start] != '~')
+            frames.back().code = text.substr(start);
+        codeNext = false;
+    });
+    return frames;
+}
+
 std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::string& modelFile) {
     static const std::regex compiling(R"(while compiling (.+?):(\d+)\))");
     std::pair<std::string, int> found;
@@ -62,12 +91,9 @@ std::pair<std::string, int> failingLine(const ErrorInfo& error, const std::strin
     });
     if (!found.first.empty() || modelFile.empty())
         return found;
-    static const std::regex frame(R"re(File "([^"]+)", line (\d+))re");
-    forEachRegexLine(error.traceback, [&](const std::string& text) {
-        std::smatch m;
-        if (std::regex_search(text, m, frame) && m[1].str() == modelFile)
-            found = {m[1].str(), lineNumber(m[2].str())};
-    });
+    for (const TracebackFrame& frame : tracebackFrames(error.traceback))
+        if (frame.file == modelFile)
+            found = {frame.file, frame.line};
     return found;
 }
 
@@ -102,48 +128,22 @@ std::string forbiddenCallable(const std::string& text) {
 // The function whose frame holds FILE:LINE in the traceback ("forward"); ""
 // when no frame does.
 std::string functionAt(const std::string& traceback, const std::string& file, int line) {
-    static const std::regex frame(R"re(File "([^"]+)", line (\d+), in (\S+))re");
     std::string found;
-    forEachRegexLine(traceback, [&](const std::string& text) {
-        std::smatch m;
-        if (std::regex_search(text, m, frame) && m[1].str() == file &&
-            lineNumber(m[2].str()) == line)
-            found = m[3].str();
-    });
+    for (const TracebackFrame& frame : tracebackFrames(traceback))
+        if (frame.file == file && frame.line == line)
+            found = frame.function;
     return found;
 }
 
-// The innermost traceback frame outside torch and compilescope's probe,
-// with its source text: where a library raised, or the line that called into
-// torch when torch raised ("The size of tensor a (32) must match ...").
-struct RaisingFrame {
-    std::string file;
-    int line = 0;
-    std::string function;
-    std::string code;
-};
-
-std::optional<RaisingFrame> raisingFrame(const std::string& traceback) {
-    static const std::regex frame(R"re(^\s*File "([^"]+)", line (\d+), in (\S+))re");
-    std::optional<RaisingFrame> found;
-    bool codeNext = false;
-    std::istringstream lines(traceback);
-    for (std::string text; std::getline(lines, text);) {
-        std::smatch m;
-        const std::string input = regexInput(text);
-        if (std::regex_search(input, m, frame)) {
-            const std::string file = m[1].str();
-            codeNext = installedPackage(file) != "torch" &&
-                       file.find("compilescope_probe/") == std::string::npos;
-            if (codeNext)
-                found = RaisingFrame{file, lineNumber(m[2].str()), m[3].str(), {}};
-            continue;
-        }
-        const size_t start = text.find_first_not_of(' ');
-        if (codeNext && start != std::string::npos && text[start] != '^' && text[start] != '~')
-            found->code = text.substr(start);
-        codeNext = false;
-    }
+// The innermost frame outside torch and compilescope's probe: where a library
+// raised, or the line that called into torch when torch raised ("The size of
+// tensor a (32) must match ...").
+std::optional<TracebackFrame> raisingFrame(const std::string& traceback) {
+    std::optional<TracebackFrame> found;
+    for (TracebackFrame& frame : tracebackFrames(traceback))
+        if (installedPackage(frame.file) != "torch" &&
+            frame.file.find("compilescope_probe/") == std::string::npos)
+            found = std::move(frame);
     return found;
 }
 

@@ -76,6 +76,21 @@ def hide_from_dynamo(functions: Iterable[Callable[..., Any]]) -> None:
             fallbacks.missing("torch._dynamo.eval_frame.skip_code", e2)
 
 
+def _per_code(cache: dict[int, tuple[Any, bool]], code: Any, answer: Callable[[Any], bool]) -> bool:
+    """answer(code), computed once per code object. Keyed by id, the code kept
+    alive beside its answer: a code object hashes its constants, and Dynamo's
+    rewrites can hold a dict there (transformers' BigBird: "unhashable type:
+    'dict'")."""
+    known = cache.get(id(code))
+    if known is None:
+        known = cache[id(code)] = (code, answer(code))
+    return known[1]
+
+
+def _takes_self(code: Any) -> bool:
+    return code.co_argcount > 0 and code.co_varnames[0] == "self"
+
+
 class LineTracer:
     """sys.settrace on the user's frames only: (time, file, line, function)
     at every line event, and the nearest user caller's line again when a user
@@ -104,17 +119,14 @@ class LineTracer:
         self.locs: list[tuple[str, int, str] | None] = []  # None: no user line
         self._old: Any = None
         self._traced: dict[str, bool] = {}
-        # Keyed by id(code), the code kept alive beside its answer: a code
-        # object hashes its constants, and Dynamo's rewrites can hold a dict
-        # there (transformers' BigBird: "unhashable type: 'dict'").
-        self._rewrites: dict[int, tuple[Any, bool]] = {}
+        self._rewrites: dict[int, tuple[Any, bool]] = {}  # by _per_code
         # (entry index, frame) of entries on a rewrite's def line, not yet moved
         self._pending: list[tuple[int, Any]] = []
         self.paths = {id(m): path for path, m in model.named_modules()} if model is not None else {}
         self.module_times: list[int] = []
         self.modules: list[str | None] = []
         self._module_frames: list[tuple[Any, str]] = []  # innermost last
-        self._takes_self: dict[int, tuple[Any, bool]] = {}
+        self._takes_self: dict[int, tuple[Any, bool]] = {}  # by _per_code
 
     def is_traced(self, filename: str) -> bool:
         hit = self._traced.get(filename)
@@ -129,10 +141,7 @@ class LineTracer:
         code = frame.f_code
         if frame.f_lineno != code.co_firstlineno:
             return False
-        known = self._rewrites.get(id(code))
-        if known is None:
-            known = self._rewrites[id(code)] = (code, is_dynamo_rewrite(code))
-        return known[1]
+        return _per_code(self._rewrites, code, is_dynamo_rewrite)
 
     def _record(self, frame: Any) -> None:
         self.times.append(time.time_ns())
@@ -148,11 +157,7 @@ class LineTracer:
     def _module_of(self, frame: Any) -> str | None:
         """The path of the model's module that is the frame's `self`, if any."""
         code = frame.f_code
-        known = self._takes_self.get(id(code))
-        if known is None:
-            takes = code.co_argcount > 0 and code.co_varnames[0] == "self"
-            known = self._takes_self[id(code)] = (code, takes)
-        if not known[1]:
+        if not _per_code(self._takes_self, code, _takes_self):
             return None
         # The trace hook has copied the frame's locals already (CPython's
         # trampoline does it for every trace call): this reads that dict.
