@@ -469,16 +469,37 @@ def cupti_kernels(
 
 
 def clock_offset(
-    starts: Sequence[int], ends: Sequence[int], marks: Sequence[tuple[int, int]]
+    starts: Sequence[int],
+    ends: Sequence[int],
+    marks: Sequence[tuple[int, int]],
+    trace_start: int | None = None,
 ) -> int | None:
-    """time.time_ns() minus the profiler's relative ns. Each call's mark
-    begins just after its recorded start and ends just before its recorded
-    end: the two medians err by about as much either way, their mean not."""
+    """time.time_ns() minus the profiler's relative ns. Kineto converts its
+    clock to the same wall clock and starts its relative times at
+    `trace_start`: that is the offset when every call's mark lies between its
+    recorded start and end. Without it, the mean of the two edges' medians:
+    each mark begins after its recorded start and ends before its recorded
+    end, but by unequal spans (record_function's entry does more Python than
+    its exit), which biased that estimate early by 6 to 18 us here."""
     if not marks or len(marks) != len(starts) or len(marks) != len(ends):
         return None
+    if trace_start is not None and all(
+        s <= m0 + trace_start and m1 + trace_start <= e
+        for s, e, (m0, m1) in zip(starts, ends, marks)
+    ):
+        return trace_start
     before = sorted(s - m[0] for s, m in zip(starts, marks))
     after = sorted(e - m[1] for e, m in zip(ends, marks))
     return (before[len(before) // 2] + after[len(after) // 2]) // 2
+
+
+def _trace_start_ns(prof: Any) -> int | None:
+    """Where kineto's relative event times begin on time.time_ns()'s clock;
+    None where this torch does not say."""
+    try:
+        return int(prof.profiler.kineto_results.trace_start_ns())
+    except (AttributeError, RuntimeError, TypeError, ValueError):
+        return None
 
 
 # Above kineto's highest level (USDT = 5): none of its log lines.
@@ -545,7 +566,7 @@ def run_window(
         rows.append((e.name, start, end, e.thread))
         if e.name == CALL_MARK:
             marks.append((start, end))
-    offset = clock_offset(starts, ends, sorted(marks))
+    offset = clock_offset(starts, ends, sorted(marks), _trace_start_ns(prof))
 
     def locate(t: int) -> tuple[str, int, str] | None:
         if offset is None:

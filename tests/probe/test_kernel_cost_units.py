@@ -475,6 +475,39 @@ def test_clock_offset_is_the_mean_of_both_edges():
     assert kernel_profile.clock_offset([1], [], [(0, 1)]) is None
 
 
+def test_clock_offset_is_the_profilers_trace_start_where_it_brackets_every_mark():
+    # Marks begin 40 after their starts and end 10 before their ends: the
+    # edges' mean would put the offset 15 early.
+    starts, ends, marks = [1040 - 40, 2040 - 40], [1990 + 10, 2990 + 10], [(40, 990), (1040, 1990)]
+    assert kernel_profile.clock_offset(starts, ends, marks) == 985
+    assert kernel_profile.clock_offset(starts, ends, marks, trace_start=1000) == 1000
+    # A trace start that puts a mark outside its call is not this clock's.
+    assert kernel_profile.clock_offset(starts, ends, marks, trace_start=1050) == 985
+
+
+def test_this_torchs_profiler_times_are_on_the_wall_clock_from_its_trace_start():
+    import time
+
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    starts, ends = [], []
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(3):
+            starts.append(time.time_ns())
+            with record_function(kernel_profile.CALL_MARK):
+                torch.ones(64).sum()
+            ends.append(time.time_ns())
+    marks = sorted(
+        (kernel_profile._ns(e.time_range.start), kernel_profile._ns(e.time_range.end))
+        for e in prof.events()
+        if e.name == kernel_profile.CALL_MARK
+    )
+    trace_start = kernel_profile._trace_start_ns(prof)
+    assert trace_start is not None
+    assert kernel_profile.clock_offset(starts, ends, marks, trace_start) == trace_start
+
+
 # -- the CUDA join ------------------------------------------------------------
 
 
