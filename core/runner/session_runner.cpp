@@ -435,6 +435,36 @@ std::string sweepProgress(const Run& run) {
     return text + compilingNow(run);
 }
 
+// "batch-size walk: batch 8 (size 3 of 4), 2 measured, compiling (tracing)":
+// each size compiles anew for its shape (dynamic=False), and a count of the
+// sizes done read as hung for as long as one size compiled.
+std::string walkProgress(const Run& run) {
+    std::string text = "batch-size walk: ";
+    if (!run.scaling)
+        return text + "planning";
+    const Scaling& walk = *run.scaling;
+    const size_t done = walk.points.size();
+    const std::string measured = std::to_string(done) + " measured";
+    if (walk.stop)
+        return text + measured + ", ending (" + walk.stop->reason + ")";
+    if (!walk.requested.empty()) {
+        if (done >= walk.requested.size())
+            return text + measured;
+        text += "batch " + std::to_string(walk.requested[done]) + " (size " +
+                std::to_string(done + 1) + " of " + std::to_string(walk.requested.size()) + ")";
+    } else {
+        // auto doubles from 1 (docs/measuring.md "Batch-size scaling").
+        text += "batch " + std::to_string(done ? walk.points.back().batchSize * 2 : 1);
+    }
+    if (done)
+        text += ", " + measured;
+    // The budget, not the time spent: that is the progress bar's (a count
+    // in the text would print a line a second to a log: app/cli_progress.cpp).
+    if (walk.requested.empty() && walk.budgetSeconds > 0)
+        text += " (budget " + formatDuration(walk.budgetSeconds * 1e9) + ")";
+    return text + compilingNow(run);
+}
+
 } // namespace
 
 std::optional<double> walkFraction(const Run& run, int64_t elapsedMs) {
@@ -503,17 +533,8 @@ std::string describeProgress(const Run& run, int64_t elapsedMs) {
         return "comparing the outputs with eager's";
     if (open->name == "sweep")
         return sweepProgress(run);
-    if (open->name == "scale") {
-        const size_t done = run.scaling ? run.scaling->points.size() : 0;
-        std::string text = "batch-size walk: " + std::to_string(done) + " size(s) measured";
-        if (run.scaling && !run.scaling->points.empty())
-            text += ", last batch " + std::to_string(run.scaling->points.back().batchSize);
-        // The budget, not the time spent: that is the progress bar's (a count
-        // in the text would print a line a second to a log: app/cli_progress.cpp).
-        if (run.scaling && run.scaling->requested.empty() && run.scaling->budgetSeconds > 0)
-            text += " (budget " + formatDuration(run.scaling->budgetSeconds * 1e9) + ")";
-        return text;
-    }
+    if (open->name == "scale")
+        return walkProgress(run);
     return open->name;
 }
 

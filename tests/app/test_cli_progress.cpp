@@ -151,6 +151,47 @@ class TestCliProgress : public QObject {
                  QString("input sweep 2/3: inputs (2, 64), 1 recompile so far"));
     }
 
+    // The walk names the size under way and torch's compile of it: each size
+    // compiles anew, and "2 size(s) measured" read as hung while one did.
+    void theWalkSaysWhichBatchAndItsCompile() {
+        core::Setting setting;
+        setting.mode = "default";
+        const std::string head =
+            "{\"type\":\"hello\",\"t_ns\":1,\"protocol\":1}\n"
+            "{\"type\":\"phase\",\"t_ns\":2,\"name\":\"scale\",\"edge\":\"begin\"}\n";
+        const auto plan = [](const std::string& sizes) {
+            return "{\"type\":\"scale_plan\",\"t_ns\":3,\"batch_source\":\"dim0\",\"sizes\":" +
+                   sizes + ",\"auto\":" + (sizes == "[]" ? "true" : "false") +
+                   ",\"dynamic\":false,\"budget_s\":120.0,\"memory_cap_bytes\":0}\n";
+        };
+        const auto point = [](int n) {
+            return "{\"type\":\"scale_point\",\"t_ns\":4,\"batch_size\":" + std::to_string(n) +
+                   ",\"first_call_ns\":5,\"latency_ns\":[5,6],\"peak_memory_bytes\":-1,"
+                   "\"memory_kind\":\"host_rss\",\"recompiles\":1}\n";
+        };
+        const std::string stage =
+            "{\"type\":\"compile_progress\",\"t_ns\":5,\"stage\":\"Inductor codegen\"}\n";
+        const auto said = [&](const std::string& stream) {
+            return QString::fromStdString(
+                core::describeProgress(core::replayStream(head + stream, setting), 1'000));
+        };
+        QCOMPARE(said(plan("[4,16,64]")), QString("batch-size walk: batch 4 (size 1 of 3)"));
+        QCOMPARE(said(plan("[4,16,64]") + point(4) + stage),
+                 QString("batch-size walk: batch 16 (size 2 of 3), 1 measured, compiling "
+                         "(Inductor codegen)"));
+        QCOMPARE(said(plan("[]") + point(1) + point(2)),
+                 QString("batch-size walk: batch 4, 2 measured (budget 120 s)"));
+        const std::string stop = "{\"type\":\"scale_stop\",\"t_ns\":6,\"reason\":\"budget\","
+                                 "\"batch_size\":4,\"message\":\"m\"}\n";
+        QCOMPARE(said(plan("[]") + point(1) + point(2) + stop),
+                 QString("batch-size walk: 2 measured, ending (budget)"));
+        // Each size is a line of its own off a terminal; its compile stages are not.
+        QVERIFY(app::progressStage(said(plan("[4,16,64]") + point(4) + stage)) !=
+                app::progressStage(said(plan("[4,16,64]"))));
+        QCOMPARE(app::progressStage(said(plan("[4,16,64]") + point(4) + stage)),
+                 app::progressStage(said(plan("[4,16,64]") + point(4))));
+    }
+
     // A recompile while warming up or measuring says so, and what it is doing.
     void aRecompileInWarmupIsTold() {
         core::Setting setting;

@@ -78,13 +78,13 @@ class ProbeProcessTest : public QObject {
         QVERIFY(share);
         QCOMPARE(*share, 0.5);
         QCOMPARE(describeProgress(run, 65000),
-                 std::string("batch-size walk: 2 size(s) measured, last batch 2 (budget 120 s)"));
+                 std::string("batch-size walk: batch 4, 2 measured (budget 120 s)"));
         QCOMPARE(*walkFraction(run, 500000), 0.99); // never full while it runs
         // A listed walk: its sizes.
         run.scaling->requested = {1, 2, 4, 8};
         QCOMPARE(*walkFraction(run, 65000), 0.5);
         QCOMPARE(describeProgress(run, 65000),
-                 std::string("batch-size walk: 2 size(s) measured, last batch 2"));
+                 std::string("batch-size walk: batch 4 (size 3 of 4), 2 measured"));
         // Outside a walk, the calls tell the progress.
         QVERIFY(!walkFraction(Run{}, 65000));
     }
