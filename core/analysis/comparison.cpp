@@ -15,11 +15,6 @@ namespace cs::core {
 
 namespace {
 
-double medianOf(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return percentileSorted(values, 0.5);
-}
-
 bool startsWith(const std::string& text, const std::string& prefix) {
     return text.compare(0, prefix.size(), prefix) == 0;
 }
@@ -48,12 +43,12 @@ std::optional<SteadyBand> steadyBand(const std::vector<int64_t>& measuredNs) {
     if (measuredNs.empty())
         return std::nullopt;
     SteadyBand band;
-    band.median = medianOf({measuredNs.begin(), measuredNs.end()});
+    band.median = medianValue({measuredNs.begin(), measuredNs.end()});
     std::vector<double> deviations;
     deviations.reserve(measuredNs.size());
     for (auto ns : measuredNs)
         deviations.push_back(std::fabs(static_cast<double>(ns) - band.median));
-    band.mad = medianOf(std::move(deviations));
+    band.mad = medianValue(std::move(deviations));
     band.halfWidth = std::max(kBandMads * band.mad, kBandMinFraction * band.median);
     band.low = std::max(0.0, band.median - band.halfWidth); // no call takes less than nothing
     band.high = band.median + band.halfWidth;

@@ -15,8 +15,17 @@ bool Crosscheck::apart() const {
     return std::fabs(difference()) > kCrosscheckTolerance;
 }
 
+bool Crosscheck::tailExplains() const {
+    // A tail raises the means above the median, never below; one that lifts
+    // them by more than kSettledSpread is no steady time with a tail.
+    return groupCalls > 1 && perCallGroupNs > perCallMedianNs &&
+           perCallGroupNs <= perCallMedianNs * (1 + kSettledSpread) &&
+           blockEstimateNs > perCallMedianNs &&
+           blockEstimateNs <= perCallGroupNs * (1 + kCrosscheckTolerance);
+}
+
 bool Crosscheck::disagrees() const {
-    return judgeable() && apart() && !withinNoise();
+    return judgeable() && apart() && !withinNoise() && !tailExplains();
 }
 
 std::string crosscheckVerdict(const Crosscheck& check) {
@@ -28,12 +37,39 @@ std::string crosscheckVerdict(const Crosscheck& check) {
     if (check.apart() && check.withinNoise())
         return "apart, but within the per-call median's 95% interval: too few or too spread-out "
                "calls to tell (measure for longer: --iters)";
+    if (check.apart() && check.tailExplains()) {
+        char diff[32];
+        std::snprintf(diff, sizeof diff, "%+.1f%%",
+                      100 * (check.perCallGroupNs / check.blockEstimateNs - 1));
+        return "they agree as means: the measured calls averaged over runs of " +
+               std::to_string(check.groupCalls) + " took " + formatDuration(check.perCallGroupNs) +
+               " (" + diff + "); a block averages in the calls' slow tail, which the median " +
+               "leaves out";
+    }
     return check.disagrees() ? "they disagree: the measurement was disturbed" : "they agree";
 }
 
+namespace {
+
+// The median of the means of runs of `size` consecutive calls (the last,
+// shorter run left out).
+double medianOfRunMeans(const std::vector<int64_t>& calls, size_t size) {
+    std::vector<double> means;
+    for (size_t first = 0; first + size <= calls.size(); first += size) {
+        double sum = 0;
+        for (size_t i = first; i < first + size; ++i)
+            sum += static_cast<double>(calls[i]);
+        means.push_back(sum / static_cast<double>(size));
+    }
+    return medianValue(std::move(means));
+}
+
+} // namespace
+
 std::optional<Crosscheck> crosscheck(const Run& run) {
     const auto estimate = run.blockEstimateNs();
-    const auto stats = computeStats(run.measuredLatencies());
+    const std::vector<int64_t> calls = run.measuredLatencies();
+    const auto stats = computeStats(calls);
     if (!estimate || *estimate <= 0 || !stats)
         return std::nullopt;
     // The blocks' recompiles come in the crosscheck phase; an older probe
@@ -42,13 +78,18 @@ std::optional<Crosscheck> crosscheck(const Run& run) {
         std::any_of(run.recompiles.begin(), run.recompiles.end(), [](const Recompile& rc) {
             return rc.phase == "measure" || rc.phase == "crosscheck" || rc.phase == "profile";
         });
+    const size_t group =
+        std::clamp<size_t>(static_cast<size_t>(std::max(1, run.crosscheckBlockCalls)), 1,
+                           std::max<size_t>(1, calls.size() / kMinCrosscheckBlocks));
     return Crosscheck{stats->median,
                       *estimate,
                       run.crosscheckBlockCalls,
                       static_cast<int>(run.crosscheckBlockMeansNs.size()),
                       recompiled,
                       stats->medianCiLow,
-                      stats->medianCiHigh};
+                      stats->medianCiHigh,
+                      medianOfRunMeans(calls, group),
+                      static_cast<int>(group)};
 }
 
 std::string crosscheckText(const Crosscheck& check) {

@@ -31,6 +31,12 @@ struct Crosscheck {
     // The per-call median's 95% interval (min and max for under six calls).
     double medianCiLowNs = 0;
     double medianCiHighNs = 0;
+    // What a block times, from the calls timed one by one: the median of the
+    // means of runs of groupCalls consecutive measured calls (as many as a
+    // block, at most a third of them). A block averages in the calls' slow
+    // tail, which a median leaves out.
+    double perCallGroupNs = 0;
+    int groupCalls = 1;
     // perCallMedianNs / blockEstimateNs - 1: + when single calls timed slower than blocks.
     double difference() const { return perCallMedianNs / blockEstimateNs - 1; }
     bool judgeable() const { return blocks >= kMinCrosscheckBlocks && !recompiled; }
@@ -41,7 +47,11 @@ struct Crosscheck {
     bool withinNoise() const {
         return blockEstimateNs >= medianCiLowNs && blockEstimateNs <= medianCiHighNs;
     }
-    // Judgeable, apart, and beyond the noise.
+    // The block estimate lies above the per-call median and at most
+    // kCrosscheckTolerance above the measured calls' own means over runs of
+    // groupCalls (more than one): the calls' slow tail, not a disturbance.
+    bool tailExplains() const;
+    // Judgeable, apart, beyond the noise, and not the calls' own tail.
     bool disagrees() const;
 };
 

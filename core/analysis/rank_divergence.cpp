@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/analysis/run_summary.h"
+#include "core/analysis/stats.h"
 #include "core/analysis/units.h"
 
 namespace cs::core {
@@ -59,14 +60,6 @@ std::vector<const Divergence*> RankComparison::of(int run, DivergenceKind kind) 
 namespace {
 
 using Rows = std::vector<const RankRow*>;
-
-double median(std::vector<double> values) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const size_t mid = values.size() / 2;
-    return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
 
 std::string number(double value) {
     char text[32];
@@ -319,7 +312,7 @@ std::pair<Rows, double> othersAndMedian(const Rows& rows, const RankRow* row, Va
             values.push_back(value(*other));
         }
     }
-    return {others, median(values)};
+    return {others, medianValue(values)};
 }
 
 void recompiles(const Report& report, const Rows& rows, std::vector<Divergence>& out) {
@@ -432,7 +425,7 @@ void compileTimes(const Report& report, const Rows& rows, std::vector<Divergence
             for (const RankRow* other : others)
                 theirs.push_back(
                     phaseSeconds(report.runs[static_cast<size_t>(other->run)], p.name));
-            const double more = p.seconds - median(theirs);
+            const double more = p.seconds - medianValue(theirs);
             if (more > grew)
                 phase = p.name, grew = more;
         }

@@ -16,6 +16,13 @@ double percentileSorted(const std::vector<double>& sorted, double fraction) {
     return sorted[lower] + weight * (sorted[upper] - sorted[lower]);
 }
 
+double medianValue(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    return percentileSorted(values, 0.5);
+}
+
 namespace {
 
 // P(X <= k) for X ~ Binomial(n, 1/2), in log space so large n stays exact enough.

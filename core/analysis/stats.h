@@ -49,6 +49,10 @@ std::optional<std::pair<size_t, size_t>> medianConfidenceRanks(size_t n, double 
 
 std::optional<LatencyStats> computeStats(const std::vector<int64_t>& samplesNs);
 
+// The median of any values (the mean of the middle two for an even count); 0
+// for none.
+double medianValue(std::vector<double> values);
+
 // Speedup of `setting` over `baseline` (baseline median / setting median) with
 // a conservative interval from the two medians' confidence intervals.
 struct Speedup {

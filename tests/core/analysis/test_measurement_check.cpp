@@ -73,6 +73,64 @@ TEST(Crosscheck, NoVerdictWithinTheSpreadOfAFewCalls) {
     EXPECT_EQ(withRule(advise(reportOf({run}), {}), "measure.disturbed").size(), 1u);
 }
 
+// A call in ten twice as slow (a quantize_dynamic MLP of 77 us on the 2-core
+// VM had such a tail): blocks time the mean of back-to-back calls, 10% above
+// the median, and so do the measured calls averaged over runs as long as a
+// block. That is the calls' own tail, not a disturbance; blocks above that
+// mean still are one.
+TEST(Crosscheck, TheCallsOwnTailIsNoDisturbance) {
+    std::vector<int64_t> calls;
+    for (int i = 0; i < 100; ++i)
+        calls.push_back(i % 10 == 9 ? 200 * kUs : 100 * kUs + (i % 3) * kUs);
+    cs::core::Run run = timedRun("eager", {500 * kUs}, calls);
+    run.crosscheckBlockCalls = 129;
+    run.crosscheckBlockMeansNs = {110 * kUs, 112 * kUs, 109 * kUs};
+    auto check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_TRUE(check->apart()) << crosscheckText(*check);
+    EXPECT_EQ(check->groupCalls, 33) << "as long as a block, at most a third of the calls";
+    EXPECT_NEAR(check->perCallGroupNs, 110.0 * kUs, 1.0 * kUs);
+    EXPECT_TRUE(check->tailExplains());
+    EXPECT_FALSE(check->disagrees());
+    EXPECT_NE(crosscheckVerdict(*check).find("they agree as means"), std::string::npos)
+        << crosscheckVerdict(*check);
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "measure.disturbed").empty());
+
+    run.crosscheckBlockMeansNs = {124 * kUs, 126 * kUs, 125 * kUs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_FALSE(check->tailExplains());
+    EXPECT_TRUE(check->disagrees());
+    EXPECT_EQ(withRule(advise(reportOf({run}), {}), "measure.disturbed").size(), 1u);
+
+    // Blocks below the median: a tail cannot lower a mean.
+    run.crosscheckBlockMeansNs = {94 * kUs, 93 * kUs, 95 * kUs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_TRUE(check->disagrees());
+    // A tail that lifts the means by more than a quarter: no steady time.
+    std::vector<int64_t> heavy = calls;
+    for (size_t i = 4; i < heavy.size(); i += 10)
+        heavy[i] = 400 * kUs;
+    run = timedRun("eager", {500 * kUs}, heavy);
+    run.crosscheckBlockCalls = 129;
+    run.crosscheckBlockMeansNs = {140 * kUs, 141 * kUs, 139 * kUs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_GT(check->perCallGroupNs, 1.25 * check->perCallMedianNs);
+    EXPECT_TRUE(check->disagrees());
+
+    // Blocks of one call: the runs are single calls, their median the median.
+    run = timedRun("eager", {500 * kUs}, calls);
+    run.crosscheckBlockCalls = 1;
+    run.crosscheckBlockMeansNs = {110 * kUs, 112 * kUs, 109 * kUs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_EQ(check->groupCalls, 1);
+    EXPECT_FALSE(check->tailExplains());
+    EXPECT_TRUE(check->disagrees());
+}
+
 TEST(UnsettledCalls, CountsTheLeadingCallsAboveTheBand) {
     // The case: the first 4 of the measured calls at 11-19 ms against
     // ~270 us, far beyond what the step into the measure phase costs.
