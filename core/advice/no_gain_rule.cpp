@@ -40,10 +40,11 @@ constexpr double kMostlyUncompiled = 0.5;
 // folds them into the graph and prepacks the convolutions' and matmuls'
 // weights. torchvision's deeplabv3_mobilenet_v3_large (2-core VM, torch
 // 2.15, two probes each): default 42.5-43.8 ms against eager 40.3-42.6 ms,
-// with TORCHINDUCTOR_FREEZING=1 17.6-21.0 ms. "" on CUDA, where frozen, or
-// where the report measured it without a gain.
+// with TORCHINDUCTOR_FREEZING=1 17.6-21.0 ms. "" on CUDA, where frozen, for
+// a model without parameters (a plain function: nothing to fold), or where
+// the report measured it without a gain.
 std::string freezingLever(const AdviceInput& input, const Run& run) {
-    if (run.probe.device.rfind("cpu", 0) != 0 || frozen(run.setting))
+    if (run.probe.device.rfind("cpu", 0) != 0 || frozen(run.setting) || run.model.parameters <= 0)
         return {};
     constexpr const char* how =
         "torch._inductor.config.freezing = True, or TORCHINDUCTOR_FREEZING=1 in the environment";

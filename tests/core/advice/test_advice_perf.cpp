@@ -103,7 +103,12 @@ TEST(AdviceNoGain, OnCpuFreezingIsOfferedAndItsMeasuredTwinCited) {
     eager.probe.device = "cpu";
     auto compiled = timedRun("default", {40 * kUs * 1000}, constant(30, 40 * kUs * 1000));
     compiled.probe.device = "cpu";
+    // A plain function has no weights to fold.
     auto noGain = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(noGain.size(), 1u);
+    EXPECT_EQ(noGain[0].remedy.find("freez"), std::string::npos) << noGain[0].remedy;
+    eager.model.parameters = compiled.model.parameters = 42'000'000;
+    noGain = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
     ASSERT_EQ(noGain.size(), 1u);
     EXPECT_NE(noGain[0].remedy.find("On CPU, freeze the weights for inference"), std::string::npos)
         << noGain[0].remedy;
