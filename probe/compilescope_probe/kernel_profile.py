@@ -495,10 +495,13 @@ def clock_offset(
 
 def _trace_start_ns(prof: Any) -> int | None:
     """Where kineto's relative event times begin on time.time_ns()'s clock;
-    None where this torch does not say."""
+    None where this torch does not say (the offset is estimated then)."""
     try:
         return int(prof.profiler.kineto_results.trace_start_ns())
-    except (AttributeError, RuntimeError, TypeError, ValueError):
+    except (AttributeError, RuntimeError, TypeError, ValueError) as e:
+        from . import fallbacks
+
+        fallbacks.missing("torch.profiler.profile().profiler.kineto_results.trace_start_ns", e)
         return None
 
 

@@ -508,6 +508,20 @@ def test_this_torchs_profiler_times_are_on_the_wall_clock_from_its_trace_start()
     assert kernel_profile.clock_offset(starts, ends, marks, trace_start) == trace_start
 
 
+def test_a_torch_without_the_trace_start_says_so_and_the_offset_is_estimated():
+    from compilescope_probe import fallbacks
+
+    said: list[dict] = []
+    fallbacks.install(lambda type_, **fields: said.append(fields))
+    try:
+        assert kernel_profile._trace_start_ns(object()) is None
+    finally:
+        fallbacks.install(None)
+    assert [w["what"] for w in said] == [
+        "torch.profiler.profile().profiler.kineto_results.trace_start_ns"
+    ]
+
+
 # -- the CUDA join ------------------------------------------------------------
 
 
