@@ -43,6 +43,33 @@ bool compiledInLibrary(const GraphBreak& gb) {
     return !gb.frames.empty() && !installedPackage(gb.frames.front().file).empty();
 }
 
+// transformers installs its output-capturing hooks on a model's first call
+// (utils/output_capturing.py: maybe_install_capturing_hooks takes a lock, and
+// each hook's handle bumps torch's RemovableHandle.next_id): torch compiling
+// that call breaks there, and the forward it compiled keeps the breaks. The
+// installing function, "" for another break.
+std::string firstCallInstall(const GraphBreak& gb) {
+    for (const auto& frame : gb.frames)
+        if (containsText(frame.file, "transformers/utils/output_capturing.py") &&
+            containsText(frame.function, "install"))
+            return frame.function;
+    return {};
+}
+
+// Checked on a transformers SegFormer (torch 2.15, transformers 5.25, Inductor's
+// caches off, twice each way): the breaks went, the compile and the calls'
+// time did not change beyond noise, so no time is promised.
+std::string firstCallInstallText(const std::string& function) {
+    return "transformers installs its output-capturing hooks on the model's first call (" +
+           functionLabel(function) +
+           "), and torch compiled that call, breaking on the installation (its lock, the hooks' "
+           "handles). To be rid of them, call the model once before torch.compile, under "
+           "torch.no_grad() on inputs like the real ones: the hooks are then in place, and the "
+           "compiled forward never meets the installation. A SegFormer went from 7 breaks and 2 "
+           "graphs to none and 1, with its first compiled call (about 21 s) and its time per "
+           "call (1.1-1.3 ms) the same within noise.";
+}
+
 // `self.fn(` in the call's code: a method of the compiled module, which the
 // user can replace on the model object even when the module is a library's.
 bool callsOwnMethod(const SourceFrame& caller, const std::string& fn) {
@@ -316,6 +343,15 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
                     outside.push_back(gb);
         }
         const size_t under = inFirst.size() - outside.size();
+        std::string installer;
+        size_t installs = 0;
+        for (const GraphBreak* gb : inFirst) {
+            if (const std::string fn = firstCallInstall(*gb); !fn.empty()) {
+                installs++;
+                if (installer.empty())
+                    installer = fn;
+            }
+        }
         const bool forwardInLibrary =
             std::all_of(inFirst.begin(), inFirst.end(),
                         [](const GraphBreak* gb) { return compiledInLibrary(*gb); });
@@ -401,6 +437,21 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         } else
             f.remedy = intro + "keep that code out of the graph on purpose. " +
                        disableText(run, entry) + rest + submodules + orLevers;
+        if (installs == inFirst.size()) {
+            f.remedy =
+                "These breaks are in " + package + "'s code: " + firstCallInstallText(installer);
+            f.gain = "removes the " +
+                     plural(static_cast<long long>(installs), "graph break", "graph breaks") +
+                     " the hooks' installation made in " + f.setting;
+            f.confidence = 0.8;
+            f.severity = Severity::Info; // a split of the first call's making, no time measured
+            out.push_back(std::move(f));
+            continue;
+        }
+        if (installs > 0)
+            f.remedy += " " +
+                        plural(static_cast<long long>(installs), "of them comes", "of them come") +
+                        " from the first call: " + firstCallInstallText(installer);
         if (under > 1 && entry && wrapRank(run, *entry) > 0 && !nothingLeft) // they become one
             f.gain = "from the " +
                      plural(static_cast<long long>(run.graphBreaks.size()), "graph break",

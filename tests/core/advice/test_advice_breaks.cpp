@@ -749,6 +749,68 @@ TEST(AdviceBreaks, ALibraryBreakReachedFromTheModelFileIsTheLibrarys) {
     EXPECT_EQ(cs::core::advice::libraryPackage(gb), "transformers");
 }
 
+// transformers 5 installs its output-capturing hooks on a model's first call
+// (a SegFormer, torch 2.15): torch compiling that call broke on the lock and,
+// in torch's code, on each hook handle's counter. Calling the model once
+// before compiling took every break away.
+TEST(AdviceBreaks, BreaksOfTheFirstCallsHookInstallationSayCallItOnceFirst) {
+    const std::string site = "/v/lib/python3.11/site-packages/";
+    const std::string capturing = site + "transformers/utils/output_capturing.py";
+    GraphBreak lock = makeBreak("Unsupported context manager",
+                                "Unsupported context manager\n  Explanation: Dynamo does not know "
+                                "how to enter a `lock` context manager.",
+                                site + "transformers/models/segformer/modeling_segformer.py", 578,
+                                "outputs = self.segformer(pixel_values, **kwargs)", -1, 0);
+    lock.frames.push_back(
+        {capturing, 355, "wrapper", "maybe_install_capturing_hooks(self)", false});
+    lock.frames.push_back(
+        {capturing, 239, "maybe_install_capturing_hooks", "with _hook_installation_lock:", false});
+    GraphBreak handle =
+        makeBreak("setattr() on unsupported type",
+                  "setattr() on unsupported type\n  Explanation: setattr() is not "
+                  "supported on type type",
+                  capturing, 219, "recursively_install_hooks(model, prefix, t)", -1, 0);
+    handle.frames[0].function = "install_all_output_capturing_hooks";
+    handle.frames.push_back({site + "torch/nn/modules/module.py", 1700, "register_forward_hook",
+                             "handle = RemovableHandle(self._forward_hooks)", false});
+    handle.frames.push_back(
+        {site + "torch/utils/hooks.py", 27, "__init__", "RemovableHandle.next_id += 1", false});
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    for (GraphBreak* gb : {&lock, &lock, &handle}) {
+        for (auto& frame : gb->frames)
+            frame.user = false;
+        gb->userFrame = -1;
+        run.graphBreaks.push_back(*gb);
+    }
+    const auto found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 2U); // transformers' and torch's
+    for (const Finding& f : found) {
+        EXPECT_NE(f.remedy.find("'s code: transformers installs its output-capturing hooks on "
+                                "the model's first call ("),
+                  std::string::npos)
+            << f.remedy;
+        EXPECT_NE(f.remedy.find("call the model once before torch.compile"), std::string::npos);
+        EXPECT_EQ(f.remedy.find("torch.compiler.disable"), std::string::npos) << f.remedy;
+        EXPECT_EQ(f.severity, Severity::Info);
+    }
+    EXPECT_NE(found[0].remedy.find("(maybe_install_capturing_hooks)"), std::string::npos);
+    EXPECT_NE(found[1].remedy.find("(install_all_output_capturing_hooks)"), std::string::npos);
+    EXPECT_EQ(found[0].gain, "removes the 2 graph breaks the hooks' installation made in default");
+    EXPECT_EQ(found[1].gain, "removes the 1 graph break the hooks' installation made in default");
+
+    // Beside a break of another kind, the lever is added to the usual remedy.
+    GraphBreak item =
+        generateBreaks("/m/gen.py", "generate", "return model.generate(ids)").graphBreaks.back();
+    run.graphBreaks.push_back(item);
+    const auto mixed = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(mixed.size(), 2U);
+    EXPECT_NE(mixed[0].remedy.find("2 of them come from the first call: transformers installs"),
+              std::string::npos)
+        << mixed[0].remedy;
+    EXPECT_EQ(mixed[0].gain.find("installation"), std::string::npos) << mixed[0].gain;
+    EXPECT_EQ(mixed[0].severity, Severity::Warning);
+}
+
 // A module whose forward only returns self.t5.generate(...), compiled whole
 // (a 2-layer T5, torch 2.15): all 11 graphs lie in transformers' generation
 // code, none in the forward. Disabling the call would leave nothing compiled;
