@@ -392,6 +392,19 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (const std::string also = alsoInText(runs, lib.hits); !also.empty())
             f.evidence.push_back(also);
 
+        // Every break the first call's hook installation: that remedy alone.
+        if (installs == inFirst.size()) {
+            f.remedy =
+                "These breaks are in " + package + "'s code: " + firstCallInstallText(installer);
+            f.gain = "removes the " +
+                     plural(static_cast<long long>(installs), "graph break", "graph breaks") +
+                     " the hooks' installation made in " + f.setting;
+            f.confidence = 0.8;
+            f.severity = Severity::Info; // a split of the first call's making, no time measured
+            out.push_back(std::move(f));
+            continue;
+        }
+
         // Settings that let Dynamo trace through what breaks, each "let …: code".
         std::vector<std::string> levers;
         if (lib.dynamicOutput)
@@ -437,17 +450,6 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         } else
             f.remedy = intro + "keep that code out of the graph on purpose. " +
                        disableText(run, entry) + rest + submodules + orLevers;
-        if (installs == inFirst.size()) {
-            f.remedy =
-                "These breaks are in " + package + "'s code: " + firstCallInstallText(installer);
-            f.gain = "removes the " +
-                     plural(static_cast<long long>(installs), "graph break", "graph breaks") +
-                     " the hooks' installation made in " + f.setting;
-            f.confidence = 0.8;
-            f.severity = Severity::Info; // a split of the first call's making, no time measured
-            out.push_back(std::move(f));
-            continue;
-        }
         if (installs > 0)
             f.remedy += " " +
                         plural(static_cast<long long>(installs), "of them comes", "of them come") +
