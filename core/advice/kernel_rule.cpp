@@ -186,6 +186,11 @@ void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<
                    "for it; compare that setting's kernels with this one's.";
     else if (const std::string backend = fusedAttentionBackend(top->name); !backend.empty())
         f.remedy = attentionRemedy(backend);
+    else if (const std::string custom = customOpName(top->name);
+             top->kind == "fallback" && !custom.empty())
+        f.remedy = "This kernel is a custom op (" + custom +
+                   "), which Inductor calls as a black box: see the kernel.fallback finding, "
+                   "and the line above.";
     else if (top->kind == "fallback")
         f.remedy = "This kernel is an op Inductor could not lower and runs through ATen: see the "
                    "kernel.fallback finding, and the line above.";
@@ -206,6 +211,7 @@ struct FallbackOp {
     double share = 0;
     int kernels = 0;
     bool complex = false; // on complex tensors, for which Inductor writes no code
+    bool custom = false;  // a custom op (customOpName): a black box by design
 };
 
 bool isComplex(const std::string& dtype) {
@@ -297,16 +303,28 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         op->share += row.share;
         ++op->kernels;
         op->complex = op->complex || onComplexTensors(complex, row);
+        op->custom = !customOpName(row.name).empty();
     }
     if (ops.empty() || share < kFallbackShare)
         return;
     std::stable_sort(ops.begin(), ops.end(), [](const FallbackOp& a, const FallbackOp& b) {
         return a.nsPerCall > b.nsPerCall;
     });
+    double customShare = 0;
+    std::vector<std::string> customNames;
+    for (const auto& op : ops) {
+        if (op.custom) {
+            customShare += op.share;
+            customNames.push_back(customOpName(op.name));
+        }
+    }
     const std::string label = run.setting.label();
     Finding f = codeFinding("kernel.fallback", Severity::Warning, index, label);
-    f.title = label + ": " + percent(share) +
-              " of the compiled kernel time is in ops Inductor could not lower (ATen fallbacks)";
+    f.title =
+        label + ": " + percent(share) + " of the compiled kernel time is in " +
+        (customNames.size() == ops.size() ? "custom ops, which Inductor calls as black boxes"
+         : customNames.empty()            ? "ops Inductor could not lower (ATen fallbacks)"
+                               : "ops Inductor does not compile (ATen fallbacks and custom ops)");
     f.evidence.push_back(
         plural(kernels, "fallback kernel", "fallback kernels") +
         (ops.size() > 1 ? " of " + plural(static_cast<long long>(ops.size()), "op", "ops")
@@ -316,7 +334,8 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         windowText(cost) + " (Code tab)");
     for (size_t i = 0; i < ops.size() && i < 3; ++i) {
         const FallbackOp& op = ops[i];
-        std::string line = op.name + (op.complex ? " on complex tensors" : "") + ": " +
+        std::string line = op.name + (op.complex ? " on complex tensors" : "") +
+                           (op.custom ? " (a custom op)" : "") + ": " +
                            formatDuration(op.nsPerCall) + " per call (" + percent(op.share) +
                            (op.kernels > 1 ? ", " + plural(op.kernels, "kernel", "kernels") : "") +
                            ")";
@@ -351,6 +370,28 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
         f.remedy += "The line is " + package +
                     "'s code, not the model file's: a newer torch may lower the op, or a newer " +
                     package + " may write it with ops Inductor lowers.";
+    // A custom op is no op Inductor failed to lower: it was registered to be
+    // called whole, and one written in Python runs its body as eager does.
+    if (customShare >= share / 2) {
+        f.remedy = "Most of this time is in custom ops (torch.library; here " +
+                   joinWords(customNames) +
+                   "): Inductor calls each as a black box, so nothing fuses into or across it, "
+                   "and one written in Python runs its body op by op, as eager does, on every "
+                   "call. ";
+        if (package.empty() || package == "torch")
+            f.remedy += "Where an op's body is torch ops that torch.compile can trace, call "
+                        "them directly instead of through the op, and Inductor compiles them "
+                        "with the rest; keep the op where its body cannot be traced.";
+        else
+            f.remedy += "The op is called from " + package +
+                        "'s code, not the model file's: "
+                        "look for a setting of " +
+                        package + " that avoids it.";
+    } else if (!customNames.empty()) {
+        f.remedy += " The custom ops among them (" + joinWords(customNames) +
+                    ") are black boxes to Inductor by design: their bodies run as eager runs "
+                    "them.";
+    }
     if (package == "transformers" && f.file.find("/integrations/moe.py") != std::string::npos)
         f.remedy += kMoeExpertsRemedy;
     // nn.TransformerEncoderLayer's and nn.MultiheadAttention's inference fast

@@ -667,8 +667,33 @@ std::vector<const ModuleCostRow*> moduleOverview(const CostBreakdown& cost, size
     return out;
 }
 
+std::string customOpName(const std::string& kernelName) {
+    const std::string prefix = "torch.ops.";
+    if (kernelName.rfind(prefix, 0) != 0)
+        return {};
+    const size_t nsEnd = kernelName.find('.', prefix.size());
+    if (nsEnd == std::string::npos)
+        return {};
+    const std::string ns = kernelName.substr(prefix.size(), nsEnd - prefix.size());
+    // torch's own operator namespaces: its kernels, not a black box of the user's.
+    static const std::set<std::string> torchOwn{
+        "aten",   "prims",    "quantized", "_quantized",   "quantized_decomposed",
+        "onednn", "mkldnn",   "mkl",       "inductor",     "_c10d_functional",
+        "c10d",   "_dtensor", "profiler",  "higher_order", "c10d_functional"};
+    if (ns.empty() || torchOwn.count(ns) > 0)
+        return {};
+    const size_t opEnd = kernelName.find('.', nsEnd + 1);
+    const std::string op = kernelName.substr(
+        nsEnd + 1, opEnd == std::string::npos ? std::string::npos : opEnd - nsEnd - 1);
+    return op.empty() ? std::string() : ns + "::" + op;
+}
+
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName) {
-    return kind == "fallback" && !fusedAttentionBackend(kernelName).empty() ? "attention" : kind;
+    if (kind != "fallback")
+        return kind;
+    if (!fusedAttentionBackend(kernelName).empty())
+        return "attention";
+    return customOpName(kernelName).empty() ? kind : "custom op";
 }
 
 std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,

@@ -105,8 +105,16 @@ std::vector<std::string> nodeKernels(const Run& run, const std::string& compileI
 // kernel name (aten.X.default, torch.ops.aten.X.default or aten::X).
 std::string fusedAttentionBackend(const std::string& kernelName);
 
+// A custom op of another library or of the user's (torch.library), called
+// from compiled code: "torch.ops.transformers.grouped_mm_fallback.default" →
+// "transformers::grouped_mm_fallback". Inductor calls it as a black box, by
+// design rather than for want of a lowering. Empty for ATen's and torch's
+// own namespaces (prims, quantized, mkldnn...) and any other name.
+std::string customOpName(const std::string& kernelName);
+
 // The kind to show for a kernel: its kind, but "attention" for a fused
-// attention fallback (the advice leaves it out of the fallbacks too).
+// attention fallback (the advice leaves it out of the fallbacks too) and
+// "custom op" for a fallback that is one (customOpName).
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName);
 
 // The name to show where width is short: "torch.ops.aten.topk.default" →

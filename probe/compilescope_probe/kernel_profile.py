@@ -8,7 +8,9 @@ torch.profiler (CPU activity). What it reads from the events:
   `cpp.enable_kernel_profile` was on at compile time, under
   `Torch-Compiled Region: <compile id>`; extern kernels are the aten ops
   directly under `## Call CompiledFxGraph <hash> ##`, matched in order to the
-  `extern_kernels.<op>` entries of that graph's code;
+  `extern_kernels.<op>` entries of that graph's code; a custom op the
+  profiler does not record (one written in Python) spans from the kernel
+  before its call site to the one after it (`_unrecorded_op_spans`);
 - wrappers: the CompiledFxGraph time outside its kernels;
 - eager: the top-level ops outside any compiled graph, on the user line that
   was running when the op began (a line tracer on the user's frames, run in
@@ -293,13 +295,102 @@ def _extern_op(name: str) -> str | None:
 
 
 def _fallback_op(name: str) -> str | None:
-    """aten.nonzero.default / torch.ops.aten.nonzero.default → aten::nonzero"""
+    """aten.nonzero.default / torch.ops.aten.nonzero.default → aten::nonzero;
+    torch.ops.torchvision.nms.default → torchvision::nms (a registered op of
+    another library)"""
     parts = name.split(".")
     if parts[:2] == ["torch", "ops"]:
         parts = parts[2:]
+        if len(parts) >= 2:
+            return parts[0] + "::" + parts[1]
     if len(parts) >= 2 and parts[0] == "aten":
         return "aten::" + parts[1]
     return None
+
+
+def _site_op(kernel: dict) -> str | None:
+    """What the profiler records for a call site of the code: the op of an
+    extern or fallback kernel, a generated kernel's own name."""
+    if kernel.get("kind") in ("extern", "fallback"):
+        return _extern_op(kernel["name"]) or _fallback_op(kernel["name"])
+    return kernel["name"]
+
+
+def _child_op(e: _Ev) -> str | None:
+    m = _KERNEL_RE.match(e.name)
+    if m:
+        return m.group("name")
+    return e.name if "::" in e.name else None
+
+
+def _unrecorded_op_spans(
+    call: _Ev, sites: Sequence[dict]
+) -> list[tuple[dict, int, int, list[int]]]:
+    """The calls of ops the profiler does not record, within one graph call:
+    (site, start, end, indices of the children inside it).
+
+    A custom op written in Python (torch.library.custom_op; transformers'
+    grouped_mm_fallback) gets no event of its own: the aten ops it runs come
+    as the graph call's own children, between the kernels before and after
+    its call site. Walking the children in the code's call order, such a
+    site spans from the end of the last kernel before it to the start of the
+    next one the code names after it, and takes the ops in between."""
+    ops = [_child_op(c) for c in call.children]
+    recorded = {op for op in ops if op is not None}
+    seq: list[tuple[dict, str | None, bool]] = []
+    for k in sites:
+        op = _site_op(k)
+        silent = (
+            k.get("kind") == "fallback"
+            and op is not None
+            and not op.startswith("aten::")
+            and op not in recorded
+        )
+        if silent or op in recorded:
+            seq.append((k, op, silent))
+    if not any(silent for _, _, silent in seq):
+        return []
+    spans: list[tuple[dict, int, int, list[int]]] = []
+    opened: tuple[dict, int, list[int]] | None = None
+    p = 0
+    last_end = call.start
+
+    def open_silent() -> None:
+        nonlocal p, opened
+        while p < len(seq) and seq[p][2]:
+            if opened is None:  # back to back: the first takes what runs
+                opened = (seq[p][0], last_end, [])
+            p += 1
+
+    for i, c in enumerate(call.children):
+        op = ops[i]
+        if op is None:
+            continue
+        if opened is None:
+            open_silent()
+        if p < len(seq) and seq[p][1] == op:
+            if opened is not None:
+                spans.append((opened[0], opened[1], c.start, opened[2]))
+                opened = None
+            p += 1
+        elif opened is not None:
+            opened[2].append(i)
+            continue
+        else:
+            # An op the code names further on (a site that did not run):
+            # catch up, but never past a silent site.
+            for q in range(p + 1, len(seq)):
+                if seq[q][2]:
+                    break
+                if seq[q][1] == op:
+                    p = q + 1
+                    break
+        last_end = c.end
+    if opened is None:
+        open_silent()  # a silent site last in the graph, or after the last child
+    if opened is not None:
+        spans.append((opened[0], opened[1], call.end, opened[2]))
+    return spans
 
 
 def _occurrence(seen: dict[str, int], name: str) -> int:
@@ -348,20 +439,28 @@ def analyse(
                 entry[0] += e.end - e.start
                 entry[1] += 1
             inside = 0
+            sites = sorted(code_kernels.get(cid, ()), key=lambda k: k.get("handle", -1))
             externs = [
-                (k["name"], _extern_op(k["name"]) or _fallback_op(k["name"]))
-                for k in sorted(code_kernels.get(cid, ()), key=lambda k: k.get("handle", -1))
-                if k.get("kind") in ("extern", "fallback")
+                (k["name"], _site_op(k)) for k in sites if k.get("kind") in ("extern", "fallback")
             ]
             used = [False] * len(externs)
             seen: dict[str, int] = {}
-            for c in e.children:
+            taken: set[int] = set()
+            for site, start, end, children in _unrecorded_op_spans(e, sites):
+                same_name = [k for k in sites if k["name"] == site["name"]]
+                k = next(j for j, other in enumerate(same_name) if other is site)
+                add(cid, site["name"], k, end - start)
+                inside += end - start
+                taken.update(children)
+            for i, c in enumerate(e.children):
+                if i in taken:
+                    continue
                 m = _KERNEL_RE.match(c.name)
                 if m:
                     add(cid, m.group("name"), _occurrence(seen, m.group("name")), c.end - c.start)
                     inside += c.end - c.start
                     continue
-                if not c.name.startswith("aten::"):
+                if not c.name.startswith("aten::") and not any(op == c.name for _, op in externs):
                     continue
                 name = None
                 for i, (kname, op) in enumerate(externs):

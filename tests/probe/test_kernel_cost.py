@@ -145,6 +145,30 @@ def test_kernel_profile_after_measure(item_run):
     )
 
 
+def test_a_custom_op_written_in_python_has_its_own_time():
+    """torch's profiler records no event for a custom op written in Python,
+    only the ops of its body, among the graph's own kernels: its call site
+    takes the span between its neighbours, and the matmuls of its body are
+    not the code's extern matmuls."""
+    run = run_probe(
+        fixture_model("python_custom_op"), "--warmup", "2", "--iters", "3", "--profile-calls", "3"
+    )
+    assert run.events[-1]["status"] == "ok", run.describe()
+    kp = run.one("kernel_profile")
+    (code,) = run.of("inductor_code")
+    op = "torch.ops.compilescope_fixture.looped_mm.default"
+    assert [k["kind"] for k in code["kernels"] if k["name"] == op] == ["fallback"]
+    costs = {}
+    for k in kp["kernels"]:
+        assert k["count"] == kp["calls"], k
+        costs.setdefault(k["name"], []).append(k["ns"])
+    assert set(costs) == {k["name"] for k in code["kernels"]}, costs
+    # the code's two linear layers, one launch a call each; the op's 16 row
+    # blocks of matmuls, slices and copies in Python cost more than either
+    assert len(costs["extern_kernels.mm"]) == 2 and len(costs[op]) == 1
+    assert costs[op][0] > max(costs["extern_kernels.mm"]), costs
+
+
 def test_eager_line_of_the_break(item_run):
     kp = item_run.one("kernel_profile")
     assert kp["eager_ns"] > 0

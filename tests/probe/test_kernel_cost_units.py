@@ -249,6 +249,72 @@ def test_analyse_kernels_wrappers_and_eager():
     assert (line["file"], line["line"], line["function"], line["ns"]) == (MODEL, 21, "forward", 160)
 
 
+CUSTOM_OP = "torch.ops.lib.grouped.default"
+CUSTOM_OP_CODE = {
+    "0/0": [
+        {"name": "extern_kernels.mm", "kind": "extern", "handle": 1},
+        {"name": "cpp_fused_relu_0", "kind": "cpp", "handle": 2},
+        {"name": CUSTOM_OP, "kind": "fallback", "handle": 3},
+        {"name": "cpp_fused_tanh_1", "kind": "cpp", "handle": 4},
+        {"name": "extern_kernels.mm", "kind": "extern", "handle": 5},
+        {"name": CUSTOM_OP, "kind": "fallback", "handle": 6},
+    ]
+}
+
+
+def _custom_op_call(t: int) -> list[tuple]:
+    """A graph calling a custom op written in Python twice: the profiler
+    records the ops of its body (two matmuls, a slice) as the graph call's
+    own children, and nothing for the op itself."""
+    return [
+        ("Torch-Compiled Region: 0/0", t, t + 1000, 1),
+        ("## Call CompiledFxGraph abc ##", t, t + 1000, 1),
+        ("aten::mm", t + 10, t + 60, 1),
+        ("graph_0_cpp_fused_relu_0", t + 70, t + 90, 1),
+        ("aten::slice", t + 100, t + 110, 1),  # the op's first call, 90..400
+        ("aten::mm", t + 120, t + 200, 1),
+        ("aten::mm", t + 250, t + 390, 1),
+        ("graph_0_cpp_fused_tanh_1", t + 400, t + 450, 1),
+        ("aten::mm", t + 460, t + 500, 1),
+        ("aten::mm", t + 600, t + 700, 1),  # its second, last in the graph: 500..1000
+    ]
+
+
+def test_analyse_gives_an_unrecorded_custom_op_the_span_between_its_neighbours():
+    rows = _custom_op_call(0) + _custom_op_call(5000)
+    fields = kernel_profile.analyse(rows, CUSTOM_OP_CODE)
+    got = [(k["name"], k["ns"], k["count"]) for k in fields["kernels"]]
+    # its body's matmuls are not the code's extern matmuls, which keep their
+    # own (50 ns and 40 ns a call)
+    assert got == [
+        ("cpp_fused_relu_0", 2 * 20, 2),
+        ("cpp_fused_tanh_1", 2 * 50, 2),
+        ("extern_kernels.mm", 2 * 50, 2),
+        ("extern_kernels.mm", 2 * 40, 2),
+        (CUSTOM_OP, 2 * 310, 2),  # from relu's end to tanh's start
+        (CUSTOM_OP, 2 * 500, 2),  # from the last kernel's end to the graph call's
+    ]
+    assert fields["wrappers"] == [{"compile_id": "0/0", "ns": 2 * (1000 - 970)}]
+
+
+def test_analyse_matches_a_recorded_custom_op_by_name():
+    code = {
+        "0/0": [
+            {"name": "extern_kernels.mm", "kind": "extern", "handle": 1},
+            {"name": "torch.ops.torchvision.nms.default", "kind": "fallback", "handle": 2},
+        ]
+    }
+    rows = [
+        ("Torch-Compiled Region: 0/0", 0, 1000, 1),
+        ("## Call CompiledFxGraph abc ##", 0, 1000, 1),
+        ("aten::mm", 10, 60, 1),
+        ("torchvision::nms", 100, 900, 1),
+        ("aten::sort", 110, 300, 1),  # inside the op: not a child of the graph call
+    ]
+    got = [(k["name"], k["ns"]) for k in kernel_profile.analyse(rows, code)["kernels"]]
+    assert got == [("extern_kernels.mm", 50), ("torch.ops.torchvision.nms.default", 800)]
+
+
 def test_analyse_eager_model():
     m = kernel_profile.CALL_MARK
     rows = [(m, 0, 100, 1), ("aten::linear", 10, 60, 1), ("aten::addmm", 20, 50, 1)]

@@ -824,12 +824,18 @@ void CodeTab::fillKernels() {
                 {q(core::shortKernelName(item.name)), {}, tip, false, item.kind == "wrapper"});
             const std::string backend =
                 item.kind == "fallback" ? core::fusedAttentionBackend(item.name) : std::string();
-            row.push_back({q(core::kernelKindLabel(item.kind, item.name)),
-                           {},
-                           backend.empty() ? QString()
-                                           : tr("ATen's fused attention (SDPA's %1 backend): "
-                                                "Inductor runs it as a fallback on purpose")
-                                                 .arg(q(backend))});
+            const std::string custom =
+                item.kind == "fallback" ? core::customOpName(item.name) : std::string();
+            QString kindTip;
+            if (!backend.empty())
+                kindTip = tr("ATen's fused attention (SDPA's %1 backend): Inductor runs it as a "
+                             "fallback on purpose")
+                              .arg(q(backend));
+            else if (!custom.empty())
+                kindTip = tr("A custom op (%1): Inductor calls it as a black box; one written in "
+                             "Python runs its body op by op, as eager does")
+                              .arg(q(custom));
+            row.push_back({q(core::kernelKindLabel(item.kind, item.name)), {}, kindTip});
             row.push_back(timeCell(item.nsPerCall));
             if (item.nsPerCall && item.kind != "wrapper")
                 row.push_back({shareText(item.share), item.share, {}, true});

@@ -241,6 +241,45 @@ TEST(KernelRule, AFallbackInALibrarysLineSaysWhoseCodeItIs) {
         << found[0].remedy;
 }
 
+// A custom op (torch.library) is called whole by design, not for want of a
+// lowering: "express the line with ops Inductor lowers" does not fit it.
+TEST(KernelRule, CustomOpsAreSaidToBeBlackBoxesNotFailedLowerings) {
+    cs::core::Run run = profiledRun(250'000, 600'000, 150'000, "fallback");
+    const std::string op = "torch.ops.mylib.grouped.default";
+    run.code[0].kernels[1].name = op;
+    run.kernelProfile.kernels[1].name = op;
+    auto found = withRule(advise(reportOf({run})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    const Finding& f = found.front();
+    EXPECT_NE(f.title.find("60% of the compiled kernel time is in custom ops, which Inductor "
+                           "calls as black boxes"),
+              std::string::npos)
+        << f.title;
+    EXPECT_TRUE(anyEvidence(f, op + " (a custom op): 60.0 µs per call (60%)"));
+    EXPECT_NE(f.remedy.find("custom ops (torch.library; here mylib::grouped)"), std::string::npos)
+        << f.remedy;
+    EXPECT_NE(f.remedy.find("call them directly instead of through the op"), std::string::npos)
+        << f.remedy;
+    EXPECT_EQ(f.remedy.find("Express the line"), std::string::npos) << f.remedy;
+
+    // The dominant kernel's remedy says so too.
+    const auto dominant = withRule(advise(reportOf({run})), "kernel.dominant");
+    ASSERT_EQ(dominant.size(), 1U);
+    EXPECT_NE(dominant[0].remedy.find("a custom op (mylib::grouped)"), std::string::npos)
+        << dominant[0].remedy;
+
+    // Beside a costlier ATen fallback: both named, the usual remedy first.
+    addSecondNonzero(run, 700'000);
+    found = withRule(advise(reportOf({run})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].title.find("ops Inductor does not compile (ATen fallbacks and custom ops)"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("Express the line"), std::string::npos) << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("The custom ops among them (mylib::grouped)"), std::string::npos)
+        << found[0].remedy;
+}
+
 // Ops on complex tensors (a spectral layer's einsum, its FFTs) are fallbacks
 // because Inductor writes no code for complex dtypes: "try a newer torch, or
 // express the line with ops Inductor lowers" misled there.

@@ -259,6 +259,22 @@ TEST(KernelCost, FusedAttentionKernelsAreNamedByTheirSdpaBackend) {
     EXPECT_EQ(cs::core::kernelKindLabel("extern", "aten._flash_attention_forward"), "extern");
 }
 
+TEST(KernelCost, CustomOpsAreNamedByTheirNamespace) {
+    using cs::core::customOpName;
+    EXPECT_EQ(customOpName("torch.ops.transformers.grouped_mm_fallback.default"),
+              "transformers::grouped_mm_fallback");
+    EXPECT_EQ(customOpName("torch.ops.mylib.op"), "mylib::op");
+    // torch's own namespaces are not custom ops of another library
+    EXPECT_EQ(customOpName("torch.ops.aten.nonzero.default"), "");
+    EXPECT_EQ(customOpName("torch.ops.quantized.linear_dynamic.default"), "");
+    EXPECT_EQ(customOpName("torch.ops.prims.iota.default"), "");
+    EXPECT_EQ(customOpName("aten.nonzero.default"), "");
+    EXPECT_EQ(customOpName("extern_kernels.mm"), "");
+    EXPECT_EQ(customOpName("torch.ops.mylib"), "");
+    EXPECT_EQ(cs::core::kernelKindLabel("fallback", "torch.ops.mylib.op.default"), "custom op");
+    EXPECT_EQ(cs::core::kernelKindLabel("other", "torch.ops.mylib.op.default"), "other");
+}
+
 TEST(KernelCost, TwoNodesOfOneKernelOnOneLineAddUp) {
     cs::core::Run run = oneGraph();
     run.graphs[0].nodes[3].line = 21; // mul on relu's line
