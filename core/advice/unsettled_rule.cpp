@@ -6,6 +6,8 @@
 // A recompile later among the measured calls (a guard that fails every so
 // often) is not an unsettled start but an outlier with a cause:
 // measure.recompiled, said apart from a short warmup.
+#include <cstdio>
+
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/analysis/function_name.h"
@@ -74,6 +76,42 @@ void recompiledMidMeasure(const Run& run, int r, const MeasureRecompiles& recomp
     out.push_back(std::move(f));
 }
 
+// The measured calls kept getting faster through the measure phase, and the
+// blocks after them agree with where they ended (Crosscheck::driftExplains):
+// the median holds a start the model (or the machine) had not settled from.
+// A slow start of a few calls is unsettledCalls' and said there.
+void stillGettingFaster(const Run& run, int r, const Crosscheck& check, std::vector<Finding>& out) {
+    const std::string label = run.setting.label();
+    Finding f;
+    f.rule = "measure.unsettled";
+    f.severity = Severity::Warning;
+    f.title = label + ": warmup too short; the measured calls kept getting faster";
+    f.tab = EvidenceTab::Latency;
+    f.run = r;
+    f.setting = label;
+    char z[32];
+    std::snprintf(z, sizeof z, "%.1f", check.trendZ);
+    f.evidence.push_back(
+        "the measured calls' first quarter took " + formatDuration(check.firstQuarterNs) +
+        " (median), their last " + formatDuration(check.lastQuarterNs) +
+        ", falling throughout, beyond noise (Mann-Kendall trend test: z = " + z + ")");
+    f.evidence.push_back("cross-check: " + crosscheckText(check) +
+                         ": the blocks, which ran after the measured calls, were no slower than "
+                         "the last of them");
+    if (const auto drift = hostDriftWithin(run); drift && *drift < 1 - kCrosscheckTolerance)
+        f.evidence.push_back("the machine sped up too: the host reference took " +
+                             hostReferenceSpanText(run));
+    const int calls = run.setting.warmup + static_cast<int>(run.measuredLatencies().size());
+    f.remedy = "Warm up longer, at least as many calls as this run made before its blocks "
+               "(--warmup " +
+               std::to_string(calls) +
+               " or more), so the measured calls start where the model has settled; the "
+               "median then agrees with the blocks. Until then the blocks' " +
+               formatDuration(check.blockEstimateNs) + " per call is the closer figure.";
+    f.confidence = 0.7;
+    out.push_back(std::move(f));
+}
+
 } // namespace
 
 void unsettledRule(const AdviceInput& input, std::vector<Finding>& out) {
@@ -88,8 +126,13 @@ void unsettledRule(const AdviceInput& input, std::vector<Finding>& out) {
         const bool compiledAtStart = unsettled && unsettledByRecompiles(run, *unsettled);
         if (recompiled.count > 0 && !compiledAtStart)
             recompiledMidMeasure(run, static_cast<int>(r), recompiled, out);
-        if (!unsettled)
+        if (!unsettled) {
+            const auto check = crosscheck(run);
+            if (check && check->judgeable() && check->apart() && !check->withinNoise() &&
+                !check->tailExplains() && check->driftExplains())
+                stillGettingFaster(run, static_cast<int>(r), *check, out);
             continue;
+        }
         const std::string label = run.setting.label();
         const std::string n = std::to_string(unsettled->calls);
         Finding f;

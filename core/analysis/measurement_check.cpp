@@ -24,8 +24,19 @@ bool Crosscheck::tailExplains() const {
            blockEstimateNs <= perCallGroupNs * (1 + kCrosscheckTolerance);
 }
 
+bool Crosscheck::driftExplains() const {
+    if (trendZ > kFallingTrendZ || firstQuarterNs <= 0 ||
+        lastQuarterNs >= firstQuarterNs * (1 - kCrosscheckTolerance))
+        return false;
+    // The blocks, later, may have fallen on as far again as the calls did.
+    const double fall = 1 - lastQuarterNs / firstQuarterNs;
+    return blockEstimateNs < perCallMedianNs &&
+           blockEstimateNs <= lastQuarterNs * (1 + kCrosscheckTolerance) &&
+           blockEstimateNs >= lastQuarterNs * (1 - fall - kCrosscheckTolerance);
+}
+
 bool Crosscheck::disagrees() const {
-    return judgeable() && apart() && !withinNoise() && !tailExplains();
+    return judgeable() && apart() && !withinNoise() && !tailExplains() && !driftExplains();
 }
 
 std::string crosscheckVerdict(const Crosscheck& check) {
@@ -46,6 +57,12 @@ std::string crosscheckVerdict(const Crosscheck& check) {
                " (" + diff + "); a block averages in the calls' slow tail, which the median " +
                "leaves out";
     }
+    if (check.apart() && check.driftExplains())
+        return "apart, as the measured calls kept getting faster: their first quarter took " +
+               formatDuration(check.firstQuarterNs) + " (median), their last " +
+               formatDuration(check.lastQuarterNs) +
+               ", and the blocks ran after them; the median holds the slower start (warm up "
+               "longer: --warmup)";
     return check.disagrees() ? "they disagree: the measurement was disturbed" : "they agree";
 }
 
@@ -81,15 +98,27 @@ std::optional<Crosscheck> crosscheck(const Run& run) {
     const size_t group =
         std::clamp<size_t>(static_cast<size_t>(std::max(1, run.crosscheckBlockCalls)), 1,
                            std::max<size_t>(1, calls.size() / kMinCrosscheckBlocks));
-    return Crosscheck{stats->median,
-                      *estimate,
-                      run.crosscheckBlockCalls,
-                      static_cast<int>(run.crosscheckBlockMeansNs.size()),
-                      recompiled,
-                      stats->medianCiLow,
-                      stats->medianCiHigh,
-                      medianOfRunMeans(calls, group),
-                      static_cast<int>(group)};
+    Crosscheck check{stats->median,
+                     *estimate,
+                     run.crosscheckBlockCalls,
+                     static_cast<int>(run.crosscheckBlockMeansNs.size()),
+                     recompiled,
+                     stats->medianCiLow,
+                     stats->medianCiHigh,
+                     medianOfRunMeans(calls, group),
+                     static_cast<int>(group)};
+    if (calls.size() >= kMinCallsForTrend) {
+        const size_t quarter = calls.size() / 4;
+        const auto medianOf = [&](size_t first) {
+            return medianValue(
+                std::vector<double>(calls.begin() + static_cast<long>(first),
+                                    calls.begin() + static_cast<long>(first + quarter)));
+        };
+        check.trendZ = mannKendallZ(calls);
+        check.firstQuarterNs = medianOf(0);
+        check.lastQuarterNs = medianOf(calls.size() - quarter);
+    }
+    return check;
 }
 
 std::string crosscheckText(const Crosscheck& check) {

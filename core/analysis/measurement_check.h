@@ -19,6 +19,12 @@ inline constexpr double kCrosscheckTolerance = 0.05;
 // The median of fewer blocks is one number's noise: no verdict below this.
 inline constexpr int kMinCrosscheckBlocks = 3;
 
+// Measured calls in time order falling at least this steeply (Mann-Kendall,
+// mannKendallZ) were still getting faster: not noise.
+inline constexpr double kFallingTrendZ = -3.0;
+// Fewer measured calls have no quarters to compare.
+inline constexpr size_t kMinCallsForTrend = 20;
+
 struct Crosscheck {
     double perCallMedianNs = 0;
     double blockEstimateNs = 0;
@@ -37,6 +43,11 @@ struct Crosscheck {
     // tail, which a median leaves out.
     double perCallGroupNs = 0;
     int groupCalls = 1;
+    // The measured calls in time order: their trend (mannKendallZ) and the
+    // medians of their first and last quarter; 0 for under kMinCallsForTrend.
+    double trendZ = 0;
+    double firstQuarterNs = 0;
+    double lastQuarterNs = 0;
     // perCallMedianNs / blockEstimateNs - 1: + when single calls timed slower than blocks.
     double difference() const { return perCallMedianNs / blockEstimateNs - 1; }
     bool judgeable() const { return blocks >= kMinCrosscheckBlocks && !recompiled; }
@@ -51,7 +62,15 @@ struct Crosscheck {
     // kCrosscheckTolerance above the measured calls' own means over runs of
     // groupCalls (more than one): the calls' slow tail, not a disturbance.
     bool tailExplains() const;
-    // Judgeable, apart, beyond the noise, and not the calls' own tail.
+    // The measured calls kept getting faster (a falling trend, the last
+    // quarter more than kCrosscheckTolerance below the first), and the
+    // blocks, which run after them, are below the per-call median, at most
+    // kCrosscheckTolerance above the last quarter and at most as far again
+    // below it as the calls fell (plus kCrosscheckTolerance): the model (or
+    // the machine) had not settled, and the median holds its slower start.
+    bool driftExplains() const;
+    // Judgeable, apart, beyond the noise, and neither the calls' own tail
+    // nor their drift.
     bool disagrees() const;
 };
 

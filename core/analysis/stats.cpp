@@ -23,6 +23,31 @@ double medianValue(std::vector<double> values) {
     return percentileSorted(values, 0.5);
 }
 
+double mannKendallZ(const std::vector<int64_t>& samples) {
+    std::vector<double> points;
+    const size_t run = (samples.size() + kMaxTrendPoints - 1) / kMaxTrendPoints;
+    for (size_t first = 0; first < samples.size(); first += std::max<size_t>(run, 1)) {
+        const size_t end = std::min(samples.size(), first + std::max<size_t>(run, 1));
+        double sum = 0;
+        for (size_t i = first; i < end; ++i)
+            sum += static_cast<double>(samples[i]);
+        points.push_back(sum / static_cast<double>(end - first));
+    }
+    const size_t n = points.size();
+    if (n < 3)
+        return 0;
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = i + 1; j < n; ++j)
+            s += points[j] > points[i] ? 1 : points[j] < points[i] ? -1 : 0;
+    }
+    const double nd = static_cast<double>(n);
+    const double sd = std::sqrt(nd * (nd - 1) * (2 * nd + 5) / 18);
+    // Continuity correction: S moves in steps of 2.
+    const double corrected = s > 0 ? s - 1 : s < 0 ? s + 1 : 0;
+    return corrected / sd;
+}
+
 namespace {
 
 // P(X <= k) for X ~ Binomial(n, 1/2), in log space so large n stays exact enough.

@@ -53,6 +53,14 @@ std::optional<LatencyStats> computeStats(const std::vector<int64_t>& samplesNs);
 // for none.
 double medianValue(std::vector<double> values);
 
+// The Mann-Kendall trend statistic of samples in time order, as a normal
+// score: about -3 or below, a falling trend that noise alone makes less
+// than once in 700 times. More than kMaxTrendPoints samples are first
+// averaged in runs of consecutive ones (the test is quadratic). 0 for fewer
+// than 3.
+inline constexpr size_t kMaxTrendPoints = 512;
+double mannKendallZ(const std::vector<int64_t>& samples);
+
 // Speedup of `setting` over `baseline` (baseline median / setting median) with
 // a conservative interval from the two medians' confidence intervals.
 struct Speedup {

@@ -131,6 +131,64 @@ TEST(Crosscheck, TheCallsOwnTailIsNoDisturbance) {
     EXPECT_TRUE(check->disagrees());
 }
 
+// Calls that kept getting faster through the measure phase (a DETR on the
+// 2-core VM after 5 warmup calls: quarters 1.82, 1.67, 1.58, 1.62 ms, blocks
+// after them 1.44 ms): the median holds the slower start. Blocks above the
+// median, or the same blocks after level calls, are a disturbance.
+TEST(Crosscheck, CallsStillGettingFasterAreNoDisturbance) {
+    std::vector<int64_t> falling;
+    for (int64_t i = 0; i < 100; ++i)
+        falling.push_back(1800 * kUs - 2 * kUs * i + (i % 4) * 20 * kUs);
+    cs::core::Run run = timedRun("default", {20'000'000 * kUs}, falling);
+    run.crosscheckBlockCalls = 6;
+    run.crosscheckBlockMeansNs = {1620 * kUs, 1600 * kUs, 1610 * kUs, 1590 * kUs};
+    auto check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_TRUE(check->apart()) << crosscheckText(*check);
+    EXPECT_LT(check->trendZ, kFallingTrendZ);
+    EXPECT_NEAR(check->firstQuarterNs, 1804 * kUs, 5 * kUs);
+    EXPECT_NEAR(check->lastQuarterNs, 1658 * kUs, 5 * kUs);
+    EXPECT_TRUE(check->driftExplains());
+    EXPECT_FALSE(check->disagrees());
+    EXPECT_NE(crosscheckVerdict(*check).find("apart, as the measured calls kept getting faster"),
+              std::string::npos)
+        << crosscheckVerdict(*check);
+    const auto report = reportOf({run});
+    EXPECT_TRUE(withRule(advise(report, {}), "measure.disturbed").empty());
+    const auto unsettled = withRule(advise(report, {}), "measure.unsettled");
+    ASSERT_EQ(unsettled.size(), 1u);
+    EXPECT_NE(unsettled[0].title.find("the measured calls kept getting faster"), std::string::npos)
+        << unsettled[0].title;
+    EXPECT_NE(unsettled[0].remedy.find("--warmup 105 or more"), std::string::npos)
+        << unsettled[0].remedy;
+
+    // Blocks slower than the calls, or below the last of them by more than
+    // the calls fell (8%, and 5% more): no fall of theirs explains that.
+    for (const int64_t blockUs : {1900, 1430}) {
+        run.crosscheckBlockMeansNs = std::vector<double>(3, static_cast<double>(blockUs * kUs));
+        check = crosscheck(run);
+        ASSERT_TRUE(check);
+        EXPECT_FALSE(check->driftExplains()) << blockUs;
+        EXPECT_TRUE(check->disagrees()) << blockUs;
+    }
+    run.crosscheckBlockMeansNs = std::vector<double>(3, 1450.0 * kUs);
+    EXPECT_TRUE(crosscheck(run)->driftExplains());
+
+    // Level calls, as slow as the falling ones' median: no trend, disturbed.
+    std::vector<int64_t> level;
+    for (int64_t i = 0; i < 100; ++i)
+        level.push_back(1700 * kUs + (i % 4) * 20 * kUs);
+    run = timedRun("default", {20'000'000 * kUs}, level);
+    run.crosscheckBlockCalls = 6;
+    run.crosscheckBlockMeansNs = {1620 * kUs, 1600 * kUs, 1610 * kUs, 1590 * kUs};
+    check = crosscheck(run);
+    ASSERT_TRUE(check);
+    EXPECT_GT(check->trendZ, kFallingTrendZ);
+    EXPECT_TRUE(check->disagrees());
+    EXPECT_TRUE(withRule(advise(reportOf({run}), {}), "measure.unsettled").empty());
+    EXPECT_EQ(withRule(advise(reportOf({run}), {}), "measure.disturbed").size(), 1u);
+}
+
 TEST(UnsettledCalls, CountsTheLeadingCallsAboveTheBand) {
     // The case: the first 4 of the measured calls at 11-19 ms against
     // ~270 us, far beyond what the step into the measure phase costs.

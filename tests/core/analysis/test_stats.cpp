@@ -1,6 +1,8 @@
 // Statistics against values computed by hand (and cross-checked with numpy).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/analysis/stats.h"
 
 using namespace cs::core;
@@ -82,4 +84,27 @@ TEST(Stats, BreakEven) {
     EXPECT_FALSE(breakEvenIterations(10e9, 0));
     EXPECT_FALSE(breakEvenIterations(10e9, -5));
     EXPECT_DOUBLE_EQ(*breakEvenIterations(-1, 5), 0.0);
+}
+
+TEST(Stats, MannKendallTrend) {
+    using cs::core::mannKendallZ;
+    // Strictly falling, 20 samples: S = -190, its deviation sqrt(20·19·45/18).
+    std::vector<int64_t> falling;
+    for (int64_t i = 0; i < 20; ++i)
+        falling.push_back(2000 - 10 * i);
+    EXPECT_NEAR(mannKendallZ(falling), -189 / std::sqrt(20.0 * 19 * 45 / 18), 1e-9);
+    std::vector<int64_t> rising(falling.rbegin(), falling.rend());
+    EXPECT_NEAR(mannKendallZ(rising), -mannKendallZ(falling), 1e-12);
+    // No trend: a repeating pattern, and too few samples to say.
+    std::vector<int64_t> level;
+    for (int64_t i = 0; i < 60; ++i)
+        level.push_back(1000 + (i * 7) % 5);
+    EXPECT_GT(mannKendallZ(level), -3);
+    EXPECT_LT(mannKendallZ(level), 3);
+    EXPECT_EQ(mannKendallZ({5, 4}), 0);
+    // Past kMaxTrendPoints the samples are averaged in runs: a fall still shows.
+    std::vector<int64_t> many;
+    for (int64_t i = 0; i < 5000; ++i)
+        many.push_back(100'000 - i + (i % 7) * 40);
+    EXPECT_LT(mannKendallZ(many), -3);
 }
