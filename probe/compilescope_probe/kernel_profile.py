@@ -9,8 +9,9 @@ torch.profiler (CPU activity). What it reads from the events:
   `Torch-Compiled Region: <compile id>`; extern kernels are the aten ops
   directly under `## Call CompiledFxGraph <hash> ##`, matched in order to the
   `extern_kernels.<op>` entries of that graph's code; a custom op the
-  profiler does not record (one written in Python) spans from the kernel
-  before its call site to the one after it (`_unrecorded_op_spans`);
+  profiler does not record (one written in Python) takes the ops between
+  the kernel before its call site and the one after it
+  (`_unrecorded_op_calls`);
 - wrappers: the CompiledFxGraph time outside its kernels;
 - eager: the top-level ops outside any compiled graph, on the user line that
   was running when the op began (a line tracer on the user's frames, run in
@@ -323,18 +324,16 @@ def _child_op(e: _Ev) -> str | None:
     return e.name if "::" in e.name else None
 
 
-def _unrecorded_op_spans(
-    call: _Ev, sites: Sequence[dict]
-) -> list[tuple[dict, int, int, list[int]]]:
+def _unrecorded_op_calls(call: _Ev, sites: Sequence[dict]) -> list[tuple[dict, list[int]]]:
     """The calls of ops the profiler does not record, within one graph call:
-    (site, start, end, indices of the children inside it).
+    (site, indices of the children that are its body's ops).
 
     A custom op written in Python (torch.library.custom_op; transformers'
     grouped_mm_fallback) gets no event of its own: the aten ops it runs come
     as the graph call's own children, between the kernels before and after
     its call site. Walking the children in the code's call order, such a
-    site spans from the end of the last kernel before it to the start of the
-    next one the code names after it, and takes the ops in between."""
+    site takes the ops from the last kernel before it to the next one the
+    code names after it."""
     ops = [_child_op(c) for c in call.children]
     recorded = {op for op in ops if op is not None}
     seq: list[tuple[dict, str | None, bool]] = []
@@ -350,32 +349,29 @@ def _unrecorded_op_spans(
             seq.append((k, op, silent))
     if not any(silent for _, _, silent in seq):
         return []
-    spans: list[tuple[dict, int, int, list[int]]] = []
-    opened: tuple[dict, int, list[int]] | None = None
+    calls: list[tuple[dict, list[int]]] = []
+    opened: tuple[dict, list[int]] | None = None
     p = 0
-    last_end = call.start
 
     def open_silent() -> None:
         nonlocal p, opened
         while p < len(seq) and seq[p][2]:
             if opened is None:  # back to back: the first takes what runs
-                opened = (seq[p][0], last_end, [])
+                opened = (seq[p][0], [])
             p += 1
 
-    for i, c in enumerate(call.children):
-        op = ops[i]
+    for i, op in enumerate(ops):
         if op is None:
             continue
         if opened is None:
             open_silent()
         if p < len(seq) and seq[p][1] == op:
             if opened is not None:
-                spans.append((opened[0], opened[1], c.start, opened[2]))
+                calls.append(opened)
                 opened = None
             p += 1
         elif opened is not None:
-            opened[2].append(i)
-            continue
+            opened[1].append(i)
         else:
             # An op the code names further on (a site that did not run):
             # catch up, but never past a silent site.
@@ -385,12 +381,11 @@ def _unrecorded_op_spans(
                 if seq[q][1] == op:
                     p = q + 1
                     break
-        last_end = c.end
     if opened is None:
         open_silent()  # a silent site last in the graph, or after the last child
     if opened is not None:
-        spans.append((opened[0], opened[1], call.end, opened[2]))
-    return spans
+        calls.append(opened)
+    return calls
 
 
 def _occurrence(seen: dict[str, int], name: str) -> int:
@@ -446,11 +441,14 @@ def analyse(
             used = [False] * len(externs)
             seen: dict[str, int] = {}
             taken: set[int] = set()
-            for site, start, end, children in _unrecorded_op_spans(e, sites):
+            for site, children in _unrecorded_op_calls(e, sites):
                 same_name = [k for k in sites if k["name"] == site["name"]]
                 k = next(j for j, other in enumerate(same_name) if other is site)
-                add(cid, site["name"], k, end - start)
-                inside += end - start
+                # Its body's ops, as an eager module's time counts them: the
+                # Python between them stays the wrapper's.
+                ns = sum(e.children[i].end - e.children[i].start for i in children)
+                add(cid, site["name"], k, ns)
+                inside += ns
                 taken.update(children)
             for i, c in enumerate(e.children):
                 if i in taken:

@@ -271,16 +271,16 @@ def _custom_op_call(t: int) -> list[tuple]:
         ("## Call CompiledFxGraph abc ##", t, t + 1000, 1),
         ("aten::mm", t + 10, t + 60, 1),
         ("graph_0_cpp_fused_relu_0", t + 70, t + 90, 1),
-        ("aten::slice", t + 100, t + 110, 1),  # the op's first call, 90..400
+        ("aten::slice", t + 100, t + 110, 1),  # the op's first call
         ("aten::mm", t + 120, t + 200, 1),
         ("aten::mm", t + 250, t + 390, 1),
         ("graph_0_cpp_fused_tanh_1", t + 400, t + 450, 1),
         ("aten::mm", t + 460, t + 500, 1),
-        ("aten::mm", t + 600, t + 700, 1),  # its second, last in the graph: 500..1000
+        ("aten::mm", t + 600, t + 700, 1),  # its second, last in the graph
     ]
 
 
-def test_analyse_gives_an_unrecorded_custom_op_the_span_between_its_neighbours():
+def test_analyse_gives_an_unrecorded_custom_op_the_ops_between_its_neighbours():
     rows = _custom_op_call(0) + _custom_op_call(5000)
     fields = kernel_profile.analyse(rows, CUSTOM_OP_CODE)
     got = [(k["name"], k["ns"], k["count"]) for k in fields["kernels"]]
@@ -291,10 +291,11 @@ def test_analyse_gives_an_unrecorded_custom_op_the_span_between_its_neighbours()
         ("cpp_fused_tanh_1", 2 * 50, 2),
         ("extern_kernels.mm", 2 * 50, 2),
         ("extern_kernels.mm", 2 * 40, 2),
-        (CUSTOM_OP, 2 * 310, 2),  # from relu's end to tanh's start
-        (CUSTOM_OP, 2 * 500, 2),  # from the last kernel's end to the graph call's
+        (CUSTOM_OP, 2 * (10 + 80 + 140), 2),  # its body's ops between relu and tanh
+        (CUSTOM_OP, 2 * 100, 2),  # after the last kernel of the code
     ]
-    assert fields["wrappers"] == [{"compile_id": "0/0", "ns": 2 * (1000 - 970)}]
+    # the Python between its ops is the wrapper's, as in an eager module's time
+    assert fields["wrappers"] == [{"compile_id": "0/0", "ns": 2 * (1000 - 490)}]
 
 
 def test_analyse_matches_a_recorded_custom_op_by_name():
