@@ -383,10 +383,9 @@ void fallback(const Run& run, int index, const CostBreakdown& cost, std::vector<
                         "them directly instead of through the op, and Inductor compiles them "
                         "with the rest; keep the op where its body cannot be traced.";
         else
-            f.remedy += "The op is called from " + package +
-                        "'s code, not the model file's: "
-                        "look for a setting of " +
-                        package + " that avoids it.";
+            f.remedy += "The op is " + package +
+                        "'s, called from its code, not the model file's: compiling leaves its "
+                        "time as eager has it, so judge the compile by the rest of the time.";
     } else if (!customNames.empty()) {
         f.remedy += " The custom ops among them (" + joinWords(customNames) +
                     ") are black boxes to Inductor by design: their bodies run as eager runs "

@@ -262,6 +262,23 @@ TEST(KernelRule, CustomOpsAreSaidToBeBlackBoxesNotFailedLowerings) {
         << f.remedy;
     EXPECT_EQ(f.remedy.find("Express the line"), std::string::npos) << f.remedy;
 
+    // A package's op (torchvision's roi_align): not the user's to inline.
+    cs::core::Run library = run;
+    const std::string ops = "/venv/lib/python3.11/site-packages/torchvision/ops/roi_align.py";
+    for (auto& n : library.graphs[0].nodes)
+        n.file = ops;
+    for (auto& k : library.code[0].kernels)
+        for (auto& l : k.lines)
+            l.file = ops;
+    found = withRule(advise(reportOf({library})), "kernel.fallback");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].remedy.find("The op is torchvision's, called from its code"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("compiling leaves its time as eager has it"), std::string::npos)
+        << found[0].remedy;
+    EXPECT_EQ(found[0].remedy.find("call them directly"), std::string::npos) << found[0].remedy;
+
     // The dominant kernel's remedy says so too.
     const auto dominant = withRule(advise(reportOf({run})), "kernel.dominant");
     ASSERT_EQ(dominant.size(), 1U);
