@@ -127,9 +127,7 @@ void unsettledRule(const AdviceInput& input, std::vector<Finding>& out) {
         if (recompiled.count > 0 && !compiledAtStart)
             recompiledMidMeasure(run, static_cast<int>(r), recompiled, out);
         if (!unsettled) {
-            const auto check = crosscheck(run);
-            if (check && check->judgeable() && check->apart() && !check->withinNoise() &&
-                !check->tailExplains() && check->driftExplains())
+            if (const auto check = crosscheck(run); check && check->apartByDrift())
                 stillGettingFaster(run, static_cast<int>(r), *check, out);
             continue;
         }

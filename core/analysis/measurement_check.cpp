@@ -35,6 +35,10 @@ bool Crosscheck::driftExplains() const {
            blockEstimateNs >= lastQuarterNs * (1 - fall - kCrosscheckTolerance);
 }
 
+bool Crosscheck::apartByDrift() const {
+    return judgeable() && apart() && !withinNoise() && !tailExplains() && driftExplains();
+}
+
 bool Crosscheck::disagrees() const {
     return judgeable() && apart() && !withinNoise() && !tailExplains() && !driftExplains();
 }
@@ -57,7 +61,7 @@ std::string crosscheckVerdict(const Crosscheck& check) {
                " (" + diff + "); a block averages in the calls' slow tail, which the median " +
                "leaves out";
     }
-    if (check.apart() && check.driftExplains())
+    if (check.apartByDrift())
         return "apart, as the measured calls kept getting faster: their first quarter took " +
                formatDuration(check.firstQuarterNs) + " (median), their last " +
                formatDuration(check.lastQuarterNs) +

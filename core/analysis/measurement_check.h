@@ -69,6 +69,8 @@ struct Crosscheck {
     // below it as the calls fell (plus kCrosscheckTolerance): the model (or
     // the machine) had not settled, and the median holds its slower start.
     bool driftExplains() const;
+    // Judgeable, apart, beyond the noise, not the calls' tail, and their drift.
+    bool apartByDrift() const;
     // Judgeable, apart, beyond the noise, and neither the calls' own tail
     // nor their drift.
     bool disagrees() const;

@@ -25,9 +25,10 @@ double medianValue(std::vector<double> values) {
 
 double mannKendallZ(const std::vector<int64_t>& samples) {
     std::vector<double> points;
-    const size_t run = (samples.size() + kMaxTrendPoints - 1) / kMaxTrendPoints;
-    for (size_t first = 0; first < samples.size(); first += std::max<size_t>(run, 1)) {
-        const size_t end = std::min(samples.size(), first + std::max<size_t>(run, 1));
+    const size_t run =
+        std::max<size_t>(1, (samples.size() + kMaxTrendPoints - 1) / kMaxTrendPoints);
+    for (size_t first = 0; first < samples.size(); first += run) {
+        const size_t end = std::min(samples.size(), first + run);
         double sum = 0;
         for (size_t i = first; i < end; ++i)
             sum += static_cast<double>(samples[i]);

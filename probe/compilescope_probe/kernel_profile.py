@@ -443,15 +443,15 @@ def analyse(
             taken: set[int] = set()
             for site, children in _unrecorded_op_calls(e, sites):
                 same_name = [k for k in sites if k["name"] == site["name"]]
-                k = next(j for j, other in enumerate(same_name) if other is site)
+                occurrence = next(j for j, other in enumerate(same_name) if other is site)
                 # Its body's ops, as an eager module's time counts them: the
                 # Python between them stays the wrapper's.
                 ns = sum(e.children[i].end - e.children[i].start for i in children)
-                add(cid, site["name"], k, ns)
+                add(cid, site["name"], occurrence, ns)
                 inside += ns
                 taken.update(children)
-            for i, c in enumerate(e.children):
-                if i in taken:
+            for index, c in enumerate(e.children):
+                if index in taken:
                     continue
                 m = _KERNEL_RE.match(c.name)
                 if m:

@@ -149,6 +149,7 @@ TEST(Crosscheck, CallsStillGettingFasterAreNoDisturbance) {
     EXPECT_NEAR(check->firstQuarterNs, 1804 * kUs, 5 * kUs);
     EXPECT_NEAR(check->lastQuarterNs, 1658 * kUs, 5 * kUs);
     EXPECT_TRUE(check->driftExplains());
+    EXPECT_TRUE(check->apartByDrift());
     EXPECT_FALSE(check->disagrees());
     EXPECT_NE(crosscheckVerdict(*check).find("apart, as the measured calls kept getting faster"),
               std::string::npos)
