@@ -58,12 +58,15 @@ inline bool disturbedWindow(const CostBreakdown& cost, double medianNs) {
     return cost.profiled && medianNs > 0 && cost.opsNsPerCall > kWindowInflation * medianNs;
 }
 
-// "…: disturbed, so `unread` is not read from it".
+// "…: slower than the measured calls (…), so `unread` is not read from it".
 inline std::string disturbedWindowText(const std::string& label, const CostBreakdown& cost,
                                        double medianNs, const std::string& unread) {
     return label + "'s profiled window (the calls after the measured ones) took " +
            formatDuration(cost.opsNsPerCall) + " per call in its ops against a median of " +
-           formatDuration(medianNs) + ": disturbed, so " + unread + " is not read from it";
+           formatDuration(medianNs) +
+           ": slower than the measured calls (a busier machine, or the window's own profiler and "
+           "line tracer, which slow Python run inside a graph, as a custom op's), so " +
+           unread + " is not read from it";
 }
 
 } // namespace cs::core::advice
