@@ -159,11 +159,19 @@ std::vector<std::string> lossEvidence(const CostBreakdown& theirs, const CostBre
         where.push_back("the modules that cost more per call than under eager (Code tab, "
                         "Compare): " +
                         joinWords(lostText));
+    // A custom op's Python between its ops is timed there too (docs/kernel-cost.md),
+    // and eager runs that Python as well.
+    const bool customOps = std::any_of(mine.kernels.begin(), mine.kernels.end(), [](const auto& k) {
+        return k.kind == "fallback" && !customOpName(k.name).empty();
+    });
     if (mine.wrapperNsPerCall >= floor)
         where.push_back("the compiled graphs spend " + formatDuration(mine.wrapperNsPerCall) +
                         " per call outside their kernels (the generated code's own work, " +
                         std::to_string(std::lround(100 * mine.wrapperNsPerCall / eagerMedian)) +
-                        "% of eager's median), time eager does not have (Code tab)");
+                        "% of eager's median)" +
+                        (customOps ? ", with the Python of the custom ops they call, which eager "
+                                     "runs too (Code tab)"
+                                   : ", time eager does not have (Code tab)"));
     return where;
 }
 

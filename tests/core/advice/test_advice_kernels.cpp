@@ -643,7 +643,19 @@ TEST(KernelRule, ASlowerSettingNamesTheLinesThatCostMoreAndItsTimeOutsideKernels
     EXPECT_FALSE(anyEvidence(f, "model.py:20")); // it cost the same
     EXPECT_TRUE(anyEvidence(f, "spend 20.0 µs per call outside their kernels"))
         << ::testing::PrintToString(f.evidence);
-    EXPECT_TRUE(anyEvidence(f, "20% of eager's median"));
+    EXPECT_TRUE(anyEvidence(f, "20% of eager's median), time eager does not have"));
+
+    // A custom op among the kernels: its Python runs outside them, and in eager too.
+    cs::core::Run custom = slower;
+    const std::string op = "torch.ops.mylib.grouped.default";
+    custom.code[0].kernels[1].name = op;
+    custom.kernelProfile.kernels[1].name = op;
+    const auto withCustom = withRule(advise(reportOf({eager, custom})), "perf.no_gain");
+    ASSERT_EQ(withCustom.size(), 1U);
+    EXPECT_TRUE(anyEvidence(withCustom.front(), "with the Python of the custom ops they call, "
+                                                "which eager runs too"))
+        << ::testing::PrintToString(withCustom.front().evidence);
+    EXPECT_FALSE(anyEvidence(withCustom.front(), "time eager does not have"));
 
     // No module took eager time (a report from before the probe tracked modules): none named.
     EXPECT_FALSE(anyEvidence(f, "modules that cost more"));
