@@ -291,7 +291,10 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         const auto diagnosis = diagnoseBreak(gb);
         if (diagnosis && diagnosis->cause == BreakCause::CompilerDisabled)
             return; // asked for: graphBreakRule says so
-        const std::string package = libraryPackage(gb);
+        // A break in torch's hook code under transformers' installation of its
+        // hooks is that installation's, and goes away with it.
+        const std::string package =
+            firstCallInstall(gb).empty() ? libraryPackage(gb) : std::string("transformers");
         if (package.empty())
             return;
         auto [it, fresh] = packages.try_emplace(package);

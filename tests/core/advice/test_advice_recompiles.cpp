@@ -1077,6 +1077,31 @@ TEST(AdviceRecompiles, AStringArgumentCompilesOncePerValueAsInfo) {
     EXPECT_EQ(found[0].severity, Severity::Warning);
 }
 
+// transformers installing its output-capturing hooks on the first call, which
+// torch compiled (a DPT, torch 2.15: its reason, abridged): the lever is to
+// call the model once before compiling, not to keep the string out.
+TEST(AdviceRecompiles, TheHookInstallationsRecompileSaysCallTheModelOnceFirst) {
+    cs::core::Run run = timedRun("default", {}, {});
+    run.recompiles.push_back(
+        {"install_output_capuring_hook",
+         "8/0: key == 'attentions'   # module.register_forward_hook(output_capturing_hook)  # "
+         "site-packages/transformers/utils/output_capturing.py:153 in install_output_capuring_hook",
+         2, "", false, 8, "", "compile", 0});
+    auto found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].severity, Severity::Info);
+    EXPECT_NE(found[0].remedy.find("transformers installing its output-capturing hooks"),
+              std::string::npos)
+        << found[0].remedy;
+    EXPECT_NE(found[0].remedy.find("Call the model once before torch.compile"), std::string::npos)
+        << found[0].remedy;
+    // Another function guarding on a string in that file is not the installation.
+    run.recompiles[0].function = "forward";
+    found = withRule(advise(reportOf({run}), {}), "recompile.value");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].remedy.find("output-capturing"), std::string::npos) << found[0].remedy;
+}
+
 // The same from a real TORCH_TRACE (tests/fixtures/trace/task_heads: torch
 // 2.15 running model.py.txt): the guard comes from torch's ModuleDict code,
 // and the finding points at the user's line that indexes it.
