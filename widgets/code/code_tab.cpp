@@ -819,6 +819,19 @@ void CodeTab::fillKernels() {
             if (!item.inCode && item.kind != "wrapper")
                 tip += QStringLiteral("\n") +
                        tr("Profiled, but no kernel of that name is in the code (unmapped)");
+            if (item.kind == "wrapper") {
+                tip += QStringLiteral("\n") +
+                       tr("Time inside the compiled graph but outside its kernels: the "
+                          "generated code's own work");
+                // A custom op written in Python is timed by its ops (docs/kernel-cost.md).
+                const bool customOps =
+                    std::any_of(items_.begin(), items_.end(), [&](const KernelItem& other) {
+                        return other.compileId == item.compileId && other.kind == "fallback" &&
+                               !core::customOpName(other.name).empty();
+                    });
+                if (customOps)
+                    tip += tr(", and the Python of the custom ops it calls, between their ops");
+            }
             std::vector<Cell> row;
             row.push_back(
                 {q(core::shortKernelName(item.name)), {}, tip, false, item.kind == "wrapper"});

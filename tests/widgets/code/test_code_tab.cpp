@@ -309,6 +309,38 @@ class CodeTabTest : public QObject {
         QCOMPARE(addmmTimes, (QStringList{"15.0 %", "50.0 %"}));
     }
 
+    // A custom op among the kernels: its kind says so, and the graph's time
+    // outside kernels holds the op's Python between its ops.
+    void aCustomOpIsNamedAndItsPythonIsOutsideKernels() {
+        QTemporaryDir dir;
+        core::Report r;
+        core::Run run =
+            compiledRun(writeSource(dir).toStdString(), "default", kCpp, 700'000, 300'000);
+        const std::string op = "torch.ops.mylib.grouped.default";
+        run.code[0].kernels[0].name = op;
+        run.code[0].kernels[0].kind = "fallback";
+        run.kernelProfile.kernels[1].name = op;
+        r.runs.push_back(run);
+        widgets::ReportDocument document;
+        CodeTab tab(&document);
+        document.showReport(r);
+        auto* table = child<QTableView>(tab, "codeKernelTable");
+        QString kind, kindTip, wrapperTip;
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const QString name = table->model()->index(row, 0).data().toString();
+            if (name == "mylib.grouped") {
+                kind = table->model()->index(row, 1).data().toString();
+                kindTip = table->model()->index(row, 1).data(Qt::ToolTipRole).toString();
+            } else if (name.contains("outside kernels")) {
+                wrapperTip = table->model()->index(row, 0).data(Qt::ToolTipRole).toString();
+            }
+        }
+        QCOMPARE(kind, QString("custom op"));
+        QVERIFY2(kindTip.contains("A custom op (mylib::grouped)"), qPrintable(kindTip));
+        QVERIFY2(wrapperTip.contains("the Python of the custom ops it calls"),
+                 qPrintable(wrapperTip));
+    }
+
     void searchNextPreviousAndEscape() {
         QTemporaryDir dir;
         widgets::ReportDocument document;
