@@ -33,6 +33,9 @@ std::optional<int64_t> number(const std::string& digits,
 int lineNumber(const std::string& digits);
 
 bool containsText(const std::string& text, const std::string& part); // case-sensitive
+// Where transformers installs its output-capturing hooks on a model's first
+// call (graph_break.library and recompile.value both name the installation).
+inline constexpr const char* kOutputCapturingFile = "transformers/utils/output_capturing.py";
 bool containsNoCase(const std::string& text, const std::string& part);
 // A failed guard without torch's source comment and hint after it:
 // "1/1: self.level == 1" of "1/1: self.level == 1     # return ... (HINT: ...)".

@@ -186,9 +186,8 @@ void dominant(const Run& run, int index, const CostBreakdown& cost, std::vector<
                    "for it; compare that setting's kernels with this one's.";
     else if (const std::string backend = fusedAttentionBackend(top->name); !backend.empty())
         f.remedy = attentionRemedy(backend);
-    else if (const std::string custom = customOpName(top->name);
-             top->kind == "fallback" && !custom.empty())
-        f.remedy = "This kernel is a custom op (" + custom +
+    else if (isCustomOp(top->kind, top->name))
+        f.remedy = "This kernel is a custom op (" + customOpName(top->name) +
                    "), which Inductor calls as a black box: see the kernel.fallback finding, "
                    "and the line above.";
     else if (top->kind == "fallback")

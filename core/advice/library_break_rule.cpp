@@ -50,7 +50,7 @@ bool compiledInLibrary(const GraphBreak& gb) {
 // installing function, "" for another break.
 std::string firstCallInstall(const GraphBreak& gb) {
     for (const auto& frame : gb.frames)
-        if (containsText(frame.file, "transformers/utils/output_capturing.py") &&
+        if (containsText(frame.file, kOutputCapturingFile) &&
             containsText(frame.function, "install"))
             return frame.function;
     return {};

@@ -161,9 +161,8 @@ std::vector<std::string> lossEvidence(const CostBreakdown& theirs, const CostBre
                         joinWords(lostText));
     // A custom op's Python between its ops is timed there too (docs/kernel-cost.md),
     // and eager runs that Python as well.
-    const bool customOps = std::any_of(mine.kernels.begin(), mine.kernels.end(), [](const auto& k) {
-        return k.kind == "fallback" && !customOpName(k.name).empty();
-    });
+    const bool customOps = std::any_of(mine.kernels.begin(), mine.kernels.end(),
+                                       [](const auto& k) { return isCustomOp(k.kind, k.name); });
     if (mine.wrapperNsPerCall >= floor)
         where.push_back("the compiled graphs spend " + formatDuration(mine.wrapperNsPerCall) +
                         " per call outside their kernels (the generated code's own work, " +

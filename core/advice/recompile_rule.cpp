@@ -411,10 +411,6 @@ bool sameCalls(const FunctionRecompiles& caller, const FunctionRecompiles& resum
            });
 }
 
-// Another input dimension that took the guarded one's size at the first call
-// and at every recompile: they change together (token ids and their attention
-// mask). Marking one of them dynamic alone fails: torch finds it equal to the
-// other, still static, and stops with "Constraints violated".
 // transformers installing its output-capturing hooks on the model's first
 // call (utils/output_capturing.py, as graph_break.library says of its
 // breaks): torch compiled the installing function once per output name it
@@ -424,7 +420,7 @@ bool sameCalls(const FunctionRecompiles& caller, const FunctionRecompiles& resum
 bool hookInstallation(const FunctionRecompiles& fr) {
     return containsText(fr.function, "install") &&
            std::any_of(fr.events.begin(), fr.events.end(), [](const Recompile* rc) {
-               return containsText(rc->reason, "transformers/utils/output_capturing.py");
+               return containsText(rc->reason, kOutputCapturingFile);
            });
 }
 
@@ -435,6 +431,10 @@ constexpr const char* kHookInstallationRemedy =
     "real ones: the hooks are then in place and nothing of theirs is compiled (a DPT went from "
     "1 recompile, 10 graph breaks and 2 graphs to none, none and 1).";
 
+// Another input dimension that took the guarded one's size at the first call
+// and at every recompile: they change together (token ids and their attention
+// mask). Marking one of them dynamic alone fails: torch finds it equal to the
+// other, still static, and stops with "Constraints violated".
 struct Companion {
     std::string tensor;
     int dim = -1;
@@ -2204,10 +2204,12 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                     std::all_of(fr.events.begin(), fr.events.end(),
                                 [](const Recompile* rc) { return rc->phase == "compile"; });
                 const bool cacheState = firstCallOnly && isKvCacheObject(main.name);
+                const bool installing = hookInstallation(fr);
                 Finding f;
                 f.rule = "recompile.value";
                 // A few strings (task names), each compiled once: expected.
-                f.severity = (isText(main) && main.values.size() <= kFewTextValues) ||
+                f.severity = installing ? Severity::Info
+                             : (isText(main) && main.values.size() <= kFewTextValues) ||
                                      (isModeFlag(main) && fr.recompiles <= 2) || symbolAfter ||
                                      (perModule && fr.recompiles == 1) || eitherReading ||
                                      firstCallOnly
@@ -2275,9 +2277,10 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                         "phase): " +
                         fn + " ran more than once inside that call, and " + main.name +
                         " changed between those runs; the calls after it reused the graphs");
-                f.remedy = symbolAfter  ? symbolAfterRemedy(main)
-                           : perModule  ? perModuleRemedy(main, recompileLimit(fr))
-                           : cacheState ? kvCacheStateRemedy(main)
+                f.remedy = installing    ? kHookInstallationRemedy
+                           : symbolAfter ? symbolAfterRemedy(main)
+                           : perModule   ? perModuleRemedy(main, recompileLimit(fr))
+                           : cacheState  ? kvCacheStateRemedy(main)
                            : firstCallOnly
                                ? "One extra graph per value, paid once, on the first call; the "
                                  "calls after it run the graphs compiled then. Nothing to change "
@@ -2293,10 +2296,6 @@ void recompileRule(const AdviceInput& input, std::vector<Finding>& out) {
                                      " If one module's value changes between calls: " +
                                      valueRemedy(main, fr.function)
                                : valueRemedy(main, fr.function);
-                if (hookInstallation(fr)) {
-                    f.severity = Severity::Info;
-                    f.remedy = kHookInstallationRemedy;
-                }
                 f.gain = !isText(main) && !isModeFlag(main) && !eitherReading &&
                                  (!firstCallOnly || cacheState) &&
                                  (fr.values.size() == 1 || !main.clock.empty())

@@ -688,12 +688,14 @@ std::string customOpName(const std::string& kernelName) {
     return op.empty() ? std::string() : ns + "::" + op;
 }
 
+bool isCustomOp(const std::string& kind, const std::string& kernelName) {
+    return kind == "fallback" && !customOpName(kernelName).empty();
+}
+
 std::string kernelKindLabel(const std::string& kind, const std::string& kernelName) {
-    if (kind != "fallback")
-        return kind;
-    if (!fusedAttentionBackend(kernelName).empty())
+    if (kind == "fallback" && !fusedAttentionBackend(kernelName).empty())
         return "attention";
-    return customOpName(kernelName).empty() ? kind : "custom op";
+    return isCustomOp(kind, kernelName) ? "custom op" : kind;
 }
 
 std::vector<std::string> kernelNodes(const Run& run, const std::string& compileId,

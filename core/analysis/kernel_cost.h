@@ -111,6 +111,8 @@ std::string fusedAttentionBackend(const std::string& kernelName);
 // design rather than for want of a lowering. Empty for ATen's and torch's
 // own namespaces (prims, quantized, mkldnn...) and any other name.
 std::string customOpName(const std::string& kernelName);
+// A fallback kernel that is a custom op (customOpName).
+bool isCustomOp(const std::string& kind, const std::string& kernelName);
 
 // The kind to show for a kernel: its kind, but "attention" for a fused
 // attention fallback (the advice leaves it out of the fallbacks too) and

@@ -826,8 +826,8 @@ void CodeTab::fillKernels() {
                 // A custom op written in Python is timed by its ops (docs/kernel-cost.md).
                 const bool customOps =
                     std::any_of(items_.begin(), items_.end(), [&](const KernelItem& other) {
-                        return other.compileId == item.compileId && other.kind == "fallback" &&
-                               !core::customOpName(other.name).empty();
+                        return other.compileId == item.compileId &&
+                               core::isCustomOp(other.kind, other.name);
                     });
                 if (customOps)
                     tip += tr(", and the Python of the custom ops it calls, between their ops");
