@@ -138,6 +138,53 @@ BreakDiagnosis make(BreakCause cause, std::string rule, std::string what, std::s
             confidence};
 }
 
+// torch's "Backend compiler exception": "Backend compiler `inductor` failed
+// with aten._local_scalar_dense.default ... While executing %padded : [...] =
+// call_function[target=torch._C._nn.pad](...)". Checked with torch 2.15 on
+// reflect padding by amounts held as tensors (tests/probe/models/
+// padded_by_tensors.py): the backend's fake run needs their values.
+std::optional<BreakDiagnosis> backendFailure(const std::string& reason, const std::string& fn) {
+    static const std::regex failed(R"(Backend compiler `([^`\n]+)` failed with ([^\n]*))");
+    static const std::regex node(R"(While executing %\w+ : [^\n]*?\[target=([^\]\n]+)\])");
+    std::smatch m;
+    if (!std::regex_search(reason, m, failed))
+        return std::nullopt;
+    const std::string backend = m[1].str();
+    const std::string failure = m[2].str();
+    const std::string target = firstMatch(reason, node);
+    const std::string call = target.empty() ? "a call" : target;
+    if (containsText(failure, "_local_scalar_dense")) {
+        return make(BreakCause::BackendFailure, "graph_break.backend", call,
+                    call + " gets tensors where it takes numbers: " + backend +
+                        " cannot compile it",
+                    call +
+                        " takes Python numbers here (sizes, amounts), and the graph passes it "
+                        "tensors: " +
+                        backend +
+                        " needs their values to compile it (aten._local_scalar_dense) and fails, "
+                        "so torch compiles " +
+                        fn +
+                        " only up to this call and runs the rest of it eagerly. Pass Python "
+                        "ints: hold such constants as int attributes of the module rather than "
+                        "tensors or buffers, and compute sizes from shapes (x.shape[-1] is an "
+                        "int under torch.compile) rather than from tensors (a reflect pad by "
+                        "amounts held in a buffer: 4 graphs and 3 breaks, by int attributes: 1 "
+                        "graph). capture_scalar_outputs does not help here: the graphs stay "
+                        "the same.",
+                    0.85);
+    }
+    return make(BreakCause::BackendFailure, "graph_break.backend", call,
+                backend + " fails to compile " + call + ": torch runs it eagerly",
+                backend + " raised on " + call + " (" + failure +
+                    ") while compiling the graph Dynamo gave it, so torch compiles " + fn +
+                    " only up to this call and runs the rest of it eagerly. This is a limit "
+                    "of torch, not an error in the model: torch's message (Breaks tab) names "
+                    "the op and the graph node. Try a newer torch, or keep the call out of the "
+                    "compiled code (torch.compiler.disable on a small function that makes it), "
+                    "so that what follows it compiles.",
+                0.6);
+}
+
 // "Called `time.perf_counter()` inside a compiled region" names the clock.
 std::string clockName(const std::string& reason) {
     static const std::regex called(R"(Called `([\w.]+\(\))` inside a compiled region)");
@@ -183,7 +230,10 @@ std::vector<std::string> torchHints(const std::string& reason) {
         std::smatch m;
         if (std::regex_match(line, m, hint)) {
             const std::string text = m[1].str();
-            if (!containsNoCase(text, "report an issue") && !containsNoCase(text, "file an issue"))
+            // "Set `fullgraph=False` to allow this backend fallback": a break
+            // is already what fullgraph=False does.
+            if (!containsNoCase(text, "report an issue") &&
+                !containsNoCase(text, "file an issue") && !containsText(text, "fullgraph=False"))
                 hints.push_back(text);
         }
         if (end == std::string::npos)
@@ -230,6 +280,9 @@ std::optional<BreakDiagnosis> diagnoseBreak(const GraphBreak& b) {
     const bool knownType = !gb.empty();
     const double sure = knownType ? 0.9 : 0.7;
 
+    if (containsText(gb, "Backend compiler exception"))
+        if (auto failure = backendFailure(reason, fn))
+            return failure;
     const std::string builtin = builtinName(reason);
     if (builtin == "print" || containsText(gb, "logging.Logger") ||
         (builtin.empty() && !knownType && containsText(code, "print("))) {

@@ -28,6 +28,7 @@ enum class BreakCause {
     ClockRead,        // time.perf_counter() and the like: the reading recompiles what follows
     Autograd,         // torch.autograd.grad, backward() or requires_grad_() inside forward
     RandomGenerator,  // a draw from an explicit torch.Generator (generator=...)
+    BackendFailure,   // the backend (Inductor, aot_eager) raised on the graph Dynamo gave it
     Other,            // not recognised: only torch's own hints, if any
 };
 

@@ -34,6 +34,10 @@ _BREAK_AT_RE = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d
 _REASON_RE = re.compile(
     r"Graph Break Reason: (?P<reason>.*?)(?:\n\s*\n|\nUser code traceback:|\Z)", re.S
 )
+# A backend's failure on an FX node: where the node's code is, as torch quotes
+# it in the "Backend compiler exception" break (the user's line first).
+_ORIGINAL_TRACEBACK_RE = re.compile(r"Original traceback:\n(?P<stack>.*?)(?:\n\s*\n|\Z)", re.S)
+BACKEND_FAILURE = "Backend compiler exception"
 _LIMIT_RE = re.compile(
     r"hit config\.(?P<kind>\w+) \((?P<limit>\d+)\)\s*\n\s*function: '(?P<func>[^']*)' \((?P<file>.*):(?P<line>\d+)\)"
     r"\s*\n\s*last reason: (?P<reason>.*?)\n",
@@ -214,6 +218,28 @@ class _Registry:
             "explanation": entry.get("Explanation"),
             "hints": entry.get("Hints") or [],
         }
+
+
+def _without_torch_tail(stack: list) -> list:
+    """The stack without its innermost frames in torch's own code; all of
+    it where every frame is torch's."""
+    import torch
+
+    root = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    end = len(stack)
+    while end > 0 and os.path.abspath(stack[end - 1].filename).startswith(root):
+        end -= 1
+    return stack[:end] or stack
+
+
+def _place(brk: dict) -> tuple | None:
+    """Where a break shows and what it is: its innermost user frame, else its
+    innermost frame (a break in a library's code), and its type."""
+    frames = brk["frames"]
+    if not frames:
+        return None
+    f = frames[brk["user_frame"]] if brk["user_frame"] >= 0 else frames[-1]
+    return (f["file"], f["line"], brk["gb_type"])
 
 
 def _frame_id(m: Any) -> str:
@@ -452,6 +478,11 @@ class Capture:
 
     def _on_break_artifact(self, compile_id: str, payload: Any, exc: BaseException | None) -> None:
         text = payload if isinstance(payload, str) else ""
+        if text.startswith("WON'T CONVERT") and getattr(exc, "gb_type", None) is None:
+            # torch's log of a backend's own exception (a fake tensor's
+            # DataDependentOutputException), not a break: the "Backend compiler
+            # exception" break torch raises next reports it, traceback and all.
+            return
         info: dict[str, Any] = {"compile_id": compile_id, "used": False}
         stack = getattr(exc, "real_stack", None) if exc is not None else None
         gb_type = getattr(exc, "gb_type", None) if exc is not None else None
@@ -616,7 +647,13 @@ class Capture:
             stack = list(getattr(reason, "user_stack", None) or [])
             if not stack and artifact:
                 stack = artifact.get("stack") or []
-            b = self._break(str(reason.reason), stack, artifact, index, compile_id)
+            text = str(reason.reason)
+            if text == "step_unsupported" and artifact and artifact.get("reason"):
+                # Dynamo's tag for "compiled up to the last state it can
+                # resume from": the break it could not resume from is the
+                # artifact's.
+                text = artifact["reason"]
+            b = self._break(text, stack, artifact, index, compile_id)
             self._pending.append(("graph_break", b))
             self._attempts[id(b)] = attempt
 
@@ -752,11 +789,18 @@ class Capture:
     ) -> dict:
         # The probe's keyword wrapper is not the user's program: a break's
         # stack starts at the model's forward, as it would without it.
-        stack = [fs for fs in stack if not self._is_wrapper(getattr(fs, "filename", None))]
-        frames, user_frame = frame_dicts(break_stack(stack), self.classifier)
         gb_type = (artifact or {}).get("gb_type") or (
             reason.splitlines()[0].strip() if reason else None
         )
+        if gb_type == BACKEND_FAILURE:
+            # Dynamo's stack ends where it compiled the graph (the frame's
+            # return); the node the backend failed on is the one to show, at
+            # the line that calls into torch (EnCodec's nn.functional.pad),
+            # not inside torch's own function.
+            m = _ORIGINAL_TRACEBACK_RE.search(reason)
+            stack = _without_torch_tail(parse_stack_text(m.group("stack") if m else None)) or stack
+        stack = [fs for fs in stack if not self._is_wrapper(getattr(fs, "filename", None))]
+        frames, user_frame = frame_dicts(break_stack(stack), self.classifier)
         gb_id = (artifact or {}).get("gb_id") or _gb_id(reason)
         extra = self.registry.lookup(gb_type, gb_id)
         parsed = _explanation_and_hints(reason)
@@ -797,19 +841,12 @@ class Capture:
         compile (its CompilationMetrics) in a span of several calls."""
         # Breaks that left no graph behind (a break at the top of a frame, a
         # frame skipped for a break in a loop) come only from the trace.
-        seen = set()
-        for kind, p in self._pending:
-            if kind == "graph_break" and p["user_frame"] >= 0:
-                f = p["frames"][p["user_frame"]]
-                seen.add((f["file"], f["line"], p["gb_type"]))
+        seen = {_place(p) for kind, p in self._pending if kind == "graph_break"}
         for art in self._artifacts:
             if art["used"]:
                 continue
             b = self._break(art["reason"], art.get("stack") or [], art, -1, art["compile_id"])
-            key = None
-            if b["user_frame"] >= 0:
-                f = b["frames"][b["user_frame"]]
-                key = (f["file"], f["line"], b["gb_type"])
+            key = _place(b)
             if key is not None and key in seen:
                 continue  # the same break, met again when its frame ran on its own
             if key is not None:

@@ -226,6 +226,9 @@ STREAMS = {
     # in Inductor only: failure.compile by the stage the probe narrowed it to.
     "advice_dynamo_fails": [FIXTURES / "traced_numpy_fails.py", "--warmup", "1", "--iters", "1"],
     "advice_inductor_fails": [FIXTURES / "inductor_fails.py", "--warmup", "1", "--iters", "1"],
+    # The backend fails on a pad by tensor amounts: one graph_break.backend
+    # at the pad's line, not torch's "WON'T CONVERT" log beside it.
+    "advice_padded_by_tensors": lesson(FIXTURES / "padded_by_tensors.py"),
     # A hook that prints: graph_break.print, told as the hook of model[0].
     "advice_printing_hook": lesson(FIXTURES / "printing_hook.py"),
     # The same under Inductor: the profiled window tells the print's line apart.

@@ -199,3 +199,21 @@ def test_a_restarted_analysis_leaves_one_graph():
     graphs = run.of("graph")
     assert [(g["index"], g["compile_id"]) for g in graphs] == [(0, "0/0")], run.describe()
     assert not run.of("graph_break")
+
+
+def test_a_backend_failure_is_one_break_at_its_op():
+    # transformers' EnCodec under torch 2.15: the backend failed on a reflect
+    # pad by tensor amounts, and the probe reported 4 breaks for it: torch's
+    # "WON'T CONVERT" log twice (in torch's pad), the break at the frame's
+    # return with the reason "step_unsupported", and the break itself.
+    path = fixture_model("padded_by_tensors")
+    run = run_probe(path, "--backend", "aot_eager", "--warmup", "1", "--iters", "1")
+    assert_well_formed(run)
+    breaks = run.of("graph_break")
+    assert not [b for b in breaks if "WON'T CONVERT" in b["reason"]], run.describe()
+    failed = [b for b in breaks if b["gb_type"] == "Backend compiler exception"]
+    assert len(failed) == 1, run.describe()
+    assert "failed with aten._local_scalar_dense" in failed[0]["reason"]
+    loc = innermost_user_location(failed[0])
+    lines = path.read_text().splitlines()
+    assert loc[0] == str(path) and '"reflect"' in lines[loc[1] - 1], loc

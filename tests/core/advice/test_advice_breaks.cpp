@@ -73,6 +73,13 @@ const BreakCase kCases[] = {
      "torch.nonzero(x > 0)", "graph_break.dynamic_output", "capture_dynamic_output_shape_ops"},
     {"disabled", "Skip calling `torch.compiler.disable()`d function", "Skip calling ...", "h(x)",
      "graph_break.disabled", "remove"},
+    // A backend's failure on an op other than a tensor read as a number.
+    {"backend failure", "Backend compiler exception",
+     "Backend compiler exception\n  Explanation: Backend compiler `inductor` failed with "
+     "mylib.scan.default\n\n    While executing %scanned : [num_users=1] = "
+     "call_function[target=torch.ops.mylib.scan.default](args = (%l_x_,), kwargs = {})\n  Hint: "
+     "Set `fullgraph=False` to allow this backend fallback to run eagerly.",
+     "y = torch.ops.mylib.scan(x)", "graph_break.backend", "newer torch"},
     {"torchscript", "torch.jit.script/freeze modules unsupported",
      "torch.jit.script/freeze modules unsupported\n  Explanation: Dynamo does not support tracing "
      "into torch.jit.script or torch.jit.freeze modules because they execute in the TorchScript "
@@ -257,6 +264,35 @@ INSTANTIATE_TEST_SUITE_P(
         GalleryCase{"advice_untraceable_call.jsonl", "graph_break.untraceable",
                     "untraceable_call.py", 23},
         GalleryCase{"advice_lstm_break.jsonl", "graph_break.rnn", "lstm_tagger.py", 16}));
+
+TEST(AdviceBreaks, ABackendFailureIsOneFindingAtItsOp) {
+    // Seen on transformers' EnCodec: the backend failed on a reflect pad by
+    // amounts held as tensors, and torch's "WON'T CONVERT" log of that
+    // failure came as two more breaks, in torch's pad, with the advice
+    // "Set fullgraph=False". Real stream of tests/probe/models/padded_by_tensors.py.
+    Setting setting;
+    setting.backend = "aot_eager";
+    const auto run = fixtureRun("advice_padded_by_tensors.jsonl", setting);
+    int backend = 0;
+    for (const auto& b : run.graphBreaks) {
+        EXPECT_EQ(b.gbType.find("WON'T CONVERT"), std::string::npos) << b.gbType;
+        backend += b.gbType == "Backend compiler exception";
+    }
+    EXPECT_EQ(backend, 1);
+    const auto findings = advise(reportOf({run}), {});
+    const auto found = withRule(findings, "graph_break.backend");
+    ASSERT_EQ(found.size(), 1u) << ::testing::PrintToString(findings.size());
+    EXPECT_EQ(cs::core::advice::shortLocation(found[0].file, found[0].line),
+              "padded_by_tensors.py:27");
+    EXPECT_NE(found[0].title.find("torch._C._nn.pad gets tensors where it takes numbers: "
+                                  "aot_eager cannot compile it"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(found[0].remedy.find("int attributes of the module"), std::string::npos)
+        << found[0].remedy;
+    for (const auto& f : findings)
+        EXPECT_EQ(f.remedy.find("fullgraph=False"), std::string::npos) << f.rule << f.remedy;
+}
 
 TEST(AdviceBreaks, AnLstmNamesItsModuleAndAllowRnn) {
     // Seen on a bidirectional LSTM tagger: no finding for its break, while
