@@ -232,14 +232,19 @@ def _without_torch_tail(stack: list) -> list:
     return stack[:end] or stack
 
 
+_SKIPPED_RE = re.compile(r"frame skipped: [^\n]*")
+
+
 def _place(brk: dict) -> tuple | None:
     """Where a break shows and what it is: its innermost user frame, else its
-    innermost frame (a break in a library's code), and its type."""
+    innermost frame (a break in a library's code), its type, and the frame
+    torch skipped for it (a break in a loop skips each frame it is met in)."""
     frames = brk["frames"]
     if not frames:
         return None
     f = frames[brk["user_frame"]] if brk["user_frame"] >= 0 else frames[-1]
-    return (f["file"], f["line"], brk["gb_type"])
+    skipped = _SKIPPED_RE.search(brk["reason"] or "")
+    return (f["file"], f["line"], brk["gb_type"], skipped.group(0) if skipped else "")
 
 
 def _frame_id(m: Any) -> str:

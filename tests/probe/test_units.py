@@ -374,3 +374,39 @@ def test_guard_failures_of_a_code_object_that_holds_a_dict_constant():
     assert [(r["function"], r["reasons"]) for r in recompiles] == [
         ("forward", ["x.size()[0] == 2", "x.dtype"])
     ]
+
+
+def test_a_break_met_again_is_one_break_in_a_library_too():
+    """Breaks with no graph behind them come from torch's trace artifacts:
+    the same break, met again where its frame ran on its own, is dropped
+    also where no frame is the user's (transformers' EnCodec: 2 of its
+    branches counted twice); a break in a loop skips a frame each time, and
+    each skipped frame stays a break; torch's "WON'T CONVERT" log of a
+    backend's exception is none."""
+    lib = "/opt/site-packages/pkg/mod.py"
+    events = []
+    c = capture.Capture(
+        lambda kind, **fields: events.append((kind, fields)), FrameClassifier("/m/model.py")
+    )
+
+    def artifact(cid, reason, line=150):
+        payload = (
+            f"Graph break in user code at {lib}:{line}\nGraph Break Reason: {reason}\n\n"
+            f'User code traceback:\n  File "{lib}", line {line}, in _pad1d\n'
+        )
+        c._on_break_artifact(cid, payload, None)
+
+    c.begin_call("[1, 4, 30]")
+    branch = "Data-dependent branching\n  Explanation: Detected data-dependent branching"
+    artifact("1/0", branch)
+    artifact("2/0", branch)
+    for skipped in ("encode", "forward", "encode"):
+        artifact("3/0", f"graph break in loop\n  frame skipped: {skipped} ({lib} line 524)")
+    c._on_break_artifact("4/0", f"WON'T CONVERT _pad1d {lib} line 138\ndue to:", ValueError())
+    c.end_call([])
+    breaks = [f for kind, f in events if kind == "graph_break"]
+    assert [(b["gb_type"], "encode" in b["reason"]) for b in breaks] == [
+        ("Data-dependent branching", False),
+        ("graph break in loop", True),
+        ("graph break in loop", False),
+    ]
