@@ -64,7 +64,8 @@ void hostDriftRule(const AdviceInput& input, std::vector<Finding>& out);
 // Not a rule: after them, a speed verdict (perf.no_gain and perf.warmup
 // against eager, perf.autocast against the setting without autocast) on runs
 // measured while other work shared their CPUs says so and is held less sure
-// (measure.busy_machine's test).
+// (measure.busy_machine's test); so does one whose per-call timing was
+// disturbed (measure.disturbed's), with what the timed blocks say.
 void loadCaveat(const AdviceInput& input, std::vector<Finding>& findings);
 // Page faults every call: malloc gives the buffers back to the OS between calls.
 void pageFaultRule(const AdviceInput& input, std::vector<Finding>& out);

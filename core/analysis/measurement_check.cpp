@@ -53,13 +53,10 @@ std::string crosscheckVerdict(const Crosscheck& check) {
         return "apart, but within the per-call median's 95% interval: too few or too spread-out "
                "calls to tell (measure for longer: --iters)";
     if (check.apart() && check.tailExplains()) {
-        char diff[32];
-        std::snprintf(diff, sizeof diff, "%+.1f%%",
-                      100 * (check.perCallGroupNs / check.blockEstimateNs - 1));
         return "they agree as means: the measured calls averaged over runs of " +
                std::to_string(check.groupCalls) + " took " + formatDuration(check.perCallGroupNs) +
-               " (" + diff + "); a block averages in the calls' slow tail, which the median " +
-               "leaves out";
+               " (" + formatSignedPercent(check.perCallGroupNs / check.blockEstimateNs - 1) +
+               "); a block averages in the calls' slow tail, which the median " + "leaves out";
     }
     if (check.apartByDrift())
         return "apart, as the measured calls kept getting faster: their first quarter took " +
@@ -126,12 +123,11 @@ std::optional<Crosscheck> crosscheck(const Run& run) {
 }
 
 std::string crosscheckText(const Crosscheck& check) {
-    char diff[32];
-    std::snprintf(diff, sizeof diff, "%+.1f%%", 100 * check.difference());
     return std::to_string(check.blocks) + (check.blocks == 1 ? " block" : " blocks") + " of " +
            std::to_string(check.blockCalls) + (check.blockCalls == 1 ? " call: " : " calls: ") +
            formatDuration(check.blockEstimateNs) + " per call, per-call median " +
-           formatDuration(check.perCallMedianNs) + " (" + diff + ")";
+           formatDuration(check.perCallMedianNs) + " (" + formatSignedPercent(check.difference()) +
+           ")";
 }
 
 bool MachineLoad::contended() const {

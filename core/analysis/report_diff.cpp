@@ -61,9 +61,7 @@ std::vector<BreakEntry> missingFrom(const std::vector<BreakEntry>& from,
 }
 
 std::string percentText(double p) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%+.1f%%", p);
-    return text;
+    return formatSignedPercent(p / 100);
 }
 
 // The lowest and highest probe median of a run probed more than once.

@@ -44,6 +44,12 @@ std::string formatBytes(double bytes) {
     return withPrecision(bytes / (1024.0 * 1024 * 1024), "GiB");
 }
 
+std::string formatSignedPercent(double fraction) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%+.1f%%", 100 * fraction);
+    return buffer;
+}
+
 std::string formatPercent(double fraction) {
     const double percent = fraction * 100;
     if (percent == 0 || !std::isfinite(percent))

@@ -15,6 +15,8 @@ std::string formatCount(double count);
 // A fraction as a percentage with two significant digits and no exponent:
 // "7.1%", "0.30%", "0.0012%"; "0%" for zero.
 std::string formatPercent(double fraction);
+// A difference as a signed percentage with one decimal: "+32.7%", "-1.8%".
+std::string formatSignedPercent(double fraction);
 // "a, b, c": a list a user reads in one cell or line.
 std::string joinList(const std::vector<std::string>& items);
 

@@ -460,3 +460,41 @@ TEST(AdviceMeasurement, AModelLeftInTrainingModeIsOneFinding) {
                          "model.training_mode")
                     .empty());
 }
+
+// A model with an autograd.Function on a noisy VM: default 122 µs a call
+// against eager's 81.2 µs, "slower than eager (0.66×)" at 90%, while the
+// blocks timed after the calls took 82.4 µs and 90.6 µs: both per-call
+// timings disturbed. The verdict says what the blocks say and is held less sure.
+TEST(DisturbedRule, ASpeedVerdictTheBlocksContradictSaysSo) {
+    cs::core::Run eager = checkedRun(81 * kUs, {90.6e3, 90.5e3, 90.7e3});
+    eager.setting.mode = "eager";
+    cs::core::Run compiled = checkedRun(122 * kUs, {82.4e3, 82.3e3, 82.5e3});
+    auto findings = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings[0];
+    const std::string told =
+        "the per-call timing was disturbed (default +48.1% and eager -10.6%, "
+        "each against its own blocks, measure.disturbed): by the blocks of calls timed "
+        "after them, default took 82.4 µs per call and eager 90.6 µs (1.10×, "
+        "the other way)";
+    EXPECT_NE(std::find(f.evidence.begin(), f.evidence.end(), told), f.evidence.end())
+        << ::testing::PrintToString(f.evidence);
+    EXPECT_EQ(f.remedy.rfind("Measure again before acting on this", 0), 0u) << f.remedy;
+    EXPECT_LE(f.confidence, 0.4);
+
+    // Blocks that agree on the direction: told, held a little less sure.
+    compiled.crosscheckBlockMeansNs = {100e3, 100.2e3, 99.8e3};
+    findings = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NE(findings[0].remedy.rfind("Measure again", 0), 0u) << findings[0].remedy;
+    EXPECT_DOUBLE_EQ(findings[0].confidence, 0.6);
+
+    // Neither disturbed: the verdict as it was.
+    eager.crosscheckBlockMeansNs = {81.5e3, 81.4e3, 81.6e3};
+    compiled.crosscheckBlockMeansNs = {121e3, 121.5e3, 120.5e3};
+    findings = withRule(advise(reportOf({eager, compiled}), {}), "perf.no_gain");
+    ASSERT_EQ(findings.size(), 1u);
+    for (const auto& e : findings[0].evidence)
+        EXPECT_EQ(e.find("disturbed"), std::string::npos) << e;
+    EXPECT_GE(findings[0].confidence, 0.8);
+}
