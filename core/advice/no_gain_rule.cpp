@@ -137,21 +137,33 @@ std::vector<std::string> lossEvidence(const CostBreakdown& theirs, const CostBre
     const double floor = kLossShare * eagerMedian;
     const CostComparison changes = compareCosts(theirs, mine);
     std::vector<std::string> lines;
+    // Lines eager's calls spent nothing on: transformers' Mamba scans with
+    // associative_scan only where is_torchdynamo_compiling(), a loop in eager.
+    std::vector<std::string> compiledOnly;
     // Largest gain first: the losses from the end.
-    for (auto it = changes.lines.rbegin(); it != changes.lines.rend() && lines.size() < kLostLines;
-         ++it) {
+    for (auto it = changes.lines.rbegin();
+         it != changes.lines.rend() && lines.size() + compiledOnly.size() < kLostLines; ++it) {
         if (it->nsPerCallB - it->nsPerCallA < floor)
             break;
         if (it->file.empty())
             continue;
-        lines.push_back(shortLocation(it->file, it->line) +
-                        (it->code.empty() ? "" : " `" + it->code + "`") + " " +
-                        formatDuration(it->nsPerCallA) + " → " + formatDuration(it->nsPerCallB));
+        const std::string line =
+            shortLocation(it->file, it->line) + (it->code.empty() ? "" : " `" + it->code + "`");
+        if (it->nsPerCallA > 0)
+            lines.push_back(line + " " + formatDuration(it->nsPerCallA) + " → " +
+                            formatDuration(it->nsPerCallB));
+        else
+            compiledOnly.push_back(line + " " + formatDuration(it->nsPerCallB));
     }
     if (!lines.empty())
         where.push_back("the lines that cost more per call than under eager (profiled window, "
                         "Code tab): " +
                         joinWords(lines));
+    if (!compiledOnly.empty())
+        where.push_back("lines only the compiled calls ran, with no time under eager (code that "
+                        "checks torch.compiler.is_compiling() takes another path when compiled; "
+                        "profiled window, Code tab): " +
+                        joinWords(compiledOnly));
     std::vector<std::string> lostText;
     for (const auto* module : lostModules(changes.modules, floor))
         lostText.push_back(lossText(*module));
