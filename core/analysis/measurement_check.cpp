@@ -56,7 +56,7 @@ std::string crosscheckVerdict(const Crosscheck& check) {
         return "they agree as means: the measured calls averaged over runs of " +
                std::to_string(check.groupCalls) + " took " + formatDuration(check.perCallGroupNs) +
                " (" + formatSignedPercent(check.perCallGroupNs / check.blockEstimateNs - 1) +
-               "); a block averages in the calls' slow tail, which the median " + "leaves out";
+               "); a block averages in the calls' slow tail, which the median leaves out";
     }
     if (check.apartByDrift())
         return "apart, as the measured calls kept getting faster: their first quarter took " +
