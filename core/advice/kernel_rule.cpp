@@ -13,6 +13,7 @@
 #include "core/advice/advice_rules.h"
 #include "core/advice/advice_text.h"
 #include "core/advice/break_cause.h"
+#include "core/analysis/function_name.h"
 #include "core/analysis/kernel_cost.h"
 
 namespace cs::core::advice {
@@ -544,6 +545,8 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
             group.breaksHere && one && diagnosis && diagnosis->cause == BreakCause::PrintOrLogging;
         const bool opaqueModule =
             group.breaksHere && one && diagnosis && isOpaqueModule(diagnosis->cause);
+        const bool backendFailed =
+            group.breaksHere && one && diagnosis && diagnosis->cause == BreakCause::BackendFailure;
         if (const std::string type = gb.rootType(); at)
             f.evidence.push_back((group.breaksHere ? "the graph breaks at this line"
                                                    : std::string(one ? "it comes" : "they come") +
@@ -567,6 +570,12 @@ void uncompiledLines(const Run& run, int index, const CostBreakdown& cost,
                        "and its time is that module's, run eagerly. The break's finding says what "
                        "lets torch.compile in, or whether to keep the module out of the "
                        "compile altogether.";
+        } else if (backendFailed) {
+            // EnCodec's pad by tensor amounts: the line is the break, not after one.
+            f.remedy = "This line is where the backend failed on " + diagnosis->what +
+                       ": torch runs it, and the rest of " + functionName(line.function) +
+                       " after it, eagerly. The break's finding says what lets the backend "
+                       "compile it.";
         } else if (printing) {
             f.remedy = "This line is where " + diagnosis->what +
                        " breaks the graph, and its time is the call's own: it runs in Python "

@@ -586,6 +586,30 @@ TEST(KernelRule, AnEagerLineThatIsTheBreaksOwnDataDependentOp) {
     EXPECT_NE(found.front().remedy.find("lets Dynamo compile it"), std::string::npos);
 }
 
+TEST(KernelRule, AnEagerLineWhereTheBackendFailed) {
+    // EnCodec's reflect pad by tensor amounts: the line is the break itself,
+    // not "after" one that removing would compile.
+    cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
+    const std::string reason =
+        "Backend compiler exception\n  Explanation: Backend compiler `inductor` failed with "
+        "aten._local_scalar_dense.default\n\n    While executing %padded : [num_users=2] = "
+        "call_function[target=torch._C._nn.pad](args = (%l_x_, (%l_p_0_, %l_p_1_), reflect, "
+        "None), kwargs = {})";
+    run.graphBreaks.push_back(makeBreak("Backend compiler exception", reason, kFile, 27,
+                                        "padded = nn.functional.pad(x, paddings, \"reflect\")"));
+    run.kernelProfile.eager = {{{kFile, 27, "torch_dynamo_resume_in__pad1d_at_24",
+                                 "padded = nn.functional.pad(x, paddings, \"reflect\")", true},
+                                150'000}};
+    run.kernelProfile.eagerNs = 150'000;
+    run.kernelProfile.callNs = 1'000'000;
+    const auto found = withRule(advise(reportOf({run})), "kernel.uncompiled_line");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_EQ(found.front().remedy,
+              "This line is where the backend failed on torch._C._nn.pad: torch runs it, and the "
+              "rest of _pad1d after it, eagerly. The break's finding says what lets the backend "
+              "compile it.");
+}
+
 TEST(KernelRule, AnEagerLineBetweenTheGraphsOfABreakElsewhere) {
     cs::core::Run run = profiledRun(300'000, 100'000, 100'000);
     Graph after;
