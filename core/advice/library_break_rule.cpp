@@ -27,13 +27,44 @@ struct LibraryBreaks {
     std::string loggingMethod; // "logging.Logger.warning_once": a library's log message breaks
 };
 
+// The function of frames[i] as a reader knows it. Python 3.11 runs a
+// comprehension as a frame of its own, named "<listcomp>": it is told by the
+// function it sits in, the frame that called it from the same file
+// (transformers' BigBird: "a list comprehension in _bigbird_block_rand_mask").
+std::string frameFunction(const std::vector<SourceFrame>& frames, size_t i) {
+    static const std::pair<const char*, const char*> comprehensions[] = {
+        {"<listcomp>", "a list comprehension"},
+        {"<dictcomp>", "a dict comprehension"},
+        {"<setcomp>", "a set comprehension"},
+        {"<genexpr>", "a generator expression"}};
+    const SourceFrame& frame = frames[i];
+    for (const auto& [name, kind] : comprehensions)
+        if (frame.function == name)
+            return i > 0 && frames[i - 1].file == frame.file
+                       ? std::string(kind) + " in " + functionLabel(frames[i - 1].function)
+                       : std::string(kind);
+    return functionLabel(frame.function);
+}
+
+// The function a break happens in: its innermost frame's.
+std::string breakFunction(const GraphBreak& gb) {
+    return frameFunction(gb.frames, gb.frames.size() - 1);
+}
+
 // What a break is, in one phrase: our diagnosis, else torch's break type.
 std::string breakText(const GraphBreak& gb, const std::optional<BreakDiagnosis>& diagnosis) {
     std::string text =
         diagnosis && diagnosis->cause != BreakCause::Other ? diagnosis->title : gb.cause();
-    if (const auto skipped = gb.skippedFrame())
-        text += "; in a loop, so torch skips " + functionLabel(skipped->function) +
-                " and runs it eagerly";
+    if (const auto skipped = gb.skippedFrame()) {
+        // The skipped frame by its stack's name for it, where the stack has it.
+        std::string name = functionLabel(skipped->function);
+        for (size_t i = gb.frames.size(); i-- > 0;)
+            if (gb.frames[i].function == skipped->function && gb.frames[i].file == skipped->file) {
+                name = frameFunction(gb.frames, i);
+                break;
+            }
+        text += "; in a loop, so torch skips " + name + " and runs it eagerly";
+    }
     return text;
 }
 
@@ -272,8 +303,7 @@ std::string notUnderText(const std::vector<const GraphBreak*>& outside) {
     std::vector<std::string> where;
     for (const GraphBreak* gb : outside) {
         const SourceFrame& at = gb->frames.back();
-        const std::string site =
-            shortLocation(at.file, at.line) + " in " + functionLabel(at.function);
+        const std::string site = shortLocation(at.file, at.line) + " in " + breakFunction(*gb);
         if (std::find(where.begin(), where.end(), site) == where.end())
             where.push_back(site);
     }
@@ -303,8 +333,8 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
         LibraryBreaks& lib = it->second;
         lib.hits.emplace_back(r, b);
         const SourceFrame& at = gb.frames.back();
-        const std::string site = shortLocation(at.file, at.line) + " in " +
-                                 functionLabel(at.function) + ": " + breakText(gb, diagnosis);
+        const std::string site = shortLocation(at.file, at.line) + " in " + breakFunction(gb) +
+                                 ": " + breakText(gb, diagnosis);
         if (std::find(lib.sites.begin(), lib.sites.end(), site) == lib.sites.end())
             lib.sites.push_back(site);
         lib.dynamicOutput |= diagnosis && diagnosis->cause == BreakCause::DynamicOutputShape;
@@ -329,7 +359,7 @@ void libraryBreakRule(const AdviceInput& input, std::vector<Finding>& out) {
             inFirst.push_back(&gb);
             if (gb.userFrame >= 0 && reached++ == 0)
                 firstReached = &gb;
-            const std::string fn = functionLabel(gb.frames.back().function);
+            const std::string fn = breakFunction(gb);
             if (std::find(functions.begin(), functions.end(), fn) == functions.end())
                 functions.push_back(fn);
             // A call from the model file first: the user can wrap it; then one

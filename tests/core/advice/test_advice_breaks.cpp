@@ -1119,3 +1119,35 @@ TEST(AdviceBreaks, TheExceptionAFailedRunRaisedIsNotABreakToFix) {
     caught.error.reset();
     EXPECT_EQ(withRule(advise(reportOf({caught})), "graph_break.library").size(), 1U);
 }
+
+// Python 3.11 runs a comprehension as a frame named "<listcomp>": transformers'
+// BigBird read "transformers's code breaks the graph 17 times (in <listcomp>
+// and <dictcomp>)". A comprehension is told by the function it sits in.
+TEST(AdviceBreaks, ALibraryBreakInAComprehensionNamesItsFunction) {
+    const std::string lib = "/venv/lib/python3.11/site-packages/transformers/models/bb.py";
+    GraphBreak item = makeBreak("Unsupported Tensor.item() call with capture_scalar_outputs=False",
+                                "Unsupported Tensor.item() call", lib, 907,
+                                "np.zeros((n, np.sum(plan[: i + 1])))", 0, 1);
+    item.frames.front() = {lib, 905, "_rand_mask", "rand = [np.zeros(...) for i in r]", false};
+    item.frames.push_back({lib, 907, "<listcomp>", "np.zeros((n, np.sum(plan[: i + 1])))", false});
+    item.userFrame = -1;
+    // A break whose stack starts at the comprehension: no function to name.
+    GraphBreak alone = item;
+    alone.frames.erase(alone.frames.begin());
+    alone.reason += "\nframe skipped: <listcomp> (" + lib + " line 907)";
+    cs::core::Run run = timedRun("default", {1000}, constant(20, 100));
+    run.graphBreaks = {item, alone};
+    const auto found = withRule(advise(reportOf({run})), "graph_break.library");
+    ASSERT_EQ(found.size(), 1U);
+    EXPECT_NE(found[0].title.find("(in a list comprehension in _rand_mask and a list "
+                                  "comprehension)"),
+              std::string::npos)
+        << found[0].title;
+    EXPECT_NE(std::find(found[0].evidence.begin(), found[0].evidence.end(),
+                        "bb.py:907 in a list comprehension in _rand_mask: .item() turns a tensor "
+                        "into a Python number and breaks the graph"),
+              found[0].evidence.end())
+        << ::testing::PrintToString(found[0].evidence);
+    for (const auto& e : found[0].evidence)
+        EXPECT_EQ(e.find("<listcomp>"), std::string::npos) << e;
+}
